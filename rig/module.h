@@ -1,0 +1,156 @@
+/*
+ * The measurement module interface (fio's ioengine_ops, one const struct per
+ * file under rig/modules/, listed in one table in modules.c).
+ *
+ * A module declares its parameters as data (struct rig_param). The same
+ * table drives YAML parsing, validation, defaults, `$var` substitution and
+ * `rig help MODULE`: params_bind() turns the raw text of a step's parameters
+ * (struct pval, kept by the plan) into the module's own args struct, at
+ * validation time for every possible sweep value and again for every cell.
+ *
+ * A module never prints, provisions or touches the store: it gets a narrow
+ * context (struct rig_ctx) and reports samples through its sink.
+ */
+#ifndef RIG_MODULE_H
+#define RIG_MODULE_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diag.h"
+#include "units.h"
+
+struct strbuf;
+
+enum param_type {
+	PT_UINT,     /* uint64_t: a plain integer */
+	PT_BOOL,     /* int: true/false */
+	PT_SIZE,     /* uint64_t bytes: 4K, 1MB */
+	PT_DURATION, /* uint64_t nanoseconds: 10s */
+	PT_PERCENT,  /* double: 5% -> 5.0 */
+	PT_DIST,     /* struct size_dist: 1G, 2M..2G, inverse-square(1K..1M), [1M, 4M] */
+	PT_ENUM,     /* int: index into choices */
+	PT_ENUMLIST, /* struct enum_list: a YAML list of choices, no repeats */
+	PT_ARGV,     /* struct argv_list: a YAML list of strings (a command) */
+};
+
+struct rig_param {
+	const char *name;
+	enum param_type type;
+	size_t offset;          /* offsetof(args struct, field) */
+	const char *def;        /* default as plan text, NULL = none (see required) */
+	int required;
+	double min, max;        /* bounds in the type's unit (bytes, ns, %, count); 0,0 = none */
+	const char *const *choices; /* PT_ENUM, PT_ENUMLIST: NULL-terminated */
+	const char *group;      /* params sharing a group exclude each other and may share
+	                         * an offset; when none is given, the first with a
+	                         * default applies */
+	const char *help;
+};
+
+struct enum_list {
+	int *items; /* indexes into choices; owned */
+	size_t n;
+};
+
+struct argv_list {
+	char **items; /* owned strings */
+	size_t n;
+};
+
+/* A step parameter as written in the plan: a scalar or a list of scalars. */
+struct pval {
+	int given;         /* 0: not in the plan (the default applies) */
+	int is_seq;
+	char *text;        /* scalar text (NULL for a sequence) */
+	char **items;      /* sequence items */
+	struct mark *item_marks;
+	size_t nitems;
+	struct mark mark;  /* the value's position */
+	struct mark key_mark;
+};
+
+struct rig_metric {
+	const char *name;
+	const char *unit;
+	const char *help;
+};
+
+/* What kind of access a step is: read-type steps get the cache flush. */
+enum module_kind { MOD_OTHER, MOD_WRITES, MOD_READS };
+
+/* A binding of sweep variables to values, innermost first, for `$name`. */
+struct binding {
+	const char *var;
+	const char *value;
+	struct mark mark;       /* the value's position in the plan */
+	const struct binding *outer;
+};
+
+/* Samples go through the sink; the runner stores each one at once. */
+struct rig_sink {
+	void *opaque;
+	void (*metric)(void *opaque, const char *name, double value, const char *unit);
+	void (*file)(void *opaque, const char *file, uint64_t bytes, double seconds);
+	/* A note recorded with the cell (fallbacks, engines used). */
+	void (*note)(void *opaque, const char *key, const char *value);
+};
+
+struct rig_volume_info;
+
+struct rig_ctx {
+	const char *dir;                 /* the volume's directory (mounted) */
+	const char *device;              /* block device, or NULL */
+	const char *volume;              /* volume name */
+	uint64_t seed;                   /* derived from plan seed, step path, volume */
+	uint32_t rep;                    /* repetition, from 1 */
+	uint32_t cycle;                  /* 0 outside cycles */
+	int direct;                      /* cache.direct requested */
+	const char *cache_method;        /* what was applied, recorded with samples */
+	struct rig_sink *sink;
+	volatile sig_atomic_t *cancel;   /* non-zero: stop at the next operation */
+	void **volstate;                 /* per-volume state shared by steps (write -> read) */
+	struct strbuf *err;              /* the reason when run() fails */
+};
+
+struct rig_module {
+	const char *name;
+	const char *summary;             /* one line, for `rig help` */
+	const char *help;                /* paragraph, for `rig help MODULE` */
+	enum module_kind kind;
+	const char *needs;               /* module that must run earlier on the volume, or NULL */
+	const struct rig_param *params;  /* terminated by an entry with name == NULL */
+	size_t args_size;
+	const struct rig_metric *metrics;/* terminated by name == NULL */
+	/* Cross-parameter checks after binding; add errors at `at` (the step). */
+	void (*check)(const void *args, struct diag *d, struct mark at);
+	/* Free what binding allocated inside args (dists, lists). NULL: params_free does it. */
+	/* Run one cell. 0, or a negative errno with the reason in ctx->err.
+	 * NULL: not available in this build yet (refused before a run starts). */
+	int (*run)(struct rig_ctx *ctx, const void *args);
+	/* Release per-volume state (*ctx->volstate) at the end of a layout. */
+	void (*release_state)(void *state);
+};
+
+/* The module table (modules.c). */
+extern const struct rig_module *const rig_modules[];
+const struct rig_module *module_find(const char *name);
+const struct rig_param *module_param(const struct rig_module *m, const char *name);
+size_t module_nparams(const struct rig_module *m);
+
+/*
+ * Bind raw values to an args struct (zeroed by the caller, args_size bytes).
+ * vals is parallel to m->params (may be NULL: all defaults). `$name` values
+ * are looked up in b; an unbound name is an error. Errors go to d at the
+ * value's mark (or `at` for defaults and missing required params).
+ * Returns the number of errors added. params_free() releases what binding
+ * allocated inside args, whether or not binding succeeded.
+ */
+int params_bind(const struct rig_module *m, const struct pval *vals,
+		const struct binding *b, void *args, struct diag *d, struct mark at);
+void params_free(const struct rig_module *m, void *args);
+/* Describe a parameter's type for help and errors: "size (e.g. 4K, 1MB)". */
+const char *param_type_name(enum param_type t);
+
+#endif

@@ -1,0 +1,165 @@
+/*
+ * A plan: the typed, validated form of a plan file (plan language v1,
+ * docs/plan-language.md). Parsed once with libyaml; every error of the file
+ * is collected in a struct diag with file:line:column.
+ *
+ * Ownership: plan_parse() allocates everything reachable from struct plan;
+ * plan_free() releases it. Strings are never NULL where documented as such.
+ */
+#ifndef RIG_PLAN_H
+#define RIG_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diag.h"
+#include "module.h"
+
+#define PLAN_VERSION 1
+
+enum target_kind { TARGET_DIRS, TARGET_IMAGE, TARGET_DISK };
+
+struct plan_target {
+	enum target_kind kind;
+	struct mark mark;
+	/* dirs */
+	char **dirs;            /* absolute or relative paths as written */
+	char **names;           /* volume names: `names:` or last path component */
+	size_t ndirs;
+	/* image */
+	char *image_path;
+	uint64_t image_size;
+	int keep;
+	/* disk */
+	char *device;
+	char *confirm;
+};
+
+enum psize_kind { PSIZE_BYTES, PSIZE_PERCENT, PSIZE_REST };
+
+struct plan_partition {
+	char *name;             /* after {n} expansion */
+	char *fs;               /* canonical: apfs hfs+ exfat fat32 ext4 xfs btrfs */
+	enum psize_kind size_kind;
+	uint64_t bytes;         /* PSIZE_BYTES */
+	double percent;         /* PSIZE_PERCENT: 0 < p <= 100 */
+	struct mark mark;       /* the partition entry */
+};
+
+struct plan_layout {
+	char *name;
+	char *scheme;           /* "gpt" (the only one in v1... see docs) */
+	struct plan_partition *parts; /* count: expanded */
+	size_t nparts;
+	struct mark mark;
+};
+
+enum plan_order {
+	ORDER_ALTERNATE,
+	ORDER_COUNTERBALANCE,
+	ORDER_LATIN,
+	ORDER_RANDOM,
+	ORDER_SEQUENTIAL,
+};
+
+enum plan_reprovision { REPROVISION_LAYOUT, REPROVISION_REPEAT };
+
+struct plan_cache {
+	int direct;   /* default 1 */
+	int flush;    /* default 1 */
+	int remount;  /* default 0 */
+};
+
+enum step_kind { STEP_MODULE, STEP_CYCLE, STEP_SWEEP };
+
+struct plan_step {
+	enum step_kind kind;
+	struct mark mark;            /* the step's key */
+	/* STEP_MODULE */
+	const struct rig_module *module;
+	struct pval *params;         /* parallel to module->params */
+	/* STEP_CYCLE */
+	uint32_t times;
+	/* STEP_SWEEP */
+	char *var;                   /* without the '$' */
+	char **values;               /* as written, e.g. "90%" */
+	struct mark *value_marks;
+	size_t nvalues;
+	/* STEP_CYCLE and STEP_SWEEP */
+	struct plan_step *steps;
+	size_t nsteps;
+};
+
+enum report_format { FMT_HTML = 1, FMT_CSV = 2, FMT_JSON = 4 };
+
+struct plan_report {
+	char *title;                 /* NULL: the plan's name */
+	char *baseline;              /* volume or layout name, or NULL */
+	struct mark baseline_mark;
+	char **by;                   /* factors: layout position volume fs rep cycle seq, or a sweep var */
+	size_t nby;
+	unsigned formats;            /* FMT_*; default html|csv */
+};
+
+enum plan_platform { PLATFORM_ANY, PLATFORM_LINUX, PLATFORM_MACOS };
+
+struct plan {
+	char *file;                  /* path as given */
+	char *text;                  /* the file's bytes, verbatim */
+	size_t text_len;
+	int version;
+	char *name;
+	char *description;           /* may be NULL */
+	int has_seed;
+	uint64_t seed;
+	struct plan_target target;
+	struct plan_layout *layouts; /* dirs: none */
+	size_t nlayouts;
+	enum plan_order order;
+	uint32_t repeat;
+	enum plan_reprovision reprovision;
+	struct plan_cache cache;
+	struct plan_step *steps;
+	size_t nsteps;
+	struct plan_report report;
+	/* The platform the plan's file systems belong to: macOS (apfs, hfs+,
+	 * exfat, fat32), Linux (ext4, xfs, btrfs), or ANY for dirs targets. */
+	enum plan_platform platform;
+};
+
+struct plan_options {
+	/* Validate file systems against this platform (ANY: infer from the
+	 * plan, and require that one platform can make all of them). */
+	enum plan_platform platform;
+	/* --fs-map apfs=ext4,hfs+=xfs: applied to every partition's fs
+	 * before validation. NULL: none. */
+	const char *fs_map;
+};
+
+/*
+ * Parse and validate a plan. Returns the plan (NULL only when the file
+ * cannot be read or is not YAML at all) and adds every problem to d; the
+ * plan is valid iff d->nerrors == 0 afterwards. The diag's file and text
+ * are set by plan_parse_file to the plan's.
+ */
+struct plan *plan_parse_file(const char *path, const struct plan_options *opt,
+			     struct diag *d);
+struct plan *plan_parse_text(const char *name, const char *text, size_t len,
+			     const struct plan_options *opt, struct diag *d);
+void plan_free(struct plan *p);
+
+/* Volume names of a plan in position order: for dirs the target's names,
+ * otherwise the partitions of layout li. */
+size_t plan_volume_count(const struct plan *p, size_t li);
+const char *plan_volume_name(const struct plan *p, size_t li, size_t vi);
+const char *plan_volume_fs(const struct plan *p, size_t li, size_t vi); /* NULL for dirs */
+/* Number of layouts the schedule iterates: nlayouts, or 1 for dirs. */
+size_t plan_layout_count(const struct plan *p);
+const char *plan_layout_name(const struct plan *p, size_t li); /* "" for dirs */
+
+const char *plan_order_name(enum plan_order o);
+const char *plan_platform_name(enum plan_platform p);
+/* The file systems a platform can make, NULL-terminated. */
+const char *const *plan_platform_fs(enum plan_platform p);
+
+#endif

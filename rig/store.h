@@ -1,0 +1,96 @@
+/*
+ * The results store: one SQLite database per run folder (results.db), WAL
+ * mode, schema documented in docs/results-store.md with a version number
+ * (PRAGMA user_version). Every sample is committed as it is measured, so an
+ * interrupted run loses nothing it measured. Reports read only the store.
+ *
+ * All functions return 0 or a negative errno-style code (-EIO for SQLite
+ * errors) with the reason in err (may be NULL).
+ */
+#ifndef RIG_STORE_H
+#define RIG_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define STORE_SCHEMA_VERSION 1
+
+struct strbuf;
+struct store;
+
+struct store_run {
+	const char *id;            /* run folder name */
+	const char *plan_name;
+	const char *plan_file;
+	const char *plan_text;
+	const char *plan_sha256;   /* hex */
+	uint64_t seed;
+	int seed_drawn;            /* 1: drawn at run time, not from the plan */
+	const char *rig_version;
+	const char *host;
+	const char *os;            /* "Linux 6.1.0 x86_64" */
+	const char *started_utc;   /* ISO 8601 */
+	const char *platform;      /* linux / macos */
+	const char *argv;          /* the command line, for provenance */
+};
+
+struct store_volume {
+	int64_t id;                /* set by store_add_volume */
+	const char *layout;        /* "" for dirs */
+	uint32_t layout_index;
+	const char *name;
+	const char *fs;
+	uint32_t position;         /* 1-based */
+	int has_offsets;
+	uint64_t offset_start, offset_end;
+	const char *device;        /* may be NULL */
+	const char *dir;           /* mount point / directory */
+	const char *facts_json;    /* device facts as a JSON object, may be NULL */
+};
+
+struct store_cell {
+	uint32_t seq;
+	uint32_t phase;
+	const char *layout;
+	uint32_t rep;
+	const char *step;          /* path */
+	const char *module;
+	int64_t volume_id;
+	uint32_t cycle;            /* 0 = none */
+	const char *sweep_var;     /* NULL = none */
+	const char *sweep_value;
+};
+
+struct store *store_create(const char *path, struct strbuf *err);
+struct store *store_open(const char *path, int readonly, struct strbuf *err);
+void store_close(struct store *s);
+
+int store_begin_run(struct store *s, const struct store_run *r, struct strbuf *err);
+/* status: "running", "completed", "failed", "interrupted" */
+int store_end_run(struct store *s, const char *ended_utc, const char *status,
+		  const char *error, struct strbuf *err);
+int store_add_volume(struct store *s, struct store_volume *v, struct strbuf *err);
+/* Insert the cell as started; status "running". */
+int store_cell_start(struct store *s, const struct store_cell *c,
+		     const char *start_utc, struct strbuf *err);
+/* status: "done", "failed", "interrupted"; error may be NULL */
+int store_cell_end(struct store *s, uint32_t seq, const char *end_utc,
+		   const char *status, const char *error, struct strbuf *err);
+int store_add_sample(struct store *s, uint32_t seq, const char *metric,
+		     double value, const char *unit, const char *cache,
+		     struct strbuf *err);
+int store_add_file_sample(struct store *s, uint32_t seq, const char *file,
+			  uint64_t bytes, double seconds, struct strbuf *err);
+int store_add_note(struct store *s, uint32_t seq, const char *key,
+		   const char *value, struct strbuf *err);
+/* An external command: argv joined for display, exit status, output. */
+int store_add_command(struct store *s, const char *start_utc, const char *argv_text,
+		      int status, double seconds, const char *output, struct strbuf *err);
+/* A run-level event: warnings at start, provisioning steps, errors. */
+int store_add_event(struct store *s, const char *utc, const char *level,
+		    const char *msg, struct strbuf *err);
+
+/* Read access for reports: the raw sqlite3 handle (reports run SQL). */
+struct sqlite3 *store_db(struct store *s);
+
+#endif

@@ -1,0 +1,37 @@
+/*
+ * Shared helpers for the CUnit suites. Each tests/NAME_test.c defines
+ * `void register_NAME_tests(void)`; the Makefile collects those names into
+ * the runner's table (build/.../suites.inc), so adding a suite is adding a
+ * file. Suites that need root call test_require_root(), which deactivates
+ * them with a visible message when not root (CUnit counts them "inactive").
+ */
+#ifndef RIG_TEST_H
+#define RIG_TEST_H
+
+#include <CUnit/CUnit.h>
+
+/* Add a suite; aborts the runner if CUnit cannot. */
+CU_pSuite test_suite(const char *name);
+void test_add(CU_pSuite s, const char *name, void (*fn)(void));
+/* Deactivate suite s with a message unless running as root. Returns 1 if root. */
+int test_require_root(CU_pSuite s, const char *why);
+
+/* The sanitized rig binary under test ($RIG_BIN) and the source tree ($RIG_SRC). */
+const char *test_rig_bin(void);
+const char *test_src(void);
+/* A fresh temporary directory (mkdtemp under $TMPDIR or /tmp); caller frees
+ * the string and removes the tree with test_rmtree(). */
+char *test_tmpdir(void);
+int test_rmtree(const char *path);
+/* Read a whole file; NULL if it cannot. Caller frees. */
+char *test_read_file(const char *path, size_t *len);
+int test_write_file(const char *path, const char *text);
+
+/*
+ * Run the rig binary with argv (NULL-terminated, without argv[0]), capture
+ * stdout and stderr (combined) into *out (caller frees), return its exit
+ * status (or -1 if it did not exit normally).
+ */
+int test_run_rig(const char *const *args, char **out);
+
+#endif

@@ -1,0 +1,216 @@
+/* Shared test helpers (see test.h) and the tests of rig/util. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "rig/util/strbuf.h"
+#include "rig/util/xalloc.h"
+#include "test.h"
+
+CU_pSuite test_suite(const char *name)
+{
+	CU_pSuite s = CU_add_suite(name, NULL, NULL);
+	if (!s) {
+		fprintf(stderr, "cannot add suite %s\n", name);
+		exit(1);
+	}
+	return s;
+}
+
+void test_add(CU_pSuite s, const char *name, void (*fn)(void))
+{
+	if (!CU_add_test(s, name, fn)) {
+		fprintf(stderr, "cannot add test %s\n", name);
+		exit(1);
+	}
+}
+
+int test_require_root(CU_pSuite s, const char *why)
+{
+	if (geteuid() == 0)
+		return 1;
+	printf("SKIPPED suite '%s': needs root (%s)\n", s->pName, why);
+	CU_set_suite_active(s, CU_FALSE);
+	return 0;
+}
+
+const char *test_rig_bin(void)
+{
+	const char *b = getenv("RIG_BIN");
+	return b ? b : "build/san/rig";
+}
+
+const char *test_src(void)
+{
+	const char *s = getenv("RIG_SRC");
+	return s ? s : ".";
+}
+
+char *test_tmpdir(void)
+{
+	const char *base = getenv("TMPDIR");
+	struct strbuf sb = STRBUF_INIT;
+	sb_addf(&sb, "%s/rig-test-XXXXXX", base && *base ? base : "/tmp");
+	if (!mkdtemp(sb.buf)) {
+		perror("mkdtemp");
+		exit(1);
+	}
+	return sb_detach(&sb);
+}
+
+int test_rmtree(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (S_ISDIR(st.st_mode)) {
+		DIR *d = opendir(path);
+		if (!d)
+			return -errno;
+		struct dirent *e;
+		while ((e = readdir(d))) {
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+				continue;
+			struct strbuf sb = STRBUF_INIT;
+			sb_addf(&sb, "%s/%s", path, e->d_name);
+			test_rmtree(sb.buf);
+			sb_release(&sb);
+		}
+		closedir(d);
+		return rmdir(path) < 0 ? -errno : 0;
+	}
+	return unlink(path) < 0 ? -errno : 0;
+}
+
+char *test_read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	struct strbuf sb = STRBUF_INIT;
+	char buf[65536];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		sb_add(&sb, buf, n);
+	fclose(f);
+	if (len)
+		*len = sb.len;
+	return sb_detach(&sb);
+}
+
+int test_write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		return -errno;
+	size_t n = strlen(text);
+	int ok = fwrite(text, 1, n, f) == n;
+	return (fclose(f) == 0 && ok) ? 0 : -EIO;
+}
+
+int test_run_rig(const char *const *args, char **out)
+{
+	int fds[2];
+	if (pipe(fds) < 0)
+		return -1;
+	size_t n = 0;
+	while (args[n])
+		n++;
+	char **argv = xcalloc(n + 2, sizeof(char *));
+	argv[0] = (char *)test_rig_bin();
+	for (size_t i = 0; i < n; i++)
+		argv[i + 1] = (char *)args[i];
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(fds[1], 1);
+		dup2(fds[1], 2);
+		close(fds[0]);
+		close(fds[1]);
+		int devnull = open("/dev/null", O_RDONLY);
+		if (devnull >= 0)
+			dup2(devnull, 0);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	free(argv);
+	close(fds[1]);
+	struct strbuf sb = STRBUF_INIT;
+	char buf[4096];
+	ssize_t r;
+	while ((r = read(fds[0], buf, sizeof(buf))) > 0)
+		sb_add(&sb, buf, (size_t)r);
+	close(fds[0]);
+	int status;
+	if (waitpid(pid, &status, 0) < 0)
+		status = -1;
+	if (out)
+		*out = sb_detach(&sb);
+	else
+		sb_release(&sb);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* --- strbuf --- */
+
+static void test_strbuf_basic(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	CU_ASSERT_STRING_EQUAL(sb.buf, "");
+	sb_addf(&sb, "%d-%s", 42, "x");
+	sb_addch(&sb, '!');
+	CU_ASSERT_STRING_EQUAL(sb.buf, "42-x!");
+	CU_ASSERT_EQUAL(sb.len, 5);
+	sb_setlen(&sb, 2);
+	CU_ASSERT_STRING_EQUAL(sb.buf, "42");
+	for (int i = 0; i < 1000; i++)
+		sb_adds(&sb, "abc");
+	CU_ASSERT_EQUAL(sb.len, 3002);
+	char *d = sb_detach(&sb);
+	CU_ASSERT_EQUAL(strlen(d), 3002);
+	CU_ASSERT_STRING_EQUAL(sb.buf, "");
+	free(d);
+	sb_release(&sb);
+}
+
+static void test_strbuf_csv(void)
+{
+	static const struct { const char *in, *out; } cases[] = {
+		{ "plain", "plain" },
+		{ "", "" },
+		{ "a,b", "\"a,b\"" },
+		{ "say \"hi\"", "\"say \"\"hi\"\"\"" },
+		{ "line\nbreak", "\"line\nbreak\"" },
+		{ "cr\r", "\"cr\r\"" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct strbuf sb = STRBUF_INIT;
+		sb_add_csv(&sb, cases[i].in);
+		CU_ASSERT_STRING_EQUAL(sb.buf, cases[i].out);
+		sb_release(&sb);
+	}
+}
+
+static void test_strbuf_escapes(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	sb_add_html(&sb, "<a href=\"x\">&'</a>");
+	CU_ASSERT_STRING_EQUAL(sb.buf, "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;");
+	sb_reset(&sb);
+	sb_add_json(&sb, "q\"\\\n\x01");
+	CU_ASSERT_STRING_EQUAL(sb.buf, "\"q\\\"\\\\\\n\\u0001\"");
+	sb_release(&sb);
+}
+
+void register_util_tests(void)
+{
+	CU_pSuite s = test_suite("util");
+	test_add(s, "strbuf basics", test_strbuf_basic);
+	test_add(s, "strbuf CSV quoting (RFC 4180)", test_strbuf_csv);
+	test_add(s, "strbuf HTML and JSON escapes", test_strbuf_escapes);
+}
