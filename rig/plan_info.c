@@ -1,0 +1,82 @@
+/*
+ * Read-only questions about a parsed plan that the schedule, runner and
+ * reports ask: volumes per layout, names, and the platform tables. Kept
+ * apart from the parser so that code which builds plans by hand (tests)
+ * needs no YAML.
+ */
+#include <stddef.h>
+
+#include "plan.h"
+
+static const char *const linux_fs[] = { "ext4", "xfs", "btrfs", NULL };
+static const char *const macos_fs[] = { "apfs", "hfs+", "exfat", "fat32", NULL };
+static const char *const no_fs[] = { NULL };
+
+size_t plan_layout_count(const struct plan *p)
+{
+	return p->target.kind == TARGET_DIRS ? 1 : p->nlayouts;
+}
+
+const char *plan_layout_name(const struct plan *p, size_t li)
+{
+	if (p->target.kind == TARGET_DIRS || li >= p->nlayouts)
+		return "";
+	return p->layouts[li].name;
+}
+
+size_t plan_volume_count(const struct plan *p, size_t li)
+{
+	if (p->target.kind == TARGET_DIRS)
+		return p->target.ndirs;
+	return li < p->nlayouts ? p->layouts[li].nparts : 0;
+}
+
+const char *plan_volume_name(const struct plan *p, size_t li, size_t vi)
+{
+	if (p->target.kind == TARGET_DIRS)
+		return vi < p->target.ndirs ? p->target.names[vi] : NULL;
+	if (li >= p->nlayouts || vi >= p->layouts[li].nparts)
+		return NULL;
+	return p->layouts[li].parts[vi].name;
+}
+
+const char *plan_volume_fs(const struct plan *p, size_t li, size_t vi)
+{
+	if (p->target.kind == TARGET_DIRS)
+		return NULL;
+	if (li >= p->nlayouts || vi >= p->layouts[li].nparts)
+		return NULL;
+	return p->layouts[li].parts[vi].fs;
+}
+
+const char *plan_order_name(enum plan_order o)
+{
+	switch (o) {
+	case ORDER_ALTERNATE: return "alternate";
+	case ORDER_COUNTERBALANCE: return "counterbalance";
+	case ORDER_LATIN: return "latin";
+	case ORDER_RANDOM: return "random";
+	case ORDER_SEQUENTIAL: return "sequential";
+	}
+	return "?";
+}
+
+const char *plan_platform_name(enum plan_platform p)
+{
+	switch (p) {
+	case PLATFORM_LINUX: return "linux";
+	case PLATFORM_MACOS: return "macos";
+	case PLATFORM_ANY: return "any";
+	}
+	return "?";
+}
+
+const char *const *plan_platform_fs(enum plan_platform p)
+{
+	switch (p) {
+	case PLATFORM_LINUX: return linux_fs;
+	case PLATFORM_MACOS: return macos_fs;
+	case PLATFORM_ANY: return no_fs;
+	}
+	return no_fs;
+}
