@@ -20,6 +20,9 @@ UNAME_S  := $(shell uname -s)
 ifeq ($(UNAME_S),Darwin)
 PLATFORM := macos
 PLATFORM_DEFS := -D_DARWIN_C_SOURCE
+# Homebrew's sqlite and openssl are keg-only: point pkg-config at them.
+BREW := $(shell brew --prefix 2>/dev/null)
+export PKG_CONFIG_PATH := $(BREW)/opt/sqlite/lib/pkgconfig:$(BREW)/opt/openssl@3/lib/pkgconfig:$(PKG_CONFIG_PATH)
 else
 PLATFORM := linux
 PLATFORM_DEFS := -D_GNU_SOURCE

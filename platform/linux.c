@@ -1,7 +1,14 @@
 /* Platform layer for Linux; see platform.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+#include <stdio.h>
+#include <sys/vfs.h>
 #include <time.h>
 
 #include "platform.h"
+#include "../rig/util/strbuf.h"
 
 uint64_t plat_clock_ns(void)
 {
@@ -13,4 +20,63 @@ uint64_t plat_clock_ns(void)
 const char *plat_name(void)
 {
 	return "linux";
+}
+
+/* statfs magic numbers (linux/magic.h) of file systems rig meets. */
+static const struct {
+	unsigned long magic;
+	const char *name;
+} fs_magic[] = {
+	{ 0xEF53, "ext4" }, /* ext2/3/4 share it */
+	{ 0x58465342, "xfs" },
+	{ 0x9123683E, "btrfs" },
+	{ 0x01021994, "tmpfs" },
+	{ 0x794c7630, "overlay" },
+	{ 0x6969, "nfs" },
+	{ 0x65735546, "fuse" },
+	{ 0x2fc12fc1, "zfs" },
+	{ 0x4d44, "vfat" },
+	{ 0x2011BAB0, "exfat" },
+	{ 0xF2F52010, "f2fs" },
+	{ 0x858458f6, "ramfs" },
+	{ 0x5346544e, "ntfs" },
+	{ 0x482b, "hfs+" },
+};
+
+int plat_fs_type(const char *path, char *buf, size_t size)
+{
+	struct statfs st;
+	if (statfs(path, &st) < 0)
+		return -errno;
+	for (size_t i = 0; i < sizeof(fs_magic) / sizeof(fs_magic[0]); i++) {
+		if ((unsigned long)st.f_type == fs_magic[i].magic) {
+			snprintf(buf, size, "%s", fs_magic[i].name);
+			return 0;
+		}
+	}
+	snprintf(buf, size, "unknown(0x%lx)", (unsigned long)st.f_type);
+	return 0;
+}
+
+int plat_drop_caches(struct spawner *sp, const char **name, struct strbuf *err)
+{
+	(void)sp;
+	*name = "drop_caches";
+	if (geteuid() != 0)
+		return -EPERM;
+	sync();
+	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
+	if (fd < 0) {
+		int e = errno;
+		sb_addf(err, "cannot open /proc/sys/vm/drop_caches: %s", strerror(e));
+		return -e;
+	}
+	ssize_t n = write(fd, "3\n", 2);
+	int e = errno;
+	close(fd);
+	if (n != 2) {
+		sb_addf(err, "cannot write /proc/sys/vm/drop_caches: %s", strerror(e));
+		return -e;
+	}
+	return 0;
 }

@@ -6,6 +6,7 @@
 #ifndef RIG_PLATFORM_H
 #define RIG_PLATFORM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Monotonic raw nanoseconds: CLOCK_MONOTONIC_RAW (Linux),
@@ -13,5 +14,19 @@
 uint64_t plat_clock_ns(void);
 /* The platform's name as plans use it: "linux" or "macos". */
 const char *plat_name(void);
+
+/* The file system type of the volume holding path ("ext4", "xfs", "apfs",
+ * "tmpfs", ...; "unknown" when it cannot tell). 0 or a negative errno. */
+int plat_fs_type(const char *path, char *buf, size_t size);
+
+/*
+ * Push written data out and drop the system's file caches: sync, then
+ * /proc/sys/vm/drop_caches (Linux) or purge(8) (macOS). Needs root:
+ * returns -EPERM without trying when not root. *name is set to what the
+ * method is called in result rows ("drop_caches", "purge").
+ */
+struct spawner;
+struct strbuf;
+int plat_drop_caches(struct spawner *sp, const char **name, struct strbuf *err);
 
 #endif

@@ -1,0 +1,145 @@
+/*
+ * The dirs backend: existing directories, nothing provisioned (kept forever,
+ * like fio's null engine, so everything above it is tested without root).
+ * Missing directories are created. Each volume works in its own folder
+ * `<dir>/rig-<run id>/`, made when the layout is provisioned and removed
+ * with everything in it at teardown, so a run leaves the user's
+ * directories as it found them and two runs never share files.
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "../platform/platform.h"
+#include "../rig/util/strbuf.h"
+#include "../rig/util/xalloc.h"
+#include "provision.h"
+
+/* mkdir -p, without a shell. */
+static int mkdirs(const char *path, struct strbuf *err)
+{
+	struct strbuf sb = STRBUF_INIT;
+	sb_adds(&sb, path);
+	for (char *p = sb.buf + 1;; p++) {
+		if (*p == '/' || *p == '\0') {
+			char c = *p;
+			*p = '\0';
+			if (mkdir(sb.buf, 0777) < 0 && errno != EEXIST) {
+				int e = errno;
+				sb_addf(err, "cannot create directory %s: %s", sb.buf, strerror(e));
+				sb_release(&sb);
+				return -e;
+			}
+			*p = c;
+			if (!c)
+				break;
+		}
+	}
+	sb_release(&sb);
+	struct stat st;
+	if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		sb_addf(err, "cannot use %s: not a directory", path);
+		return -ENOTDIR;
+	}
+	return 0;
+}
+
+static void work_dir(struct strbuf *sb, const char *dir, const char *run_id)
+{
+	sb_addf(sb, "%s/rig-%s", dir, run_id);
+}
+
+static int dir_prepare(struct provision_ctx *ctx)
+{
+	const struct plan_target *t = &ctx->plan->target;
+	for (size_t i = 0; i < t->ndirs; i++) {
+		int rc = mkdirs(t->dirs[i], ctx->err);
+		if (rc < 0)
+			return rc;
+		if (access(t->dirs[i], W_OK | X_OK) < 0) {
+			int e = errno;
+			sb_addf(ctx->err, "cannot write in %s: %s", t->dirs[i], strerror(e));
+			return -e;
+		}
+	}
+	return 0;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return (flag == FTW_DP ? rmdir(path) : unlink(path)) < 0 ? -1 : 0;
+}
+
+static int dir_teardown(struct provision_ctx *ctx, size_t li)
+{
+	const struct plan_target *t = &ctx->plan->target;
+	int rc = 0;
+	for (size_t i = 0; i < t->ndirs; i++) {
+		struct strbuf w = STRBUF_INIT;
+		work_dir(&w, t->dirs[i], ctx->run_id);
+		if (access(w.buf, F_OK) == 0 &&
+		    nftw(w.buf, rm_entry, 32, FTW_DEPTH | FTW_PHYS) < 0) {
+			int e = errno;
+			sb_addf(ctx->err, "%scannot remove %s: %s", rc ? "; " : "", w.buf, strerror(e));
+			rc = -e;
+		}
+		sb_release(&w);
+	}
+	return rc;
+}
+
+static int dir_provision(struct provision_ctx *ctx, size_t li, struct volume **vols, size_t *nvols)
+{
+	const struct plan_target *t = &ctx->plan->target;
+	struct volume *v = xcalloc(t->ndirs, sizeof(*v));
+	for (size_t i = 0; i < t->ndirs; i++) {
+		struct strbuf w = STRBUF_INIT;
+		work_dir(&w, t->dirs[i], ctx->run_id);
+		if (mkdir(w.buf, 0777) < 0) {
+			int e = errno;
+			sb_addf(ctx->err, "cannot create work directory %s: %s", w.buf, strerror(e));
+			sb_release(&w);
+			for (size_t j = 0; j < i; j++)
+				volume_release(&v[j]);
+			free(v);
+			dir_teardown(ctx, li);
+			return -e;
+		}
+		char fs[64];
+		if (plat_fs_type(w.buf, fs, sizeof(fs)) < 0)
+			snprintf(fs, sizeof(fs), "unknown");
+		struct statvfs sv;
+		struct strbuf facts = STRBUF_INIT;
+		sb_adds(&facts, "{\"path\":");
+		sb_add_json(&facts, t->dirs[i]);
+		if (statvfs(w.buf, &sv) == 0)
+			sb_addf(&facts, ",\"capacity_bytes\":%llu,\"free_bytes\":%llu",
+				(unsigned long long)sv.f_blocks * sv.f_frsize,
+				(unsigned long long)sv.f_bavail * sv.f_frsize);
+		sb_addch(&facts, '}');
+		v[i].name = xstrdup(t->names[i]);
+		v[i].fs = xstrdup(fs);
+		v[i].position = (uint32_t)i + 1;
+		v[i].dir = sb_detach(&w);
+		v[i].facts_json = sb_detach(&facts);
+	}
+	*vols = v;
+	*nvols = t->ndirs;
+	return 0;
+}
+
+const struct backend_ops provision_dir_ops = {
+	.name = "dirs",
+	.prepare = dir_prepare,
+	.provision = dir_provision,
+	.remount = NULL,
+	.teardown = dir_teardown,
+	.finish = NULL,
+};

@@ -1,0 +1,66 @@
+/*
+ * Provisioning backends: turn one layout of a plan into mounted volumes and
+ * back. One const ops struct per backend (dir.c; linux.c and macos.c with
+ * their issues), chosen by provision_backend() from the plan's target.
+ *
+ * Every external command a backend runs goes through the spawner it is
+ * given (argument vectors, logged; in dry-run mode only recorded, which is
+ * how `rig plan` shows the exact commands). Functions return 0 or a
+ * negative errno with the reason in ctx->err, naming the failing command
+ * and its output.
+ */
+#ifndef RIG_PROVISION_H
+#define RIG_PROVISION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../rig/plan.h"
+#include "../rig/util/spawn.h"
+
+struct strbuf;
+
+struct volume {
+	char *name;
+	char *fs;                 /* as made, or as found for dirs */
+	uint32_t position;        /* 1 = first from the start of the disk */
+	char *dir;                /* where modules work (mounted, writable) */
+	char *device;             /* block device, or NULL */
+	int has_offsets;
+	uint64_t offset_start, offset_end; /* byte range on the disk, end exclusive */
+	char *facts_json;         /* a JSON object of device facts, or NULL */
+};
+
+void volume_release(struct volume *v);
+
+struct provision_ctx {
+	const struct plan *plan;
+	const char *run_id;       /* the run folder's name */
+	const char *run_dir;      /* the run folder (mount points go below it) */
+	struct spawner *sp;
+	struct strbuf *err;
+	int yes;                  /* --yes: no typed confirmation */
+	void *state;              /* the backend's, between calls */
+};
+
+struct backend_ops {
+	const char *name;
+	/* Checks before anything is changed (safety, tools present). */
+	int (*prepare)(struct provision_ctx *ctx);
+	/* Provision layout li from scratch; fills *vols (caller releases). */
+	int (*provision)(struct provision_ctx *ctx, size_t li, struct volume **vols, size_t *nvols);
+	/* Unmount and mount one volume again (cache.remount). NULL: unsupported. */
+	int (*remount)(struct provision_ctx *ctx, struct volume *v);
+	/* Undo provision(): must be safe to call after a partial provision. */
+	int (*teardown)(struct provision_ctx *ctx, size_t li);
+	/* End of the run: release everything (detach images...). */
+	void (*finish)(struct provision_ctx *ctx);
+};
+
+extern const struct backend_ops provision_dir_ops;
+
+/* The backend for the plan's target on this platform, or NULL with the
+ * reason in err (e.g. not yet available). */
+const struct backend_ops *provision_backend(const struct plan *p, struct strbuf *err);
+
+#endif

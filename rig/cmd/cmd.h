@@ -1,0 +1,56 @@
+/*
+ * Subcommands, one file each (git's builtin/). Each takes argc/argv with
+ * argv[0] the subcommand's name and returns the process exit status:
+ * 0 ok, 1 the run failed, 2 bad usage or an invalid plan.
+ */
+#ifndef RIG_CMD_H
+#define RIG_CMD_H
+
+#include <stdint.h>
+
+#include "../plan.h"
+
+#define EXIT_OK 0
+#define EXIT_FAILED 1
+#define EXIT_USAGE 2
+
+struct rig_cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+	const char *usage; /* full usage text, shown by `rig help NAME` and on bad usage */
+};
+
+extern const struct rig_cmd rig_cmds[];
+const struct rig_cmd *cmd_find(const char *name);
+/* Print "rig NAME: msg" and the command's usage to stderr; returns EXIT_USAGE. */
+int cmd_usage_error(const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+int cmd_run(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_devices(int argc, char **argv);
+int cmd_help(int argc, char **argv);
+int cmd_version(int argc, char **argv);
+
+/* Options shared by commands that read plans. */
+struct plan_cli {
+	struct plan_options popt;
+	int platform_given;
+};
+/* A seed: an integer 0..2^63-1 (stored as SQLite's signed integer). */
+int parse_seed(const char *s, uint64_t *out);
+/* "linux" / "macos" -> enum; -1 if neither. */
+int parse_platform(const char *s, enum plan_platform *out);
+/* The platform this binary runs on. */
+enum plan_platform host_platform(void);
+/*
+ * Parse and validate a plan, printing every diagnostic to stderr. Returns
+ * the plan when valid, NULL (diagnostics printed) otherwise.
+ */
+struct plan *cmd_load_plan(const char *path, const struct plan_options *o, int *nerrors);
+
+#endif

@@ -1,0 +1,140 @@
+/* What the subcommands share: the command table and plan loading. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../../platform/platform.h"
+#include "../diag.h"
+#include "cmd.h"
+
+const struct rig_cmd rig_cmds[] = {
+	{ "run", cmd_run, "run a plan: provision, measure, record, report",
+	  "usage: rig run [options] PLAN\n"
+	  "\n"
+	  "Runs the plan and writes a run folder (runs/<UTC time>-<name>/ unless -o):\n"
+	  "plan.yaml, results.db, results.csv, files.csv and commands.log.\n"
+	  "\n"
+	  "  -o, --output DIR      the run folder (must not exist, or be empty)\n"
+	  "      --runs DIR        where run folders go (default: runs)\n"
+	  "      --seed N          seed every random choice (overrides the plan's)\n"
+	  "      --platform NAME   linux or macos (default: this machine's)\n"
+	  "      --fs-map MAP      rewrite file systems, e.g. apfs=ext4,hfs+=xfs\n"
+	  "  -y, --yes             do not ask before erasing a disk target\n"
+	  "  -q, --quiet           no progress lines\n"
+	  "\n"
+	  "Ctrl-C stops between operations and keeps everything measured.\n"
+	  "Exit status: 0 completed, 1 failed or interrupted, 2 bad usage or invalid plan.\n" },
+	{ "plan", cmd_plan, "show what a plan would do, touching nothing",
+	  "usage: rig plan [options] PLAN\n"
+	  "\n"
+	  "Validates the plan and prints its schedule: one line per phase, the volumes\n"
+	  "in the order they will be measured; and, for provisioned targets, the exact\n"
+	  "commands the backend would run. Nothing is run, nothing is written.\n"
+	  "\n"
+	  "      --seed N          the seed for orders (default: the plan's, else 0)\n"
+	  "      --platform NAME   linux or macos (default: this machine's)\n"
+	  "      --fs-map MAP      rewrite file systems, e.g. apfs=ext4,hfs+=xfs\n"
+	  "      --full            one line per cell instead of per phase\n" },
+	{ "validate", cmd_validate, "check plans and report every error",
+	  "usage: rig validate [options] PLAN...\n"
+	  "\n"
+	  "Checks each plan against the plan language and prints every error as\n"
+	  "file:line:column. Without --platform a plan is checked for the platform its\n"
+	  "file systems belong to (apfs/hfs+/exfat/fat32: macos; ext4/xfs/btrfs: linux).\n"
+	  "\n"
+	  "      --platform NAME   check the file systems against linux or macos\n"
+	  "      --fs-map MAP      rewrite file systems first, e.g. apfs=ext4,hfs+=xfs\n"
+	  "\n"
+	  "Exit status: 0 all valid, 2 any invalid.\n" },
+	{ "report", cmd_report, "write a run's reports again from its results store",
+	  "usage: rig report RUN\n"
+	  "\n"
+	  "Reads RUN/results.db and writes RUN/results.csv and RUN/files.csv again.\n"
+	  "Reports are functions of the store alone; measured data is never changed.\n" },
+	{ "compare", cmd_compare, "compare runs (not yet available)",
+	  "usage: rig compare RUN_A RUN_B...\n"
+	  "\n"
+	  "Not available in this build yet: it arrives with the reports.\n" },
+	{ "devices", cmd_devices, "list disks and whether rig may erase them (not yet available)",
+	  "usage: rig devices\n"
+	  "\n"
+	  "Not available in this build yet: it arrives with the provisioning backends.\n" },
+	{ "help", cmd_help, "show help on a command, a module or a topic",
+	  "usage: rig help [COMMAND | MODULE | TOPIC]\n"
+	  "\n"
+	  "Topics: commands, modules, plan, orders, units, cache, exit.\n" },
+	{ "version", cmd_version, "print rig's version", "usage: rig --version\n" },
+	{ NULL, NULL, NULL, NULL },
+};
+
+const struct rig_cmd *cmd_find(const char *name)
+{
+	for (const struct rig_cmd *c = rig_cmds; c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
+int cmd_usage_error(const char *name, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "rig %s: ", name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	const struct rig_cmd *c = cmd_find(name);
+	if (c)
+		fprintf(stderr, "\n%s", c->usage);
+	return EXIT_USAGE;
+}
+
+int parse_seed(const char *s, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	if (!*s || *s == '-')
+		return -1;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || *end || v > 0x7fffffffffffffffull)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int parse_platform(const char *s, enum plan_platform *out)
+{
+	if (!strcmp(s, "linux"))
+		*out = PLATFORM_LINUX;
+	else if (!strcmp(s, "macos"))
+		*out = PLATFORM_MACOS;
+	else
+		return -1;
+	return 0;
+}
+
+enum plan_platform host_platform(void)
+{
+	return strcmp(plat_name(), "macos") ? PLATFORM_LINUX : PLATFORM_MACOS;
+}
+
+struct plan *cmd_load_plan(const char *path, const struct plan_options *o, int *nerrors)
+{
+	struct diag d;
+	diag_init(&d, path, NULL);
+	struct plan *p = plan_parse_file(path, o, &d);
+	diag_print(&d, stderr);
+	*nerrors = (int)d.nerrors;
+	if (!p && !d.nerrors) {
+		fprintf(stderr, "%s: cannot read the plan\n", path);
+		*nerrors = 1;
+	}
+	diag_release(&d);
+	if (*nerrors) {
+		plan_free(p);
+		return NULL;
+	}
+	return p;
+}

@@ -1,0 +1,192 @@
+/*
+ * rig help [TOPIC]: commands from the command table, modules from their
+ * parameter and metric tables (so help cannot drift from what the parser
+ * accepts), and a few topics of the plan language.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "../module.h"
+#include "../util/strbuf.h"
+#include "cmd.h"
+
+static const struct {
+	const char *name;
+	const char *text;
+} topics[] = {
+	{ "plan",
+	  "A plan is one YAML file (plan language version 1; docs/plan-language.md):\n"
+	  "\n"
+	  "  rig: 1                      the language version\n"
+	  "  name: my-test               [a-z0-9][a-z0-9-]*, used in run folder names\n"
+	  "  description: text           optional, shown in the report\n"
+	  "  seed: 42                    optional; drawn at run time and recorded if absent\n"
+	  "  target:                     exactly one of\n"
+	  "    dirs: [/a, /b]            existing directories (no privileges needed)\n"
+	  "    image: {path: /x.img, size: 20G, keep: false}\n"
+	  "    disk: {device: disk4, confirm: \"MODEL or SERIAL\"}   the disk is ERASED\n"
+	  "  layouts:                    with image/disk: partitions, from the start inwards\n"
+	  "    - name: halves\n"
+	  "      partitions:\n"
+	  "        - {name: A, fs: ext4, size: 50%}\n"
+	  "        - {count: 2, name: \"B{n}\", fs: xfs, size: 1G}\n"
+	  "        - {name: C, fs: xfs, size: rest}\n"
+	  "  order: alternate            see 'rig help orders'\n"
+	  "  repeat: 3                   repetitions of the step list in each layout\n"
+	  "  reprovision: layout         or repeat: fresh file systems every repetition\n"
+	  "  cache: {direct: true, flush: true, remount: false}   see 'rig help cache'\n"
+	  "  steps:                      modules ('rig help modules'), cycle and sweep\n"
+	  "    - write: {files: 8, sizes: 1M..32M}\n"
+	  "    - cycle: {times: 3, steps: [{enumerate: {}}]}\n"
+	  "    - sweep: {level: [90%, 95%], steps: [{fill: {to: $level}}]}\n"
+	  "  report: {title: T, baseline: A, by: [layout, position], formats: [html, csv]}\n"
+	  "\n"
+	  "Unknown keys are errors; every error names file:line:column.\n" },
+	{ "orders",
+	  "Steps run phase by phase: each step runs on every volume before the next\n"
+	  "starts. `order` decides the volumes' order inside each phase:\n"
+	  "\n"
+	  "  alternate       plan order in every phase and repetition\n"
+	  "  counterbalance  plan order in odd repetitions, reversed in even ones (ABBA)\n"
+	  "  latin           a balanced Latin square (Williams design) across repetitions:\n"
+	  "                  n rows for an even number of volumes, 2n for an odd one;\n"
+	  "                  use a multiple of that many repetitions for full balance\n"
+	  "  random          a seeded shuffle for every phase\n"
+	  "  sequential      no interleaving: all steps on the first volume, then the next\n"
+	  "\n"
+	  "`rig plan PLAN` prints the realized order without running anything.\n" },
+	{ "units",
+	  "Sizes:      512, 4K, 1M, 2G, 1T are powers of two (KiB, MiB, GiB, TiB);\n"
+	  "            4KB, 1MB, 2GB, 1TB are powers of ten.\n"
+	  "Percent:    50% (of the target for partitions, of capacity for fill).\n"
+	  "Ranges:     2M..2G, a size per file drawn log-uniformly from the seed.\n"
+	  "Sizes also: inverse-square(1K..20G) (density 1/x^2), or a list [1M, 4M].\n"
+	  "Durations:  500ms, 10s, 5m, 1h.\n"
+	  "Rates are reported in MB/s = 10^6 bytes per second.\n" },
+	{ "cache",
+	  "cache:\n"
+	  "  direct: true    O_DIRECT (Linux) / F_NOCACHE (macOS) on data files\n"
+	  "  flush: true     before read steps: sync, then drop caches (Linux, root)\n"
+	  "                  or purge (macOS, root)\n"
+	  "  remount: false  before read steps: unmount and mount the volume again\n"
+	  "                  (provisioned targets)\n"
+	  "\n"
+	  "What was actually applied (e.g. direct+drop_caches, or direct when not root)\n"
+	  "is recorded in every result row; a method that cannot be applied is a\n"
+	  "warning at start.\n" },
+	{ "exit",
+	  "Exit status: 0 ok; 1 the run failed or was interrupted (what was measured\n"
+	  "is kept); 2 bad usage, an invalid plan, or a run refused before it started.\n" },
+};
+
+static void help_overview(void)
+{
+	printf("usage: rig COMMAND [ARGS]\n\nrig runs storage experiments from a plan: it provisions\n"
+	       "the target, measures every volume in a counterbalanced order, and writes\n"
+	       "comparable reports.\n\ncommands:\n");
+	for (const struct rig_cmd *c = rig_cmds; c->name; c++)
+		printf("  %-10s %s\n", c->name, c->summary);
+	printf("\nhelp topics: rig help modules | MODULE | plan | orders | units | cache | exit\n"
+	       "first run:   rig run configs/quick.yaml\n");
+}
+
+static void help_modules(void)
+{
+	printf("modules (each a step in a plan; 'rig help MODULE' for its parameters):\n");
+	for (size_t i = 0; rig_modules[i]; i++) {
+		const struct rig_module *m = rig_modules[i];
+		printf("  %-10s %s%s\n", m->name, m->summary,
+		       m->run ? "" : " [validates; not available in this build yet]");
+	}
+}
+
+static void describe_bounds(struct strbuf *sb, const struct rig_param *p)
+{
+	if (p->min == 0 && p->max == 0)
+		return;
+	sb_adds(sb, " (");
+	if (p->min != 0)
+		sb_addf(sb, "min %.10g", p->min);
+	if (p->max != 0)
+		sb_addf(sb, "%smax %.10g", p->min != 0 ? ", " : "", p->max);
+	switch (p->type) {
+	case PT_SIZE: case PT_DIST: sb_adds(sb, " bytes"); break;
+	case PT_DURATION: sb_adds(sb, " ns"); break;
+	case PT_PERCENT: sb_adds(sb, " %"); break;
+	default: break;
+	}
+	sb_adds(sb, ")");
+}
+
+static void help_module(const struct rig_module *m)
+{
+	printf("%s: %s\n\n%s\n", m->name, m->summary, m->help);
+	if (!m->run)
+		printf("\nNot available in this build yet: plans using it validate but do not run.\n");
+	if (m->needs)
+		printf("\nNeeds an earlier '%s' step on the same volume.\n", m->needs);
+	printf("\nparameters:\n");
+	if (!m->params || !m->params[0].name)
+		printf("  (none)\n");
+	for (const struct rig_param *p = m->params; p && p->name; p++) {
+		struct strbuf sb = STRBUF_INIT;
+		sb_addf(&sb, "  %-9s %s", p->name, param_type_name(p->type));
+		if (p->choices) {
+			sb_adds(&sb, ": ");
+			for (size_t i = 0; p->choices[i]; i++)
+				sb_addf(&sb, "%s%s", i ? ", " : "", p->choices[i]);
+		}
+		if (p->required)
+			sb_adds(&sb, ", required");
+		else if (p->def)
+			sb_addf(&sb, ", default %s", p->def);
+		describe_bounds(&sb, p);
+		if (p->group) {
+			for (const struct rig_param *q = m->params; q->name; q++)
+				if (q != p && q->group && !strcmp(q->group, p->group))
+					sb_addf(&sb, "; not with '%s'", q->name);
+		}
+		printf("%s\n            %s\n", sb.buf, p->help);
+		sb_release(&sb);
+	}
+	printf("\nmetrics:\n");
+	if (!m->metrics || !m->metrics[0].name)
+		printf("  (none)\n");
+	for (const struct rig_metric *x = m->metrics; x && x->name; x++)
+		printf("  %-17s %-9s %s\n", x->name, x->unit, x->help);
+}
+
+int cmd_help(int argc, char **argv)
+{
+	if (argc < 2) {
+		help_overview();
+		return EXIT_OK;
+	}
+	const char *what = argv[1];
+	if (!strcmp(what, "commands")) {
+		help_overview();
+		return EXIT_OK;
+	}
+	if (!strcmp(what, "modules")) {
+		help_modules();
+		return EXIT_OK;
+	}
+	const struct rig_cmd *c = cmd_find(what);
+	if (c) {
+		fputs(c->usage, stdout);
+		return EXIT_OK;
+	}
+	const struct rig_module *m = module_find(what);
+	if (m) {
+		help_module(m);
+		return EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(topics) / sizeof(topics[0]); i++) {
+		if (!strcmp(topics[i].name, what)) {
+			fputs(topics[i].text, stdout);
+			return EXIT_OK;
+		}
+	}
+	fprintf(stderr, "rig help: no help on '%s'; try 'rig help' for the list\n", what);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,165 @@
+/*
+ * rig plan PLAN: what the plan would do, without touching anything. The
+ * schedule is the same pure function the runner uses, so what is printed is
+ * what will run (for a drawn seed, the random order is shown for seed 0).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../schedule.h"
+#include "../util/strbuf.h"
+#include "cmd.h"
+
+static void print_size(const struct plan_partition *pt)
+{
+	struct strbuf sb = STRBUF_INIT;
+	switch (pt->size_kind) {
+	case PSIZE_BYTES: units_format_size(&sb, pt->bytes); break;
+	case PSIZE_PERCENT: units_format_percent(&sb, pt->percent); break;
+	case PSIZE_REST: sb_adds(&sb, "rest"); break;
+	}
+	printf("%s", sb.buf);
+	sb_release(&sb);
+}
+
+static void print_header(const struct plan *p, uint64_t seed, int seed_known,
+			 const struct schedule *s)
+{
+	const struct plan_target *t = &p->target;
+	printf("plan %s (%s) is valid", p->name, p->file);
+	if (p->platform != PLATFORM_ANY)
+		printf(" for %s", plan_platform_name(p->platform));
+	printf(".\n");
+	if (p->description)
+		printf("%s\n", p->description);
+	switch (t->kind) {
+	case TARGET_DIRS:
+		printf("target   directories:");
+		for (size_t i = 0; i < t->ndirs; i++)
+			printf("%s %s = %s", i ? "," : "", t->names[i], t->dirs[i]);
+		printf("\n");
+		break;
+	case TARGET_IMAGE: {
+		struct strbuf sb = STRBUF_INIT;
+		units_format_size(&sb, t->image_size);
+		printf("target   image %s, %s%s\n", t->image_path, sb.buf,
+		       t->keep ? ", kept afterwards" : ", removed afterwards");
+		sb_release(&sb);
+		break;
+	}
+	case TARGET_DISK:
+		printf("target   disk %s (ERASED), confirm \"%s\"\n", t->device, t->confirm);
+		break;
+	}
+	printf("order    %s, %u repetition%s%s\n", plan_order_name(p->order), p->repeat,
+	       p->repeat == 1 ? "" : "s",
+	       t->kind == TARGET_DIRS ? ""
+	       : p->reprovision == REPROVISION_REPEAT ? ", provisioned afresh every repetition"
+						      : ", provisioned afresh for every layout");
+	if (seed_known)
+		printf("seed     %llu\n", (unsigned long long)seed);
+	else
+		printf("seed     drawn at run time and recorded (orders below use seed %llu)\n",
+		       (unsigned long long)seed);
+	printf("cache    %s; %s%s\n", p->cache.direct ? "direct I/O" : "buffered I/O",
+	       p->cache.flush ? "sync and drop caches before read steps (needs root)"
+			      : "no flush before read steps",
+	       p->cache.remount ? "; remount before read steps" : "");
+	printf("cells    %zu in %u phases\n", s->n, s->nphases);
+}
+
+static void print_layout(const struct plan *p, size_t li)
+{
+	if (p->target.kind == TARGET_DIRS)
+		return;
+	const struct plan_layout *l = &p->layouts[li];
+	printf("\nlayout %s (%s): ", l->name, l->scheme);
+	for (size_t i = 0; i < l->nparts; i++) {
+		printf("%s%zu:%s %s ", i ? ", " : "", i + 1, l->parts[i].name, l->parts[i].fs);
+		print_size(&l->parts[i]);
+	}
+	printf("\n  commands: the %s backend is not available in this build yet, so its "
+	       "commands cannot be listed\n", p->target.kind == TARGET_IMAGE ? "image" : "disk");
+}
+
+int cmd_plan(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "seed", required_argument, NULL, 'S' },
+		{ "platform", required_argument, NULL, 'P' },
+		{ "fs-map", required_argument, NULL, 'M' },
+		{ "full", no_argument, NULL, 'F' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct plan_options po = { .platform = PLATFORM_ANY, .fs_map = NULL };
+	uint64_t seed = 0;
+	int seed_given = 0, full = 0, c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'S':
+			if (parse_seed(optarg, &seed) < 0)
+				return cmd_usage_error("plan", "--seed takes an integer from 0 to 2^63-1, not '%s'", optarg);
+			seed_given = 1;
+			break;
+		case 'P':
+			if (parse_platform(optarg, &po.platform) < 0)
+				return cmd_usage_error("plan", "unknown platform '%s' (linux or macos)", optarg);
+			break;
+		case 'M': po.fs_map = optarg; break;
+		case 'F': full = 1; break;
+		default: return cmd_usage_error("plan", "unknown option");
+		}
+	}
+	if (optind != argc - 1)
+		return cmd_usage_error("plan", optind >= argc ? "no plan given" : "one plan at a time");
+	int nerr;
+	struct plan *p = cmd_load_plan(argv[optind], &po, &nerr);
+	if (!p)
+		return EXIT_USAGE;
+	if (!seed_given && p->has_seed)
+		seed = p->seed;
+	struct schedule s;
+	if (schedule_build(p, seed, &s) < 0) {
+		fprintf(stderr, "rig plan: cannot build the schedule\n");
+		plan_free(p);
+		return EXIT_FAILED;
+	}
+	print_header(p, seed, seed_given || p->has_seed, &s);
+	long layout = -1;
+	uint32_t rep = 0;
+	for (size_t i = 0; i < s.n;) {
+		const struct cell *cl = &s.cells[i];
+		if ((long)cl->layout != layout) {
+			layout = (long)cl->layout;
+			rep = 0;
+			print_layout(p, cl->layout);
+		}
+		if (cl->rep != rep) {
+			rep = cl->rep;
+			printf("\n%s%srep %u\n", plan_layout_name(p, cl->layout),
+			       *plan_layout_name(p, cl->layout) ? "  " : "", rep);
+		}
+		/* A run of cells of one phase, or a single cell with --full or sequential. */
+		size_t j = i + 1;
+		if (!full)
+			while (j < s.n && s.cells[j].phase == cl->phase)
+				j++;
+		if (j - i > 1)
+			printf("  seq %4u-%-4u  step %-14s %-10s", cl->seq, s.cells[j - 1].seq,
+			       cl->path, cl->step->module->name);
+		else
+			printf("  seq %-9u  step %-14s %-10s", cl->seq, cl->path,
+			       cl->step->module->name);
+		for (size_t k = i; k < j; k++)
+			printf(" %s", plan_volume_name(p, cl->layout, s.cells[k].volume));
+		if (cl->sweep_var)
+			printf("   (%s = %s)", cl->sweep_var, cl->sweep_value);
+		printf("\n");
+		i = j;
+	}
+	schedule_free(&s);
+	plan_free(p);
+	return EXIT_OK;
+}

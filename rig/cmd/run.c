@@ -1,0 +1,87 @@
+/* rig run PLAN: see the usage text in common.c. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../runner.h"
+#include "../util/spawn.h"
+#include "../util/strbuf.h"
+#include "cmd.h"
+
+int cmd_run(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "runs", required_argument, NULL, 'R' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "platform", required_argument, NULL, 'P' },
+		{ "fs-map", required_argument, NULL, 'M' },
+		{ "yes", no_argument, NULL, 'y' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct plan_options po = { .platform = host_platform(), .fs_map = NULL };
+	struct run_options ro = { 0 };
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:yq", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': ro.out_dir = optarg; break;
+		case 'R': ro.runs_root = optarg; break;
+		case 'S':
+			if (parse_seed(optarg, &ro.seed) < 0)
+				return cmd_usage_error("run", "--seed takes an integer from 0 to 2^63-1, not '%s'", optarg);
+			ro.has_seed = 1;
+			break;
+		case 'P':
+			if (parse_platform(optarg, &po.platform) < 0)
+				return cmd_usage_error("run", "unknown platform '%s' (linux or macos)", optarg);
+			break;
+		case 'M': po.fs_map = optarg; break;
+		case 'y': ro.yes = 1; break;
+		case 'q': ro.quiet = 1; break;
+		default:
+			return cmd_usage_error("run", "unknown option");
+		}
+	}
+	if (optind != argc - 1)
+		return cmd_usage_error("run", optind >= argc ? "no plan given" : "one plan at a time");
+	int nerr = 0;
+	struct plan *p = cmd_load_plan(argv[optind], &po, &nerr);
+	if (!p)
+		return EXIT_USAGE;
+
+	struct strbuf argv_text = STRBUF_INIT, dir = STRBUF_INIT, err = STRBUF_INIT;
+	struct strbuf full = STRBUF_INIT;
+	sb_adds(&full, "rig ");
+	spawn_argv_text(&full, (const char *const *)argv);
+	ro.argv_text = full.buf;
+	enum run_status st = runner_run(p, &ro, &dir, &err);
+	int rc;
+	switch (st) {
+	case RUN_OK:
+		printf("run:     %s\nresults: %s/results.csv\nfiles:   %s/files.csv\n"
+		       "report:  %s/results.csv\n",
+		       dir.buf, dir.buf, dir.buf, dir.buf);
+		rc = EXIT_OK;
+		break;
+	case RUN_FAILED:
+		fprintf(stderr, "rig run: %s\n", err.buf);
+		if (dir.len)
+			fprintf(stderr, "rig run: what was measured is in %s\n", dir.buf);
+		rc = EXIT_FAILED;
+		break;
+	default:
+		fprintf(stderr, "rig run: %s\n", err.buf);
+		rc = EXIT_USAGE;
+		break;
+	}
+	sb_release(&argv_text);
+	sb_release(&dir);
+	sb_release(&err);
+	sb_release(&full);
+	plan_free(p);
+	return rc;
+}

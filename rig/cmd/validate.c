@@ -1,0 +1,47 @@
+/* rig validate PLAN...: every error of every plan, file:line:column. */
+#include <getopt.h>
+#include <stdio.h>
+
+#include "cmd.h"
+
+int cmd_validate(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "platform", required_argument, NULL, 'P' },
+		{ "fs-map", required_argument, NULL, 'M' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct plan_options po = { .platform = PLATFORM_ANY, .fs_map = NULL };
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'P':
+			if (parse_platform(optarg, &po.platform) < 0)
+				return cmd_usage_error("validate", "unknown platform '%s' (linux or macos)", optarg);
+			break;
+		case 'M':
+			po.fs_map = optarg;
+			break;
+		default:
+			return cmd_usage_error("validate", "unknown option");
+		}
+	}
+	if (optind >= argc)
+		return cmd_usage_error("validate", "no plan given");
+	int bad = 0;
+	for (int i = optind; i < argc; i++) {
+		int nerr = 0;
+		struct plan *p = cmd_load_plan(argv[i], &po, &nerr);
+		if (p) {
+			printf("%s: ok (plan '%s', %s)\n", argv[i], p->name,
+			       p->platform == PLATFORM_ANY ? "any platform"
+							   : plan_platform_name(p->platform));
+			plan_free(p);
+		} else {
+			fprintf(stderr, "%s: %d error%s\n", argv[i], nerr, nerr == 1 ? "" : "s");
+			bad++;
+		}
+	}
+	return bad ? EXIT_USAGE : EXIT_OK;
+}

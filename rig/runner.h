@@ -1,0 +1,48 @@
+/*
+ * The runner: the only place with side effects on disks. It walks the
+ * schedule cell by cell: provisions each layout (and each repetition when
+ * reprovision: repeat), defeats caches before read-type steps, runs the
+ * module, stores every sample as it is measured, and tears down. It writes
+ * the run folder: plan.yaml (verbatim), results.db, commands.log,
+ * results.csv and files.csv.
+ *
+ * Ctrl-C (SIGINT) or SIGTERM stops between operations: the current cell is
+ * marked interrupted, teardown runs, and everything measured is kept.
+ * A failed cell stops the run (later cells usually depend on it, as `read`
+ * on `write`), marked failed with the reason; what was measured is kept.
+ */
+#ifndef RIG_RUNNER_H
+#define RIG_RUNNER_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "plan.h"
+
+struct strbuf;
+
+struct run_options {
+	const char *out_dir;      /* -o DIR: must not exist or be empty; NULL: runs/<UTC>-<name> */
+	const char *runs_root;    /* where run folders go; NULL: "runs" */
+	int has_seed;             /* --seed given */
+	uint64_t seed;
+	int yes;                  /* --yes */
+	int quiet;                /* no progress lines */
+	const char *argv_text;    /* the command line, for provenance */
+};
+
+enum run_status { RUN_OK = 0, RUN_FAILED = 1, RUN_NOT_STARTED = 2 };
+
+/*
+ * Run a valid plan. Returns RUN_OK, RUN_FAILED (the run folder exists and
+ * holds what was measured; err says why), or RUN_NOT_STARTED (nothing was
+ * changed; err says why, e.g. a module not available in this build).
+ * run_dir receives the run folder's path when one was made.
+ */
+enum run_status runner_run(const struct plan *p, const struct run_options *o,
+			   struct strbuf *run_dir, struct strbuf *err);
+
+/* Set by the SIGINT/SIGTERM handler the runner installs. */
+extern volatile sig_atomic_t rig_cancel;
+
+#endif
