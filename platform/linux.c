@@ -80,3 +80,41 @@ int plat_drop_caches(struct spawner *sp, const char **name, struct strbuf *err)
 	}
 	return 0;
 }
+
+int plat_open_data(const char *path, int flags, unsigned mode, int direct, int *direct_applied)
+{
+	*direct_applied = 0;
+	if (direct) {
+		int fd = open(path, flags | O_DIRECT | O_CLOEXEC, (mode_t)mode);
+		if (fd >= 0) {
+			*direct_applied = 1;
+			return fd;
+		}
+		if (errno != EINVAL) /* EINVAL: this file system has no O_DIRECT */
+			return -errno;
+	}
+	int fd = open(path, flags | O_CLOEXEC, (mode_t)mode);
+	return fd >= 0 ? fd : -errno;
+}
+
+int plat_full_sync(int fd)
+{
+	return fsync(fd) < 0 ? -errno : 0;
+}
+
+int plat_drop_file_cache(int fd)
+{
+	int rc = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	return rc ? -rc : 0;
+}
+
+int plat_no_readahead(int fd)
+{
+	int rc = posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
+	return rc ? -rc : 0;
+}
+
+unsigned plat_direct_align(void)
+{
+	return 4096; /* covers 512e and 4Kn devices and every page size we meet */
+}

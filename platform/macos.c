@@ -1,5 +1,6 @@
 /* Platform layer for macOS; see platform.h. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -43,4 +44,38 @@ int plat_drop_caches(struct spawner *sp, const char **name, struct strbuf *err)
 	sync();
 	const char *argv[] = { "purge", NULL };
 	return spawn_check(sp, argv, NULL, NULL, err);
+}
+
+int plat_open_data(const char *path, int flags, unsigned mode, int direct, int *direct_applied)
+{
+	*direct_applied = 0;
+	int fd = open(path, flags | O_CLOEXEC, (mode_t)mode);
+	if (fd < 0)
+		return -errno;
+	if (direct && fcntl(fd, F_NOCACHE, 1) == 0)
+		*direct_applied = 1;
+	return fd;
+}
+
+int plat_full_sync(int fd)
+{
+	if (fcntl(fd, F_FULLFSYNC) == 0)
+		return 0;
+	return fsync(fd) < 0 ? -errno : 0;
+}
+
+int plat_drop_file_cache(int fd)
+{
+	(void)fd;
+	return -ENOTSUP;
+}
+
+int plat_no_readahead(int fd)
+{
+	return fcntl(fd, F_RDAHEAD, 0) < 0 ? -errno : 0;
+}
+
+unsigned plat_direct_align(void)
+{
+	return 4096;
 }

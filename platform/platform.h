@@ -20,6 +20,25 @@ const char *plat_name(void);
 int plat_fs_type(const char *path, char *buf, size_t size);
 
 /*
+ * Open a data file for measured I/O. With direct: O_DIRECT (Linux) or
+ * F_NOCACHE (macOS). When the file system refuses direct I/O, the file is
+ * opened without it and *direct_applied is 0 (callers record that);
+ * otherwise *direct_applied is 1 when direct was asked. Returns the fd or
+ * a negative errno.
+ */
+int plat_open_data(const char *path, int flags, unsigned mode, int direct, int *direct_applied);
+/* Make a file's data durable: fsync (Linux), F_FULLFSYNC (macOS, falling
+ * back to fsync where the device refuses it). 0 or a negative errno. */
+int plat_full_sync(int fd);
+/* Drop the file's pages from the cache where the platform can
+ * (posix_fadvise DONTNEED on Linux). -ENOTSUP where it cannot. */
+int plat_drop_file_cache(int fd);
+/* Ask for no read-ahead on fd (POSIX_FADV_RANDOM; F_RDAHEAD 0 on macOS). */
+int plat_no_readahead(int fd);
+/* Buffer, offset and length alignment that direct I/O needs. */
+unsigned plat_direct_align(void);
+
+/*
  * Push written data out and drop the system's file caches: sync, then
  * /proc/sys/vm/drop_caches (Linux) or purge(8) (macOS). Needs root:
  * returns -EPERM without trying when not root. *name is set to what the
