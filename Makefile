@@ -26,9 +26,10 @@ export PKG_CONFIG_PATH := $(BREW)/opt/sqlite/lib/pkgconfig:$(BREW)/opt/openssl@3
 else
 PLATFORM := linux
 PLATFORM_DEFS := -D_GNU_SOURCE
+PLATFORM_PKGS := liburing
 endif
 
-PKGS     := yaml-0.1 sqlite3 libcrypto
+PKGS     := yaml-0.1 sqlite3 libcrypto $(PLATFORM_PKGS)
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS))
 TEST_PKG_CFLAGS := $(shell pkg-config --cflags cunit)
@@ -43,7 +44,7 @@ SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
             -fno-sanitize-recover=undefined
 
 LIB_SRC  := $(wildcard rig/*.c rig/util/*.c rig/cmd/*.c rig/modules/*.c \
-              provision/*.c reports/*.c) platform/$(PLATFORM).c
+              provision/*.c reports/*.c platform/$(PLATFORM)*.c)
 LIB_SRC  := $(filter-out rig/main.c,$(LIB_SRC))
 TEST_SRC := $(wildcard tests/*.c)
 
