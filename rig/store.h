@@ -61,7 +61,12 @@ struct store_cell {
 	const char *sweep_value;
 };
 
+/* Create a new store; fails (NULL) if path exists. A failed create leaves
+ * no file behind. */
 struct store *store_create(const char *path, struct strbuf *err);
+/* Open an existing store of this schema version, read-only (reports) or
+ * read-write (to append, e.g. a resumed run). NULL with the reason in err if
+ * the file is missing, not a rig store, or of another schema version. */
 struct store *store_open(const char *path, int readonly, struct strbuf *err);
 void store_close(struct store *s);
 
@@ -76,11 +81,13 @@ int store_cell_start(struct store *s, const struct store_cell *c,
 /* status: "done", "failed", "interrupted"; error may be NULL */
 int store_cell_end(struct store *s, uint32_t seq, const char *end_utc,
 		   const char *status, const char *error, struct strbuf *err);
+/* A NaN value is stored as NULL (SQLite has no NaN); unit and cache NULL = "". */
 int store_add_sample(struct store *s, uint32_t seq, const char *metric,
 		     double value, const char *unit, const char *cache,
 		     struct strbuf *err);
 int store_add_file_sample(struct store *s, uint32_t seq, const char *file,
 			  uint64_t bytes, double seconds, struct strbuf *err);
+/* seq 0: a note about the whole run rather than one cell. */
 int store_add_note(struct store *s, uint32_t seq, const char *key,
 		   const char *value, struct strbuf *err);
 /* An external command: argv joined for display, exit status, output. */

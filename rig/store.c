@@ -1,0 +1,634 @@
+/*
+ * The results store: one SQLite database (results.db) per run folder.
+ *
+ * Durability is the point of this file. Every add/start/end below is its
+ * own autocommitted transaction, so a sample is on disk when the call
+ * returns; the database is in WAL mode (a reader such as `rig report` never
+ * blocks the run, and a commit is one append to the log) with
+ * synchronous=FULL: each commit fsyncs the log. NORMAL would survive a
+ * crash of rig itself but may lose the last commits on a power cut or a
+ * kernel panic, and a panic is exactly what a misbehaving external disk can
+ * cause in the middle of an experiment. The cost is one fsync of the
+ * results disk per row (well under a millisecond on an SSD); the runner
+ * records samples between timed regions, never inside one.
+ *
+ * The schema is created in one transaction together with PRAGMA
+ * application_id (marks the file as a rig store) and PRAGMA user_version
+ * (STORE_SCHEMA_VERSION), so a crash during store_create leaves either no
+ * store or a whole one; store_open refuses anything else with a message
+ * that says which. docs/results-store.md documents every table and column;
+ * keep the two in step, and bump STORE_SCHEMA_VERSION on any change that a
+ * reader could notice.
+ *
+ * Statements are prepared once per store and cached (sqlite3_prepare_v3
+ * with SQLITE_PREPARE_PERSISTENT), which matters for the hot paths
+ * (samples, file samples) and costs nothing for the rest.
+ *
+ * Rejected: an ORM-like layer or SQL built with format strings (every value
+ * goes through a bound parameter); one transaction per cell (a crash would
+ * lose the samples of the cell in progress).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rig/store.h"
+#include "rig/util/strbuf.h"
+#include "rig/util/xalloc.h"
+
+/* PRAGMA application_id: "rig!" in ASCII, so `file` and readers can tell a
+ * rig store from any other SQLite database. */
+#define STORE_APPLICATION_ID 0x72696721
+
+/* How long a writer waits for a reader's lock (checkpoints) before failing. */
+#define STORE_BUSY_MS 10000
+
+enum stmt_id {
+	ST_RUN,
+	ST_END_RUN,
+	ST_VOLUME,
+	ST_CELL_START,
+	ST_CELL_END,
+	ST_SAMPLE,
+	ST_FILE_SAMPLE,
+	ST_NOTE,
+	ST_COMMAND,
+	ST_EVENT,
+	ST_COUNT
+};
+
+static const char *const stmt_sql[ST_COUNT] = {
+	[ST_RUN] = "INSERT INTO run (id, plan_name, plan_file, plan_text, plan_sha256,"
+		   " seed, seed_drawn, rig_version, host, os, platform, argv,"
+		   " started_utc, status) VALUES"
+		   " (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, 'running')",
+	[ST_END_RUN] = "UPDATE run SET ended_utc = ?1, status = ?2, error = ?3",
+	[ST_VOLUME] = "INSERT INTO volumes (layout, layout_index, name, fs, position,"
+		      " offset_start, offset_end, device, dir, facts_json) VALUES"
+		      " (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+	[ST_CELL_START] = "INSERT INTO cells (seq, phase, layout, rep, step, module,"
+			  " volume_id, cycle, sweep_var, sweep_value, start_utc, status)"
+			  " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 'running')",
+	[ST_CELL_END] = "UPDATE cells SET end_utc = ?2, status = ?3, error = ?4"
+			" WHERE seq = ?1",
+	[ST_SAMPLE] = "INSERT INTO samples (seq, metric, value, unit, cache)"
+		      " VALUES (?1, ?2, ?3, ?4, ?5)",
+	[ST_FILE_SAMPLE] = "INSERT INTO file_samples (seq, file, bytes, seconds)"
+			   " VALUES (?1, ?2, ?3, ?4)",
+	[ST_NOTE] = "INSERT INTO notes (seq, key, value) VALUES (?1, ?2, ?3)",
+	[ST_COMMAND] = "INSERT INTO commands (start_utc, argv, status, seconds, output)"
+		       " VALUES (?1, ?2, ?3, ?4, ?5)",
+	[ST_EVENT] = "INSERT INTO events (utc, level, msg) VALUES (?1, ?2, ?3)",
+};
+
+/*
+ * Schema version 1. Statuses are checked by the database so that a typo in
+ * a caller fails loudly instead of producing rows no report recognizes.
+ */
+static const char schema_sql[] =
+	"CREATE TABLE run (\n"
+	"  id           TEXT NOT NULL PRIMARY KEY,\n"
+	"  plan_name    TEXT NOT NULL,\n"
+	"  plan_file    TEXT,\n"
+	"  plan_text    TEXT,\n"
+	"  plan_sha256  TEXT,\n"
+	"  seed         TEXT NOT NULL,\n"
+	"  seed_drawn   INTEGER NOT NULL CHECK (seed_drawn IN (0, 1)),\n"
+	"  rig_version  TEXT,\n"
+	"  host         TEXT,\n"
+	"  os           TEXT,\n"
+	"  platform     TEXT,\n"
+	"  argv         TEXT,\n"
+	"  started_utc  TEXT NOT NULL,\n"
+	"  ended_utc    TEXT,\n"
+	"  status       TEXT NOT NULL CHECK (status IN"
+	" ('running', 'completed', 'failed', 'interrupted')),\n"
+	"  error        TEXT\n"
+	");\n"
+	"CREATE TRIGGER run_one_row BEFORE INSERT ON run\n"
+	"  WHEN (SELECT count(*) FROM run) > 0\n"
+	"  BEGIN SELECT RAISE(ABORT, 'a results store holds exactly one run'); END;\n"
+	"CREATE TABLE volumes (\n"
+	"  id           INTEGER PRIMARY KEY,\n"
+	"  layout       TEXT NOT NULL,\n"
+	"  layout_index INTEGER NOT NULL,\n"
+	"  name         TEXT NOT NULL,\n"
+	"  fs           TEXT,\n"
+	"  position     INTEGER NOT NULL,\n"
+	"  offset_start INTEGER,\n"
+	"  offset_end   INTEGER,\n"
+	"  device       TEXT,\n"
+	"  dir          TEXT,\n"
+	"  facts_json   TEXT\n"
+	");\n"
+	"CREATE TABLE cells (\n"
+	"  seq          INTEGER PRIMARY KEY,\n"
+	"  phase        INTEGER NOT NULL,\n"
+	"  layout       TEXT NOT NULL,\n"
+	"  rep          INTEGER NOT NULL,\n"
+	"  step         TEXT NOT NULL,\n"
+	"  module       TEXT NOT NULL,\n"
+	"  volume_id    INTEGER NOT NULL REFERENCES volumes (id),\n"
+	"  cycle        INTEGER,\n"
+	"  sweep_var    TEXT,\n"
+	"  sweep_value  TEXT,\n"
+	"  start_utc    TEXT NOT NULL,\n"
+	"  end_utc      TEXT,\n"
+	"  status       TEXT NOT NULL CHECK (status IN"
+	" ('running', 'done', 'failed', 'interrupted')),\n"
+	"  error        TEXT\n"
+	");\n"
+	"CREATE INDEX cells_volume ON cells (volume_id);\n"
+	"CREATE TABLE samples (\n"
+	"  id           INTEGER PRIMARY KEY,\n"
+	"  seq          INTEGER NOT NULL REFERENCES cells (seq),\n"
+	"  metric       TEXT NOT NULL,\n"
+	"  value        REAL,\n"
+	"  unit         TEXT NOT NULL,\n"
+	"  cache        TEXT NOT NULL\n"
+	");\n"
+	"CREATE INDEX samples_seq ON samples (seq);\n"
+	"CREATE TABLE file_samples (\n"
+	"  id           INTEGER PRIMARY KEY,\n"
+	"  seq          INTEGER NOT NULL REFERENCES cells (seq),\n"
+	"  file         TEXT NOT NULL,\n"
+	"  bytes        INTEGER NOT NULL,\n"
+	"  seconds      REAL NOT NULL\n"
+	");\n"
+	"CREATE INDEX file_samples_seq ON file_samples (seq);\n"
+	"CREATE TABLE notes (\n"
+	"  id           INTEGER PRIMARY KEY,\n"
+	"  seq          INTEGER REFERENCES cells (seq),\n"
+	"  key          TEXT NOT NULL,\n"
+	"  value        TEXT\n"
+	");\n"
+	"CREATE INDEX notes_seq ON notes (seq);\n"
+	"CREATE TABLE commands (\n"
+	"  id           INTEGER PRIMARY KEY,\n"
+	"  start_utc    TEXT NOT NULL,\n"
+	"  argv         TEXT NOT NULL,\n"
+	"  status       INTEGER NOT NULL,\n"
+	"  seconds      REAL,\n"
+	"  output       TEXT\n"
+	");\n"
+	"CREATE TABLE events (\n"
+	"  id           INTEGER PRIMARY KEY,\n"
+	"  utc          TEXT NOT NULL,\n"
+	"  level        TEXT NOT NULL,\n"
+	"  msg          TEXT NOT NULL\n"
+	");\n";
+
+struct store {
+	sqlite3 *db;
+	char *path;
+	int readonly;
+	sqlite3_stmt *stmt[ST_COUNT];
+};
+
+/* "cannot WHAT in results store PATH: sqlite's message" */
+static int db_fail(struct store *s, struct strbuf *err, const char *what)
+{
+	if (err)
+		sb_addf(err, "cannot %s in results store %s: %s", what, s->path,
+			sqlite3_errmsg(s->db));
+	return -EIO;
+}
+
+static sqlite3_stmt *stmt_get(struct store *s, enum stmt_id id, struct strbuf *err,
+			      const char *what)
+{
+	if (!s->stmt[id] &&
+	    sqlite3_prepare_v3(s->db, stmt_sql[id], -1, SQLITE_PREPARE_PERSISTENT,
+			       &s->stmt[id], NULL) != SQLITE_OK) {
+		db_fail(s, err, what);
+		return NULL;
+	}
+	return s->stmt[id];
+}
+
+/* Run a bound statement to completion; always leaves it reset and unbound. */
+static int stmt_run(struct store *s, sqlite3_stmt *st, struct strbuf *err,
+		    const char *what)
+{
+	int rc = sqlite3_step(st);
+	int ret = 0;
+	if (rc != SQLITE_DONE)
+		ret = db_fail(s, err, what); /* errmsg is valid until the reset */
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return ret;
+}
+
+/* Bind helpers: a NULL string binds SQL NULL. Bind errors surface at step. */
+static void bind_text(sqlite3_stmt *st, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static void bind_double(sqlite3_stmt *st, int i, double v)
+{
+	/* SQLite stores NaN as NULL anyway; say so explicitly. */
+	if (isnan(v))
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_double(st, i, v);
+}
+
+/* SQLite integers are signed 64-bit: refuse what does not fit. */
+static int bind_u64(struct store *s, sqlite3_stmt *st, int i, uint64_t v,
+		    struct strbuf *err, const char *what)
+{
+	if (v > (uint64_t)INT64_MAX) {
+		sqlite3_clear_bindings(st);
+		if (err)
+			sb_addf(err, "cannot %s in results store %s: %" PRIu64
+				" does not fit a 64-bit signed integer", what, s->path, v);
+		return -ERANGE;
+	}
+	sqlite3_bind_int64(st, i, (sqlite3_int64)v);
+	return 0;
+}
+
+static void unlink_db_files(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	unlink(path);
+	sb_addf(&sb, "%s-wal", path);
+	unlink(sb.buf);
+	sb_reset(&sb);
+	sb_addf(&sb, "%s-shm", path);
+	unlink(sb.buf);
+	sb_reset(&sb);
+	sb_addf(&sb, "%s-journal", path);
+	unlink(sb.buf);
+	sb_release(&sb);
+}
+
+static void store_free(struct store *s)
+{
+	if (!s)
+		return;
+	for (int i = 0; i < ST_COUNT; i++)
+		sqlite3_finalize(s->stmt[i]);
+	sqlite3_close(s->db);
+	free(s->path);
+	free(s);
+}
+
+/* Per-connection settings: these pragmas are not stored in the file. */
+static int configure(struct store *s, struct strbuf *err, const char *what)
+{
+	sqlite3_busy_timeout(s->db, STORE_BUSY_MS);
+	if (sqlite3_exec(s->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL) != SQLITE_OK)
+		return db_fail(s, err, what);
+	if (!s->readonly &&
+	    sqlite3_exec(s->db, "PRAGMA synchronous = FULL", NULL, NULL, NULL) != SQLITE_OK)
+		return db_fail(s, err, what);
+	return 0;
+}
+
+static struct store *store_alloc(const char *path, int readonly)
+{
+	struct store *s = xcalloc(1, sizeof(*s));
+	s->path = xstrdup(path);
+	s->readonly = readonly;
+	return s;
+}
+
+struct store *store_create(const char *path, struct strbuf *err)
+{
+	/* O_EXCL: refuse an existing file without a window for a race. */
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		if (err)
+			sb_addf(err, "cannot create results store %s: %s", path,
+				errno == EEXIST ? "the file already exists" : strerror(errno));
+		return NULL;
+	}
+	close(fd);
+
+	struct store *s = store_alloc(path, 0);
+	struct strbuf sql = STRBUF_INIT;
+	int rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE, NULL);
+	if (rc != SQLITE_OK)
+		goto fail;
+	sqlite3_busy_timeout(s->db, STORE_BUSY_MS);
+	/* WAL is a property of the file (persists); it cannot be set inside a
+	 * transaction. On a file system without shared memory (some network
+	 * mounts) SQLite keeps a rollback journal: still durable, only readers
+	 * then wait for writers. */
+	if (sqlite3_exec(s->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL) != SQLITE_OK)
+		goto fail;
+	if (configure(s, NULL, "create") < 0)
+		goto fail;
+	sb_adds(&sql, "BEGIN IMMEDIATE;\n");
+	sb_adds(&sql, schema_sql);
+	sb_addf(&sql, "PRAGMA application_id = %d;\n", STORE_APPLICATION_ID);
+	sb_addf(&sql, "PRAGMA user_version = %d;\n", STORE_SCHEMA_VERSION);
+	sb_adds(&sql, "COMMIT;\n");
+	rc = sqlite3_exec(s->db, sql.buf, NULL, NULL, NULL);
+	sb_release(&sql);
+	if (rc != SQLITE_OK)
+		goto fail;
+	return s;
+
+fail:
+	if (err)
+		sb_addf(err, "cannot create results store %s: %s", path,
+			s->db ? sqlite3_errmsg(s->db) : "out of memory");
+	store_free(s);
+	unlink_db_files(path);
+	return NULL;
+}
+
+/* 0 if the open database is a rig store of our schema version. */
+static int check_schema(struct store *s, struct strbuf *err)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t app = 0, ver = 0;
+	/* The first read is where SQLite notices a file that is no database. */
+	if (sqlite3_prepare_v2(s->db, "PRAGMA application_id", -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_step(st) != SQLITE_ROW) {
+		if (err)
+			sb_addf(err, "cannot open results store %s: not a rig results store (%s)",
+				s->path, sqlite3_errmsg(s->db));
+		sqlite3_finalize(st);
+		return -EINVAL;
+	}
+	app = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return db_fail(s, err, "read the schema version");
+	}
+	ver = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+
+	if (app != STORE_APPLICATION_ID) {
+		if (err)
+			sb_addf(err, "cannot open results store %s: not a rig results store"
+				" (an SQLite database with application_id %" PRId64
+				", expected %d)", s->path, app, STORE_APPLICATION_ID);
+		return -EINVAL;
+	}
+	if (ver != STORE_SCHEMA_VERSION) {
+		if (err)
+			sb_addf(err, "cannot open results store %s: schema version %" PRId64
+				" is %s than the version this rig reads (%d); %s", s->path, ver,
+				ver > STORE_SCHEMA_VERSION ? "newer" : "older",
+				STORE_SCHEMA_VERSION,
+				ver > STORE_SCHEMA_VERSION ? "use a newer rig"
+							   : "use the rig that wrote it");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+struct store *store_open(const char *path, int readonly, struct strbuf *err)
+{
+	struct stat st;
+	/* SQLite's "unable to open database file" does not say why. */
+	if (stat(path, &st) < 0) {
+		if (err)
+			sb_addf(err, "cannot open results store %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		if (err)
+			sb_addf(err, "cannot open results store %s: not a regular file", path);
+		return NULL;
+	}
+	struct store *s = store_alloc(path, readonly);
+	int flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
+	if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
+		if (err)
+			sb_addf(err, "cannot open results store %s: %s", path,
+				s->db ? sqlite3_errmsg(s->db) : "out of memory");
+		store_free(s);
+		return NULL;
+	}
+	if (check_schema(s, err) < 0 || configure(s, err, "configure the connection") < 0) {
+		store_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void store_close(struct store *s)
+{
+	store_free(s);
+}
+
+struct sqlite3 *store_db(struct store *s)
+{
+	return s->db;
+}
+
+int store_begin_run(struct store *s, const struct store_run *r, struct strbuf *err)
+{
+	const char *what = "record the run";
+	sqlite3_stmt *st = stmt_get(s, ST_RUN, err, what);
+	if (!st)
+		return -EIO;
+	char seed[24];
+	/* Text, not INTEGER: a seed uses all 64 bits, SQLite integers are signed. */
+	snprintf(seed, sizeof(seed), "%" PRIu64, r->seed);
+	bind_text(st, 1, r->id);
+	bind_text(st, 2, r->plan_name);
+	bind_text(st, 3, r->plan_file);
+	bind_text(st, 4, r->plan_text);
+	bind_text(st, 5, r->plan_sha256);
+	bind_text(st, 6, seed);
+	sqlite3_bind_int(st, 7, r->seed_drawn ? 1 : 0);
+	bind_text(st, 8, r->rig_version);
+	bind_text(st, 9, r->host);
+	bind_text(st, 10, r->os);
+	bind_text(st, 11, r->platform);
+	bind_text(st, 12, r->argv);
+	bind_text(st, 13, r->started_utc);
+	return stmt_run(s, st, err, what);
+}
+
+int store_end_run(struct store *s, const char *ended_utc, const char *status,
+		  const char *error, struct strbuf *err)
+{
+	const char *what = "record the end of the run";
+	sqlite3_stmt *st = stmt_get(s, ST_END_RUN, err, what);
+	if (!st)
+		return -EIO;
+	bind_text(st, 1, ended_utc);
+	bind_text(st, 2, status);
+	bind_text(st, 3, error);
+	int ret = stmt_run(s, st, err, what);
+	if (ret == 0 && sqlite3_changes(s->db) != 1) {
+		if (err)
+			sb_addf(err, "cannot %s in results store %s: no run was begun", what,
+				s->path);
+		return -ENOENT;
+	}
+	return ret;
+}
+
+int store_add_volume(struct store *s, struct store_volume *v, struct strbuf *err)
+{
+	const char *what = "record a volume";
+	sqlite3_stmt *st = stmt_get(s, ST_VOLUME, err, what);
+	if (!st)
+		return -EIO;
+	bind_text(st, 1, v->layout ? v->layout : "");
+	sqlite3_bind_int64(st, 2, v->layout_index);
+	bind_text(st, 3, v->name);
+	bind_text(st, 4, v->fs);
+	sqlite3_bind_int64(st, 5, v->position);
+	if (v->has_offsets) {
+		int ret = bind_u64(s, st, 6, v->offset_start, err, what);
+		if (ret == 0)
+			ret = bind_u64(s, st, 7, v->offset_end, err, what);
+		if (ret < 0)
+			return ret;
+	}
+	bind_text(st, 8, v->device);
+	bind_text(st, 9, v->dir);
+	bind_text(st, 10, v->facts_json);
+	int ret = stmt_run(s, st, err, what);
+	if (ret == 0)
+		v->id = sqlite3_last_insert_rowid(s->db);
+	return ret;
+}
+
+int store_cell_start(struct store *s, const struct store_cell *c,
+		     const char *start_utc, struct strbuf *err)
+{
+	char what[64];
+	snprintf(what, sizeof(what), "record the start of cell %" PRIu32, c->seq);
+	sqlite3_stmt *st = stmt_get(s, ST_CELL_START, err, what);
+	if (!st)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, c->seq);
+	sqlite3_bind_int64(st, 2, c->phase);
+	bind_text(st, 3, c->layout ? c->layout : "");
+	sqlite3_bind_int64(st, 4, c->rep);
+	bind_text(st, 5, c->step);
+	bind_text(st, 6, c->module);
+	sqlite3_bind_int64(st, 7, c->volume_id);
+	if (c->cycle)
+		sqlite3_bind_int64(st, 8, c->cycle);
+	if (c->sweep_var) {
+		bind_text(st, 9, c->sweep_var);
+		bind_text(st, 10, c->sweep_value);
+	}
+	bind_text(st, 11, start_utc);
+	return stmt_run(s, st, err, what);
+}
+
+int store_cell_end(struct store *s, uint32_t seq, const char *end_utc,
+		   const char *status, const char *error, struct strbuf *err)
+{
+	char what[64];
+	snprintf(what, sizeof(what), "record the end of cell %" PRIu32, seq);
+	sqlite3_stmt *st = stmt_get(s, ST_CELL_END, err, what);
+	if (!st)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, seq);
+	bind_text(st, 2, end_utc);
+	bind_text(st, 3, status);
+	bind_text(st, 4, error);
+	int ret = stmt_run(s, st, err, what);
+	if (ret == 0 && sqlite3_changes(s->db) != 1) {
+		if (err)
+			sb_addf(err, "cannot %s in results store %s: the cell was never"
+				" started", what, s->path);
+		return -ENOENT;
+	}
+	return ret;
+}
+
+int store_add_sample(struct store *s, uint32_t seq, const char *metric,
+		     double value, const char *unit, const char *cache,
+		     struct strbuf *err)
+{
+	char what[160];
+	snprintf(what, sizeof(what), "record sample '%.100s' of cell %" PRIu32,
+		 metric ? metric : "(null)", seq);
+	sqlite3_stmt *st = stmt_get(s, ST_SAMPLE, err, what);
+	if (!st)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, seq);
+	bind_text(st, 2, metric);
+	bind_double(st, 3, value);
+	bind_text(st, 4, unit ? unit : "");
+	bind_text(st, 5, cache ? cache : "");
+	return stmt_run(s, st, err, what);
+}
+
+int store_add_file_sample(struct store *s, uint32_t seq, const char *file,
+			  uint64_t bytes, double seconds, struct strbuf *err)
+{
+	char what[160];
+	snprintf(what, sizeof(what), "record file sample '%.100s' of cell %" PRIu32,
+		 file ? file : "(null)", seq);
+	sqlite3_stmt *st = stmt_get(s, ST_FILE_SAMPLE, err, what);
+	if (!st)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, seq);
+	bind_text(st, 2, file);
+	int ret = bind_u64(s, st, 3, bytes, err, what);
+	if (ret < 0)
+		return ret;
+	bind_double(st, 4, seconds);
+	return stmt_run(s, st, err, what);
+}
+
+int store_add_note(struct store *s, uint32_t seq, const char *key,
+		   const char *value, struct strbuf *err)
+{
+	const char *what = "record a note";
+	sqlite3_stmt *st = stmt_get(s, ST_NOTE, err, what);
+	if (!st)
+		return -EIO;
+	if (seq)
+		sqlite3_bind_int64(st, 1, seq);
+	bind_text(st, 2, key);
+	bind_text(st, 3, value);
+	return stmt_run(s, st, err, what);
+}
+
+int store_add_command(struct store *s, const char *start_utc, const char *argv_text,
+		      int status, double seconds, const char *output, struct strbuf *err)
+{
+	const char *what = "record a command";
+	sqlite3_stmt *st = stmt_get(s, ST_COMMAND, err, what);
+	if (!st)
+		return -EIO;
+	bind_text(st, 1, start_utc);
+	bind_text(st, 2, argv_text);
+	sqlite3_bind_int(st, 3, status);
+	bind_double(st, 4, seconds);
+	bind_text(st, 5, output);
+	return stmt_run(s, st, err, what);
+}
+
+int store_add_event(struct store *s, const char *utc, const char *level,
+		    const char *msg, struct strbuf *err)
+{
+	const char *what = "record an event";
+	sqlite3_stmt *st = stmt_get(s, ST_EVENT, err, what);
+	if (!st)
+		return -EIO;
+	bind_text(st, 1, utc);
+	bind_text(st, 2, level);
+	bind_text(st, 3, msg);
+	return stmt_run(s, st, err, what);
+}
