@@ -78,7 +78,7 @@ $(BUILD)/san/rig-tests: $(SAN_LIB_OBJ) $(SAN_TEST_OBJ)
 
 $(BUILD)/san/obj/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) -I$(BUILD)/san $(TEST_PKG_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
+	$(CC) $(BASE_CFLAGS) -Wno-missing-prototypes -I$(BUILD)/san $(TEST_PKG_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
 
 # The suite table: every `void register_NAME_tests(void)` in tests/*_test.c.
 $(BUILD)/san/suites.inc: $(TEST_SRC)

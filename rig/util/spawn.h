@@ -4,7 +4,7 @@
  * the exit status, and the wall time. Every command goes through a
  * struct spawner, which logs it (the run's command log) or, in dry-run mode,
  * only records what would have run. The provisioning backends and the exec
- * module use it; nothing in rig calls system() or popen().
+ * module use it; nothing in rig runs a command through a shell.
  */
 #ifndef RIG_SPAWN_H
 #define RIG_SPAWN_H

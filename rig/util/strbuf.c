@@ -3,6 +3,7 @@
 #include "xalloc.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 char strbuf_empty[1];
