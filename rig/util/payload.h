@@ -1,0 +1,95 @@
+/*
+ * Payload: the bytes every data-writing module puts on disk (write,
+ * randwrite, tree, fill, churn). They must defeat compressing and
+ * deduplicating storage (never zeros, never one repeated buffer, different
+ * for every file and every 512-byte sector) and cost next to nothing while
+ * the clock runs.
+ *
+ * How (fio's scramble_buffers idea): one pool of pseudo-random bytes is made
+ * per cell, outside the timing (prng_fill; max(64 MiB, 2 x max_len) bytes,
+ * aligned for direct I/O). A stream (a file, or a generation of a file) is
+ * a pseudo-random rotation of the pool: byte `offset` of stream s is
+ * pool[(base(seed, s) + offset) mod ring], base a multiple of the direct-I/O
+ * alignment. The first 16 bytes of every 512-byte sector of the stream
+ * (sector = offset / 512) are then replaced by a stamp, an injective
+ * function of (seed, stream, sector): no two sectors of any streams of one
+ * seed are equal, so neither is any 4K block. A write takes a window of
+ * the pool itself (payload_block stamps the window's sectors in place and
+ * returns a pointer into the pool: no memcpy); the non-stamp bytes of the
+ * pool never change, so anything written can be verified later.
+ *
+ * The contents are a pure function of (seed, stream, offset): a file
+ * written in 1M blocks verifies when read back in 4K blocks, and writing the
+ * same (stream, offset) twice writes the same bytes. Writers that overwrite
+ * (randwrite, churn) and must not rewrite identical data (ZFS nopwrite,
+ * dedup) use a fresh stream per generation.
+ *
+ * Limits: a stream repeats the pool's non-stamp bytes every `ring` bytes
+ * (64 MiB or more), so a compressor whose window exceeds the ring (zstd
+ * --long, lrzip) could shrink a file larger than the ring; block-level
+ * compression (file systems, SSD controllers: 4K..1M records) cannot.
+ *
+ * Not thread-safe for payload_block (it writes into the pool); payload_copy
+ * and payload_check only read the pool and may run concurrently with each
+ * other, but not with payload_block on the same pool.
+ */
+#ifndef RIG_PAYLOAD_H
+#define RIG_PAYLOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PAYLOAD_SECTOR 512u     /* stamp granularity */
+#define PAYLOAD_STAMP 16u       /* stamp bytes at the start of each sector */
+#define PAYLOAD_MIN_RING (64u << 20)
+
+struct payload {
+	unsigned char *pool;    /* ring bytes, then a copy of the first max_len (owned) */
+	size_t ring;            /* period: max(64 MiB, 2 x max_len), a multiple of align */
+	size_t max_len;         /* longest window payload_block returns */
+	size_t align;           /* plat_direct_align() at init; pool and windows are aligned */
+	uint64_t seed;
+	uint64_t key;           /* derived from seed: keys the bases and stamps */
+};
+
+/*
+ * Make the pool for windows of up to max_len bytes (the largest block the
+ * caller will write; rounded up to the alignment). Fills it from `seed`:
+ * the same seed gives the same payload on every run and platform. Done
+ * outside any timing (64 MiB takes tens of milliseconds). 0, or -ENOMEM
+ * (p is then empty and payload_release is harmless).
+ */
+int payload_init(struct payload *p, uint64_t seed, size_t max_len);
+void payload_release(struct payload *p);
+
+/*
+ * The payload of stream `stream` at [offset, offset + len): a pointer into
+ * the pool (owned by p; do not free or write). len <= p->max_len, else NULL.
+ * The pointer is aligned to p->align when offset is a multiple of it (so it
+ * can be handed to an O_DIRECT write as is).
+ *
+ * The window's stamps are written into the pool, so the returned bytes stay
+ * right only until the next payload_block call on p (a later window may
+ * overlap this one in the pool and stamp it for another stream). One
+ * synchronous write at a time: use the window directly. Several I/Os in
+ * flight (a queue depth, threads): payload_copy into a buffer per I/O.
+ */
+const void *payload_block(struct payload *p, uint64_t stream, uint64_t offset, size_t len);
+
+/* The same bytes as payload_block(p, stream, offset, len), copied into buf
+ * (any alignment, any len). The pool is not modified. */
+void payload_copy(const struct payload *p, uint64_t stream, uint64_t offset, void *buf,
+		  size_t len);
+
+/*
+ * 0 when buf[0..len) is exactly the payload of stream at offset (whatever
+ * the block sizes it was written with), -EILSEQ otherwise. Works after any
+ * number of payload_block calls. payload_diff gives the index of the first
+ * byte that differs, or len when none does (for messages).
+ */
+int payload_check(const struct payload *p, uint64_t stream, uint64_t offset, const void *buf,
+		  size_t len);
+size_t payload_diff(const struct payload *p, uint64_t stream, uint64_t offset, const void *buf,
+		    size_t len);
+
+#endif
