@@ -47,7 +47,10 @@ void diag_print(const struct diag *d, FILE *out);
 void diag_format_item(const struct diag *d, size_t i, char *buf, size_t size);
 
 /* The closest candidate by edit distance, or NULL when none is close
- * enough to be a plausible typo (distance <= max(1, len/3)). */
+ * enough to be a plausible typo (distance <= max(1, len/3)). Letters
+ * compare without case; failing that, a candidate that is a prefix of the
+ * word or has it as a prefix (two characters or more: "qdepth" -> "qd")
+ * is suggested. */
 const char *diag_suggest(const char *word, const char *const *candidates, size_t n);
 
 #endif

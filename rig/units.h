@@ -29,10 +29,12 @@ int units_parse_size_range(const char *s, uint64_t *lo, uint64_t *hi,
 /* A plain non-negative integer, as written in YAML (no unit). */
 int units_parse_uint(const char *s, uint64_t *out, const char **why);
 
-/* Canonical text: the largest binary unit that divides exactly ("4K",
- * "1536M", "1000"), or the decimal unit when only that divides ("4KB"). */
+/* Canonical text: of the units that divide exactly, binary or decimal,
+ * the one giving the smallest number ("4K", "1536M", "4KB", "2GB", "1KB"
+ * for 1000); plain bytes when none divides ("1500"). */
 void units_format_size(struct strbuf *sb, uint64_t bytes);
-/* "500ms", "10s", "5m", "1500us"; the largest unit that divides exactly. */
+/* "500ms", "10s", "5m", "1500us"; the largest unit that divides exactly
+ * (ns for the rest; "0s" for zero). The parser accepts ns and us too. */
 void units_format_duration(struct strbuf *sb, uint64_t ns);
 /* "50%", "12.5%" (shortest text that parses back to the same double). */
 void units_format_percent(struct strbuf *sb, double pct);
@@ -61,5 +63,8 @@ void size_dist_release(struct size_dist *d);
 uint64_t size_dist_draw(const struct size_dist *d, double u, size_t index);
 /* The analytic mean of the distribution, in bytes. */
 double size_dist_mean(const struct size_dist *d);
+/* Canonical text of a distribution: "1G", "2M..2G",
+ * "inverse-square(1K..1M)", "[1M, 4M]". */
+void units_format_dist(struct strbuf *sb, const struct size_dist *d);
 
 #endif

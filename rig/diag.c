@@ -1,0 +1,227 @@
+/*
+ * Diagnostics for plan files (see diag.h): collected, then printed sorted by
+ * position with the source line and a caret, as compilers do.
+ *
+ * Columns are in characters, as libyaml counts them, so the caret line is
+ * built by walking the source line one UTF-8 character at a time and copying
+ * tabs, which keeps the caret under the right character whatever the tab
+ * width of the terminal.
+ */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "diag.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+void diag_init(struct diag *d, const char *file, const char *text)
+{
+	memset(d, 0, sizeof(*d));
+	d->file = file;
+	d->text = text;
+}
+
+void diag_release(struct diag *d)
+{
+	for (size_t i = 0; i < d->n; i++)
+		free(d->items[i].msg);
+	free(d->items);
+	d->items = NULL;
+	d->n = d->alloc = d->nerrors = 0;
+}
+
+static void add(struct diag *d, enum diag_level level, struct mark m,
+		const char *fmt, va_list ap)
+	__attribute__((format(printf, 4, 0)));
+
+static void add(struct diag *d, enum diag_level level, struct mark m,
+		const char *fmt, va_list ap)
+{
+	struct strbuf sb = STRBUF_INIT;
+	sb_vaddf(&sb, fmt, ap);
+	XGROW(d->items, d->n + 1, d->alloc);
+	d->items[d->n].level = level;
+	d->items[d->n].mark = m;
+	d->items[d->n].msg = sb_detach(&sb);
+	d->n++;
+	if (level == DIAG_ERROR)
+		d->nerrors++;
+}
+
+void diag_error(struct diag *d, struct mark m, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	add(d, DIAG_ERROR, m, fmt, ap);
+	va_end(ap);
+}
+
+void diag_warning(struct diag *d, struct mark m, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	add(d, DIAG_WARNING, m, fmt, ap);
+	va_end(ap);
+}
+
+static void format_head(const struct diag *d, const struct diag_item *it, struct strbuf *sb)
+{
+	const char *level = it->level == DIAG_ERROR ? "error" : "warning";
+	const char *file = d->file ? d->file : "<plan>";
+	if (it->mark.line > 0)
+		sb_addf(sb, "%s:%d:%d: %s: %s", file, it->mark.line,
+			it->mark.col > 0 ? it->mark.col : 1, level, it->msg);
+	else
+		sb_addf(sb, "%s: %s: %s", file, level, it->msg);
+}
+
+void diag_format_item(const struct diag *d, size_t i, char *buf, size_t size)
+{
+	if (!size)
+		return;
+	buf[0] = '\0';
+	if (i >= d->n)
+		return;
+	struct strbuf sb = STRBUF_INIT;
+	format_head(d, &d->items[i], &sb);
+	size_t n = sb.len < size - 1 ? sb.len : size - 1;
+	memcpy(buf, sb.buf, n);
+	buf[n] = '\0';
+	sb_release(&sb);
+}
+
+/* The 1-based line of text, without its newline; NULL past the end. */
+static const char *source_line(const char *text, int line, size_t *len)
+{
+	const char *p = text;
+	for (int l = 1; l < line; l++) {
+		p = strchr(p, '\n');
+		if (!p)
+			return NULL;
+		p++;
+	}
+	size_t n = strcspn(p, "\r\n");
+	if (!*p && line > 1)
+		return NULL;
+	*len = n;
+	return p;
+}
+
+static size_t utf8_char_len(const char *p, size_t left)
+{
+	unsigned char c = (unsigned char)*p;
+	size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 1;
+	return n > left ? left : n;
+}
+
+static void print_source(const struct diag *d, const struct diag_item *it, FILE *out)
+{
+	size_t len;
+	const char *line = d->text ? source_line(d->text, it->mark.line, &len) : NULL;
+	if (!line)
+		return;
+	struct strbuf sb = STRBUF_INIT;
+	sb_addf(&sb, "%5d | ", it->mark.line);
+	sb_add(&sb, line, len);
+	sb_adds(&sb, "\n      | ");
+	size_t off = 0;
+	for (int c = 1; c < it->mark.col && off < len; c++) {
+		sb_addch(&sb, line[off] == '\t' ? '\t' : ' ');
+		off += utf8_char_len(line + off, len - off);
+	}
+	sb_addch(&sb, '^');
+	for (int c = 1; c < it->mark.len; c++)
+		sb_addch(&sb, '~');
+	sb_addch(&sb, '\n');
+	fputs(sb.buf, out);
+	sb_release(&sb);
+}
+
+static int cmp_items(const void *a, const void *b)
+{
+	const struct diag_item *x = *(const struct diag_item *const *)a;
+	const struct diag_item *y = *(const struct diag_item *const *)b;
+	if (x->mark.line != y->mark.line)
+		return x->mark.line < y->mark.line ? -1 : 1;
+	if (x->mark.col != y->mark.col)
+		return x->mark.col < y->mark.col ? -1 : 1;
+	return x < y ? -1 : x > y; /* stable: order of reporting */
+}
+
+void diag_print(const struct diag *d, FILE *out)
+{
+	if (!d->n)
+		return;
+	const struct diag_item **order = xcalloc(d->n, sizeof(*order));
+	for (size_t i = 0; i < d->n; i++)
+		order[i] = &d->items[i];
+	qsort(order, d->n, sizeof(*order), cmp_items);
+	for (size_t i = 0; i < d->n; i++) {
+		struct strbuf sb = STRBUF_INIT;
+		format_head(d, order[i], &sb);
+		sb_addch(&sb, '\n');
+		fputs(sb.buf, out);
+		sb_release(&sb);
+		if (order[i]->mark.line > 0)
+			print_source(d, order[i], out);
+	}
+	free(order);
+}
+
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	size_t *row = xcalloc(lb + 1, sizeof(size_t));
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t best = diag + (tolower((unsigned char)a[i - 1]) !=
+					      tolower((unsigned char)b[j - 1]));
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	size_t r = row[lb];
+	free(row);
+	return r;
+}
+
+/* One is a prefix of the other, sharing at least two characters. */
+static int prefix_of(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	size_t n = la < lb ? la : lb;
+	return n >= 2 && !strncasecmp(a, b, n);
+}
+
+const char *diag_suggest(const char *word, const char *const *candidates, size_t n)
+{
+	size_t len = strlen(word);
+	size_t limit = len / 3 > 1 ? len / 3 : 1;
+	const char *best = NULL;
+	size_t best_dist = limit + 1;
+	for (size_t i = 0; i < n; i++) {
+		if (!candidates[i])
+			continue;
+		size_t dist = edit_distance(word, candidates[i]);
+		if (dist < best_dist) {
+			best = candidates[i];
+			best_dist = dist;
+		}
+	}
+	for (size_t i = 0; !best && i < n; i++)
+		if (candidates[i] && prefix_of(word, candidates[i]))
+			best = candidates[i];
+	return best;
+}

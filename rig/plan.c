@@ -1,0 +1,669 @@
+/*
+ * The plan parser: a plan file (plan language v1, docs/plan-language.md)
+ * into struct plan, with every error of the file collected in a struct diag
+ * at the offending node's line and column.
+ *
+ * libyaml's document API loads the whole file into a node tree first: a plan
+ * is small, and a tree lets each part be checked where it is (keys looked up
+ * in tables, duplicates found, cross-references such as report.baseline
+ * resolved after the rest) without a hand-written event state machine. Each
+ * checker reports its own problems and returns "nothing" so that the walk
+ * goes on; a plan is valid iff no error was added.
+ *
+ * This file: the node helpers, the top level, cache and report. The target,
+ * layouts and platform checks live in plan_target.c, steps in plan_steps.c.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan.h"
+#include "plan_parse.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+/* --- nodes --- */
+
+struct mark node_mark(const yaml_node_t *n)
+{
+	struct mark m = { 0, 0, 0 };
+	if (!n)
+		return m;
+	m.line = (int)n->start_mark.line + 1;
+	m.col = (int)n->start_mark.column + 1;
+	m.len = 1;
+	if (n->end_mark.line == n->start_mark.line && n->end_mark.column > n->start_mark.column)
+		m.len = (int)(n->end_mark.column - n->start_mark.column);
+	if (n->type == YAML_SCALAR_NODE && n->start_mark.line == n->end_mark.line &&
+	    n->data.scalar.length == 0 && n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE)
+		m.len = 1;
+	return m;
+}
+
+yaml_node_t *node_at(struct pctx *c, int id)
+{
+	return yaml_document_get_node(c->doc, id);
+}
+
+const char *node_kind(const yaml_node_t *n)
+{
+	switch (n->type) {
+	case YAML_MAPPING_NODE: return "a mapping";
+	case YAML_SEQUENCE_NODE: return "a list";
+	default: return "a single value";
+	}
+}
+
+const char *node_text(const yaml_node_t *n)
+{
+	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+int node_is_null(const yaml_node_t *n)
+{
+	if (!n || n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+		return 0;
+	const char *s = node_text(n);
+	return !*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") ||
+	       !strcmp(s, "NULL");
+}
+
+void join_choices(struct strbuf *sb, const char *const *choices)
+{
+	for (size_t i = 0; choices[i]; i++)
+		sb_addf(sb, "%s%s", i ? ", " : "", choices[i]);
+}
+
+int name_ok(const char *s)
+{
+	size_t n = strlen(s);
+	if (n < 1 || n > 64)
+		return 0;
+	if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9')))
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || strchr("._+-", *s)))
+			return 0;
+	return 1;
+}
+
+/* --- keys --- */
+
+int map_keys(struct pctx *c, yaml_node_t *map, struct key *keys, size_t nkeys,
+	     const char *where, const char *what)
+{
+	if (!map || map->type != YAML_MAPPING_NODE) {
+		if (map)
+			diag_error(c->d, node_mark(map), "expected a mapping for %s, not %s",
+				   what, node_is_null(map) ? "nothing" : node_kind(map));
+		return -1;
+	}
+	const char **names = xcalloc(nkeys + 1, sizeof(char *));
+	for (size_t i = 0; i < nkeys; i++)
+		names[i] = keys[i].name;
+	for (yaml_node_pair_t *pr = map->data.mapping.pairs.start;
+	     pr < map->data.mapping.pairs.top; pr++) {
+		yaml_node_t *k = node_at(c, pr->key), *v = node_at(c, pr->value);
+		const char *name = node_text(k);
+		if (!name) {
+			diag_error(c->d, node_mark(k), "keys must be plain names, not %s (%s)",
+				   node_kind(k), where);
+			continue;
+		}
+		size_t i = 0;
+		while (i < nkeys && strcmp(keys[i].name, name))
+			i++;
+		if (i == nkeys) {
+			const char *near = diag_suggest(name, names, nkeys);
+			if (near)
+				diag_error(c->d, node_mark(k), "unknown key '%s' %s (did you mean '%s'?)",
+					   name, where, near);
+			else
+				diag_error(c->d, node_mark(k), "unknown key '%s' %s", name, where);
+			continue;
+		}
+		if (keys[i].key) {
+			diag_error(c->d, node_mark(k), "duplicate key '%s' %s (first given at line %d)",
+				   name, where, node_mark(keys[i].key).line);
+			continue;
+		}
+		keys[i].key = k;
+		keys[i].val = v;
+	}
+	free(names);
+	return 0;
+}
+
+int require_key(struct pctx *c, const struct key *k, yaml_node_t *map, const char *where)
+{
+	if (k->key)
+		return 1;
+	if (map && map->type == YAML_MAPPING_NODE)
+		diag_error(c->d, node_mark(map), "missing key '%s' %s", k->name, where);
+	return 0;
+}
+
+const char *key_scalar(struct pctx *c, const struct key *k, const char *what)
+{
+	if (!k->key)
+		return NULL;
+	if (node_is_null(k->val)) {
+		diag_error(c->d, node_mark(k->key), "no value for '%s' (expected %s)", k->name, what);
+		return NULL;
+	}
+	if (k->val->type != YAML_SCALAR_NODE) {
+		diag_error(c->d, node_mark(k->val), "expected %s for '%s', not %s", what, k->name,
+			   node_kind(k->val));
+		return NULL;
+	}
+	return node_text(k->val);
+}
+
+int key_uint(struct pctx *c, const struct key *k, uint64_t min, uint64_t max, uint64_t *out)
+{
+	const char *s = key_scalar(c, k, "a whole number");
+	const char *why;
+	uint64_t v;
+	if (!s)
+		return -1;
+	if (units_parse_uint(s, &v, &why)) {
+		diag_error(c->d, node_mark(k->val), "invalid number '%s' for '%s': %s", s, k->name, why);
+		return -1;
+	}
+	if (v < min || v > max) {
+		diag_error(c->d, node_mark(k->val), "'%s' must be %s %llu (is %s)", k->name,
+			   v < min ? "at least" : "at most",
+			   (unsigned long long)(v < min ? min : max), s);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int key_bool(struct pctx *c, const struct key *k, int *out)
+{
+	const char *s = key_scalar(c, k, "true or false");
+	if (!s)
+		return -1;
+	if (!strcmp(s, "true") || !strcmp(s, "True") || !strcmp(s, "TRUE"))
+		*out = 1;
+	else if (!strcmp(s, "false") || !strcmp(s, "False") || !strcmp(s, "FALSE"))
+		*out = 0;
+	else {
+		diag_error(c->d, node_mark(k->val), "invalid value '%s' for '%s': expected true or false",
+			   s, k->name);
+		return -1;
+	}
+	return 0;
+}
+
+int key_choice(struct pctx *c, const struct key *k, const char *const *choices, int *out)
+{
+	const char *s = key_scalar(c, k, "a name");
+	size_t n = 0;
+	if (!s)
+		return -1;
+	for (; choices[n]; n++)
+		if (!strcmp(choices[n], s)) {
+			*out = (int)n;
+			return 0;
+		}
+	struct strbuf sb = STRBUF_INIT;
+	join_choices(&sb, choices);
+	const char *near = diag_suggest(s, choices, n);
+	if (near)
+		diag_error(c->d, node_mark(k->val), "unknown value '%s' for '%s' (expected one of %s; "
+			   "did you mean '%s'?)", s, k->name, sb.buf, near);
+	else
+		diag_error(c->d, node_mark(k->val), "unknown value '%s' for '%s' (expected one of %s)",
+			   s, k->name, sb.buf);
+	sb_release(&sb);
+	return -1;
+}
+
+yaml_node_t *key_seq(struct pctx *c, const struct key *k, const char *what)
+{
+	if (!k->key)
+		return NULL;
+	if (node_is_null(k->val)) {
+		diag_error(c->d, node_mark(k->key), "no value for '%s' (expected %s)", k->name, what);
+		return NULL;
+	}
+	if (k->val->type != YAML_SEQUENCE_NODE) {
+		diag_error(c->d, node_mark(k->val), "expected %s for '%s', not %s", what, k->name,
+			   node_kind(k->val));
+		return NULL;
+	}
+	return k->val;
+}
+
+/* --- cache and report --- */
+
+static void parse_cache(struct pctx *c, const struct key *ck)
+{
+	struct key keys[] = { { "direct", 0, 0 }, { "flush", 0, 0 }, { "remount", 0, 0 } };
+	struct plan *p = c->p;
+	if (!ck->key || map_keys(c, ck->val, keys, NKEYS(keys), "in cache", "'cache'"))
+		return;
+	key_bool(c, &keys[0], &p->cache.direct);
+	key_bool(c, &keys[1], &p->cache.flush);
+	key_bool(c, &keys[2], &p->cache.remount);
+	if (p->cache.remount && p->target.kind == TARGET_DIRS && keys[2].key)
+		diag_error(c->d, node_mark(keys[2].val), "'remount' needs an image or disk target: "
+			   "rig does not mount the directories of a dirs target");
+}
+
+static const char *const fixed_factors[] = {
+	"layout", "position", "volume", "fs", "rep", "cycle", "seq", NULL
+};
+static const char *const format_names[] = { "html", "csv", "json", NULL };
+
+static int is_fixed_factor(const char *s)
+{
+	for (size_t i = 0; fixed_factors[i]; i++)
+		if (!strcmp(fixed_factors[i], s))
+			return 1;
+	return 0;
+}
+
+int factor_reserved(const char *name)
+{
+	return is_fixed_factor(name);
+}
+
+/* Every name report.baseline may refer to: volumes and layouts. */
+static size_t baseline_names(const struct plan *p, const char **out, size_t max)
+{
+	size_t n = 0;
+	for (size_t li = 0; li < plan_layout_count(p); li++) {
+		if (p->target.kind != TARGET_DIRS && n < max)
+			out[n++] = plan_layout_name(p, li);
+		for (size_t vi = 0; vi < plan_volume_count(p, li); vi++)
+			if (n < max && plan_volume_name(p, li, vi))
+				out[n++] = plan_volume_name(p, li, vi);
+	}
+	return n;
+}
+
+static void check_baseline(struct pctx *c, const struct key *k)
+{
+	struct plan *p = c->p;
+	size_t max = 1 + p->target.ndirs + p->nlayouts;
+	for (size_t li = 0; li < p->nlayouts; li++)
+		max += p->layouts[li].nparts;
+	const char **names = xcalloc(max, sizeof(char *));
+	size_t n = baseline_names(p, names, max);
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(names[i], p->report.baseline)) {
+			free(names);
+			return;
+		}
+	const char *near = diag_suggest(p->report.baseline, names, n);
+	struct strbuf sb = STRBUF_INIT;
+	sb_addf(&sb, "baseline '%s' is not a volume or layout of the plan", p->report.baseline);
+	if (near)
+		sb_addf(&sb, " (did you mean '%s'?)", near);
+	diag_error(c->d, node_mark(k->val), "%s", sb.buf);
+	sb_release(&sb);
+	free(names);
+}
+
+static void check_factor(struct pctx *c, yaml_node_t *item, const char *f)
+{
+	struct plan *p = c->p;
+	if (!strcmp(f, "cycle") && !c->has_cycle) {
+		diag_error(c->d, node_mark(item), "factor 'cycle' in report.by, but the plan has no cycle step");
+		return;
+	}
+	if (!strcmp(f, "layout") && p->target.kind == TARGET_DIRS) {
+		diag_error(c->d, node_mark(item), "factor 'layout' in report.by, but a dirs target has no layouts");
+		return;
+	}
+	if (is_fixed_factor(f))
+		return;
+	for (size_t i = 0; i < c->nsweep_vars; i++)
+		if (!strcmp(c->sweep_vars[i], f))
+			return;
+	size_t nf = NKEYS(fixed_factors) - 1;
+	const char **all = xcalloc(nf + c->nsweep_vars + 1, sizeof(char *));
+	memcpy(all, fixed_factors, nf * sizeof(char *));
+	memcpy(all + nf, c->sweep_vars, c->nsweep_vars * sizeof(char *));
+	all[nf + c->nsweep_vars] = NULL;
+	struct strbuf sb = STRBUF_INIT;
+	join_choices(&sb, all);
+	const char *near = diag_suggest(f, all, nf + c->nsweep_vars);
+	if (near)
+		diag_error(c->d, node_mark(item), "unknown factor '%s' in report.by (expected one of %s; "
+			   "did you mean '%s'?)", f, sb.buf, near);
+	else
+		diag_error(c->d, node_mark(item), "unknown factor '%s' in report.by (expected one of %s)",
+			   f, sb.buf);
+	sb_release(&sb);
+	free(all);
+}
+
+/* A list of unique scalars; calls fn for each new one. */
+static void each_unique(struct pctx *c, yaml_node_t *seq, const char *what,
+			void (*fn)(struct pctx *, yaml_node_t *, const char *))
+{
+	for (yaml_node_item_t *it = seq->data.sequence.items.start;
+	     it < seq->data.sequence.items.top; it++) {
+		yaml_node_t *n = node_at(c, *it);
+		const char *s = node_text(n);
+		if (!s || node_is_null(n)) {
+			diag_error(c->d, node_mark(n), "expected a name in %s, not %s", what,
+				   s ? "nothing" : node_kind(n));
+			continue;
+		}
+		int dup = 0;
+		for (yaml_node_item_t *jt = seq->data.sequence.items.start; jt < it; jt++) {
+			const char *t = node_text(node_at(c, *jt));
+			if (t && !strcmp(s, t))
+				dup = 1;
+		}
+		if (dup)
+			diag_error(c->d, node_mark(n), "'%s' appears twice in %s", s, what);
+		else
+			fn(c, n, s);
+	}
+}
+
+static void add_factor(struct pctx *c, yaml_node_t *n, const char *s)
+{
+	struct plan_report *r = &c->p->report;
+	check_factor(c, n, s);
+	r->by = xrealloc(r->by, (r->nby + 1) * sizeof(char *));
+	r->by[r->nby++] = xstrdup(s);
+}
+
+static void add_format(struct pctx *c, yaml_node_t *n, const char *s)
+{
+	for (size_t i = 0; format_names[i]; i++)
+		if (!strcmp(format_names[i], s)) {
+			c->p->report.formats |= 1u << i;
+			return;
+		}
+	const char *near = diag_suggest(s, format_names, 3);
+	diag_error(c->d, node_mark(n), "unknown report format '%s' (expected html, csv or json%s%s%s)",
+		   s, near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+}
+
+static void parse_report(struct pctx *c, const struct key *rk)
+{
+	struct key keys[] = { { "title", 0, 0 }, { "baseline", 0, 0 }, { "by", 0, 0 },
+			      { "formats", 0, 0 } };
+	struct plan_report *r = &c->p->report;
+	r->formats = FMT_HTML | FMT_CSV;
+	if (!rk->key || map_keys(c, rk->val, keys, NKEYS(keys), "in report", "'report'"))
+		return;
+	const char *s = key_scalar(c, &keys[0], "a title");
+	if (s)
+		r->title = xstrdup(s);
+	s = key_scalar(c, &keys[1], "a volume or layout name");
+	if (s) {
+		r->baseline = xstrdup(s);
+		r->baseline_mark = node_mark(keys[1].val);
+		check_baseline(c, &keys[1]);
+	}
+	yaml_node_t *seq = key_seq(c, &keys[2], "a list of factors");
+	if (seq)
+		each_unique(c, seq, "report.by", add_factor);
+	seq = key_seq(c, &keys[3], "a list of formats (html, csv, json)");
+	if (seq) {
+		r->formats = 0;
+		each_unique(c, seq, "report.formats", add_format);
+		if (seq->data.sequence.items.start == seq->data.sequence.items.top)
+			diag_error(c->d, node_mark(seq), "report.formats is empty: give at least one of "
+				   "html, csv, json");
+	}
+}
+
+/* --- top level --- */
+
+static int name_is_plan_name(const char *s)
+{
+	size_t n = strlen(s);
+	if (n < 1 || n > 64 || !((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9')))
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '-'))
+			return 0;
+	return 1;
+}
+
+static const char *const order_names[] = {
+	"alternate", "counterbalance", "latin", "random", "sequential", NULL
+};
+static const char *const reprovision_names[] = { "layout", "repeat", NULL };
+
+static void parse_root(struct pctx *c, yaml_node_t *root)
+{
+	struct plan *p = c->p;
+	struct key k[] = {
+		{ "rig", 0, 0 }, { "name", 0, 0 }, { "description", 0, 0 }, { "seed", 0, 0 },
+		{ "target", 0, 0 }, { "layouts", 0, 0 }, { "order", 0, 0 }, { "repeat", 0, 0 },
+		{ "reprovision", 0, 0 }, { "cache", 0, 0 }, { "steps", 0, 0 }, { "report", 0, 0 },
+	};
+	enum { K_RIG, K_NAME, K_DESC, K_SEED, K_TARGET, K_LAYOUTS, K_ORDER, K_REPEAT,
+	       K_REPROVISION, K_CACHE, K_STEPS, K_REPORT };
+	if (root->type != YAML_MAPPING_NODE) {
+		diag_error(c->d, node_mark(root), "a plan is a mapping of keys (rig, name, target, "
+			   "steps, ...), not %s", node_kind(root));
+		return;
+	}
+	map_keys(c, root, k, NKEYS(k), "in the plan", "the plan");
+
+	if (!k[K_RIG].key) {
+		diag_error(c->d, node_mark(root), "missing key 'rig' in the plan (the plan-language "
+			   "version; this rig supports rig: %d)", PLAN_VERSION);
+	} else {
+		const char *s = key_scalar(c, &k[K_RIG], "the plan-language version");
+		uint64_t v;
+		const char *why;
+		if (s && (units_parse_uint(s, &v, &why) || v != PLAN_VERSION))
+			diag_error(c->d, node_mark(k[K_RIG].val), "unsupported plan-language version '%s' "
+				   "(this rig supports version %d)", s, PLAN_VERSION);
+		else if (s)
+			p->version = (int)v;
+	}
+
+	if (require_key(c, &k[K_NAME], root, "in the plan")) {
+		const char *s = key_scalar(c, &k[K_NAME], "a name");
+		if (s && !name_is_plan_name(s))
+			diag_error(c->d, node_mark(k[K_NAME].val), "invalid plan name '%s': use 1 to 64 "
+				   "lowercase letters, digits and '-', starting with a letter or digit", s);
+		else if (s)
+			p->name = xstrdup(s);
+	}
+	const char *s = key_scalar(c, &k[K_DESC], "a text");
+	if (s)
+		p->description = xstrdup(s);
+	if (k[K_SEED].key && key_uint(c, &k[K_SEED], 0, UINT64_MAX, &p->seed) == 0)
+		p->has_seed = 1;
+
+	parse_fs_map(c);
+	if (require_key(c, &k[K_TARGET], root, "in the plan"))
+		parse_target(c, k[K_TARGET].key, k[K_TARGET].val);
+	if (c->target_known && p->target.kind == TARGET_DIRS) {
+		if (k[K_LAYOUTS].key)
+			diag_error(c->d, node_mark(k[K_LAYOUTS].key), "'layouts' apply only to image and "
+				   "disk targets: the directories of a dirs target are used as they are");
+	} else if (c->target_known && !k[K_LAYOUTS].key) {
+		diag_error(c->d, node_mark(k[K_TARGET].key), "missing key 'layouts' in the plan: "
+			   "an image or disk target needs at least one layout");
+	} else if (k[K_LAYOUTS].key) {
+		parse_layouts(c, &k[K_LAYOUTS]);
+	}
+
+	int v;
+	if (k[K_ORDER].key && key_choice(c, &k[K_ORDER], order_names, &v) == 0)
+		p->order = (enum plan_order)v;
+	if (k[K_REPEAT].key) {
+		uint64_t r;
+		if (key_uint(c, &k[K_REPEAT], 1, UINT32_MAX, &r) == 0)
+			p->repeat = (uint32_t)r;
+	}
+	if (k[K_REPROVISION].key && key_choice(c, &k[K_REPROVISION], reprovision_names, &v) == 0) {
+		p->reprovision = (enum plan_reprovision)v;
+		if (v == REPROVISION_REPEAT && p->target.kind == TARGET_DIRS)
+			diag_error(c->d, node_mark(k[K_REPROVISION].val), "'reprovision: repeat' needs an "
+				   "image or disk target: rig cannot provision a dirs target afresh");
+	}
+	parse_cache(c, &k[K_CACHE]);
+	if (require_key(c, &k[K_STEPS], root, "in the plan")) {
+		yaml_node_t *seq = key_seq(c, &k[K_STEPS], "a list of steps");
+		if (seq && seq->data.sequence.items.start == seq->data.sequence.items.top)
+			diag_error(c->d, node_mark(seq), "'steps' is empty: a plan needs at least one step");
+		else if (seq)
+			parse_steps(c, seq, &p->steps, &p->nsteps);
+	}
+	parse_report(c, &k[K_REPORT]);
+	check_platform(c);
+}
+
+/* Report libyaml's problem (a syntax error) at its mark. */
+static void yaml_problem(struct pctx *c, yaml_parser_t *parser)
+{
+	struct mark m = { (int)parser->problem_mark.line + 1, (int)parser->problem_mark.column + 1, 1 };
+	struct strbuf sb = STRBUF_INIT;
+	sb_addf(&sb, "invalid YAML: %s", parser->problem ? parser->problem : "syntax error");
+	if (parser->context)
+		sb_addf(&sb, " (%s at line %d)", parser->context, (int)parser->context_mark.line + 1);
+	diag_error(c->d, m, "%s", sb.buf);
+	sb_release(&sb);
+}
+
+static void parse_document(struct pctx *c)
+{
+	struct plan *p = c->p;
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	if (!yaml_parser_initialize(&parser)) {
+		diag_error(c->d, (struct mark){ 0, 0, 0 }, "cannot initialize the YAML parser");
+		return;
+	}
+	yaml_parser_set_input_string(&parser, (const unsigned char *)p->text, p->text_len);
+	if (!yaml_parser_load(&parser, &doc)) {
+		yaml_problem(c, &parser);
+		yaml_parser_delete(&parser);
+		return;
+	}
+	c->doc = &doc;
+	yaml_node_t *root = yaml_document_get_root_node(&doc);
+	if (!root || node_is_null(root)) {
+		diag_error(c->d, (struct mark){ 1, 1, 1 }, "the plan is empty: it needs at least rig, "
+			   "name, target and steps");
+	} else {
+		parse_root(c, root);
+		yaml_document_t next;
+		if (!yaml_parser_load(&parser, &next)) {
+			yaml_problem(c, &parser);
+		} else {
+			yaml_node_t *r2 = yaml_document_get_root_node(&next);
+			if (r2)
+				diag_error(c->d, node_mark(r2), "a plan is one YAML document; "
+					   "this is a second one");
+			yaml_document_delete(&next);
+		}
+	}
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+	c->doc = NULL;
+}
+
+struct plan *plan_parse_text(const char *name, const char *text, size_t len,
+			     const struct plan_options *opt, struct diag *d)
+{
+	static const struct plan_options none = { PLATFORM_ANY, NULL };
+	struct plan *p = xcalloc(1, sizeof(*p));
+	p->file = xstrdup(name ? name : "<plan>");
+	p->text = xmalloc(len + 1);
+	memcpy(p->text, text, len);
+	p->text[len] = '\0';
+	p->text_len = len;
+	p->order = ORDER_ALTERNATE;
+	p->repeat = 1;
+	p->reprovision = REPROVISION_LAYOUT;
+	p->cache.direct = 1;
+	p->cache.flush = 1;
+	p->report.formats = FMT_HTML | FMT_CSV;
+	d->file = p->file;
+	d->text = p->text;
+
+	struct pctx c = { .d = d, .p = p, .opt = opt ? opt : &none };
+	size_t nmod = 0;
+	while (rig_modules[nmod])
+		nmod++;
+	c.seen = xcalloc(nmod + 1, 1);
+	parse_document(&c);
+	free(c.seen);
+	free(c.sweep_vars);
+	free(c.fsrefs);
+	return p;
+}
+
+struct plan *plan_parse_file(const char *path, const struct plan_options *opt, struct diag *d)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		d->file = path;
+		diag_error(d, (struct mark){ 0, 0, 0 }, "cannot read plan %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	struct strbuf sb = STRBUF_INIT;
+	char buf[65536];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		sb_add(&sb, buf, n);
+	int err = ferror(f);
+	fclose(f);
+	if (err) {
+		d->file = path;
+		diag_error(d, (struct mark){ 0, 0, 0 }, "cannot read plan %s: read error", path);
+		sb_release(&sb);
+		return NULL;
+	}
+	struct plan *p = plan_parse_text(path, sb.buf, sb.len, opt, d);
+	sb_release(&sb);
+	return p;
+}
+
+static void free_strv(char **v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void plan_free(struct plan *p)
+{
+	if (!p)
+		return;
+	free(p->file);
+	free(p->text);
+	free(p->name);
+	free(p->description);
+	free_strv(p->target.dirs, p->target.ndirs);
+	free_strv(p->target.names, p->target.ndirs);
+	free(p->target.image_path);
+	free(p->target.device);
+	free(p->target.confirm);
+	for (size_t i = 0; i < p->nlayouts; i++) {
+		struct plan_layout *l = &p->layouts[i];
+		free(l->name);
+		free(l->scheme);
+		for (size_t j = 0; j < l->nparts; j++) {
+			free(l->parts[j].name);
+			free(l->parts[j].fs);
+		}
+		free(l->parts);
+	}
+	free(p->layouts);
+	steps_free(p->steps, p->nsteps);
+	free(p->report.title);
+	free(p->report.baseline);
+	free_strv(p->report.by, p->report.nby);
+	free(p);
+}

@@ -1,0 +1,103 @@
+/*
+ * Internal to the plan parser (plan.c, plan_steps.c): the parse context and
+ * the helpers that turn libyaml nodes into checked values, each reporting
+ * its own errors (file:line:col via struct diag) and returning NULL or -1 so
+ * that parsing continues and every error of a file is collected.
+ */
+#ifndef RIG_PLAN_PARSE_H
+#define RIG_PLAN_PARSE_H
+
+#include <yaml.h>
+
+#include "plan.h"
+
+struct pctx {
+	yaml_document_t *doc;
+	struct diag *d;
+	struct plan *p;
+	const struct plan_options *opt;
+	/* Sweep variables declared anywhere in the plan (report.by may name
+	 * them); not owned, they point into the plan's steps. */
+	const char **sweep_vars;
+	size_t nsweep_vars, sweep_vars_alloc;
+	int has_cycle;
+	/* Modules seen so far in plan order (indexes into rig_modules), for
+	 * `needs`. */
+	unsigned char *seen;
+	/* The target's kind was recognised (its details may still be wrong). */
+	int target_known;
+	/* Every partition entry's file system, for the platform check. */
+	struct fsref *fsrefs;
+	size_t nfsrefs, fsrefs_alloc;
+	/* --fs-map, parsed (static file-system name strings). */
+	const char *map_from[8], *map_to[8];
+	size_t nmap;
+	struct mark device_mark;
+};
+
+struct fsref {
+	const char *fs;     /* canonical, after --fs-map (static string) */
+	const char *orig;   /* as written, when --fs-map changed it; else NULL */
+	struct mark mark;   /* the fs value */
+	const char *name;   /* the partition entry's name as written (static for the parse) */
+};
+
+/* A key of a mapping: filled by map_keys(). */
+struct key {
+	const char *name;
+	yaml_node_t *key;   /* NULL: not given */
+	yaml_node_t *val;
+};
+
+struct mark node_mark(const yaml_node_t *n);
+yaml_node_t *node_at(struct pctx *c, int id);
+/* "a mapping", "a list", "a value" */
+const char *node_kind(const yaml_node_t *n);
+/* A plain empty, ~ or null scalar. */
+int node_is_null(const yaml_node_t *n);
+/* The scalar's text (NUL-terminated by libyaml), or NULL. */
+const char *node_text(const yaml_node_t *n);
+
+/*
+ * Walk mapping `map`, filling keys[] (names set by the caller). Unknown
+ * keys (with a suggestion), duplicates and non-scalar keys are errors that
+ * mention `where` ("in target", "in step 'write'"). Returns 0, or -1 when
+ * map is not a mapping (reported as "expected a mapping for WHAT").
+ */
+int map_keys(struct pctx *c, yaml_node_t *map, struct key *keys, size_t nkeys,
+	     const char *where, const char *what);
+/* Report "missing key 'NAME' WHERE" at map unless k was given. Returns 1 if given. */
+int require_key(struct pctx *c, const struct key *k, yaml_node_t *map, const char *where);
+
+/* A scalar value of a key; NULL (reported) for null, lists and mappings.
+ * `what` is the expected thing ("a size"). */
+const char *key_scalar(struct pctx *c, const struct key *k, const char *what);
+int key_uint(struct pctx *c, const struct key *k, uint64_t min, uint64_t max, uint64_t *out);
+int key_bool(struct pctx *c, const struct key *k, int *out);
+int key_choice(struct pctx *c, const struct key *k, const char *const *choices, int *out);
+/* The list value of a key (may be empty), or NULL (reported). */
+yaml_node_t *key_seq(struct pctx *c, const struct key *k, const char *what);
+/* An owned copy of a scalar that must be a name (volume, layout): 1..64
+ * characters of [A-Za-z0-9._+-], starting with a letter or digit. */
+int name_ok(const char *s);
+/* "a" -> "'a'" style list of choices into sb: "alternate, latin, ...". */
+struct strbuf;
+void join_choices(struct strbuf *sb, const char *const *choices);
+
+/* A fixed report factor (layout, position, ...): sweep variables may not
+ * take these names. */
+int factor_reserved(const char *name);
+
+/* Target, layouts and the platform (plan_target.c). */
+void parse_fs_map(struct pctx *c);
+void parse_target(struct pctx *c, yaml_node_t *key, yaml_node_t *val);
+void parse_layouts(struct pctx *c, const struct key *k);
+void check_platform(struct pctx *c);
+
+/* The step list (plan_steps.c). */
+void parse_steps(struct pctx *c, yaml_node_t *seq, struct plan_step **out, size_t *n);
+void steps_free(struct plan_step *s, size_t n);
+
+#define NKEYS(a) (sizeof(a) / sizeof((a)[0]))
+
+#endif

@@ -1,0 +1,556 @@
+/*
+ * The steps of a plan: module steps, `cycle` and `sweep` blocks, nested to
+ * any depth. Each module step keeps its parameters as written (struct pval)
+ * and is validated here by binding them exactly as the runner will
+ * (params_bind), once for every value of each sweep variable it refers to,
+ * so that `to: $level` with `level: [90%, 120%]` is an error at `120%`.
+ *
+ * Only the variables a step uses are varied (the product of their value
+ * lists), and the same message at the same place is reported once however
+ * many combinations produce it. `needs` (read after write, enumerate after
+ * tree) is checked against plan order: any earlier step, at any depth.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan.h"
+#include "plan_parse.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+/* Combinations of sweep values validated per step; beyond it, the rest are
+ * trusted (each value list is still checked on its own by then). */
+#define MAX_COMBINATIONS 100000
+
+/* The enclosing sweeps of a step, innermost first. */
+struct scope {
+	const struct plan_step *sweep; /* var may be NULL when its name was invalid */
+	int used;
+	struct scope *outer;
+};
+
+static void parse_list(struct pctx *c, yaml_node_t *seq, struct scope *sc,
+		       struct plan_step **out, size_t *n);
+
+static size_t module_index(const struct rig_module *m)
+{
+	size_t i = 0;
+	while (rig_modules[i] && rig_modules[i] != m)
+		i++;
+	return i;
+}
+
+static int is_var_name(const char *s)
+{
+	if (!((*s >= 'a' && *s <= 'z') || *s == '_'))
+		return 0;
+	for (s++; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_'))
+			return 0;
+	return 1;
+}
+
+/* "$name" as a whole value: the name, else NULL. */
+static const char *var_ref(const char *text)
+{
+	return text && text[0] == '$' && is_var_name(text + 1) ? text + 1 : NULL;
+}
+
+/* --- module parameters --- */
+
+/* Fill pv from the value node; on a shape error, pv is left "given but
+ * reported" (no text, not a list) so that binding skips it. */
+static int fill_pval(struct pctx *c, const struct rig_module *m, const struct rig_param *rp,
+		     yaml_node_t *k, yaml_node_t *v, struct pval *pv)
+{
+	pv->given = 1;
+	pv->key_mark = node_mark(k);
+	pv->mark = node_mark(v);
+	if (node_is_null(v)) {
+		diag_error(c->d, pv->key_mark, "no value for '%s' in step '%s' (expected a %s)",
+			   rp->name, m->name, param_type_name(rp->type));
+		return -1;
+	}
+	if (v->type == YAML_SCALAR_NODE) {
+		pv->text = xstrdup(node_text(v));
+		return 0;
+	}
+	if (v->type == YAML_MAPPING_NODE) {
+		diag_error(c->d, pv->mark, "expected a %s for '%s' in step '%s', not a mapping",
+			   param_type_name(rp->type), rp->name, m->name);
+		return -1;
+	}
+	size_t n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
+	char **items = xcalloc(n + 1, sizeof(char *));
+	struct mark *marks = xcalloc(n + 1, sizeof(struct mark));
+	int bad = 0;
+	for (size_t i = 0; i < n; i++) {
+		yaml_node_t *it = node_at(c, v->data.sequence.items.start[i]);
+		marks[i] = node_mark(it);
+		if (it->type != YAML_SCALAR_NODE || node_is_null(it)) {
+			diag_error(c->d, marks[i], "expected a single value in the list for '%s' in "
+				   "step '%s', not %s", rp->name, m->name,
+				   it->type == YAML_SCALAR_NODE ? "nothing" : node_kind(it));
+			bad = 1;
+			items[i] = xstrdup("");
+			continue;
+		}
+		items[i] = xstrdup(node_text(it));
+	}
+	if (bad) {
+		for (size_t i = 0; i < n; i++)
+			free(items[i]);
+		free(items);
+		free(marks);
+		return -1;
+	}
+	pv->is_seq = 1;
+	pv->items = items;
+	pv->item_marks = marks;
+	pv->nitems = n;
+	return 0;
+}
+
+/* Add the items of tmp to d, skipping those already added since `from`,
+ * and those at `skip` (the step itself) when skip.line != 0. */
+static void merge_unique(struct diag *d, size_t from, const struct diag *tmp, struct mark skip)
+{
+	for (size_t i = 0; i < tmp->n; i++) {
+		const struct diag_item *t = &tmp->items[i];
+		int dup = skip.line && t->mark.line == skip.line && t->mark.col == skip.col;
+		for (size_t j = from; j < d->n && !dup; j++)
+			dup = d->items[j].mark.line == t->mark.line && d->items[j].mark.col == t->mark.col &&
+			      !strcmp(d->items[j].msg, t->msg);
+		if (dup)
+			continue;
+		if (t->level == DIAG_ERROR)
+			diag_error(d, t->mark, "%s", t->msg);
+		else
+			diag_warning(d, t->mark, "%s", t->msg);
+	}
+}
+
+static void bind_once(struct pctx *c, const struct plan_step *st, const struct binding *b,
+		      size_t from, int values_only)
+{
+	struct mark skip = { 0, 0, 0 };
+	if (values_only)
+		skip = st->mark;
+	const struct rig_module *m = st->module;
+	struct diag tmp;
+	diag_init(&tmp, c->d->file, c->d->text);
+	void *args = xcalloc(1, m->args_size ? m->args_size : 1);
+	if (params_bind(m, st->params, b, args, &tmp, st->mark) == 0 && m->check)
+		m->check(args, &tmp, st->mark);
+	params_free(m, args);
+	free(args);
+	merge_unique(c->d, from, &tmp, skip);
+	diag_release(&tmp);
+}
+
+/*
+ * Bind the step for every combination of the sweep values it refers to.
+ * values_only: the step has a misspelt key, so report only problems of the
+ * values given, not missing parameters or cross-checks (likely the typo's
+ * consequences, and noise next to the error that explains them).
+ */
+static void validate_bindings(struct pctx *c, const struct plan_step *st, struct scope *sc,
+			      int values_only)
+{
+	size_t np = module_nparams(st->module);
+	struct scope *used[16];
+	size_t nused = 0;
+	for (size_t i = 0; i < np; i++) {
+		const struct pval *pv = &st->params[i];
+		size_t nt = pv->is_seq ? pv->nitems : 1;
+		for (size_t j = 0; pv->given && j < nt; j++) {
+			const char *name = var_ref(pv->is_seq ? pv->items[j] : pv->text);
+			for (struct scope *s = sc; name && s; s = s->outer) {
+				if (!s->sweep->var || strcmp(s->sweep->var, name))
+					continue;
+				s->used = 1;
+				size_t k = 0;
+				while (k < nused && used[k] != s)
+					k++;
+				if (k == nused && nused < NKEYS(used))
+					used[nused++] = s;
+				break;
+			}
+		}
+	}
+	size_t combos = 1;
+	for (size_t k = 0; k < nused; k++) {
+		if (!used[k]->sweep->nvalues)
+			return; /* the empty list is reported already */
+		combos *= used[k]->sweep->nvalues;
+		if (combos > MAX_COMBINATIONS)
+			combos = MAX_COMBINATIONS;
+	}
+	struct binding b[16];
+	size_t idx[16] = { 0 };
+	size_t from = c->d->n;
+	for (size_t n = 0; n < combos; n++) {
+		for (size_t k = 0; k < nused; k++) {
+			const struct plan_step *sw = used[k]->sweep;
+			b[k] = (struct binding){ sw->var, sw->values[idx[k]], sw->value_marks[idx[k]],
+						 k + 1 < nused ? &b[k + 1] : NULL };
+		}
+		bind_once(c, st, nused ? &b[0] : NULL, from, values_only);
+		for (size_t k = 0; k < nused; k++) {
+			if (++idx[k] < used[k]->sweep->nvalues)
+				break;
+			idx[k] = 0;
+		}
+	}
+}
+
+static void parse_module(struct pctx *c, const struct rig_module *m, yaml_node_t *val,
+			 struct scope *sc, struct plan_step *st)
+{
+	size_t np = module_nparams(m);
+	st->kind = STEP_MODULE;
+	st->module = m;
+	st->params = xcalloc(np + 1, sizeof(struct pval));
+	int bad = 0;
+	if (val->type == YAML_MAPPING_NODE) {
+		const char **names = xcalloc(np + 1, sizeof(char *));
+		for (size_t i = 0; i < np; i++)
+			names[i] = m->params[i].name;
+		for (yaml_node_pair_t *pr = val->data.mapping.pairs.start;
+		     pr < val->data.mapping.pairs.top; pr++) {
+			yaml_node_t *k = node_at(c, pr->key), *v = node_at(c, pr->value);
+			const char *name = node_text(k);
+			size_t i = 0;
+			while (name && i < np && strcmp(names[i], name))
+				i++;
+			if (!name) {
+				diag_error(c->d, node_mark(k), "parameter names must be plain names, not %s "
+					   "(in step '%s')", node_kind(k), m->name);
+			} else if (i == np && !np) {
+				diag_error(c->d, node_mark(k), "unknown key '%s' in step '%s' (it takes no "
+					   "parameters)", name, m->name);
+			} else if (i == np) {
+				const char *near = diag_suggest(name, names, np);
+				struct strbuf sb = STRBUF_INIT;
+				if (near)
+					sb_addf(&sb, " (did you mean '%s'?)", near);
+				else
+					join_choices(&sb, names), sb_addch(&sb, ')');
+				diag_error(c->d, node_mark(k), "unknown key '%s' in step '%s'%s%s", name,
+					   m->name, near ? "" : " (expected one of ", sb.buf);
+				sb_release(&sb);
+			} else if (st->params[i].given) {
+				diag_error(c->d, node_mark(k), "duplicate key '%s' in step '%s' (first given "
+					   "at line %d)", name, m->name, st->params[i].key_mark.line);
+				continue;
+			} else {
+				if (fill_pval(c, m, &m->params[i], k, v, &st->params[i]))
+					bad = 1;
+				continue;
+			}
+			bad = 1;
+		}
+		free(names);
+	} else if (!node_is_null(val)) {
+		diag_error(c->d, node_mark(val), "step '%s' takes a mapping of parameters, e.g. "
+			   "'%s: { %s: ... }', or {} for the defaults; not %s", m->name, m->name,
+			   np ? m->params[0].name : "", node_kind(val));
+		bad = 1;
+	}
+	if (m->needs && !c->seen[module_index(module_find(m->needs))])
+		diag_error(c->d, st->mark, "step '%s' needs a '%s' step before it in the plan (it works "
+			   "on what '%s' left on the volume)", m->name, m->needs, m->needs);
+	c->seen[module_index(m)] = 1;
+	validate_bindings(c, st, sc, bad);
+}
+
+/* --- cycle and sweep --- */
+
+static void parse_block_steps(struct pctx *c, const struct key *k, yaml_node_t *map,
+			      const char *what, struct scope *sc, struct plan_step *st)
+{
+	if (!require_key(c, k, map, what))
+		return;
+	yaml_node_t *seq = key_seq(c, k, "a list of steps");
+	if (seq && seq->data.sequence.items.start == seq->data.sequence.items.top)
+		diag_error(c->d, node_mark(seq), "'steps' %s is empty", what);
+	else if (seq)
+		parse_list(c, seq, sc, &st->steps, &st->nsteps);
+}
+
+static void parse_cycle(struct pctx *c, yaml_node_t *val, struct scope *sc, struct plan_step *st)
+{
+	struct key k[] = { { "times", 0, 0 }, { "steps", 0, 0 } };
+	st->kind = STEP_CYCLE;
+	c->has_cycle = 1;
+	if (map_keys(c, val, k, NKEYS(k), "in cycle", "'cycle' ({ times, steps })"))
+		return;
+	if (require_key(c, &k[0], val, "in cycle")) {
+		const char *s = node_text(k[0].val);
+		uint64_t v;
+		if (s && s[0] == '$')
+			diag_error(c->d, node_mark(k[0].val), "cycle 'times' must be a number, not '%s': "
+				   "variables may be used only in module parameters", s);
+		else if (key_uint(c, &k[0], 1, UINT32_MAX, &v) == 0)
+			st->times = (uint32_t)v;
+	}
+	parse_block_steps(c, &k[1], val, "in cycle", sc, st);
+}
+
+static void add_sweep_var(struct pctx *c, const char *var)
+{
+	for (size_t i = 0; i < c->nsweep_vars; i++)
+		if (!strcmp(c->sweep_vars[i], var))
+			return;
+	XGROW(c->sweep_vars, c->nsweep_vars + 1, c->sweep_vars_alloc);
+	c->sweep_vars[c->nsweep_vars++] = var;
+}
+
+static void sweep_values(struct pctx *c, yaml_node_t *vk, yaml_node_t *vv, struct plan_step *st)
+{
+	const char *var = node_text(vk);
+	if (node_is_null(vv) || vv->type != YAML_SEQUENCE_NODE) {
+		diag_error(c->d, node_mark(node_is_null(vv) ? vk : vv), "sweep variable '%s' needs a "
+			   "list of values, e.g. %s: [90%%, 95%%]; not %s", var, var,
+			   node_is_null(vv) ? "nothing" : node_kind(vv));
+		return;
+	}
+	size_t n = (size_t)(vv->data.sequence.items.top - vv->data.sequence.items.start);
+	if (!n) {
+		diag_error(c->d, node_mark(vv), "sweep variable '%s' has no values", var);
+		return;
+	}
+	st->values = xcalloc(n, sizeof(char *));
+	st->value_marks = xcalloc(n, sizeof(struct mark));
+	for (size_t i = 0; i < n; i++) {
+		yaml_node_t *it = node_at(c, vv->data.sequence.items.start[i]);
+		const char *s = node_text(it);
+		struct mark m = node_mark(it);
+		if (!s || node_is_null(it)) {
+			diag_error(c->d, m, "expected a single value in sweep '%s', not %s", var,
+				   s ? "nothing" : node_kind(it));
+			continue;
+		}
+		if (s[0] == '$' && s[1] != '$') {
+			diag_error(c->d, m, "sweep values must be written out: '%s' is a variable, and "
+				   "a sweep's own list cannot use one", s);
+			continue;
+		}
+		int dup = 0;
+		for (size_t j = 0; j < st->nvalues && !dup; j++)
+			dup = !strcmp(st->values[j], s);
+		if (dup) {
+			diag_error(c->d, m, "value '%s' appears twice in sweep '%s'", s, var);
+			continue;
+		}
+		st->value_marks[st->nvalues] = m;
+		st->values[st->nvalues++] = xstrdup(s);
+	}
+}
+
+static void parse_sweep(struct pctx *c, yaml_node_t *key, yaml_node_t *val, struct scope *sc,
+			struct plan_step *st)
+{
+	st->kind = STEP_SWEEP;
+	if (val->type != YAML_MAPPING_NODE) {
+		diag_error(c->d, node_mark(node_is_null(val) ? key : val), "expected a mapping for "
+			   "'sweep' ({ VARIABLE: [values], steps: [...] }), not %s",
+			   node_is_null(val) ? "nothing" : node_kind(val));
+		return;
+	}
+	struct key steps = { "steps", 0, 0 };
+	yaml_node_t *vk = NULL, *vv = NULL;
+	for (yaml_node_pair_t *pr = val->data.mapping.pairs.start; pr < val->data.mapping.pairs.top; pr++) {
+		yaml_node_t *k = node_at(c, pr->key), *v = node_at(c, pr->value);
+		const char *name = node_text(k);
+		if (!name) {
+			diag_error(c->d, node_mark(k), "keys must be plain names, not %s (in sweep)",
+				   node_kind(k));
+		} else if (!strcmp(name, "steps")) {
+			if (steps.key)
+				diag_error(c->d, node_mark(k), "duplicate key 'steps' in sweep (first given "
+					   "at line %d)", node_mark(steps.key).line);
+			else
+				steps.key = k, steps.val = v;
+		} else if (vk) {
+			diag_error(c->d, node_mark(k), "sweep has a second variable '%s' (after '%s'): a "
+				   "sweep varies exactly one variable; nest sweeps to vary two", name,
+				   node_text(vk));
+		} else {
+			vk = k;
+			vv = v;
+		}
+	}
+	if (!vk) {
+		diag_error(c->d, node_mark(key), "sweep needs a variable: a key next to 'steps' "
+			   "whose value is the list of values, e.g. level: [90%%, 95%%]");
+	} else {
+		const char *var = node_text(vk);
+		struct mark m = node_mark(vk);
+		int ok = 1;
+		if (!is_var_name(var)) {
+			diag_error(c->d, m, "invalid sweep variable name '%s': use lowercase letters, "
+				   "digits and '_', starting with a letter or '_'", var);
+			ok = 0;
+		} else if (factor_reserved(var)) {
+			diag_error(c->d, m, "sweep variable '%s' has the name of a report factor; "
+				   "choose another name", var);
+			ok = 0;
+		}
+		for (struct scope *s = sc; ok && s; s = s->outer) {
+			if (s->sweep->var && !strcmp(s->sweep->var, var)) {
+				diag_error(c->d, m, "sweep variable '%s' shadows the enclosing sweep's "
+					   "variable '%s' (line %d): choose another name", var, var,
+					   s->sweep->mark.line);
+				ok = 0;
+			}
+		}
+		if (ok) {
+			st->var = xstrdup(var);
+			add_sweep_var(c, st->var);
+		}
+		sweep_values(c, vk, vv, st);
+	}
+	struct scope inner = { st, 0, sc };
+	parse_block_steps(c, &steps, val, "in sweep", &inner, st);
+	if (st->var && st->nvalues && st->nsteps && !inner.used)
+		diag_warning(c->d, node_mark(vk), "sweep variable '%s' is not used by any step (write "
+			     "$%s in a parameter)", st->var, st->var);
+}
+
+/* --- the list --- */
+
+static const char **step_names(size_t *n)
+{
+	size_t nm = 0;
+	while (rig_modules[nm])
+		nm++;
+	const char **names = xcalloc(nm + 3, sizeof(char *));
+	for (size_t i = 0; i < nm; i++)
+		names[i] = rig_modules[i]->name;
+	names[nm] = "cycle";
+	names[nm + 1] = "sweep";
+	*n = nm + 2;
+	return names;
+}
+
+static void extra_keys(struct pctx *c, yaml_node_t *item, const struct rig_module *m,
+		       const char *first)
+{
+	for (yaml_node_pair_t *pr = item->data.mapping.pairs.start + 1;
+	     pr < item->data.mapping.pairs.top; pr++) {
+		yaml_node_t *k = node_at(c, pr->key);
+		const char *name = node_text(k);
+		if (name && m && module_param(m, name))
+			diag_error(c->d, node_mark(k), "'%s' is a parameter of step '%s': put it inside "
+				   "the step, as in '%s: { %s: ... }'", name, first, first, name);
+		else
+			diag_error(c->d, node_mark(k), "a step has exactly one key, but '%s' follows "
+				   "'%s': start each step with its own '- '", name ? name : "?", first);
+	}
+}
+
+/* One list item; returns 1 when st was filled. */
+static int parse_item(struct pctx *c, yaml_node_t *item, struct scope *sc, struct plan_step *st)
+{
+	size_t nnames;
+	const char **names;
+	if (item->type != YAML_MAPPING_NODE) {
+		const char *s = node_text(item);
+		if (s && module_find(s))
+			diag_error(c->d, node_mark(item), "step '%s' needs a mapping of parameters: "
+				   "write '%s: {}' for its defaults", s, s);
+		else
+			diag_error(c->d, node_mark(item), "a step is a one-key mapping such as "
+				   "'write: { files: 4 }', not %s", node_is_null(item) ? "nothing" : node_kind(item));
+		return 0;
+	}
+	if (item->data.mapping.pairs.start == item->data.mapping.pairs.top) {
+		diag_error(c->d, node_mark(item), "empty step: a step is a one-key mapping such as "
+			   "'write: {}'");
+		return 0;
+	}
+	yaml_node_t *k = node_at(c, item->data.mapping.pairs.start->key);
+	yaml_node_t *v = node_at(c, item->data.mapping.pairs.start->value);
+	const char *name = node_text(k);
+	if (!name) {
+		diag_error(c->d, node_mark(k), "a step's key must be a module name, not %s", node_kind(k));
+		return 0;
+	}
+	const struct rig_module *m = module_find(name);
+	extra_keys(c, item, m, name);
+	st->mark = node_mark(k);
+	if (!strcmp(name, "cycle")) {
+		parse_cycle(c, v, sc, st);
+		return 1;
+	}
+	if (!strcmp(name, "sweep")) {
+		parse_sweep(c, k, v, sc, st);
+		return 1;
+	}
+	if (m) {
+		parse_module(c, m, v, sc, st);
+		return 1;
+	}
+	names = step_names(&nnames);
+	const char *near = diag_suggest(name, names, nnames);
+	if (near) {
+		diag_error(c->d, st->mark, "unknown module '%s' (did you mean '%s'?)", name, near);
+	} else {
+		struct strbuf sb = STRBUF_INIT;
+		join_choices(&sb, names);
+		diag_error(c->d, st->mark, "unknown module '%s' (known: %s)", name, sb.buf);
+		sb_release(&sb);
+	}
+	free(names);
+	return 0;
+}
+
+static void parse_list(struct pctx *c, yaml_node_t *seq, struct scope *sc,
+		       struct plan_step **out, size_t *n)
+{
+	size_t total = (size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start);
+	/* Sized once, so that scopes may point at steps while nested lists parse. */
+	struct plan_step *steps = xcalloc(total + 1, sizeof(struct plan_step));
+	size_t k = 0;
+	for (size_t i = 0; i < total; i++) {
+		if (parse_item(c, node_at(c, seq->data.sequence.items.start[i]), sc, &steps[k]))
+			k++;
+		else
+			memset(&steps[k], 0, sizeof(steps[k]));
+	}
+	*out = steps;
+	*n = k;
+}
+
+void parse_steps(struct pctx *c, yaml_node_t *seq, struct plan_step **out, size_t *n)
+{
+	parse_list(c, seq, NULL, out, n);
+}
+
+static void pval_free(struct pval *v)
+{
+	free(v->text);
+	for (size_t i = 0; i < v->nitems; i++)
+		free(v->items[i]);
+	free(v->items);
+	free(v->item_marks);
+}
+
+void steps_free(struct plan_step *s, size_t n)
+{
+	for (size_t i = 0; s && i < n; i++) {
+		struct plan_step *st = &s[i];
+		if (st->kind == STEP_MODULE && st->params)
+			for (size_t j = 0; j < module_nparams(st->module); j++)
+				pval_free(&st->params[j]);
+		free(st->params);
+		free(st->var);
+		for (size_t j = 0; j < st->nvalues; j++)
+			free(st->values[j]);
+		free(st->values);
+		free(st->value_marks);
+		steps_free(st->steps, st->nsteps);
+	}
+	free(s);
+}

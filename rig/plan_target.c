@@ -1,0 +1,690 @@
+/*
+ * The target and layouts of a plan, and the platform its file systems
+ * belong to. Partition entries are expanded here (`count` and `{n}`), sizes
+ * checked per layout (one `rest`, percentages at most 100%), and names
+ * checked against what they will become: volume names and file-system
+ * labels, so a name that mkfs would refuse is an error at validation, not
+ * at provisioning half an hour into a run.
+ *
+ * The platform is decided after all partitions are known: either the one
+ * asked for (each file system must be one it can make) or, for
+ * PLATFORM_ANY, the one that can make all of them.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan.h"
+#include "plan_parse.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
+
+#define MAX_PARTITIONS 128 /* a GPT holds 128 entries */
+#define MIN_IMAGE_SIZE (1ull << 20)
+
+/* --- --fs-map --- */
+
+static const char *known_fs(const char *s, size_t n)
+{
+	static const enum plan_platform plats[] = { PLATFORM_MACOS, PLATFORM_LINUX };
+	for (size_t i = 0; i < 2; i++)
+		for (const char *const *f = plan_platform_fs(plats[i]); *f; f++)
+			if (strlen(*f) == n && !strncmp(*f, s, n))
+				return *f;
+	return NULL;
+}
+
+static enum plan_platform fs_platform(const char *fs)
+{
+	static const enum plan_platform plats[] = { PLATFORM_MACOS, PLATFORM_LINUX };
+	for (size_t i = 0; i < 2; i++)
+		for (const char *const *f = plan_platform_fs(plats[i]); *f; f++)
+			if (!strcmp(*f, fs))
+				return plats[i];
+	return PLATFORM_ANY;
+}
+
+static void all_fs_names(struct strbuf *sb)
+{
+	sb_adds(sb, "macos: ");
+	join_choices(sb, plan_platform_fs(PLATFORM_MACOS));
+	sb_adds(sb, "; linux: ");
+	join_choices(sb, plan_platform_fs(PLATFORM_LINUX));
+}
+
+static void map_error(struct pctx *c, const char *why, const char *part, size_t len)
+{
+	diag_error(c->d, (struct mark){ 0, 0, 0 }, "invalid --fs-map '%s': %s '%.*s'",
+		   c->opt->fs_map, why, (int)len, part);
+}
+
+void parse_fs_map(struct pctx *c)
+{
+	const char *s = c->opt->fs_map;
+	if (!s || !*s)
+		return;
+	while (*s) {
+		size_t n = strcspn(s, ",");
+		const char *eq = memchr(s, '=', n);
+		if (!eq) {
+			map_error(c, "expected FROM=TO pairs separated by commas, not", s, n);
+		} else {
+			const char *from = s, *to = eq + 1;
+			size_t nf = (size_t)(eq - s), nt = n - nf - 1;
+			while (nf && from[nf - 1] == ' ')
+				nf--;
+			while (nf && *from == ' ')
+				from++, nf--;
+			while (nt && *to == ' ')
+				to++, nt--;
+			while (nt && to[nt - 1] == ' ')
+				nt--;
+			const char *kf = known_fs(from, nf), *kt = known_fs(to, nt);
+			if (!kf)
+				map_error(c, "unknown file system", from, nf);
+			else if (!kt)
+				map_error(c, "unknown file system", to, nt);
+			else if (c->nmap == NKEYS(c->map_from))
+				map_error(c, "too many entries at", s, n);
+			else {
+				for (size_t i = 0; i < c->nmap; i++)
+					if (c->map_from[i] == kf) {
+						map_error(c, "file system mapped twice:", from, nf);
+						kf = NULL;
+					}
+				if (kf) {
+					c->map_from[c->nmap] = kf;
+					c->map_to[c->nmap++] = kt;
+				}
+			}
+		}
+		s += n;
+		if (*s == ',')
+			s++;
+	}
+}
+
+/* --- target --- */
+
+/* The last path component of a directory, for its volume name. */
+static char *last_component(const char *path)
+{
+	size_t n = strlen(path);
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	size_t b = n;
+	while (b > 0 && path[b - 1] != '/')
+		b--;
+	return xstrndup(path + b, n - b);
+}
+
+static const char name_rule[] =
+	"use 1 to 64 letters, digits, '.', '_', '+' or '-', starting with a letter or digit";
+
+static void parse_dirs(struct pctx *c, struct key *dk, struct key *nk)
+{
+	struct plan_target *t = &c->p->target;
+	yaml_node_t *seq = key_seq(c, dk, "a list of directories");
+	yaml_node_t *names = nk->key ? key_seq(c, nk, "a list of volume names") : NULL;
+	if (!seq)
+		return;
+	size_t n = (size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start);
+	if (!n) {
+		diag_error(c->d, node_mark(seq), "'dirs' is empty: give at least one directory");
+		return;
+	}
+	size_t nn = names ? (size_t)(names->data.sequence.items.top - names->data.sequence.items.start) : 0;
+	if (names && nn != n) {
+		diag_error(c->d, node_mark(names), "'names' has %zu entr%s but 'dirs' has %zu: give "
+			   "one name per directory", nn, nn == 1 ? "y" : "ies", n);
+		names = NULL;
+	}
+	t->dirs = xcalloc(n, sizeof(char *));
+	t->names = xcalloc(n, sizeof(char *));
+	yaml_node_t **where = xcalloc(n, sizeof(*where));
+	for (size_t i = 0; i < n; i++) {
+		yaml_node_t *dn = node_at(c, seq->data.sequence.items.start[i]);
+		const char *path = node_text(dn);
+		if (!path || node_is_null(dn) || !*path) {
+			diag_error(c->d, node_mark(dn), "expected a directory path in 'dirs', not %s",
+				   path ? "nothing" : node_kind(dn));
+			continue;
+		}
+		for (size_t j = 0; j < t->ndirs; j++)
+			if (!strcmp(t->dirs[j], path))
+				diag_error(c->d, node_mark(dn), "directory '%s' appears twice in 'dirs'", path);
+		char *name = NULL;
+		yaml_node_t *at = dn;
+		if (names) {
+			at = node_at(c, names->data.sequence.items.start[i]);
+			const char *s = node_text(at);
+			if (!s || node_is_null(at)) {
+				diag_error(c->d, node_mark(at), "expected a volume name in 'names', not %s",
+					   s ? "nothing" : node_kind(at));
+			} else if (!name_ok(s)) {
+				diag_error(c->d, node_mark(at), "invalid volume name '%s': %s", s, name_rule);
+			} else {
+				name = xstrdup(s);
+			}
+		} else {
+			name = last_component(path);
+			if (!name_ok(name)) {
+				diag_error(c->d, node_mark(dn), "cannot name a volume after directory '%s' "
+					   "('%s' is not a valid name: %s); give the volumes names with "
+					   "'names:'", path, name, name_rule);
+				free(name);
+				name = NULL;
+			}
+		}
+		if (name) {
+			for (size_t j = 0; j < t->ndirs; j++) {
+				if (t->names[j] && !strcmp(t->names[j], name)) {
+					diag_error(c->d, node_mark(at), "duplicate volume name '%s' (also at "
+						   "line %d)%s", name, node_mark(where[j]).line,
+						   names ? "" : "; give the volumes names with 'names:'");
+					break;
+				}
+			}
+		}
+		where[t->ndirs] = at;
+		t->dirs[t->ndirs] = xstrdup(path);
+		t->names[t->ndirs] = name ? name : xstrdup("");
+		t->ndirs++;
+	}
+	free(where);
+}
+
+static void parse_image(struct pctx *c, yaml_node_t *key, yaml_node_t *val)
+{
+	struct plan_target *t = &c->p->target;
+	struct key k[] = { { "path", 0, 0 }, { "size", 0, 0 }, { "keep", 0, 0 } };
+	if (map_keys(c, val, k, NKEYS(k), "in image", "'image' ({ path, size })"))
+		return;
+	if (require_key(c, &k[0], val, "in image")) {
+		const char *s = key_scalar(c, &k[0], "a file path");
+		if (s && !*s)
+			diag_error(c->d, node_mark(k[0].val), "the image path is empty");
+		else if (s)
+			t->image_path = xstrdup(s);
+	}
+	if (require_key(c, &k[1], val, "in image")) {
+		const char *s = key_scalar(c, &k[1], "a size such as 20G");
+		const char *why;
+		uint64_t v;
+		if (s && units_parse_size(s, &v, &why))
+			diag_error(c->d, node_mark(k[1].val), "invalid size '%s' for the image: %s", s, why);
+		else if (s && v < MIN_IMAGE_SIZE)
+			diag_error(c->d, node_mark(k[1].val), "image size '%s' is too small: an image "
+				   "needs at least 1M for a partition table and file systems", s);
+		else if (s)
+			t->image_size = v;
+	}
+	key_bool(c, &k[2], &t->keep);
+}
+
+static void parse_disk(struct pctx *c, yaml_node_t *val)
+{
+	struct plan_target *t = &c->p->target;
+	struct key k[] = { { "device", 0, 0 }, { "confirm", 0, 0 } };
+	if (map_keys(c, val, k, NKEYS(k), "in disk", "'disk' ({ device, confirm })"))
+		return;
+	if (require_key(c, &k[0], val, "in disk")) {
+		const char *s = key_scalar(c, &k[0], "a device (disk4 on macOS, /dev/sdb on Linux)");
+		if (s) {
+			t->device = xstrdup(s);
+			c->device_mark = node_mark(k[0].val);
+		}
+	}
+	if (require_key(c, &k[1], val, "in disk")) {
+		const char *s = key_scalar(c, &k[1], "the disk's media name or serial");
+		if (s && !*s)
+			diag_error(c->d, node_mark(k[1].val), "'confirm' is empty: give the disk's media "
+				   "name (model) or serial number");
+		else if (s)
+			t->confirm = xstrdup(s);
+	}
+}
+
+static int before(const yaml_node_t *a, const yaml_node_t *b)
+{
+	return a->start_mark.index < b->start_mark.index;
+}
+
+void parse_target(struct pctx *c, yaml_node_t *key, yaml_node_t *val)
+{
+	struct plan_target *t = &c->p->target;
+	struct key k[] = { { "dirs", 0, 0 }, { "names", 0, 0 }, { "image", 0, 0 }, { "disk", 0, 0 } };
+	static const enum target_kind kinds[] = { TARGET_DIRS, TARGET_DIRS, TARGET_IMAGE, TARGET_DISK };
+	t->mark = node_mark(key);
+	if (map_keys(c, val, k, NKEYS(k), "in target", "'target' (dirs, image or disk)"))
+		return;
+	struct key *first = NULL;
+	for (size_t i = 0; i < NKEYS(k); i++) {
+		if (i == 1 || !k[i].key)
+			continue;
+		if (!first || before(k[i].key, first->key))
+			first = &k[i];
+	}
+	if (!first) {
+		diag_error(c->d, node_mark(key), "target needs one of 'dirs', 'image' or 'disk'");
+		return;
+	}
+	for (size_t i = 0; i < NKEYS(k); i++)
+		if (i != 1 && k[i].key && &k[i] != first)
+			diag_error(c->d, node_mark(k[i].key), "target has both '%s' and '%s': give "
+				   "exactly one of dirs, image or disk", first->name, k[i].name);
+	c->target_known = 1;
+	t->kind = kinds[first - k];
+	t->mark = node_mark(first->key);
+	if (k[1].key && t->kind != TARGET_DIRS)
+		diag_error(c->d, node_mark(k[1].key), "'names' applies only to a dirs target: "
+			   "partitions are named in the layouts");
+	if (t->kind == TARGET_DIRS)
+		parse_dirs(c, &k[0], &k[1]);
+	else if (t->kind == TARGET_IMAGE)
+		parse_image(c, first->key, first->val);
+	else
+		parse_disk(c, first->val);
+}
+
+/* --- layouts --- */
+
+struct layout_sizes {
+	double percent;        /* sum */
+	uint64_t bytes;        /* sum */
+	int rest_line;         /* line of the rest entry, 0 = none */
+	struct mark rest_mark;
+	struct mark over_mark; /* where the percentages passed 100 */
+	int over;
+};
+
+/* Replace {n} in name by i. */
+static char *expand_name(const char *name, uint64_t i)
+{
+	struct strbuf sb = STRBUF_INIT;
+	for (const char *s = name; *s;) {
+		if (!strncmp(s, "{n}", 3)) {
+			sb_addf(&sb, "%llu", (unsigned long long)i);
+			s += 3;
+		} else {
+			sb_addch(&sb, *s++);
+		}
+	}
+	return sb_detach(&sb);
+}
+
+static int parse_part_size(struct pctx *c, struct key *sk, const char *pname,
+			   struct plan_partition *out)
+{
+	const char *s = key_scalar(c, sk, "a size, a percentage or rest");
+	const char *why;
+	if (!s)
+		return -1;
+	struct mark m = node_mark(sk->val);
+	if (!strcmp(s, "rest")) {
+		out->size_kind = PSIZE_REST;
+		return 0;
+	}
+	if (strchr(s, '%')) {
+		if (units_parse_percent(s, &out->percent, &why)) {
+			diag_error(c->d, m, "invalid size '%s' for partition '%s': %s", s, pname, why);
+			return -1;
+		}
+		if (!(out->percent > 0 && out->percent <= 100)) {
+			diag_error(c->d, m, "partition '%s' has size %s: a percentage must be more "
+				   "than 0%% and at most 100%%", pname, s);
+			return -1;
+		}
+		out->size_kind = PSIZE_PERCENT;
+		return 0;
+	}
+	if (units_parse_size(s, &out->bytes, &why)) {
+		diag_error(c->d, m, "invalid size '%s' for partition '%s': %s (or a percentage "
+			   "such as 50%%, or rest)", s, pname, why);
+		return -1;
+	}
+	if (!out->bytes) {
+		diag_error(c->d, m, "partition '%s' has size 0", pname);
+		return -1;
+	}
+	out->size_kind = PSIZE_BYTES;
+	return 0;
+}
+
+static const char *map_fs(struct pctx *c, const char *fs, const char **orig)
+{
+	*orig = NULL;
+	for (size_t i = 0; i < c->nmap; i++)
+		if (!strcmp(c->map_from[i], fs)) {
+			*orig = c->map_from[i];
+			return c->map_to[i];
+		}
+	return fs;
+}
+
+static void parse_partition(struct pctx *c, struct plan_layout *l, const char *lname,
+			    yaml_node_t *pn, size_t index, struct layout_sizes *ls)
+{
+	struct key k[] = { { "name", 0, 0 }, { "fs", 0, 0 }, { "size", 0, 0 }, { "count", 0, 0 } };
+	struct strbuf where = STRBUF_INIT;
+	sb_addf(&where, "in partition %zu of layout '%s'", index + 1, lname);
+	if (map_keys(c, pn, k, NKEYS(k), where.buf, "a partition ({ name, fs, size })")) {
+		sb_release(&where);
+		return;
+	}
+	uint64_t count = 1;
+	int ok = 1;
+	if (k[3].key && key_uint(c, &k[3], 1, MAX_PARTITIONS, &count))
+		ok = 0;
+	const char *name = NULL;
+	if (require_key(c, &k[0], pn, where.buf) && (name = key_scalar(c, &k[0], "a name"))) {
+		if (count > 1 && !strstr(name, "{n}")) {
+			diag_error(c->d, node_mark(k[0].val), "partition name '%s' needs '{n}' with "
+				   "count %llu, so that each partition gets its own name (e.g. \"%s{n}\")",
+				   name, (unsigned long long)count, name);
+			ok = 0;
+		}
+	}
+	const char *fs = NULL, *orig = NULL;
+	if (require_key(c, &k[1], pn, where.buf) && (fs = key_scalar(c, &k[1], "a file system"))) {
+		const char *canon = known_fs(fs, strlen(fs));
+		if (!canon) {
+			static const char *all[8];
+			size_t n = 0;
+			for (const char *const *f = plan_platform_fs(PLATFORM_MACOS); *f; f++)
+				all[n++] = *f;
+			for (const char *const *f = plan_platform_fs(PLATFORM_LINUX); *f; f++)
+				all[n++] = *f;
+			struct strbuf sb = STRBUF_INIT;
+			all_fs_names(&sb);
+			const char *near = diag_suggest(fs, all, n);
+			diag_error(c->d, node_mark(k[1].val), "unknown file system '%s' (%s%s%s%s)", fs,
+				   sb.buf, near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+			sb_release(&sb);
+			fs = NULL;
+		} else {
+			fs = map_fs(c, canon, &orig);
+			XGROW(c->fsrefs, c->nfsrefs + 1, c->fsrefs_alloc);
+			c->fsrefs[c->nfsrefs++] = (struct fsref){ fs, orig, node_mark(k[1].val), name };
+		}
+	}
+	struct plan_partition proto = { 0 };
+	if (require_key(c, &k[2], pn, where.buf) &&
+	    parse_part_size(c, &k[2], name ? name : "?", &proto) == 0) {
+		struct mark sm = node_mark(k[2].val);
+		if (proto.size_kind == PSIZE_REST) {
+			if (count > 1)
+				diag_error(c->d, sm, "count %llu with size rest would make %llu rest "
+					   "partitions: only one partition per layout may be rest",
+					   (unsigned long long)count, (unsigned long long)count);
+			else if (ls->rest_line)
+				diag_error(c->d, sm, "only one partition per layout may have size rest "
+					   "(layout '%s' has one at line %d)", lname, ls->rest_line);
+			else {
+				ls->rest_line = sm.line;
+				ls->rest_mark = sm;
+			}
+		} else if (proto.size_kind == PSIZE_PERCENT) {
+			ls->percent += proto.percent * (double)count;
+			if (ls->percent > 100 + 1e-9 && !ls->over) {
+				ls->over = 1;
+				ls->over_mark = sm;
+			}
+		} else {
+			ls->bytes += proto.bytes * count;
+		}
+	} else {
+		ok = 0;
+	}
+	if (ok && name && fs) {
+		if (l->nparts + count > MAX_PARTITIONS) {
+			diag_error(c->d, node_mark(pn), "layout '%s' has more than %d partitions "
+				   "(a GPT holds %d)", lname, MAX_PARTITIONS, MAX_PARTITIONS);
+			count = 0;
+		}
+		l->parts = xrealloc(l->parts, (l->nparts + count + 1) * sizeof(*l->parts));
+		for (uint64_t i = 1; i <= count; i++) {
+			char *pname = expand_name(name, i);
+			int bad = !name_ok(pname);
+			if (bad && i == 1)
+				diag_error(c->d, node_mark(k[0].val), "invalid partition name '%s': %s",
+					   pname, name_rule);
+			for (size_t j = 0; !bad && j < l->nparts; j++)
+				if (!strcmp(l->parts[j].name, pname)) {
+					diag_error(c->d, node_mark(k[0].val), "duplicate partition name '%s' "
+						   "in layout '%s' (also at line %d)", pname, lname,
+						   l->parts[j].mark.line);
+					bad = 1;
+				}
+			struct plan_partition *pp = &l->parts[l->nparts++];
+			*pp = proto;
+			pp->name = pname;
+			pp->fs = xstrdup(fs);
+			pp->mark = node_mark(pn);
+			if (bad)
+				break;
+		}
+	}
+	sb_release(&where);
+}
+
+static void check_layout_sizes(struct pctx *c, const char *lname, const struct layout_sizes *ls,
+			       yaml_node_t *ln)
+{
+	const struct plan_target *t = &c->p->target;
+	if (ls->over)
+		diag_error(c->d, ls->over_mark, "partition sizes in layout '%s' add up to %.4g%% "
+			   "(more than 100%%)", lname, ls->percent);
+	else if (ls->rest_line && ls->percent > 100 - 1e-9)
+		diag_error(c->d, ls->rest_mark, "partition of size rest in layout '%s' gets nothing: "
+			   "the other partitions already take 100%%", lname);
+	if (t->kind == TARGET_IMAGE && t->image_size && !ls->over) {
+		double need = (double)ls->bytes + ls->percent / 100.0 * (double)t->image_size;
+		if (need > (double)t->image_size * (1 + 1e-12)) {
+			struct strbuf sb = STRBUF_INIT;
+			units_format_size(&sb, t->image_size);
+			diag_error(c->d, node_mark(ln), "the partitions of layout '%s' need more than "
+				   "the image's %s", lname, sb.buf);
+			sb_release(&sb);
+		}
+	}
+}
+
+static void parse_layout(struct pctx *c, yaml_node_t *ln, size_t index)
+{
+	struct plan *p = c->p;
+	struct key k[] = { { "name", 0, 0 }, { "scheme", 0, 0 }, { "partitions", 0, 0 } };
+	struct strbuf where = STRBUF_INIT;
+	sb_addf(&where, "in layout %zu", index + 1);
+	if (map_keys(c, ln, k, NKEYS(k), where.buf, "a layout ({ name, partitions })")) {
+		sb_release(&where);
+		return;
+	}
+	struct plan_layout *l = &p->layouts[p->nlayouts++];
+	l->mark = node_mark(ln);
+	const char *name = NULL;
+	if (require_key(c, &k[0], ln, where.buf) && (name = key_scalar(c, &k[0], "a name"))) {
+		if (!name_ok(name)) {
+			diag_error(c->d, node_mark(k[0].val), "invalid layout name '%s': %s", name, name_rule);
+		} else {
+			for (size_t i = 0; i + 1 < p->nlayouts; i++)
+				if (p->layouts[i].name && !strcmp(p->layouts[i].name, name))
+					diag_error(c->d, node_mark(k[0].val), "duplicate layout name '%s' "
+						   "(also at line %d)", name, p->layouts[i].mark.line);
+			sb_reset(&where);
+			sb_addf(&where, "in layout '%s'", name);
+		}
+	}
+	l->name = xstrdup(name ? name : "");
+	l->scheme = xstrdup("gpt");
+	if (k[1].key) {
+		const char *s = key_scalar(c, &k[1], "a partition scheme");
+		if (s && strcmp(s, "gpt"))
+			diag_error(c->d, node_mark(k[1].val), "unsupported partition scheme '%s' "
+				   "(plan language v1 supports gpt)", s);
+	}
+	char num[24];
+	snprintf(num, sizeof(num), "%zu", index + 1);
+	const char *lname = name ? name : num;
+	if (require_key(c, &k[2], ln, where.buf)) {
+		yaml_node_t *seq = key_seq(c, &k[2], "a list of partitions");
+		if (seq && seq->data.sequence.items.start == seq->data.sequence.items.top)
+			diag_error(c->d, node_mark(seq), "layout '%s' has no partitions", lname);
+		if (seq) {
+			struct layout_sizes ls = { 0 };
+			size_t i = 0;
+			for (yaml_node_item_t *it = seq->data.sequence.items.start;
+			     it < seq->data.sequence.items.top; it++, i++)
+				parse_partition(c, l, lname, node_at(c, *it), i, &ls);
+			check_layout_sizes(c, lname, &ls, ln);
+		}
+	}
+	sb_release(&where);
+}
+
+void parse_layouts(struct pctx *c, const struct key *k)
+{
+	yaml_node_t *seq = key_seq(c, k, "a list of layouts");
+	if (!seq)
+		return;
+	size_t n = (size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start);
+	if (!n) {
+		diag_error(c->d, node_mark(seq), "'layouts' is empty: give at least one layout");
+		return;
+	}
+	c->p->layouts = xcalloc(n, sizeof(struct plan_layout));
+	for (size_t i = 0; i < n; i++)
+		parse_layout(c, node_at(c, seq->data.sequence.items.start[i]), i);
+}
+
+/* --- platform --- */
+
+static void fs_set(struct pctx *c, enum plan_platform pl, struct strbuf *sb)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < c->nfsrefs; i++) {
+		if (fs_platform(c->fsrefs[i].fs) != pl)
+			continue;
+		int dup = 0;
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(c->fsrefs[j].fs, c->fsrefs[i].fs))
+				dup = 1;
+		if (!dup)
+			sb_addf(sb, "%s%s", n++ ? ", " : "", c->fsrefs[i].fs);
+	}
+}
+
+static int label_limit(const char *fs)
+{
+	static const struct { const char *fs; int max; } limits[] = {
+		{ "ext4", 16 }, { "xfs", 12 }, { "fat32", 11 }, { "exfat", 15 },
+	};
+	for (size_t i = 0; i < NKEYS(limits); i++)
+		if (!strcmp(limits[i].fs, fs))
+			return limits[i].max;
+	return 64;
+}
+
+static void check_labels(struct pctx *c)
+{
+	const struct plan *p = c->p;
+	for (size_t li = 0; li < p->nlayouts; li++) {
+		int last_line = 0, last_col = 0;
+		for (size_t i = 0; i < p->layouts[li].nparts; i++) {
+			const struct plan_partition *pp = &p->layouts[li].parts[i];
+			if (pp->mark.line == last_line && pp->mark.col == last_col)
+				continue; /* one report per entry, not per count */
+			int max = label_limit(pp->fs);
+			int fat_ok = 1;
+			if (!strcmp(pp->fs, "fat32"))
+				for (const char *s = pp->name; *s; s++)
+					if (*s == '.' || *s == '+')
+						fat_ok = 0;
+			if ((int)strlen(pp->name) > max) {
+				diag_error(c->d, pp->mark, "partition name '%s' is too long for a%s %s label "
+					   "(at most %d characters)", pp->name,
+					   pp->fs[0] == 'e' || pp->fs[0] == 'x' ? "n" : "", pp->fs, max);
+			} else if (!fat_ok) {
+				diag_error(c->d, pp->mark, "partition name '%s' cannot be a fat32 label: "
+					   "use letters, digits, '_' and '-'", pp->name);
+			} else {
+				continue;
+			}
+			last_line = pp->mark.line;
+			last_col = pp->mark.col;
+		}
+	}
+}
+
+static void check_device(struct pctx *c, enum plan_platform pl)
+{
+	const char *dev = c->p->target.device;
+	if (!dev || c->p->target.kind != TARGET_DISK)
+		return;
+	struct mark m = c->device_mark;
+	if (pl == PLATFORM_MACOS) {
+		const char *s = dev;
+		if (!strncmp(s, "/dev/r", 6))
+			s += 6;
+		else if (!strncmp(s, "/dev/", 5))
+			s += 5;
+		size_t digits = strncmp(s, "disk", 4) ? 0 : strspn(s + 4, "0123456789");
+		if (!digits) {
+			diag_error(c->d, m, "invalid device '%s' for macos: give a whole-disk identifier "
+				   "such as disk4 (see diskutil list)", dev);
+		} else if (s[4 + digits]) {
+			diag_error(c->d, m, "device '%s' is not a whole disk: give the disk itself "
+				   "(disk%.*s)", dev, (int)digits, s + 4);
+		} else if (s != dev) {
+			diag_error(c->d, m, "give the macos disk identifier '%s', not the device path '%s'",
+				   s, dev);
+		}
+	} else if (pl == PLATFORM_LINUX) {
+		if (strncmp(dev, "/dev/", 5) || !dev[5] || strpbrk(dev, " \t") || strstr(dev, ".."))
+			diag_error(c->d, m, "invalid device '%s' for linux: give the whole disk's device "
+				   "path, such as /dev/sdb", dev);
+	}
+}
+
+void check_platform(struct pctx *c)
+{
+	struct plan *p = c->p;
+	enum plan_platform want = c->opt->platform;
+	p->platform = PLATFORM_ANY;
+	if (!c->target_known || p->target.kind == TARGET_DIRS)
+		return;
+	if (want == PLATFORM_ANY && c->nfsrefs) {
+		enum plan_platform first = fs_platform(c->fsrefs[0].fs);
+		for (size_t i = 1; i < c->nfsrefs; i++) {
+			if (fs_platform(c->fsrefs[i].fs) == first)
+				continue;
+			struct strbuf mac = STRBUF_INIT, lin = STRBUF_INIT;
+			fs_set(c, PLATFORM_MACOS, &mac);
+			fs_set(c, PLATFORM_LINUX, &lin);
+			diag_error(c->d, c->fsrefs[i].mark, "the plan mixes macos file systems (%s) and "
+				   "linux file systems (%s): one platform cannot make them all",
+				   mac.buf, lin.buf);
+			sb_release(&mac);
+			sb_release(&lin);
+			break;
+		}
+		p->platform = first;
+	} else if (want != PLATFORM_ANY) {
+		for (size_t i = 0; i < c->nfsrefs; i++) {
+			const struct fsref *r = &c->fsrefs[i];
+			if (fs_platform(r->fs) == want)
+				continue;
+			struct strbuf can = STRBUF_INIT, from = STRBUF_INIT;
+			join_choices(&can, plan_platform_fs(want));
+			if (r->orig)
+				sb_addf(&from, " (mapped from '%s' by --fs-map)", r->orig);
+			diag_error(c->d, r->mark, "file system '%s'%s cannot be made on %s (it can make %s)",
+				   r->fs, from.buf, plan_platform_name(want), can.buf);
+			sb_release(&can);
+			sb_release(&from);
+		}
+		p->platform = want;
+	}
+	check_labels(c);
+	check_device(c, p->platform);
+}
