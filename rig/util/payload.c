@@ -52,7 +52,8 @@ static struct stream_keys keys_of(const struct payload *p, uint64_t stream)
 	struct stream_keys sk;
 	sk.s = mix64(stream ^ p->key);
 	sk.k = mix64(sk.s + 0x632be59bd9b4e019ull);
-	sk.base = (size_t)(mix64(sk.s ^ 0xd1b54a32d192ed03ull) % (p->ring / p->align)) * p->align;
+	size_t rot = p->align > PAYLOAD_ROTATE ? p->align : PAYLOAD_ROTATE;
+	sk.base = (size_t)(mix64(sk.s ^ 0xd1b54a32d192ed03ull) % (p->ring / rot)) * rot;
 	return sk;
 }
 
@@ -109,11 +110,10 @@ int payload_init(struct payload *p, uint64_t seed, size_t max_len)
 		align = PAYLOAD_SECTOR;
 	if (max_len == 0)
 		max_len = align;
-	if (max_len > SIZE_MAX / 4)
+	if (max_len > SIZE_MAX / 4 || align > PAYLOAD_RING)
 		return -ENOMEM;
 	max_len = (max_len + align - 1) / align * align;
-	size_t ring = 2 * max_len > PAYLOAD_MIN_RING ? 2 * max_len : PAYLOAD_MIN_RING;
-	ring = (ring + align - 1) / align * align;
+	size_t ring = PAYLOAD_RING;
 	void *mem = NULL;
 	if (posix_memalign(&mem, align, ring + max_len) != 0)
 		return -ENOMEM;
@@ -126,7 +126,9 @@ int payload_init(struct payload *p, uint64_t seed, size_t max_len)
 	struct prng r;
 	prng_seed(&r, seed_derive(seed, "payload/pool"));
 	prng_fill(&r, p->pool, ring);
-	memcpy(p->pool + ring, p->pool, max_len); /* windows never wrap */
+	/* Continue the ring so that no window wraps (dst - src = ring >= n). */
+	for (size_t off = 0; off < max_len; off += ring)
+		memcpy(p->pool + ring + off, p->pool + off, max_len - off < ring ? max_len - off : ring);
 	return 0;
 }
 

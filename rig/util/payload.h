@@ -6,28 +6,33 @@
  * the clock runs.
  *
  * How (fio's scramble_buffers idea): one pool of pseudo-random bytes is made
- * per cell, outside the timing (prng_fill; max(64 MiB, 2 x max_len) bytes,
- * aligned for direct I/O). A stream (a file, or a generation of a file) is
- * a pseudo-random rotation of the pool: byte `offset` of stream s is
- * pool[(base(seed, s) + offset) mod ring], base a multiple of the direct-I/O
- * alignment. The first 16 bytes of every 512-byte sector of the stream
- * (sector = offset / 512) are then replaced by a stamp, an injective
- * function of (seed, stream, sector): no two sectors of any streams of one
- * seed are equal, so neither is any 4K block. A write takes a window of
- * the pool itself (payload_block stamps the window's sectors in place and
- * returns a pointer into the pool: no memcpy); the non-stamp bytes of the
- * pool never change, so anything written can be verified later.
+ * per cell, outside the timing (prng_fill of a 64 MiB ring, continued for
+ * max_len more bytes so no window wraps; aligned for direct I/O). A stream
+ * (a file, or a generation of a file) is a pseudo-random rotation of the
+ * ring: byte `offset` of stream s is ring[(base(seed, s) + offset) mod 64 MiB],
+ * base a multiple of 64 KiB (so a window at an aligned offset is aligned
+ * for any direct-I/O alignment up to 64 KiB). The first 16 bytes of every
+ * 512-byte sector of the stream (sector = offset / 512) are then replaced
+ * by a stamp, an injective function of (seed, stream, sector): no two
+ * sectors of any streams of one seed are equal, so neither is any 4K
+ * block. A write takes a window of the pool itself (payload_block stamps
+ * the window's sectors in place and returns a pointer into the pool: no
+ * memcpy); the non-stamp bytes of the pool never change, so anything
+ * written can be verified later.
  *
- * The contents are a pure function of (seed, stream, offset): a file
- * written in 1M blocks verifies when read back in 4K blocks, and writing the
+ * The contents are a pure function of (seed, stream, offset), whatever
+ * max_len and platform: a file written in 1M blocks verifies when read
+ * back in 4K blocks (with a payload made with any max_len), and writing the
  * same (stream, offset) twice writes the same bytes. Writers that overwrite
  * (randwrite, churn) and must not rewrite identical data (ZFS nopwrite,
  * dedup) use a fresh stream per generation.
  *
- * Limits: a stream repeats the pool's non-stamp bytes every `ring` bytes
- * (64 MiB or more), so a compressor whose window exceeds the ring (zstd
- * --long, lrzip) could shrink a file larger than the ring; block-level
- * compression (file systems, SSD controllers: 4K..1M records) cannot.
+ * Limits: a stream repeats the ring's non-stamp bytes every 64 MiB, so a
+ * compressor whose window exceeds that (zstd --long, lrzip) could shrink a
+ * file larger than 64 MiB; block-level compression (file systems, SSD
+ * controllers: 4K..1M records) and block dedup cannot. Two streams share a
+ * rotation with probability 1/1024; their blocks still differ in every
+ * sector's stamp.
  *
  * Not thread-safe for payload_block (it writes into the pool); payload_copy
  * and payload_check only read the pool and may run concurrently with each
@@ -41,11 +46,12 @@
 
 #define PAYLOAD_SECTOR 512u     /* stamp granularity */
 #define PAYLOAD_STAMP 16u       /* stamp bytes at the start of each sector */
-#define PAYLOAD_MIN_RING (64u << 20)
+#define PAYLOAD_RING (64u << 20)  /* the period of a stream's non-stamp bytes */
+#define PAYLOAD_ROTATE (64u << 10) /* granularity of the streams' rotations */
 
 struct payload {
-	unsigned char *pool;    /* ring bytes, then a copy of the first max_len (owned) */
-	size_t ring;            /* period: max(64 MiB, 2 x max_len), a multiple of align */
+	unsigned char *pool;    /* ring bytes, then max_len more continuing it (owned) */
+	size_t ring;            /* PAYLOAD_RING */
 	size_t max_len;         /* longest window payload_block returns */
 	size_t align;           /* plat_direct_align() at init; pool and windows are aligned */
 	uint64_t seed;
@@ -56,7 +62,8 @@ struct payload {
  * Make the pool for windows of up to max_len bytes (the largest block the
  * caller will write; rounded up to the alignment). Fills it from `seed`:
  * the same seed gives the same payload on every run and platform. Done
- * outside any timing (64 MiB takes tens of milliseconds). 0, or -ENOMEM
+ * outside any timing (64 MiB takes tens of milliseconds; the pool holds
+ * 64 MiB + max_len bytes). 0, or -ENOMEM
  * (p is then empty and payload_release is harmless).
  */
 int payload_init(struct payload *p, uint64_t seed, size_t max_len);

@@ -1,0 +1,336 @@
+/*
+ * Tests of rig/util/payload.c: the bytes are never zeros or constant,
+ * differ per stream and per sector, are reproducible from the seed and
+ * independent of how they are cut into blocks, verify after the pool has
+ * been stamped for other streams, and a 64 MiB write holds no two equal
+ * 4K blocks. Plus the least-squares fit of rig/util/fit.c, which write
+ * and read use for time = overhead + bytes / rate.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../platform/platform.h"
+#include "rig/util/fit.h"
+#include "rig/util/payload.h"
+#include "test.h"
+
+#define MIB (1u << 20)
+
+static void test_pool_shape(void)
+{
+	struct payload p;
+	CU_ASSERT_EQUAL_FATAL(payload_init(&p, 1, 1 * MIB), 0);
+	CU_ASSERT_EQUAL(p.ring, PAYLOAD_RING);
+	CU_ASSERT(p.max_len >= MIB);
+	CU_ASSERT_EQUAL(p.align, plat_direct_align());
+	CU_ASSERT_EQUAL((uintptr_t)p.pool % p.align, 0);
+	/* Windows at aligned offsets are aligned, whatever the stream. */
+	for (uint64_t s = 0; s < 50; s++) {
+		const void *w = payload_block(&p, s, s * p.align * 7, 64 * 1024);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+		CU_ASSERT_EQUAL((uintptr_t)w % p.align, 0);
+	}
+	CU_ASSERT_PTR_NULL(payload_block(&p, 0, 0, p.max_len + 1));
+	CU_ASSERT_PTR_NOT_NULL(payload_block(&p, 0, 0, p.max_len));
+	payload_release(&p);
+	payload_release(&p); /* harmless twice */
+
+	/* A window longer than the ring still comes back whole. */
+	CU_ASSERT_EQUAL_FATAL(payload_init(&p, 1, 70 * MIB), 0);
+	const unsigned char *w = payload_block(&p, 3, 12345, 70 * MIB);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+	CU_ASSERT_EQUAL(payload_check(&p, 3, 12345, w, 70 * MIB), 0);
+	payload_release(&p);
+}
+
+static void test_not_constant_not_zeros(void)
+{
+	struct payload p;
+	CU_ASSERT_EQUAL_FATAL(payload_init(&p, 42, MIB), 0);
+	const unsigned char *b = payload_block(&p, 0, 0, MIB);
+	size_t zeros = 0, hist[256] = { 0 };
+	for (size_t i = 0; i < MIB; i++) {
+		zeros += b[i] == 0;
+		hist[b[i]]++;
+	}
+	/* Uniform bytes: each value about 4096 times in 1 MiB. */
+	for (int v = 0; v < 256; v++) {
+		CU_ASSERT(hist[v] > 3500 && hist[v] < 4700);
+	}
+	CU_ASSERT(zeros < MIB / 200);
+	/* No zero 8-byte word anywhere (2^-64 each). */
+	for (size_t i = 0; i < MIB; i += 8) {
+		uint64_t v;
+		memcpy(&v, b + i, 8);
+		if (v == 0) {
+			CU_FAIL("a zero word in the payload");
+			break;
+		}
+	}
+	payload_release(&p);
+}
+
+/* Number of 512-byte sectors in which a and b are equal. */
+static size_t equal_sectors(const unsigned char *a, const unsigned char *b, size_t len)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < len; i += 512)
+		n += memcmp(a + i, b + i, 512) == 0;
+	return n;
+}
+
+static void test_per_stream_and_sector(void)
+{
+	struct payload p;
+	CU_ASSERT_EQUAL_FATAL(payload_init(&p, 7, MIB), 0);
+	size_t len = 256 * 1024;
+	unsigned char *a = malloc(len), *b = malloc(len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	/* Different streams at the same offset: every sector differs, including
+	 * the stamp alone. */
+	for (uint64_t s = 1; s < 20; s++) {
+		payload_copy(&p, 0, 0, a, len);
+		payload_copy(&p, s, 0, b, len);
+		CU_ASSERT_EQUAL(equal_sectors(a, b, len), 0);
+		for (size_t i = 0; i < len; i += 512)
+			if (!memcmp(a + i, b + i, PAYLOAD_STAMP)) {
+				CU_FAIL("two streams share a stamp");
+				break;
+			}
+	}
+	/* Within a stream, every sector's stamp is different. */
+	payload_copy(&p, 5, 0, a, len);
+	size_t ns = len / 512;
+	for (size_t i = 0; i < ns; i++)
+		for (size_t j = i + 1; j < ns; j++)
+			if (!memcmp(a + i * 512, a + j * 512, PAYLOAD_STAMP)) {
+				CU_FAIL("two sectors of a stream share a stamp");
+				i = j = ns;
+			}
+	/* One ring apart, the non-stamp bytes repeat but the stamps do not. */
+	payload_copy(&p, 5, PAYLOAD_RING, b, len);
+	CU_ASSERT_EQUAL(equal_sectors(a, b, len), 0);
+	CU_ASSERT_EQUAL(memcmp(a + 16, b + 16, 496), 0);
+	free(a);
+	free(b);
+	payload_release(&p);
+}
+
+static void test_reproducible(void)
+{
+	struct payload p, q, r;
+	CU_ASSERT_EQUAL_FATAL(payload_init(&p, 99, MIB), 0);
+	/* Another max_len: the same bytes (contents do not depend on it). */
+	CU_ASSERT_EQUAL_FATAL(payload_init(&q, 99, 4 * MIB), 0);
+	CU_ASSERT_EQUAL_FATAL(payload_init(&r, 100, MIB), 0);
+	const unsigned char *a = payload_block(&p, 3, 5 * MIB, MIB);
+	const unsigned char *b = payload_block(&q, 3, 5 * MIB, MIB);
+	const unsigned char *c = payload_block(&r, 3, 5 * MIB, MIB);
+	CU_ASSERT_EQUAL(memcmp(a, b, MIB), 0);
+	CU_ASSERT_EQUAL(equal_sectors(a, c, MIB), 0);
+	/* Known values (a stamp, then pool bytes), so that changing the
+	 * generator, which changes every payload, is a visible decision. */
+	static const unsigned char stamp0[8] = { 0x3a, 0xe1, 0xbc, 0x24, 0x3a, 0xc9, 0xbe, 0x6a };
+	static const unsigned char pool100[8] = { 0x52, 0xb4, 0x9c, 0x34, 0xda, 0x5e, 0xf9, 0xd7 };
+	unsigned char got[8];
+	payload_copy(&p, 0, 0, got, sizeof(got));
+	CU_ASSERT_EQUAL(memcmp(got, stamp0, 8), 0);
+	payload_copy(&q, 0, 100, got, sizeof(got));
+	CU_ASSERT_EQUAL(memcmp(got, pool100, 8), 0);
+	payload_release(&p);
+	payload_release(&q);
+	payload_release(&r);
+}
+
+/* The same bytes whatever the cutting: blocks, copies, odd offsets. */
+static void test_cut_independent(void)
+{
+	struct payload p;
+	CU_ASSERT_EQUAL_FATAL(payload_init(&p, 5, MIB), 0);
+	size_t len = 2 * MIB;
+	unsigned char *whole = malloc(len), *part = malloc(len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(whole);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(part);
+	uint64_t base = 3 * (uint64_t)PAYLOAD_RING - MIB; /* crosses a ring boundary */
+	payload_copy(&p, 11, base, whole, len);
+	CU_ASSERT_EQUAL(payload_check(&p, 11, base, whole, len), 0);
+	/* 4K blocks from the pool. */
+	for (size_t off = 0; off < len; off += 4096)
+		memcpy(part + off, payload_block(&p, 11, base + off, 4096), 4096);
+	CU_ASSERT_EQUAL(memcmp(whole, part, len), 0);
+	/* Odd pieces that split stamps. */
+	static const size_t cuts[] = { 1, 7, 15, 16, 17, 500, 511, 512, 513, 1000, 4099 };
+	size_t off = 0, k = 0;
+	while (off < len) {
+		size_t n = cuts[k++ % (sizeof(cuts) / sizeof(cuts[0]))];
+		if (n > len - off)
+			n = len - off;
+		if (k % 2)
+			memcpy(part + off, payload_block(&p, 11, base + off, n), n);
+		else
+			payload_copy(&p, 11, base + off, part + off, n);
+		CU_ASSERT_EQUAL(payload_check(&p, 11, base + off, whole + off, n), 0);
+		off += n;
+	}
+	CU_ASSERT_EQUAL(memcmp(whole, part, len), 0);
+	free(whole);
+	free(part);
+	payload_release(&p);
+}
+
+static void test_check_detects(void)
+{
+	struct payload p;
+	CU_ASSERT_EQUAL_FATAL(payload_init(&p, 8, MIB), 0);
+	size_t len = 64 * 1024;
+	unsigned char *buf = malloc(len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
+	memcpy(buf, payload_block(&p, 2, 8192, len), len);
+	/* Stamp the pool over and over for other streams: still verifies. */
+	for (uint64_t s = 3; s < 300; s++)
+		(void)payload_block(&p, s, 8192, len);
+	CU_ASSERT_EQUAL(payload_check(&p, 2, 8192, buf, len), 0);
+	CU_ASSERT_EQUAL(payload_diff(&p, 2, 8192, buf, len), len);
+	/* Wrong stream or offset: refused. */
+	CU_ASSERT_EQUAL(payload_check(&p, 3, 8192, buf, len), -EILSEQ);
+	CU_ASSERT_EQUAL(payload_check(&p, 2, 8192 + 512, buf, len), -EILSEQ);
+	/* One flipped bit anywhere (stamp or not) is found, at its index. */
+	static const size_t where[] = { 0, 5, 15, 16, 17, 300, 511, 512, 4096 + 3, 65535 };
+	for (size_t i = 0; i < sizeof(where) / sizeof(where[0]); i++) {
+		buf[where[i]] ^= 0x10;
+		CU_ASSERT_EQUAL(payload_check(&p, 2, 8192, buf, len), -EILSEQ);
+		CU_ASSERT_EQUAL(payload_diff(&p, 2, 8192, buf, len), where[i]);
+		buf[where[i]] ^= 0x10;
+	}
+	CU_ASSERT_EQUAL(payload_check(&p, 2, 8192, buf, len), 0);
+	free(buf);
+	payload_release(&p);
+}
+
+static const unsigned char *blocks_base;
+
+static int cmp_block(const void *a, const void *b)
+{
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	return memcmp(blocks_base + i * 4096, blocks_base + j * 4096, 4096);
+}
+
+/* A 64 MiB file written in 1 MiB blocks holds no two equal 4K blocks, even
+ * when the stamps are ignored. */
+static void test_no_equal_blocks(void)
+{
+	struct payload p;
+	CU_ASSERT_EQUAL_FATAL(payload_init(&p, 12, MIB), 0);
+	size_t len = 64 * (size_t)MIB, nb = len / 4096;
+	unsigned char *file = malloc(len);
+	size_t *idx = malloc(nb * sizeof(size_t));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(file);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(idx);
+	for (size_t off = 0; off < len; off += MIB)
+		memcpy(file + off, payload_block(&p, 1, off, MIB), MIB);
+	CU_ASSERT_EQUAL(payload_check(&p, 1, 0, file, len), 0);
+	for (size_t i = 0; i < nb; i++)
+		idx[i] = i;
+	blocks_base = file;
+	qsort(idx, nb, sizeof(size_t), cmp_block);
+	size_t dups = 0;
+	for (size_t i = 1; i < nb; i++)
+		dups += cmp_block(&idx[i - 1], &idx[i]) == 0;
+	CU_ASSERT_EQUAL(dups, 0);
+	/* Without stamps too: zero each sector's stamp and compare again. */
+	for (size_t i = 0; i < len; i += 512)
+		memset(file + i, 0, PAYLOAD_STAMP);
+	qsort(idx, nb, sizeof(size_t), cmp_block);
+	dups = 0;
+	for (size_t i = 1; i < nb; i++)
+		dups += cmp_block(&idx[i - 1], &idx[i]) == 0;
+	CU_ASSERT_EQUAL(dups, 0);
+	free(idx);
+	free(file);
+	payload_release(&p);
+}
+
+/* --- rig/util/fit.c --- */
+
+static void test_fit_exact(void)
+{
+	/* time = 0.004 s + bytes / 250 MB/s, sizes over three decades. */
+	double x[6] = { 2e6, 8e6, 3e7, 1.2e8, 5e8, 2e9 }, y[6];
+	for (int i = 0; i < 6; i++)
+		y[i] = 0.004 + x[i] / 250e6;
+	struct linfit f;
+	CU_ASSERT_EQUAL_FATAL(fit_line(x, y, 6, &f), 0);
+	CU_ASSERT_DOUBLE_EQUAL(1.0 / f.slope / 1e6, 250.0, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(f.intercept, 0.004, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(f.r2, 1.0, 1e-12);
+	CU_ASSERT_EQUAL(f.n, 6);
+	/* Two points determine the line. */
+	double x2[2] = { 1, 3 }, y2[2] = { 5, 11 };
+	CU_ASSERT_EQUAL_FATAL(fit_line(x2, y2, 2, &f), 0);
+	CU_ASSERT_DOUBLE_EQUAL(f.slope, 3.0, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(f.intercept, 2.0, 1e-12);
+	/* Large offsets lose nothing (centred sums). */
+	double x3[3] = { 1e12, 1e12 + 1, 1e12 + 2 }, y3[3] = { 7, 9, 11 };
+	CU_ASSERT_EQUAL_FATAL(fit_line(x3, y3, 3, &f), 0);
+	CU_ASSERT_DOUBLE_EQUAL(f.slope, 2.0, 1e-6);
+}
+
+static void test_fit_least_squares(void)
+{
+	/* (0,0), (1,1), (2,0): the flat line at 1/3, r2 = 0. */
+	double x[3] = { 0, 1, 2 }, y[3] = { 0, 1, 0 };
+	struct linfit f;
+	CU_ASSERT_EQUAL_FATAL(fit_line(x, y, 3, &f), 0);
+	CU_ASSERT_DOUBLE_EQUAL(f.slope, 0.0, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(f.intercept, 1.0 / 3.0, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(f.r2, 0.0, 1e-12);
+	/* (1,1), (2,3), (3,2), (4,5): slope 1.1, intercept 0, by hand. */
+	double x4[4] = { 1, 2, 3, 4 }, y4[4] = { 1, 3, 2, 5 };
+	CU_ASSERT_EQUAL_FATAL(fit_line(x4, y4, 4, &f), 0);
+	CU_ASSERT_DOUBLE_EQUAL(f.slope, 1.1, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(f.intercept, 0.0, 1e-12);
+	/* A falling line is returned as it is: callers decide. */
+	double y5[4] = { 4, 3, 2, 1 };
+	CU_ASSERT_EQUAL_FATAL(fit_line(x4, y5, 4, &f), 0);
+	CU_ASSERT_DOUBLE_EQUAL(f.slope, -1.0, 1e-12);
+}
+
+static void test_fit_degenerate(void)
+{
+	struct linfit f;
+	double x[4] = { 5, 5, 5, 5 }, y[4] = { 1, 2, 3, 4 };
+	CU_ASSERT_EQUAL(fit_line(x, y, 0, &f), -EDOM);
+	CU_ASSERT_EQUAL(fit_line(x, y, 1, &f), -EDOM);
+	CU_ASSERT_EQUAL(fit_line(x, y, 4, &f), -EDOM); /* one distinct x */
+	CU_ASSERT_EQUAL(f.slope, 0.0);
+	CU_ASSERT_EQUAL(f.n, 0);
+	/* 0.1 + 0.2 style values that are equal stay "one size". */
+	double z[3] = { 1e9 / 3, 1e9 / 3, 1e9 / 3 };
+	CU_ASSERT_EQUAL(fit_line(z, y, 3, &f), -EDOM);
+	/* Constant y: slope 0, r2 defined as 1. */
+	double x2[3] = { 1, 2, 3 }, y2[3] = { 4, 4, 4 };
+	CU_ASSERT_EQUAL_FATAL(fit_line(x2, y2, 3, &f), 0);
+	CU_ASSERT_DOUBLE_EQUAL(f.slope, 0.0, 1e-15);
+	CU_ASSERT_DOUBLE_EQUAL(f.r2, 1.0, 1e-15);
+	CU_ASSERT(!isnan(f.intercept));
+}
+
+void register_payload_tests(void)
+{
+	CU_pSuite s = test_suite("payload");
+	test_add(s, "pool shape, alignment, window limits", test_pool_shape);
+	test_add(s, "never zeros, never constant", test_not_constant_not_zeros);
+	test_add(s, "differs per stream and per sector", test_per_stream_and_sector);
+	test_add(s, "reproducible from the seed, not from max_len", test_reproducible);
+	test_add(s, "the same bytes however cut", test_cut_independent);
+	test_add(s, "payload_check finds a flipped bit", test_check_detects);
+	test_add(s, "no two equal 4K blocks in 64 MiB", test_no_equal_blocks);
+	CU_pSuite f = test_suite("fit");
+	test_add(f, "exact recovery of time = overhead + bytes/rate", test_fit_exact);
+	test_add(f, "least squares by hand", test_fit_least_squares);
+	test_add(f, "degenerate inputs", test_fit_degenerate);
+}
