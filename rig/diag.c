@@ -171,29 +171,36 @@ void diag_print(const struct diag *d, FILE *out)
 	free(order);
 }
 
+static int same_char(char a, char b)
+{
+	return tolower((unsigned char)a) == tolower((unsigned char)b);
+}
+
+/* Optimal string alignment distance: insertions, deletions, substitutions
+ * and swaps of two neighbours ("tilte" -> "title" is 1), without case. */
 static size_t edit_distance(const char *a, const char *b)
 {
-	size_t la = strlen(a), lb = strlen(b);
-	size_t *row = xcalloc(lb + 1, sizeof(size_t));
+	size_t la = strlen(a), lb = strlen(b), w = lb + 1;
+	size_t *m = xcalloc((la + 1) * w, sizeof(size_t));
+	for (size_t i = 0; i <= la; i++)
+		m[i * w] = i;
 	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
+		m[j] = j;
 	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0];
-		row[0] = i;
 		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j];
-			size_t best = diag + (tolower((unsigned char)a[i - 1]) !=
-					      tolower((unsigned char)b[j - 1]));
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
+			size_t best = m[(i - 1) * w + j - 1] + !same_char(a[i - 1], b[j - 1]);
+			if (m[(i - 1) * w + j] + 1 < best)
+				best = m[(i - 1) * w + j] + 1;
+			if (m[i * w + j - 1] + 1 < best)
+				best = m[i * w + j - 1] + 1;
+			if (i > 1 && j > 1 && same_char(a[i - 1], b[j - 2]) &&
+			    same_char(a[i - 2], b[j - 1]) && m[(i - 2) * w + j - 2] + 1 < best)
+				best = m[(i - 2) * w + j - 2] + 1;
+			m[i * w + j] = best;
 		}
 	}
-	size_t r = row[lb];
-	free(row);
+	size_t r = m[la * w + lb];
+	free(m);
 	return r;
 }
 

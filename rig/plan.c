@@ -329,8 +329,8 @@ static void check_factor(struct pctx *c, yaml_node_t *item, const char *f)
 	size_t nf = NKEYS(fixed_factors) - 1;
 	const char **all = xcalloc(nf + c->nsweep_vars + 1, sizeof(char *));
 	memcpy(all, fixed_factors, nf * sizeof(char *));
-	memcpy(all + nf, c->sweep_vars, c->nsweep_vars * sizeof(char *));
-	all[nf + c->nsweep_vars] = NULL;
+	for (size_t i = 0; i < c->nsweep_vars; i++)
+		all[nf + i] = c->sweep_vars[i];
 	struct strbuf sb = STRBUF_INIT;
 	join_choices(&sb, all);
 	const char *near = diag_suggest(f, all, nf + c->nsweep_vars);

@@ -1,0 +1,784 @@
+/*
+ * Tests of the plan parser and validator (rig/plan.c, plan_target.c,
+ * plan_steps.c), parameter binding (rig/params.c) and diagnostics
+ * (rig/diag.c): a table of invalid plans, each with the exact position and
+ * message of its first error; every shipped plan in configs/ validating
+ * cleanly; parsed values; platform inference and --fs-map.
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rig/module.h"
+#include "rig/plan.h"
+#include "rig/util/strbuf.h"
+#include "test.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+void register_plan_tests(void);
+
+static struct plan *parse_opt(const char *text, const struct plan_options *o, struct diag *d)
+{
+	diag_init(d, "plan.yaml", NULL);
+	return plan_parse_text("plan.yaml", text, strlen(text), o, d);
+}
+
+static struct plan *parse(const char *text, struct diag *d)
+{
+	return parse_opt(text, NULL, d);
+}
+
+/* The first error by position (as diag_print shows them). */
+static const struct diag_item *first_error(const struct diag *d)
+{
+	const struct diag_item *best = NULL;
+	for (size_t i = 0; i < d->n; i++) {
+		const struct diag_item *it = &d->items[i];
+		if (it->level != DIAG_ERROR)
+			continue;
+		if (!best || it->mark.line < best->mark.line ||
+		    (it->mark.line == best->mark.line && it->mark.col < best->mark.col))
+			best = it;
+	}
+	return best;
+}
+
+/* A step's parameter as written, by name. */
+static const struct pval *pval_of(const struct plan_step *st, const char *name)
+{
+	const struct rig_param *rp = module_param(st->module, name);
+	return rp ? &st->params[rp - st->module->params] : NULL;
+}
+
+/* A bound field, found through the module's own table (no struct layout
+ * assumed here). */
+static const void *field(const void *args, const struct rig_module *m, const char *name)
+{
+	const struct rig_param *rp = module_param(m, name);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rp);
+	return (const char *)args + rp->offset;
+}
+
+static uint64_t u64_of(const void *args, const struct rig_module *m, const char *name)
+{
+	uint64_t v;
+	memcpy(&v, field(args, m, name), sizeof(v));
+	return v;
+}
+
+static void dump(const struct diag *d)
+{
+	diag_print(d, stdout);
+}
+
+/* --- invalid plans --- */
+
+#define HDR "rig: 1\nname: t\n"
+#define DIRS "target:\n  dirs: [/tmp/a, /tmp/b]\n"
+#define STEPS "steps:\n  - write: {}\n"
+#define IMG "target:\n  image: { path: /tmp/x.img, size: 1G }\n"
+#define LAYOUT_OPEN "layouts:\n  - name: l\n    partitions:\n"
+#define LAYOUT_EXT4 LAYOUT_OPEN "      - { name: A, fs: ext4, size: rest }\n"
+#define LAYOUT_APFS LAYOUT_OPEN "      - { name: A, fs: apfs, size: rest }\n"
+#define ONE_STEP(s) HDR DIRS "steps:\n  - " s "\n"
+
+struct bad_case {
+	const char *name;
+	const char *yaml;
+	int line, col;
+	const char *msg;   /* a substring of the first error's message */
+	int nerrors;       /* expected number of errors; 0 = not checked */
+};
+
+static const struct bad_case bad_cases[] = {
+	/* top level */
+	{ "unsupported version", "rig: 2\nname: t\n" DIRS STEPS, 1, 6,
+	  "unsupported plan-language version '2' (this rig supports version 1)", 1 },
+	{ "missing rig", "name: t\n" DIRS STEPS, 1, 1, "missing key 'rig' in the plan", 1 },
+	{ "bad plan name", "rig: 1\nname: My_Plan\n" DIRS STEPS, 2, 7, "invalid plan name 'My_Plan'", 1 },
+	{ "plan name too long", "rig: 1\nname: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n" DIRS STEPS,
+	  2, 7, "invalid plan name", 1 },
+	{ "unknown top-level key", HDR DIRS "stepz:\n  - write: {}\n" STEPS, 5, 1,
+	  "unknown key 'stepz' in the plan (did you mean 'steps'?)", 1 },
+	{ "duplicate key", HDR "name: u\n" DIRS STEPS, 3, 1,
+	  "duplicate key 'name' in the plan (first given at line 2)", 1 },
+	{ "missing steps", HDR DIRS, 1, 1, "missing key 'steps' in the plan", 1 },
+	{ "empty steps", HDR DIRS "steps: []\n", 5, 8, "'steps' is empty", 1 },
+	{ "negative seed", HDR "seed: -4\n" DIRS STEPS, 3, 7,
+	  "invalid number '-4' for 'seed': it cannot be negative", 1 },
+	{ "seed is a mapping", HDR "seed: { a: 1 }\n" DIRS STEPS, 3, 7,
+	  "expected a whole number for 'seed', not a mapping", 1 },
+	{ "repeat 0", HDR DIRS "repeat: 0\n" STEPS, 5, 9, "'repeat' must be at least 1 (is 0)", 1 },
+	{ "order typo", HDR DIRS "order: latn\n" STEPS, 5, 8,
+	  "unknown value 'latn' for 'order' (expected one of alternate, counterbalance, latin, "
+	  "random, sequential; did you mean 'latin'?)", 1 },
+	{ "reprovision repeat on dirs", HDR DIRS "reprovision: repeat\n" STEPS, 5, 14,
+	  "'reprovision: repeat' needs an image or disk target", 1 },
+	{ "remount on dirs", HDR DIRS "cache: { remount: true }\n" STEPS, 5, 19,
+	  "'remount' needs an image or disk target", 1 },
+	{ "cache yes", HDR DIRS "cache: { direct: yes }\n" STEPS, 5, 18,
+	  "invalid value 'yes' for 'direct': expected true or false", 1 },
+	{ "cache typo", HDR DIRS "cache: { flsh: true }\n" STEPS, 5, 10,
+	  "unknown key 'flsh' in cache (did you mean 'flush'?)", 1 },
+	{ "empty document", "", 1, 1, "the plan is empty", 1 },
+	{ "plan is a list", "- a\n- b\n", 1, 1, "a plan is a mapping of keys", 1 },
+	{ "yaml syntax error", "rig: 1\nname: t\n  bad: indent\n", 3, 6,
+	  "invalid YAML: mapping values are not allowed in this context", 1 },
+	{ "second document", HDR DIRS STEPS "---\nrig: 1\n", 8, 1, "a plan is one YAML document", 1 },
+
+	/* target */
+	{ "two target kinds", HDR "target:\n  dirs: [/tmp/a]\n  image: { path: /tmp/x, size: 1G }\n" STEPS,
+	  5, 3, "target has both 'dirs' and 'image'", 1 },
+	{ "empty target", HDR "target: {}\n" STEPS, 3, 1,
+	  "target needs one of 'dirs', 'image' or 'disk'", 1 },
+	{ "target is a scalar", HDR "target: /tmp/a\n" STEPS, 3, 9,
+	  "expected a mapping for 'target' (dirs, image or disk), not a single value", 1 },
+	{ "duplicate volume names", HDR "target:\n  dirs: [/x/a, /y/a]\n" STEPS, 4, 16,
+	  "duplicate volume name 'a' (also at line 4)", 1 },
+	{ "names of the wrong length", HDR "target:\n  dirs: [/x/a, /y/b]\n  names: [one]\n" STEPS,
+	  5, 10, "'names' has 1 entry but 'dirs' has 2", 1 },
+	{ "directory without a usable name", HDR "target:\n  dirs: [\"/x/my dir\"]\n" STEPS, 4, 10,
+	  "cannot name a volume after directory '/x/my dir'", 1 },
+	{ "names with an image", HDR "target:\n  image: { path: /x.img, size: 1G }\n  names: [a]\n"
+	  LAYOUT_EXT4 STEPS, 5, 3, "'names' applies only to a dirs target", 1 },
+	{ "layouts with dirs", HDR DIRS LAYOUT_EXT4 STEPS, 5, 1,
+	  "'layouts' apply only to image and disk targets", 1 },
+	{ "image without layouts", HDR IMG STEPS, 3, 1, "missing key 'layouts' in the plan", 1 },
+	{ "bad image size", HDR "target:\n  image: { path: /x.img, size: 20X }\n" LAYOUT_EXT4 STEPS,
+	  4, 32, "invalid size '20X' for the image: unknown unit", 1 },
+	{ "image too small", HDR "target:\n  image: { path: /x.img, size: 1K }\n" LAYOUT_EXT4 STEPS,
+	  4, 32, "image size '1K' is too small", 1 },
+	{ "image without path", HDR "target:\n  image: { size: 1G }\n" LAYOUT_EXT4 STEPS, 4, 10,
+	  "missing key 'path' in image", 1 },
+	{ "device path on macos", HDR "target:\n  disk: { device: /dev/sdb, confirm: X }\n"
+	  LAYOUT_APFS STEPS, 4, 19, "invalid device '/dev/sdb' for macos", 1 },
+	{ "partition as device", HDR "target:\n  disk: { device: disk4s2, confirm: X }\n"
+	  LAYOUT_APFS STEPS, 4, 19, "device 'disk4s2' is not a whole disk", 1 },
+	{ "macos identifier on linux", HDR "target:\n  disk: { device: disk4, confirm: X }\n"
+	  LAYOUT_EXT4 STEPS, 4, 19, "invalid device 'disk4' for linux", 1 },
+	{ "disk without confirm", HDR "target:\n  disk: { device: disk4 }\n" LAYOUT_APFS STEPS, 4, 9,
+	  "missing key 'confirm' in disk", 1 },
+
+	/* layouts */
+	{ "two rest partitions", HDR IMG LAYOUT_OPEN "      - { name: A, fs: ext4, size: rest }\n"
+	  "      - { name: B, fs: ext4, size: rest }\n" STEPS, 9, 36,
+	  "only one partition per layout may have size rest (layout 'l' has one at line 8)", 1 },
+	{ "percentages over 100", HDR IMG LAYOUT_OPEN "      - { name: A, fs: ext4, size: 60% }\n"
+	  "      - { name: B, fs: ext4, size: 50% }\n" STEPS, 9, 36,
+	  "partition sizes in layout 'l' add up to 110% (more than 100%)", 1 },
+	{ "rest gets nothing", HDR IMG LAYOUT_OPEN "      - { name: A, fs: ext4, size: 100% }\n"
+	  "      - { name: B, fs: ext4, size: rest }\n" STEPS, 9, 36,
+	  "partition of size rest in layout 'l' gets nothing", 1 },
+	{ "zero percent", HDR IMG LAYOUT_OPEN "      - { name: A, fs: ext4, size: 0% }\n" STEPS, 8, 36,
+	  "a percentage must be more than 0%", 1 },
+	{ "partition size words", HDR IMG LAYOUT_OPEN "      - { name: A, fs: ext4, size: lots }\n" STEPS,
+	  8, 36, "invalid size 'lots' for partition 'A'", 1 },
+	{ "partitions larger than the image", HDR IMG LAYOUT_OPEN
+	  "      - { name: A, fs: ext4, size: 2G }\n" STEPS, 6, 5,
+	  "the partitions of layout 'l' need more than the image's 1G", 1 },
+	{ "count without {n}", HDR IMG LAYOUT_OPEN "      - { count: 3, name: C, fs: ext4, size: 10% }\n"
+	  STEPS, 8, 27, "partition name 'C' needs '{n}' with count 3", 1 },
+	{ "count with rest", HDR IMG LAYOUT_OPEN "      - { count: 2, name: \"C{n}\", fs: ext4, size: rest }\n"
+	  STEPS, 8, 51, "count 2 with size rest would make 2 rest partitions", 1 },
+	{ "unknown file system", HDR IMG LAYOUT_OPEN "      - { name: A, fs: ntfs, size: rest }\n" STEPS,
+	  8, 24, "unknown file system 'ntfs'", 1 },
+	{ "file system in capitals", HDR IMG LAYOUT_OPEN "      - { name: A, fs: XFS, size: rest }\n" STEPS,
+	  8, 24, "did you mean 'xfs'?", 1 },
+	{ "mixed platforms", HDR IMG LAYOUT_OPEN "      - { name: A, fs: ext4, size: 50% }\n"
+	  "      - { name: B, fs: apfs, size: rest }\n" STEPS, 9, 24,
+	  "the plan mixes macos file systems (apfs) and linux file systems (ext4)", 1 },
+	{ "duplicate partition names", HDR IMG LAYOUT_OPEN "      - { name: A, fs: ext4, size: 50% }\n"
+	  "      - { name: A, fs: ext4, size: rest }\n" STEPS, 9, 17,
+	  "duplicate partition name 'A' in layout 'l' (also at line 8)", 1 },
+	{ "duplicate layout names", HDR IMG LAYOUT_EXT4 "  - name: l\n    partitions:\n"
+	  "      - { name: A, fs: ext4, size: rest }\n" STEPS, 9, 11,
+	  "duplicate layout name 'l' (also at line 6)", 1 },
+	{ "bad partition name", HDR IMG LAYOUT_OPEN "      - { name: \"a b\", fs: ext4, size: rest }\n" STEPS,
+	  8, 17, "invalid partition name 'a b'", 1 },
+	{ "xfs label too long", HDR IMG LAYOUT_OPEN "      - { name: VeryLongName1, fs: xfs, size: rest }\n"
+	  STEPS, 8, 9, "partition name 'VeryLongName1' is too long for an xfs label (at most 12", 1 },
+	{ "partition scheme", HDR IMG "layouts:\n  - name: l\n    scheme: mbr\n    partitions:\n"
+	  "      - { name: A, fs: ext4, size: rest }\n" STEPS, 7, 13,
+	  "unsupported partition scheme 'mbr' (plan language v1 supports gpt)", 1 },
+	{ "layout without partitions", HDR IMG "layouts:\n  - name: l\n    partitions: []\n" STEPS, 7, 17,
+	  "layout 'l' has no partitions", 1 },
+
+	/* steps and parameters */
+	{ "unknown module", ONE_STEP("randreed: {}"), 6, 5,
+	  "unknown module 'randreed' (did you mean 'randread'?)", 1 },
+	{ "unknown parameter", ONE_STEP("randread: { qdepth: 4 }"), 6, 17,
+	  "unknown key 'qdepth' in step 'randread' (did you mean 'qd'?)", 1 },
+	{ "parameter is a mapping", ONE_STEP("randread: { block: { a: 1 } }"), 6, 24,
+	  "expected a size (e.g. 4K, 1MB) for 'block' in step 'randread', not a mapping", 1 },
+	{ "parameter above maximum", ONE_STEP("randread: { qd: 2000 }"), 6, 21,
+	  "'qd' in step 'randread' is 2000, above the maximum of 1024", 1 },
+	{ "parameter below minimum", ONE_STEP("write: { files: 0 }"), 6, 21,
+	  "'files' in step 'write' is 0, below the minimum of 1", 1 },
+	{ "bare duration", ONE_STEP("pause: { time: 10 }"), 6, 20,
+	  "invalid duration '10' for 'time' in step 'pause': a duration needs a unit", 1 },
+	{ "fractional size", ONE_STEP("write: { size: 1.5G }"), 6, 20,
+	  "invalid size distribution '1.5G' for 'size' in step 'write': it must be a whole number", 1 },
+	{ "size and sizes", ONE_STEP("write: { size: 1G, sizes: 1M..2M }"), 6, 24,
+	  "'size' and 'sizes' exclude each other in step 'write'", 1 },
+	{ "reversed range", ONE_STEP("write: { sizes: 2G..2M }"), 6, 21,
+	  "the lower bound is larger than the upper bound", 1 },
+	{ "bad boolean", ONE_STEP("write: { sync: maybe }"), 6, 20,
+	  "invalid boolean 'maybe' for 'sync' in step 'write': expected true or false", 1 },
+	{ "duplicate parameter", ONE_STEP("write: { files: 1, files: 2 }"), 6, 24,
+	  "duplicate key 'files' in step 'write' (first given at line 6)", 1 },
+	{ "parameter without value", ONE_STEP("write: { files: }"), 6, 14,
+	  "no value for 'files' in step 'write'", 1 },
+	{ "mapping inside a list", ONE_STEP("write: { sizes: [1M, {a: 1}] }"), 6, 26,
+	  "expected a single value in the list for 'sizes' in step 'write', not a mapping", 1 },
+	{ "missing required parameter", ONE_STEP("fill: {}"), 6, 5,
+	  "step 'fill' needs parameter 'to'", 1 },
+	{ "step value is a scalar", ONE_STEP("write: 4"), 6, 12,
+	  "step 'write' takes a mapping of parameters", 1 },
+	{ "step without mapping", ONE_STEP("read"), 6, 5,
+	  "step 'read' needs a mapping of parameters: write 'read: {}' for its defaults", 1 },
+	{ "parameter outside its step", HDR DIRS "steps:\n  - write:\n    files: 4\n", 7, 5,
+	  "'files' is a parameter of step 'write': put it inside the step", 1 },
+	{ "two steps in one item", HDR DIRS "steps:\n  - write: {}\n    read: {}\n", 7, 5,
+	  "a step has exactly one key, but 'read' follows 'write'", 1 },
+	{ "no parameters taken", HDR DIRS "steps:\n  - tree: {}\n  - enumerate: { depth: 1 }\n", 7, 18,
+	  "unknown key 'depth' in step 'enumerate' (it takes no parameters)", 1 },
+	{ "read before write", HDR DIRS "steps:\n  - read: {}\n  - write: {}\n", 6, 5,
+	  "step 'read' needs a 'write' step before it", 1 },
+	{ "churn without tree", ONE_STEP("churn: {}"), 6, 5, "step 'churn' needs a 'tree' step before it", 1 },
+	{ "module check: span below block", ONE_STEP("randread: { block: 1M, span: 4K }"), 6, 5,
+	  "span (4096 bytes) is smaller than block (1048576 bytes)", 1 },
+	{ "module check: tree dirs", ONE_STEP("tree: { dirs: 1, depth: 3 }"), 6, 5,
+	  "dirs (1) must be at least depth (3)", 1 },
+	{ "enum typo", ONE_STEP("exec: { run: [true], parse: fio }"), 6, 33,
+	  "unknown value 'fio' for 'parse' in step 'exec' (expected one of none, fio-json, key=value); "
+	  "did you mean 'fio-json'?", 1 },
+	{ "enum list repeat", ONE_STEP("meta: { ops: [stat, stat] }"), 6, 25,
+	  "'stat' appears twice in 'ops' of step 'meta'", 1 },
+	{ "command as a scalar", ONE_STEP("exec: { run: fio }"), 6, 18,
+	  "'run' in step 'exec' takes a list", 1 },
+	{ "undefined variable", ONE_STEP("fill: { to: $level }"), 6, 17,
+	  "undefined variable '$level' in parameter 'to' of step 'fill': no enclosing sweep defines it", 1 },
+
+	/* cycle and sweep */
+	{ "cycle times 0", ONE_STEP("cycle: { times: 0, steps: [ { write: {} } ] }"), 6, 21,
+	  "'times' must be at least 1 (is 0)", 1 },
+	{ "cycle without steps", ONE_STEP("cycle: { times: 2 }"), 6, 12, "missing key 'steps' in cycle", 1 },
+	{ "cycle times variable", HDR DIRS "steps:\n  - sweep:\n      n: [1]\n      steps:\n"
+	  "        - cycle: { times: $n, steps: [ { null: { value: $n } } ] }\n", 9, 27,
+	  "cycle 'times' must be a number, not '$n'", 1 },
+	{ "sweep value out of range", HDR DIRS "steps:\n  - sweep:\n      level: [90%, 120%]\n"
+	  "      steps:\n        - fill: { to: $level }\n", 7, 20,
+	  "'to' in step 'fill' is 120% (the value of $level): a percentage must be more than 0% and "
+	  "at most 100%", 1 },
+	{ "sweep value bad unit", HDR DIRS "steps:\n  - sweep:\n      bs: [4K, 4Q]\n"
+	  "      steps:\n        - randread: { block: $bs }\n", 7, 16,
+	  "invalid size '4Q' for 'block' in step 'randread' (the value of $bs)", 1 },
+	{ "sweep with two variables", HDR DIRS "steps:\n  - sweep:\n      a: [1]\n      b: [2]\n"
+	  "      steps:\n        - null: { value: $a }\n", 8, 7,
+	  "sweep has a second variable 'b' (after 'a')", 1 },
+	{ "sweep without variable", HDR DIRS "steps:\n  - sweep:\n      steps:\n        - write: {}\n", 6, 5,
+	  "sweep needs a variable", 1 },
+	{ "sweep shadowing", HDR DIRS "steps:\n  - sweep:\n      x: [1, 2]\n      steps:\n"
+	  "        - sweep:\n            x: [3]\n            steps:\n"
+	  "              - null: { value: $x }\n", 10, 13,
+	  "sweep variable 'x' shadows the enclosing sweep's variable 'x' (line 6)", 1 },
+	{ "sweep variable name", HDR DIRS "steps:\n  - sweep:\n      Level: [1]\n      steps:\n"
+	  "        - null: {}\n", 7, 7, "invalid sweep variable name 'Level'", 1 },
+	{ "sweep variable named like a factor", HDR DIRS "steps:\n  - sweep:\n      rep: [1]\n"
+	  "      steps:\n        - null: {}\n", 7, 7, "sweep variable 'rep' has the name of a report factor", 1 },
+	{ "variable in a sweep's list", HDR DIRS "steps:\n  - sweep:\n      x: [1, $y]\n      steps:\n"
+	  "        - null: { value: $x }\n", 7, 14, "sweep values must be written out: '$y' is a variable", 1 },
+	{ "duplicate sweep value", HDR DIRS "steps:\n  - sweep:\n      x: [1, 1]\n      steps:\n"
+	  "        - null: { value: $x }\n", 7, 14, "value '1' appears twice in sweep 'x'", 1 },
+	{ "sweep without values", HDR DIRS "steps:\n  - sweep:\n      x: []\n      steps:\n"
+	  "        - null: { value: $x }\n", 7, 10, "sweep variable 'x' has no values", 1 },
+
+	/* report */
+	{ "unknown baseline", HDR DIRS STEPS "report:\n  baseline: c\n", 8, 13,
+	  "baseline 'c' is not a volume or layout of the plan", 1 },
+	{ "unknown factor", HDR DIRS STEPS "report:\n  by: [volume, size]\n", 8, 16,
+	  "unknown factor 'size' in report.by", 1 },
+	{ "cycle factor without cycle", HDR DIRS STEPS "report:\n  by: [cycle]\n", 8, 8,
+	  "factor 'cycle' in report.by, but the plan has no cycle step", 1 },
+	{ "unknown format", HDR DIRS STEPS "report:\n  formats: [pdf]\n", 8, 13,
+	  "unknown report format 'pdf'", 1 },
+	{ "no formats", HDR DIRS STEPS "report:\n  formats: []\n", 8, 12, "report.formats is empty", 1 },
+	{ "report typo", HDR DIRS STEPS "report:\n  tilte: x\n", 8, 3,
+	  "unknown key 'tilte' in report (did you mean 'title'?)", 1 },
+};
+
+static void test_bad_plans(void)
+{
+	for (size_t i = 0; i < N(bad_cases); i++) {
+		const struct bad_case *bc = &bad_cases[i];
+		struct diag d;
+		struct plan *p = parse(bc->yaml, &d);
+		const struct diag_item *e = first_error(&d);
+		int ok = e && e->mark.line == bc->line && e->mark.col == bc->col &&
+			 strstr(e->msg, bc->msg) && (!bc->nerrors || (size_t)bc->nerrors == d.nerrors);
+		if (!ok) {
+			printf("\ncase '%s': want %d:%d '%s' (%d errors), got:\n", bc->name, bc->line,
+			       bc->col, bc->msg, bc->nerrors);
+			dump(&d);
+		}
+		CU_ASSERT(ok);
+		diag_release(&d);
+		plan_free(p);
+	}
+}
+
+/* --- valid plans --- */
+
+static void test_configs_validate(void)
+{
+	struct strbuf dir = STRBUF_INIT;
+	sb_addf(&dir, "%s/configs", test_src());
+	DIR *dp = opendir(dir.buf);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dp);
+	struct dirent *e;
+	int n = 0;
+	while ((e = readdir(dp))) {
+		size_t len = strlen(e->d_name);
+		if (len < 6 || strcmp(e->d_name + len - 5, ".yaml"))
+			continue;
+		struct strbuf path = STRBUF_INIT;
+		sb_addf(&path, "%s/%s", dir.buf, e->d_name);
+		struct diag d;
+		diag_init(&d, NULL, NULL);
+		struct plan_options o = { PLATFORM_ANY, NULL };
+		struct plan *p = plan_parse_file(path.buf, &o, &d);
+		CU_ASSERT_PTR_NOT_NULL(p);
+		CU_ASSERT_EQUAL(d.nerrors, 0);
+		CU_ASSERT_EQUAL(d.n, 0); /* no warnings either */
+		if (d.n)
+			dump(&d);
+		n++;
+		diag_release(&d);
+		plan_free(p);
+		sb_release(&path);
+	}
+	closedir(dp);
+	CU_ASSERT(n >= 7);
+	sb_release(&dir);
+}
+
+static void test_all_errors_collected(void)
+{
+	struct diag d;
+	struct plan *p = parse(HDR DIRS "repeat: 0\nsteps:\n  - randread: { qdepth: 4 }\n"
+			       "  - pause: { time: 10 }\n", &d);
+	CU_ASSERT_EQUAL(d.nerrors, 3);
+	CU_ASSERT_EQUAL(d.items[0].mark.line, 5);
+	diag_release(&d);
+	plan_free(p);
+
+	p = parse("rig: 3\nname: X\ntarget: {}\nsteps: []\nreport: { formats: [pdf] }\n", &d);
+	CU_ASSERT_EQUAL(d.nerrors, 5);
+	diag_release(&d);
+	plan_free(p);
+}
+
+static void test_parsed_values(void)
+{
+	struct diag d;
+	struct plan *p = parse("rig: 1\nname: ten\nseed: 18446744073709551615\n"
+			       "description: ten equal parts\n"
+			       "target:\n  disk: { device: disk4, confirm: \"ST2000LM007\" }\n"
+			       "layouts:\n  - name: tenths\n    partitions:\n"
+			       "      - { count: 10, name: \"C{n}\", fs: apfs, size: 10% }\n"
+			       "  - name: halves\n    scheme: gpt\n    partitions:\n"
+			       "      - { name: HFS, fs: hfs+, size: 50% }\n"
+			       "      - { name: Fixed, fs: exfat, size: 1G }\n"
+			       "      - { name: APFS, fs: apfs, size: rest }\n"
+			       "order: latin\nrepeat: 10\nreprovision: repeat\n"
+			       "cache: { direct: false, flush: true, remount: true }\n"
+			       "steps:\n  - write: { files: 20, sizes: 2M..2G }\n  - read: {}\n"
+			       "report:\n  title: T\n  baseline: halves\n  by: [position, layout]\n"
+			       "  formats: [json]\n", &d);
+	CU_ASSERT_EQUAL_FATAL(d.nerrors, 0);
+	CU_ASSERT_EQUAL(p->version, 1);
+	CU_ASSERT_STRING_EQUAL(p->name, "ten");
+	CU_ASSERT_STRING_EQUAL(p->description, "ten equal parts");
+	CU_ASSERT(p->has_seed);
+	CU_ASSERT_EQUAL(p->seed, UINT64_MAX);
+	CU_ASSERT_EQUAL(p->target.kind, TARGET_DISK);
+	CU_ASSERT_STRING_EQUAL(p->target.device, "disk4");
+	CU_ASSERT_STRING_EQUAL(p->target.confirm, "ST2000LM007");
+	CU_ASSERT_EQUAL(p->platform, PLATFORM_MACOS);
+	CU_ASSERT_EQUAL_FATAL(p->nlayouts, 2);
+	const struct plan_layout *l = &p->layouts[0];
+	CU_ASSERT_STRING_EQUAL(l->name, "tenths");
+	CU_ASSERT_STRING_EQUAL(l->scheme, "gpt");
+	CU_ASSERT_EQUAL_FATAL(l->nparts, 10);
+	for (size_t i = 0; i < 10; i++) {
+		char want[8];
+		snprintf(want, sizeof(want), "C%zu", i + 1);
+		CU_ASSERT_STRING_EQUAL(l->parts[i].name, want);
+		CU_ASSERT_STRING_EQUAL(l->parts[i].fs, "apfs");
+		CU_ASSERT_EQUAL(l->parts[i].size_kind, PSIZE_PERCENT);
+		CU_ASSERT_DOUBLE_EQUAL(l->parts[i].percent, 10.0, 0);
+		CU_ASSERT_EQUAL(l->parts[i].mark.line, 10);
+	}
+	l = &p->layouts[1];
+	CU_ASSERT_EQUAL_FATAL(l->nparts, 3);
+	CU_ASSERT_EQUAL(l->parts[0].size_kind, PSIZE_PERCENT);
+	CU_ASSERT_DOUBLE_EQUAL(l->parts[0].percent, 50.0, 0);
+	CU_ASSERT_STRING_EQUAL(l->parts[0].fs, "hfs+");
+	CU_ASSERT_EQUAL(l->parts[1].size_kind, PSIZE_BYTES);
+	CU_ASSERT_EQUAL(l->parts[1].bytes, 1ull << 30);
+	CU_ASSERT_EQUAL(l->parts[2].size_kind, PSIZE_REST);
+	CU_ASSERT_STRING_EQUAL(plan_volume_name(p, 1, 2), "APFS");
+	CU_ASSERT_EQUAL(p->order, ORDER_LATIN);
+	CU_ASSERT_EQUAL(p->repeat, 10);
+	CU_ASSERT_EQUAL(p->reprovision, REPROVISION_REPEAT);
+	CU_ASSERT_EQUAL(p->cache.direct, 0);
+	CU_ASSERT_EQUAL(p->cache.flush, 1);
+	CU_ASSERT_EQUAL(p->cache.remount, 1);
+	CU_ASSERT_EQUAL_FATAL(p->nsteps, 2);
+	CU_ASSERT_EQUAL(p->steps[0].kind, STEP_MODULE);
+	CU_ASSERT_STRING_EQUAL(p->steps[0].module->name, "write");
+	const struct pval *pv = pval_of(&p->steps[0], "sizes");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pv);
+	CU_ASSERT(pv->given);
+	CU_ASSERT_STRING_EQUAL(pv->text, "2M..2G");
+	CU_ASSERT_EQUAL(pv->mark.line, 22);
+	CU_ASSERT_EQUAL(pv->mark.col, 32);
+	CU_ASSERT_EQUAL(pv->mark.len, 6);
+	CU_ASSERT_FALSE(pval_of(&p->steps[0], "files")->is_seq);
+	CU_ASSERT_STRING_EQUAL(pval_of(&p->steps[0], "files")->text, "20");
+	CU_ASSERT_FALSE(pval_of(&p->steps[0], "block")->given); /* the default applies */
+	CU_ASSERT_STRING_EQUAL(p->report.title, "T");
+	CU_ASSERT_STRING_EQUAL(p->report.baseline, "halves");
+	CU_ASSERT_EQUAL_FATAL(p->report.nby, 2);
+	CU_ASSERT_STRING_EQUAL(p->report.by[0], "position");
+	CU_ASSERT_STRING_EQUAL(p->report.by[1], "layout");
+	CU_ASSERT_EQUAL(p->report.formats, FMT_JSON);
+	diag_release(&d);
+	plan_free(p);
+}
+
+static void test_defaults(void)
+{
+	struct diag d;
+	struct plan *p = parse(HDR "target:\n  dirs: [/tmp/x/a, /tmp/y/b/, rel/c]\n" STEPS, &d);
+	CU_ASSERT_EQUAL_FATAL(d.nerrors, 0);
+	CU_ASSERT_FALSE(p->has_seed);
+	CU_ASSERT_PTR_NULL(p->description);
+	CU_ASSERT_EQUAL(p->order, ORDER_ALTERNATE);
+	CU_ASSERT_EQUAL(p->repeat, 1);
+	CU_ASSERT_EQUAL(p->reprovision, REPROVISION_LAYOUT);
+	CU_ASSERT_EQUAL(p->cache.direct, 1);
+	CU_ASSERT_EQUAL(p->cache.flush, 1);
+	CU_ASSERT_EQUAL(p->cache.remount, 0);
+	CU_ASSERT_EQUAL(p->report.formats, FMT_HTML | FMT_CSV);
+	CU_ASSERT_PTR_NULL(p->report.title);
+	CU_ASSERT_PTR_NULL(p->report.baseline);
+	CU_ASSERT_EQUAL(p->report.nby, 0);
+	CU_ASSERT_EQUAL(p->platform, PLATFORM_ANY);
+	CU_ASSERT_EQUAL(p->target.kind, TARGET_DIRS);
+	CU_ASSERT_EQUAL_FATAL(p->target.ndirs, 3);
+	CU_ASSERT_STRING_EQUAL(p->target.dirs[1], "/tmp/y/b/");
+	CU_ASSERT_STRING_EQUAL(p->target.names[0], "a");
+	CU_ASSERT_STRING_EQUAL(p->target.names[1], "b");
+	CU_ASSERT_STRING_EQUAL(p->target.names[2], "c");
+	CU_ASSERT_EQUAL(plan_layout_count(p), 1);
+	CU_ASSERT_EQUAL(p->nlayouts, 0);
+	diag_release(&d);
+	plan_free(p);
+
+	p = parse(HDR "target:\n  dirs: [/x/a, /y/a]\n  names: [first, second]\n" STEPS
+		  "report: { baseline: second }\n", &d);
+	CU_ASSERT_EQUAL_FATAL(d.nerrors, 0);
+	CU_ASSERT_STRING_EQUAL(p->target.names[0], "first");
+	CU_ASSERT_STRING_EQUAL(p->target.names[1], "second");
+	diag_release(&d);
+	plan_free(p);
+
+	p = parse(HDR "target:\n  image: { path: /var/tmp/r.img, size: 20GB, keep: true }\n"
+		  LAYOUT_EXT4 STEPS, &d);
+	CU_ASSERT_EQUAL_FATAL(d.nerrors, 0);
+	CU_ASSERT_EQUAL(p->target.kind, TARGET_IMAGE);
+	CU_ASSERT_STRING_EQUAL(p->target.image_path, "/var/tmp/r.img");
+	CU_ASSERT_EQUAL(p->target.image_size, 20000000000ull);
+	CU_ASSERT_EQUAL(p->target.keep, 1);
+	CU_ASSERT_EQUAL(p->platform, PLATFORM_LINUX);
+	diag_release(&d);
+	plan_free(p);
+}
+
+static void test_steps_nesting(void)
+{
+	struct diag d;
+	struct plan *p = parse(HDR DIRS "steps:\n"
+			       "  - tree: { files: 100, dirs: 10, depth: 2 }\n"
+			       "  - cycle:\n      times: 20\n      steps:\n"
+			       "        - pause: { time: 10s }\n"
+			       "        - enumerate: {}\n"
+			       "        - churn: { fraction: 5% }\n"
+			       "  - sweep:\n      level: [90%, 92.5%, 99%]\n      steps:\n"
+			       "        - fill: { to: $level }\n"
+			       "        - write: { files: 1, size: 100M }\n"
+			       "        - read: {}\n"
+			       "        - sweep:\n            qd: [1, 32]\n            steps:\n"
+			       "              - randread: { qd: $qd, time: 1s }\n"
+			       "  - meta: { ops: [create, unlink] }\n"
+			       "  - exec: { run: [fio, --name=x, \"$$literal\"], parse: fio-json }\n"
+			       "report:\n  by: [level, qd, cycle]\n", &d);
+	CU_ASSERT_EQUAL_FATAL(d.nerrors, 0);
+	CU_ASSERT_EQUAL(d.n, 0);
+	CU_ASSERT_EQUAL_FATAL(p->nsteps, 5);
+	const struct plan_step *cy = &p->steps[1];
+	CU_ASSERT_EQUAL(cy->kind, STEP_CYCLE);
+	CU_ASSERT_EQUAL(cy->times, 20);
+	CU_ASSERT_EQUAL_FATAL(cy->nsteps, 3);
+	CU_ASSERT_STRING_EQUAL(cy->steps[1].module->name, "enumerate");
+	CU_ASSERT_EQUAL(cy->steps[1].mark.line, 11);
+	CU_ASSERT_EQUAL(cy->steps[1].mark.col, 11);
+	const struct plan_step *sw = &p->steps[2];
+	CU_ASSERT_EQUAL(sw->kind, STEP_SWEEP);
+	CU_ASSERT_STRING_EQUAL(sw->var, "level");
+	CU_ASSERT_EQUAL_FATAL(sw->nvalues, 3);
+	CU_ASSERT_STRING_EQUAL(sw->values[1], "92.5%");
+	CU_ASSERT_EQUAL(sw->value_marks[1].line, 14);
+	CU_ASSERT_EQUAL(sw->value_marks[1].col, 20);
+	CU_ASSERT_EQUAL(sw->value_marks[1].len, 5);
+	CU_ASSERT_EQUAL_FATAL(sw->nsteps, 4);
+	const struct plan_step *inner = &sw->steps[3];
+	CU_ASSERT_EQUAL(inner->kind, STEP_SWEEP);
+	CU_ASSERT_STRING_EQUAL(inner->var, "qd");
+	CU_ASSERT_EQUAL_FATAL(inner->nsteps, 1);
+	CU_ASSERT_STRING_EQUAL(pval_of(&inner->steps[0], "qd")->text, "$qd");
+	const struct plan_step *ex = &p->steps[4];
+	CU_ASSERT_STRING_EQUAL(ex->module->name, "exec");
+	const struct pval *run = pval_of(ex, "run");
+	CU_ASSERT(run->is_seq);
+	CU_ASSERT_EQUAL_FATAL(run->nitems, 3);
+	CU_ASSERT_STRING_EQUAL(run->items[1], "--name=x");
+	CU_ASSERT_EQUAL(run->item_marks[1].col, 24);
+	diag_release(&d);
+	plan_free(p);
+}
+
+/* params_bind on its own: defaults, groups, lists, sweep bindings. */
+static void test_params_bind(void)
+{
+	const struct rig_module *w = module_find("write");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+	struct diag d;
+	diag_init(&d, "x", NULL);
+	struct mark at = { 1, 1, 1 };
+	void *args = calloc(1, w->args_size);
+	CU_ASSERT_EQUAL(params_bind(w, NULL, NULL, args, &d, at), 0);
+	CU_ASSERT_EQUAL(u64_of(args, w, "files"), 1);
+	const struct size_dist *sd = field(args, w, "size");
+	CU_ASSERT_EQUAL(sd->kind, DIST_FIXED);
+	CU_ASSERT_EQUAL(sd->lo, 1ull << 30);
+	CU_ASSERT_EQUAL(u64_of(args, w, "block"), 1ull << 20);
+	CU_ASSERT_EQUAL(*(const int *)field(args, w, "sync"), 1);
+	params_free(w, args);
+	free(args);
+
+	/* A list with a `$var` item, through a binding. */
+	size_t np = module_nparams(w);
+	struct pval *vals = calloc(np, sizeof(struct pval));
+	const struct rig_param *sizes = module_param(w, "sizes");
+	struct pval *sv = &vals[sizes - w->params];
+	char *items[] = { "1M", "$big" };
+	struct mark marks[] = { { 3, 4, 2 }, { 3, 8, 4 } };
+	*sv = (struct pval){ .given = 1, .is_seq = 1, .items = items, .item_marks = marks,
+			     .nitems = 2, .mark = { 3, 3, 1 }, .key_mark = { 3, 1, 5 } };
+	struct binding b = { "big", "1G", { 9, 9, 2 }, NULL };
+	args = calloc(1, w->args_size);
+	CU_ASSERT_EQUAL(params_bind(w, vals, &b, args, &d, at), 0);
+	sd = field(args, w, "sizes");
+	CU_ASSERT_EQUAL(sd->kind, DIST_LIST);
+	CU_ASSERT_EQUAL_FATAL(sd->nlist, 2);
+	CU_ASSERT_EQUAL(sd->list[1], 1ull << 30);
+	params_free(w, args);
+	free(args);
+
+	/* A bad value through a binding is reported at the binding's mark. */
+	struct binding bad = { "big", "0", { 9, 9, 1 }, NULL };
+	args = calloc(1, w->args_size);
+	CU_ASSERT_EQUAL(params_bind(w, vals, &bad, args, &d, at), 1);
+	CU_ASSERT_EQUAL_FATAL(d.n, 1);
+	CU_ASSERT_EQUAL(d.items[0].mark.line, 9);
+	CU_ASSERT_PTR_NOT_NULL(strstr(d.items[0].msg, "(the value of $big)"));
+	params_free(w, args);
+	free(args);
+	free(vals);
+	diag_release(&d);
+
+	/* An enum list not given is every choice in order. */
+	const struct rig_module *m = module_find("meta");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	diag_init(&d, "x", NULL);
+	args = calloc(1, m->args_size);
+	CU_ASSERT_EQUAL(params_bind(m, NULL, NULL, args, &d, at), 0);
+	const struct enum_list *ops = field(args, m, "ops");
+	CU_ASSERT_EQUAL_FATAL(ops->n, 4);
+	for (int i = 0; i < 4; i++)
+		CU_ASSERT_EQUAL(ops->items[i], i);
+	params_free(m, args);
+	free(args);
+
+	/* A group with no member given: the first with a default (time). */
+	const struct rig_module *r = module_find("randread");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	args = calloc(1, r->args_size);
+	CU_ASSERT_EQUAL(params_bind(r, NULL, NULL, args, &d, at), 0);
+	CU_ASSERT_EQUAL(u64_of(args, r, "time"), 10000000000ull);
+	CU_ASSERT_EQUAL(u64_of(args, r, "ops"), 0);
+	params_free(r, args);
+	free(args);
+	CU_ASSERT_EQUAL(d.n, 0);
+	diag_release(&d);
+	CU_ASSERT_STRING_EQUAL(param_type_name(PT_SIZE), "size (e.g. 4K, 1MB)");
+}
+
+static void test_platforms(void)
+{
+	static const char *const mac = HDR IMG LAYOUT_OPEN
+		"      - { name: APFS, fs: apfs, size: 50% }\n"
+		"      - { name: HFS, fs: hfs+, size: rest }\n" STEPS;
+	struct diag d;
+	struct plan_options o = { PLATFORM_ANY, NULL };
+	struct plan *p = parse_opt(mac, &o, &d);
+	CU_ASSERT_EQUAL(d.nerrors, 0);
+	CU_ASSERT_EQUAL(p->platform, PLATFORM_MACOS);
+	diag_release(&d);
+	plan_free(p);
+
+	o.platform = PLATFORM_LINUX;
+	p = parse_opt(mac, &o, &d);
+	CU_ASSERT_EQUAL(d.nerrors, 2);
+	const struct diag_item *e = first_error(&d);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	CU_ASSERT_EQUAL(e->mark.line, 8);
+	CU_ASSERT_EQUAL(e->mark.col, 27);
+	CU_ASSERT_STRING_EQUAL(e->msg, "file system 'apfs' cannot be made on linux (it can make "
+			       "ext4, xfs, btrfs)");
+	CU_ASSERT_EQUAL(p->platform, PLATFORM_LINUX);
+	diag_release(&d);
+	plan_free(p);
+
+	o.fs_map = "apfs=ext4, hfs+=xfs";
+	p = parse_opt(mac, &o, &d);
+	CU_ASSERT_EQUAL(d.nerrors, 0);
+	CU_ASSERT_EQUAL(p->platform, PLATFORM_LINUX);
+	CU_ASSERT_STRING_EQUAL(p->layouts[0].parts[0].fs, "ext4");
+	CU_ASSERT_STRING_EQUAL(p->layouts[0].parts[1].fs, "xfs");
+	diag_release(&d);
+	plan_free(p);
+
+	/* The map alone (platform ANY) makes the plan a linux plan. */
+	o.platform = PLATFORM_ANY;
+	o.fs_map = "apfs=ext4,hfs+=xfs";
+	p = parse_opt(mac, &o, &d);
+	CU_ASSERT_EQUAL(d.nerrors, 0);
+	CU_ASSERT_EQUAL(p->platform, PLATFORM_LINUX);
+	diag_release(&d);
+	plan_free(p);
+
+	/* Half a map: the mapped fs is named with its origin. */
+	o.platform = PLATFORM_MACOS;
+	o.fs_map = "hfs+=xfs";
+	p = parse_opt(mac, &o, &d);
+	CU_ASSERT_EQUAL(d.nerrors, 1);
+	e = first_error(&d);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	CU_ASSERT_PTR_NOT_NULL(strstr(e->msg, "file system 'xfs' (mapped from 'hfs+' by --fs-map) "
+					      "cannot be made on macos"));
+	diag_release(&d);
+	plan_free(p);
+
+	static const char *const bad_maps[] = { "apfs", "apfs=ntfs", "apfs=ext4,apfs=xfs", "=ext4",
+						"apfs=ext4,,hfs+=xfs" };
+	for (size_t i = 0; i < N(bad_maps); i++) {
+		o.platform = PLATFORM_ANY;
+		o.fs_map = bad_maps[i];
+		p = parse_opt(mac, &o, &d);
+		e = first_error(&d);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+		CU_ASSERT_EQUAL(e->mark.line, 0);
+		CU_ASSERT_PTR_NOT_NULL(strstr(e->msg, "invalid --fs-map"));
+		diag_release(&d);
+		plan_free(p);
+	}
+
+	/* dirs: no platform, whatever is asked. */
+	o.platform = PLATFORM_LINUX;
+	o.fs_map = NULL;
+	p = parse_opt(HDR DIRS STEPS, &o, &d);
+	CU_ASSERT_EQUAL(d.nerrors, 0);
+	CU_ASSERT_EQUAL(p->platform, PLATFORM_ANY);
+	diag_release(&d);
+	plan_free(p);
+}
+
+static void test_diag_format(void)
+{
+	struct diag d;
+	const char *text = HDR DIRS "steps:\n  - randread: { qdepth: 4 }\n";
+	struct plan *p = parse(text, &d);
+	CU_ASSERT_EQUAL_FATAL(d.n, 1);
+	char line[256];
+	diag_format_item(&d, 0, line, sizeof(line));
+	CU_ASSERT_STRING_EQUAL(line, "plan.yaml:6:17: error: unknown key 'qdepth' in step 'randread' "
+			       "(did you mean 'qd'?)");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	diag_print(&d, f);
+	fclose(f);
+	CU_ASSERT_STRING_EQUAL(buf, "plan.yaml:6:17: error: unknown key 'qdepth' in step 'randread' "
+			       "(did you mean 'qd'?)\n"
+			       "    6 |   - randread: { qdepth: 4 }\n"
+			       "      |                 ^~~~~~\n");
+	free(buf);
+	diag_release(&d);
+	plan_free(p);
+
+	/* Sorted by position, warnings too; tabs kept under the caret. */
+	diag_init(&d, "f.yaml", "a\n\tb: x\n");
+	diag_error(&d, (struct mark){ 2, 5, 1 }, "second");
+	diag_warning(&d, (struct mark){ 1, 1, 1 }, "first");
+	diag_error(&d, (struct mark){ 0, 0, 0 }, "whole file");
+	CU_ASSERT_EQUAL(d.nerrors, 2);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	diag_print(&d, f);
+	fclose(f);
+	CU_ASSERT_STRING_EQUAL(buf, "f.yaml: error: whole file\n"
+			       "f.yaml:1:1: warning: first\n"
+			       "    1 | a\n"
+			       "      | ^\n"
+			       "f.yaml:2:5: error: second\n"
+			       "    2 | \tb: x\n"
+			       "      | \t   ^\n");
+	free(buf);
+	diag_release(&d);
+
+	static const char *const words[] = { "qd", "threads", "span", "time", "ops", "block" };
+	CU_ASSERT_STRING_EQUAL(diag_suggest("qdepth", words, N(words)), "qd");
+	CU_ASSERT_STRING_EQUAL(diag_suggest("blok", words, N(words)), "block");
+	CU_ASSERT_STRING_EQUAL(diag_suggest("TIME", words, N(words)), "time");
+	CU_ASSERT_PTR_NULL(diag_suggest("xyzzy", words, N(words)));
+}
+
+void register_plan_tests(void)
+{
+	CU_pSuite s = test_suite("plan");
+	test_add(s, "invalid plans: first error's position and message", test_bad_plans);
+	test_add(s, "configs/*.yaml validate without errors", test_configs_validate);
+	test_add(s, "every error of a file is collected", test_all_errors_collected);
+	test_add(s, "parsed values: layouts, count/{n}, sizes, report", test_parsed_values);
+	test_add(s, "defaults and volume names of dirs", test_defaults);
+	test_add(s, "steps: cycle, sweep, nesting, marks", test_steps_nesting);
+	test_add(s, "params_bind: defaults, groups, lists, bindings", test_params_bind);
+	test_add(s, "platform inference, explicit platform, --fs-map", test_platforms);
+	test_add(s, "diagnostics: format, order, caret, suggestions", test_diag_format);
+}
