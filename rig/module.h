@@ -59,7 +59,9 @@ struct argv_list {
 	size_t n;
 };
 
-/* A step parameter as written in the plan: a scalar or a list of scalars. */
+/* A step parameter as written in the plan: a scalar or a list of scalars.
+ * given with neither text nor is_seq marks a value of the wrong shape (a
+ * mapping) that the plan parser has reported already: binding skips it. */
 struct pval {
 	int given;         /* 0: not in the plan (the default applies) */
 	int is_seq;
@@ -145,7 +147,8 @@ size_t module_nparams(const struct rig_module *m);
  * are looked up in b; an unbound name is an error. Errors go to d at the
  * value's mark (or `at` for defaults and missing required params).
  * Returns the number of errors added. params_free() releases what binding
- * allocated inside args, whether or not binding succeeded.
+ * allocated inside args, whether or not binding succeeded. Binding does not
+ * call m->check; the plan validator does, after a binding without errors.
  */
 int params_bind(const struct rig_module *m, const struct pval *vals,
 		const struct binding *b, void *args, struct diag *d, struct mark at);

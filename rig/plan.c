@@ -245,7 +245,8 @@ static void parse_cache(struct pctx *c, const struct key *ck)
 {
 	struct key keys[] = { { "direct", 0, 0 }, { "flush", 0, 0 }, { "remount", 0, 0 } };
 	struct plan *p = c->p;
-	if (!ck->key || map_keys(c, ck->val, keys, NKEYS(keys), "in cache", "'cache'"))
+	if (!ck->key || node_is_null(ck->val) ||
+	    map_keys(c, ck->val, keys, NKEYS(keys), "in cache", "'cache'"))
 		return;
 	key_bool(c, &keys[0], &p->cache.direct);
 	key_bool(c, &keys[1], &p->cache.flush);
@@ -396,7 +397,8 @@ static void parse_report(struct pctx *c, const struct key *rk)
 			      { "formats", 0, 0 } };
 	struct plan_report *r = &c->p->report;
 	r->formats = FMT_HTML | FMT_CSV;
-	if (!rk->key || map_keys(c, rk->val, keys, NKEYS(keys), "in report", "'report'"))
+	if (!rk->key || node_is_null(rk->val) ||
+	    map_keys(c, rk->val, keys, NKEYS(keys), "in report", "'report'"))
 		return;
 	const char *s = key_scalar(c, &keys[0], "a title");
 	if (s)
@@ -502,7 +504,7 @@ static void parse_root(struct pctx *c, yaml_node_t *root)
 		p->order = (enum plan_order)v;
 	if (k[K_REPEAT].key) {
 		uint64_t r;
-		if (key_uint(c, &k[K_REPEAT], 1, UINT32_MAX, &r) == 0)
+		if (key_uint(c, &k[K_REPEAT], 1, PLAN_MAX_COUNT, &r) == 0)
 			p->repeat = (uint32_t)r;
 	}
 	if (k[K_REPROVISION].key && key_choice(c, &k[K_REPROVISION], reprovision_names, &v) == 0) {
@@ -617,11 +619,11 @@ struct plan *plan_parse_file(const char *path, const struct plan_options *opt, s
 	size_t n;
 	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
 		sb_add(&sb, buf, n);
-	int err = ferror(f);
+	int err = ferror(f) ? errno : 0;
 	fclose(f);
 	if (err) {
 		d->file = path;
-		diag_error(d, (struct mark){ 0, 0, 0 }, "cannot read plan %s: read error", path);
+		diag_error(d, (struct mark){ 0, 0, 0 }, "cannot read plan %s: %s", path, strerror(err));
 		sb_release(&sb);
 		return NULL;
 	}

@@ -98,6 +98,10 @@ void check_platform(struct pctx *c);
 void parse_steps(struct pctx *c, yaml_node_t *seq, struct plan_step **out, size_t *n);
 void steps_free(struct plan_step *s, size_t n);
 
+/* The largest `repeat` and cycle `times`: more is a typo, and would make a
+ * schedule too large to hold. */
+#define PLAN_MAX_COUNT 1000000
+
 #define NKEYS(a) (sizeof(a) / sizeof((a)[0]))
 
 #endif

@@ -291,7 +291,7 @@ static void parse_cycle(struct pctx *c, yaml_node_t *val, struct scope *sc, stru
 		if (s && s[0] == '$')
 			diag_error(c->d, node_mark(k[0].val), "cycle 'times' must be a number, not '%s': "
 				   "variables may be used only in module parameters", s);
-		else if (key_uint(c, &k[0], 1, UINT32_MAX, &v) == 0)
+		else if (key_uint(c, &k[0], 1, PLAN_MAX_COUNT, &v) == 0)
 			st->times = (uint32_t)v;
 	}
 	parse_block_steps(c, &k[1], val, "in cycle", sc, st);
