@@ -77,10 +77,10 @@ int key_bool(struct pctx *c, const struct key *k, int *out);
 int key_choice(struct pctx *c, const struct key *k, const char *const *choices, int *out);
 /* The list value of a key (may be empty), or NULL (reported). */
 yaml_node_t *key_seq(struct pctx *c, const struct key *k, const char *what);
-/* An owned copy of a scalar that must be a name (volume, layout): 1..64
- * characters of [A-Za-z0-9._+-], starting with a letter or digit. */
+/* Whether s is a valid volume, layout or partition name: 1..64 characters
+ * of [A-Za-z0-9._+-], starting with a letter or digit. */
 int name_ok(const char *s);
-/* "a" -> "'a'" style list of choices into sb: "alternate, latin, ...". */
+/* Append a NULL-terminated list of choices: "alternate, latin, ...". */
 struct strbuf;
 void join_choices(struct strbuf *sb, const char *const *choices);
 

@@ -157,8 +157,10 @@ static void bind_once(struct pctx *c, const struct plan_step *st, const struct b
 static void validate_bindings(struct pctx *c, const struct plan_step *st, struct scope *sc,
 			      int values_only)
 {
-	size_t np = module_nparams(st->module);
-	struct scope *used[16];
+	size_t np = module_nparams(st->module), nrefs = 1;
+	for (size_t i = 0; i < np; i++)
+		nrefs += st->params[i].is_seq ? st->params[i].nitems : 1;
+	struct scope **used = xcalloc(nrefs, sizeof(*used));
 	size_t nused = 0;
 	for (size_t i = 0; i < np; i++) {
 		const struct pval *pv = &st->params[i];
@@ -172,7 +174,7 @@ static void validate_bindings(struct pctx *c, const struct plan_step *st, struct
 				size_t k = 0;
 				while (k < nused && used[k] != s)
 					k++;
-				if (k == nused && nused < NKEYS(used))
+				if (k == nused)
 					used[nused++] = s;
 				break;
 			}
@@ -180,14 +182,12 @@ static void validate_bindings(struct pctx *c, const struct plan_step *st, struct
 	}
 	size_t combos = 1;
 	for (size_t k = 0; k < nused; k++) {
-		if (!used[k]->sweep->nvalues)
-			return; /* the empty list is reported already */
-		combos *= used[k]->sweep->nvalues;
+		combos *= used[k]->sweep->nvalues; /* 0: an empty list, reported already */
 		if (combos > MAX_COMBINATIONS)
 			combos = MAX_COMBINATIONS;
 	}
-	struct binding b[16];
-	size_t idx[16] = { 0 };
+	struct binding *b = xcalloc(nused + 1, sizeof(*b));
+	size_t *idx = xcalloc(nused + 1, sizeof(*idx));
 	size_t from = c->d->n;
 	for (size_t n = 0; n < combos; n++) {
 		for (size_t k = 0; k < nused; k++) {
@@ -202,6 +202,9 @@ static void validate_bindings(struct pctx *c, const struct plan_step *st, struct
 			idx[k] = 0;
 		}
 	}
+	free(b);
+	free(idx);
+	free(used);
 }
 
 static void parse_module(struct pctx *c, const struct rig_module *m, yaml_node_t *val,

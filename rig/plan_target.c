@@ -150,9 +150,11 @@ static void parse_dirs(struct pctx *c, struct key *dk, struct key *nk)
 				   path ? "nothing" : node_kind(dn));
 			continue;
 		}
-		for (size_t j = 0; j < t->ndirs; j++)
-			if (!strcmp(t->dirs[j], path))
-				diag_error(c->d, node_mark(dn), "directory '%s' appears twice in 'dirs'", path);
+		int twice = 0;
+		for (size_t j = 0; j < t->ndirs && !twice; j++)
+			twice = !strcmp(t->dirs[j], path);
+		if (twice)
+			diag_error(c->d, node_mark(dn), "directory '%s' appears twice in 'dirs'", path);
 		char *name = NULL;
 		yaml_node_t *at = dn;
 		if (names) {
@@ -176,7 +178,7 @@ static void parse_dirs(struct pctx *c, struct key *dk, struct key *nk)
 				name = NULL;
 			}
 		}
-		if (name) {
+		if (name && !twice) {
 			for (size_t j = 0; j < t->ndirs; j++) {
 				if (t->names[j] && !strcmp(t->names[j], name)) {
 					diag_error(c->d, node_mark(at), "duplicate volume name '%s' (also at "

@@ -102,6 +102,8 @@ static const struct bad_case bad_cases[] = {
 	  2, 7, "invalid plan name", 1 },
 	{ "unknown top-level key", HDR DIRS "stepz:\n  - write: {}\n" STEPS, 5, 1,
 	  "unknown key 'stepz' in the plan (did you mean 'steps'?)", 1 },
+	{ "repeat too large", HDR DIRS "repeat: 1000001\n" STEPS, 5, 9,
+	  "'repeat' must be at most 1000000 (is 1000001)", 1 },
 	{ "duplicate key", HDR "name: u\n" DIRS STEPS, 3, 1,
 	  "duplicate key 'name' in the plan (first given at line 2)", 1 },
 	{ "missing steps", HDR DIRS, 1, 1, "missing key 'steps' in the plan", 1 },
@@ -137,6 +139,8 @@ static const struct bad_case bad_cases[] = {
 	  "expected a mapping for 'target' (dirs, image or disk), not a single value", 1 },
 	{ "duplicate volume names", HDR "target:\n  dirs: [/x/a, /y/a]\n" STEPS, 4, 16,
 	  "duplicate volume name 'a' (also at line 4)", 1 },
+	{ "directory twice", HDR "target:\n  dirs: [/x/a, /x/a]\n" STEPS, 4, 16,
+	  "directory '/x/a' appears twice in 'dirs'", 1 },
 	{ "names of the wrong length", HDR "target:\n  dirs: [/x/a, /y/b]\n  names: [one]\n" STEPS,
 	  5, 10, "'names' has 1 entry but 'dirs' has 2", 1 },
 	{ "directory without a usable name", HDR "target:\n  dirs: [\"/x/my dir\"]\n" STEPS, 4, 10,
@@ -199,6 +203,9 @@ static const struct bad_case bad_cases[] = {
 	  8, 17, "invalid partition name 'a b'", 1 },
 	{ "xfs label too long", HDR IMG LAYOUT_OPEN "      - { name: VeryLongName1, fs: xfs, size: rest }\n"
 	  STEPS, 8, 9, "partition name 'VeryLongName1' is too long for an xfs label (at most 12", 1 },
+	{ "fat32 label characters", HDR "target:\n  disk: { device: disk2, confirm: X }\n" LAYOUT_OPEN
+	  "      - { name: my.stick, fs: fat32, size: rest }\n" STEPS, 8, 9,
+	  "partition name 'my.stick' cannot be a fat32 label", 1 },
 	{ "partition scheme", HDR IMG "layouts:\n  - name: l\n    scheme: mbr\n    partitions:\n"
 	  "      - { name: A, fs: ext4, size: rest }\n" STEPS, 7, 13,
 	  "unsupported partition scheme 'mbr' (plan language v1 supports gpt)", 1 },
@@ -493,6 +500,19 @@ static void test_defaults(void)
 	CU_ASSERT_EQUAL_FATAL(d.nerrors, 0);
 	CU_ASSERT_STRING_EQUAL(p->target.names[0], "first");
 	CU_ASSERT_STRING_EQUAL(p->target.names[1], "second");
+	diag_release(&d);
+	plan_free(p);
+
+	/* Empty sections mean their defaults; {n} without count is 1. */
+	p = parse(HDR "target:\n  image: { path: /i, size: 1G }\n" LAYOUT_OPEN
+		  "      - { name: \"v{n}\", fs: btrfs, size: 100M }\n"
+		  "cache:\nreport:\nsteps:\n  - write:\n  - read: {}\n", &d);
+	CU_ASSERT_EQUAL_FATAL(d.nerrors, 0);
+	CU_ASSERT_EQUAL(p->cache.direct, 1);
+	CU_ASSERT_EQUAL(p->report.formats, FMT_HTML | FMT_CSV);
+	CU_ASSERT_STRING_EQUAL(p->layouts[0].parts[0].name, "v1");
+	CU_ASSERT_EQUAL(p->layouts[0].parts[0].bytes, 100ull << 20);
+	CU_ASSERT_FALSE(pval_of(&p->steps[0], "files")->given);
 	diag_release(&d);
 	plan_free(p);
 
