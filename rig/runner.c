@@ -562,6 +562,8 @@ enum run_status runner_run(const struct plan *p, const struct run_options *o,
 	size_t done = 0;
 	if (make_run_dir(&run, err) < 0) {
 		schedule_free(&sched);
+		sb_release(&run.dir);
+		sb_release(&run.id);
 		return RUN_NOT_STARTED;
 	}
 	sb_adds(run_dir, run.dir.buf);
