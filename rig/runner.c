@@ -142,19 +142,20 @@ static uint64_t draw_seed(void)
 }
 
 /* Refuse before anything changes: modules this build cannot run. */
-static int check_modules(const struct plan_step *steps, size_t n, struct strbuf *err)
+static int check_modules(const struct plan *p, const struct plan_step *steps, size_t n,
+			 struct strbuf *err)
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct plan_step *s = &steps[i];
 		if (s->kind != STEP_MODULE) {
-			if (check_modules(s->steps, s->nsteps, err) < 0)
+			if (check_modules(p, s->steps, s->nsteps, err) < 0)
 				return -1;
 			continue;
 		}
 		if (!s->module->run) {
 			sb_addf(err, "%s:%d:%d: module '%s' is not available in this build yet; "
 				     "`rig help modules` lists what runs",
-				"plan", s->mark.line, s->mark.col, s->module->name);
+				p->file, s->mark.line, s->mark.col, s->module->name);
 			return -1;
 		}
 	}
@@ -544,7 +545,7 @@ enum run_status runner_run(const struct plan *p, const struct run_options *o,
 	progress_init(&run.progress, o->quiet ? NULL : stderr);
 
 	/* Everything that can be refused is refused before anything changes. */
-	if (check_modules(p->steps, p->nsteps, err) < 0)
+	if (check_modules(p, p->steps, p->nsteps, err) < 0)
 		return RUN_NOT_STARTED;
 	run.backend = provision_backend(p, err);
 	if (!run.backend)
