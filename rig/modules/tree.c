@@ -1,28 +1,82 @@
 /*
- * tree, enumerate, churn: a directory tree of files with a size
- * distribution, walked and aged (seeds 001/002). Parameter tables here; the
- * measurement lands with issue #6.
+ * tree: a directory tree of files with a size distribution (seeds 001/002:
+ * a million files in 111,000 directories three levels deep, sizes
+ * following 1/x^2), built identically on every volume of a phase. The
+ * tree's description, shared with enumerate and churn (tree_age.c), is in
+ * tree.h.
+ *
+ * Shape. `dirs` directories over `depth` levels: "evenly" is taken to mean
+ * an even fanout, not equal counts per level. The level sizes grow by a
+ * common factor b, the root's fanout, with b + b^2 + ... + b^depth = dirs
+ * (solved by bisection, rounded so the levels add up exactly and never
+ * shrink), and each level's directories are shared out among the parents
+ * in contiguous runs differing by at most one. 111,000 directories at
+ * depth 3 give 48, 2273 and 108679 per level: every directory has 47-48
+ * subdirectories. Rejected: equal counts per level (37,000 folders in the
+ * root, each a chain of single subfolders: a shape no disk holds).
+ * Files go to the leaf directories only (the deepest level, or the root
+ * when depth is 0), contiguous runs again: the seed's "files nested three
+ * directories deep"; about 9.2 per leaf there. Rejected: files in every
+ * directory (the inner levels would be a few percent of the files anyway,
+ * and "nested N deep" would stop being true).
+ *
+ * Names: directory j of level k is "d<j>-<tag>", file i "f<i>-<tag>", the
+ * tag 3 to 12 characters of [a-z0-9] hashed from the tree's seed and the
+ * index: unique in their directory, of varied length as real names are,
+ * and computable from the index alone. Sizes: file i's size at
+ * generation g is size_dist_draw with a uniform from a prng seeded by
+ * (seed, i, g). Payload: payload.h's pool seeded from the tree's seed, one
+ * stream per (file, generation). Nothing per file is stored but churn's
+ * generation counter, so a million-file tree costs two bytes per file.
+ * The same seed (the runner gives every volume of a phase the same one)
+ * gives the same tree, byte for byte, on every volume and every run.
+ *
+ * Building: the previous tree in <dir>/tree is removed and the removal
+ * committed (sync) outside the timing, as are planning the tree and making
+ * the payload pool; a sync(2) just before the clock starts leaves only
+ * this step's writes to the timed sync. Timed: creating the root, every
+ * directory (mkdirat, depth first, each opened once and files created
+ * relative to it with openat), every file (O_CREAT|O_EXCL, one write when
+ * it is at most 1 MiB, else 1 MiB writes, close), and a final sync of the
+ * volume (tree_sync_volume). Files are not fsynced one by one: archivers
+ * (tar -x) and copiers do not, and seed 001's copier did not; one final
+ * sync is the honest middle between timing the page cache and timing a
+ * flush per file. Writes are buffered even under cache.direct (a note
+ * says so): direct I/O on small files would measure something no copier
+ * does. The per-file path allocates nothing: names go into one buffer.
+ *
+ * sync(2) flushes every file system, not only the volume; syncfs would be
+ * narrower but is Linux-only and the platform layer has no call for it
+ * yet (the untimed sync before the clock keeps others' dirty data out of
+ * the timed one as far as it can). On macOS sync(2) does not wait; the
+ * F_FULLFSYNC of the root that follows commits the volume's journal and
+ * flushes the device, which is the best available without a platform call.
  */
-#include <stddef.h>
+#include "tree.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <fts.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../platform/platform.h"
 #include "../module.h"
+#include "../util/payload.h"
+#include "../util/prng.h"
+#include "../util/strbuf.h"
+#include "../util/xalloc.h"
 
-struct tree_args {
-	uint64_t files;
-	uint64_t dirs;
-	uint64_t depth;
-	struct size_dist sizes;
-};
-
-struct churn_args {
-	double fraction;
-};
+#define GOLDEN 0x9e3779b97f4a7c15ull
 
 static const struct rig_param tree_params[] = {
 	{ .name = "files", .type = PT_UINT, .offset = offsetof(struct tree_args, files),
 	  .def = "10000", .min = 1, .max = 1e9, .help = "number of files" },
 	{ .name = "dirs", .type = PT_UINT, .offset = offsetof(struct tree_args, dirs),
-	  .def = "100", .min = 0, .max = 1e8, .help = "number of directories, spread evenly over the levels" },
+	  .def = "100", .min = 0, .max = 1e8, .help = "number of directories below the root, over the levels with an even fanout" },
 	{ .name = "depth", .type = PT_UINT, .offset = offsetof(struct tree_args, depth),
 	  .def = "2", .min = 0, .max = 64, .help = "levels of directories below the tree's root" },
 	{ .name = "sizes", .type = PT_DIST, .offset = offsetof(struct tree_args, sizes),
@@ -51,61 +105,498 @@ static const struct rig_metric tree_metrics[] = {
 	{ NULL, NULL, NULL },
 };
 
-static const struct rig_metric enumerate_metrics[] = {
-	{ "seconds", "s", "time to walk and stat the whole tree" },
-	{ "entries_per_s", "entries/s", "entries visited per second" },
-	{ "entries", "entries", "files and directories visited" },
-	{ NULL, NULL, NULL },
+static inline uint64_t mix64(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* --- the tree's description --- */
+
+/* Level sizes n[1..depth] (n[0] = 1): a common fanout b with
+ * b + ... + b^depth = dirs; every level at least the one above (so every
+ * inner directory has a subdirectory) and the sum exactly dirs. */
+static void plan_levels(uint64_t dirs, unsigned depth, uint64_t *n)
+{
+	n[0] = 1;
+	if (depth == 0)
+		return;
+	double lo = 1.0, hi = (double)dirs;
+	for (int it = 0; it < 200 && hi - lo > 1e-12 * hi; it++) {
+		double mid = (lo + hi) / 2, p = 1.0, sum = 0.0;
+		for (unsigned k = 1; k <= depth && sum <= (double)dirs; k++) {
+			p *= mid;
+			sum += p;
+		}
+		if (sum > (double)dirs)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	uint64_t left = dirs, prev = 1;
+	double target = 1.0;
+	for (unsigned k = 1; k <= depth; k++) {
+		uint64_t nk;
+		if (k == depth) {
+			nk = left;
+		} else {
+			target *= lo;
+			double r = floor(target + 0.5);
+			nk = r > (double)left ? left : (uint64_t)r;
+			/* The levels below must each hold at least this many. */
+			uint64_t most = left / (depth - k + 1);
+			if (nk > most)
+				nk = most;
+			if (nk < prev)
+				nk = prev; /* <= most: see the invariant below */
+		}
+		/* left / (levels still to go) >= prev holds by induction, so
+		 * every level can be at least the one above. */
+		n[k] = nk;
+		left -= nk;
+		prev = nk;
+	}
+}
+
+struct tree_state *tree_state_new(const struct tree_args *a, uint64_t seed, const char *root,
+				  const char **why)
+{
+	if (a->depth > TREE_MAX_DEPTH) {
+		*why = "depth is more than 64";
+		return NULL;
+	}
+	if (a->depth > 0 && a->dirs < a->depth) {
+		*why = "dirs must be at least depth: every level needs a directory";
+		return NULL;
+	}
+	if (a->depth == 0 && a->dirs > 0) {
+		*why = "dirs needs a depth of 1 or more";
+		return NULL;
+	}
+	struct tree_state *t = xcalloc(1, sizeof(*t));
+	t->magic = TREE_MAGIC;
+	t->root = xstrdup(root);
+	t->seed = seed;
+	t->name_key = seed_derive(seed, "tree/names");
+	t->size_key = seed_derive(seed, "tree/sizes");
+	t->payload_seed = seed_derive(seed, "tree/payload");
+	t->files = a->files;
+	t->dirs = a->dirs;
+	t->depth = (unsigned)a->depth;
+	plan_levels(t->dirs, t->depth, t->level);
+	t->sizes = a->sizes;
+	if (a->sizes.kind == DIST_LIST) {
+		t->sizes.list = xcalloc(a->sizes.nlist ? a->sizes.nlist : 1, sizeof(uint64_t));
+		if (a->sizes.nlist)
+			memcpy(t->sizes.list, a->sizes.list, a->sizes.nlist * sizeof(uint64_t));
+	} else {
+		t->sizes.list = NULL;
+		t->sizes.nlist = 0;
+	}
+	t->gen = xcalloc(t->files ? (size_t)t->files : 1, sizeof(uint16_t));
+	for (uint64_t i = 0; i < t->files; i++)
+		t->bytes += tree_file_size(t, i, 0);
+	return t;
+}
+
+void tree_state_free(void *state)
+{
+	struct tree_state *t = state;
+	if (!t)
+		return;
+	free(t->root);
+	free(t->sizes.list);
+	free(t->gen);
+	free(t);
+}
+
+size_t tree_state_bytes(const struct tree_state *t)
+{
+	return sizeof(*t) + strlen(t->root) + 1 + t->sizes.nlist * sizeof(uint64_t) +
+	       (size_t)(t->files ? t->files : 1) * sizeof(uint16_t);
+}
+
+size_t tree_churn_bytes(uint64_t files)
+{
+	return (size_t)((files + 63) / 64) * sizeof(uint64_t);
+}
+
+uint64_t tree_file_size(const struct tree_state *t, uint64_t i, unsigned gen)
+{
+	struct prng r;
+	prng_seed(&r, mix64(mix64(t->size_key ^ mix64(i)) ^ ((uint64_t)gen * GOLDEN)));
+	return size_dist_draw(&t->sizes, prng_uniform(&r), (size_t)i);
+}
+
+uint64_t tree_file_stream(uint64_t i, unsigned gen)
+{
+	return ((uint64_t)gen << 32) | i; /* files <= 1e9 < 2^32 */
+}
+
+uint64_t tree_leaf_of(const struct tree_state *t, uint64_t i)
+{
+	uint64_t leaves = t->level[t->depth];
+	return t->files ? i * leaves / t->files : 0; /* <= 1e9 * 1e8: no overflow */
+}
+
+uint64_t tree_leaf_first(const struct tree_state *t, uint64_t leaf)
+{
+	uint64_t leaves = t->level[t->depth];
+	return (leaf * t->files + leaves - 1) / leaves; /* ceil(leaf * files / leaves) */
+}
+
+static const char tag_chars[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+
+size_t tree_name(const struct tree_state *t, unsigned k, uint64_t j, char buf[TREE_NAME_MAX])
+{
+	uint64_t h = mix64(t->name_key + (uint64_t)k * GOLDEN + mix64(j));
+	uint64_t h2 = mix64(h);
+	size_t len = 0;
+	buf[len++] = k ? 'd' : 'f';
+	char digits[20];
+	int nd = 0;
+	do {
+		digits[nd++] = (char)('0' + j % 10);
+		j /= 10;
+	} while (j);
+	while (nd)
+		buf[len++] = digits[--nd];
+	buf[len++] = '-';
+	unsigned tag = 3 + (unsigned)(((h2 >> 32) * 10) >> 32); /* 3..12 */
+	for (unsigned c = 0; c < tag; c++) { /* 36^12 < 2^64: h has enough */
+		buf[len++] = tag_chars[h % 36];
+		h /= 36;
+	}
+	buf[len] = 0;
+	return len;
+}
+
+/* Directory indexes of the chain above directory j of level k, into idx. */
+static void chain(const struct tree_state *t, unsigned k, uint64_t j, uint64_t *idx)
+{
+	idx[k] = j;
+	for (unsigned m = k; m > 1; m--)
+		idx[m - 1] = idx[m] * t->level[m - 1] / t->level[m];
+}
+
+size_t tree_dir_path(const struct tree_state *t, unsigned k, uint64_t j, char buf[TREE_PATH_MAX])
+{
+	uint64_t idx[TREE_MAX_DEPTH + 1];
+	chain(t, k, j, idx);
+	size_t len = 0;
+	for (unsigned m = 1; m <= k; m++) {
+		if (m > 1)
+			buf[len++] = '/';
+		len += tree_name(t, m, idx[m], buf + len);
+	}
+	buf[len] = 0;
+	return len;
+}
+
+size_t tree_file_path(const struct tree_state *t, uint64_t i, char buf[TREE_PATH_MAX],
+		      size_t *dir_len)
+{
+	size_t len = 0;
+	if (t->depth) {
+		len = tree_dir_path(t, t->depth, tree_leaf_of(t, i), buf);
+		buf[len++] = '/';
+	}
+	if (dir_len)
+		*dir_len = len;
+	return len + tree_name(t, 0, i, buf + len);
+}
+
+/* --- shared by tree and churn --- */
+
+int tree_write_payload(struct rig_ctx *ctx, struct payload *pay, int fd, uint64_t stream,
+		       uint64_t size)
+{
+	for (uint64_t off = 0; off < size;) {
+		size_t len = size - off < TREE_BLOCK ? (size_t)(size - off) : TREE_BLOCK;
+		const unsigned char *p = payload_block(pay, stream, off, len);
+		for (size_t done = 0; done < len;) {
+			ssize_t w = write(fd, p + done, len - done);
+			if (w < 0) {
+				if (errno != EINTR)
+					return -errno;
+				if (*ctx->cancel)
+					return 1;
+				continue;
+			}
+			if (w == 0)
+				return -EIO;
+			done += (size_t)w;
+		}
+		off += len;
+		if (off < size && *ctx->cancel)
+			return 1;
+	}
+	return 0;
+}
+
+void tree_sync_volume(int rootfd)
+{
+	sync();
+	(void)plat_full_sync(rootfd); /* best effort: some file systems refuse it on folders */
+}
+
+/* --- building --- */
+
+struct builder {
+	struct rig_ctx *ctx;
+	const struct tree_state *t;
+	struct payload pay;
+	uint64_t files, bytes;          /* written so far */
+	char name[TREE_NAME_MAX];
+	char path[TREE_PATH_MAX];       /* for messages only */
 };
 
-static const struct rig_param churn_params[] = {
-	{ .name = "fraction", .type = PT_PERCENT, .offset = offsetof(struct churn_args, fraction),
-	  .def = "5%", .min = 0.0001, .max = 100, .help = "share of the tree's files replaced" },
-	{ .name = NULL },
-};
+static int dir_error(struct builder *b, unsigned k, uint64_t j, const char *op, int e)
+{
+	tree_dir_path(b->t, k, j, b->path);
+	sb_addf(b->ctx->err, "cannot %s directory %s/%s: %s", op, b->t->root, b->path, strerror(e));
+	return -e;
+}
 
-static const struct rig_metric churn_metrics[] = {
-	{ "seconds", "s", "total time" },
-	{ "files_per_s", "files/s", "files replaced per second" },
-	{ "files", "files", "files replaced" },
-	{ NULL, NULL, NULL },
-};
+static int file_error(struct builder *b, uint64_t i, const char *op, int e)
+{
+	tree_file_path(b->t, i, b->path, NULL);
+	sb_addf(b->ctx->err, "cannot %s %s/%s: %s", op, b->t->root, b->path, strerror(e));
+	return -e;
+}
 
-static const struct rig_param no_params[] = { { .name = NULL } };
+/* Create leaf directory `leaf`'s files in dfd. 0, 1 when cancelled, or a
+ * negative errno. */
+static int build_files(struct builder *b, uint64_t leaf, int dfd)
+{
+	const struct tree_state *t = b->t;
+	uint64_t end = tree_leaf_first(t, leaf + 1);
+	for (uint64_t i = tree_leaf_first(t, leaf); i < end; i++) {
+		if (*b->ctx->cancel)
+			return 1;
+		tree_name(t, 0, i, b->name);
+		int fd = openat(dfd, b->name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd < 0)
+			return file_error(b, i, "create", errno);
+		uint64_t size = tree_file_size(t, i, 0);
+		int rc = tree_write_payload(b->ctx, &b->pay, fd, tree_file_stream(i, 0), size);
+		if (rc < 0) {
+			close(fd);
+			return file_error(b, i, "write", -rc);
+		}
+		if (close(fd) < 0 && rc == 0)
+			return file_error(b, i, "close", errno);
+		if (rc)
+			return rc;
+		b->files++;
+		b->bytes += size;
+	}
+	return 0;
+}
+
+/* Create directory q of level k's subtree below fd (q's own descriptor),
+ * depth first. Depth is at most 64, so recursion is bounded. */
+static int build_level(struct builder *b, unsigned k, uint64_t q, int fd)
+{
+	const struct tree_state *t = b->t;
+	if (k == t->depth)
+		return build_files(b, q, fd);
+	uint64_t n0 = t->level[k], n1 = t->level[k + 1];
+	uint64_t first = (q * n1 + n0 - 1) / n0, end = ((q + 1) * n1 + n0 - 1) / n0;
+	for (uint64_t j = first; j < end; j++) {
+		if (*b->ctx->cancel)
+			return 1;
+		tree_name(t, k + 1, j, b->name);
+		if (mkdirat(fd, b->name, 0755) < 0)
+			return dir_error(b, k + 1, j, "create", errno);
+		int dfd = openat(fd, b->name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd < 0)
+			return dir_error(b, k + 1, j, "open", errno);
+		int rc = build_level(b, k + 1, j, dfd);
+		close(dfd);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Remove what an earlier tree left at root and commit the removal, outside
+ * the timing. Anything at root is ours: the folder is named for the module. */
+static int remove_tree(const char *root, struct strbuf *err)
+{
+	struct stat st;
+	if (lstat(root, &st) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		int e = errno;
+		sb_addf(err, "cannot examine %s: %s", root, strerror(e));
+		return -e;
+	}
+	char *paths[] = { (char *)root, NULL };
+	FTS *f = fts_open(paths, FTS_PHYSICAL | FTS_NOCHDIR | FTS_NOSTAT, NULL);
+	if (!f) {
+		int e = errno;
+		sb_addf(err, "cannot walk %s to remove the previous tree: %s", root, strerror(e));
+		return -e;
+	}
+	int rc = 0;
+	FTSENT *e;
+	errno = 0;
+	while (rc == 0 && (e = fts_read(f))) {
+		switch (e->fts_info) {
+		case FTS_D:
+			break;
+		case FTS_DP:
+			if (rmdir(e->fts_accpath) < 0) {
+				rc = -errno;
+				sb_addf(err, "cannot remove directory %s: %s", e->fts_path, strerror(-rc));
+			}
+			break;
+		case FTS_DNR:
+		case FTS_ERR:
+		case FTS_NS:
+			rc = -(e->fts_errno ? e->fts_errno : EIO);
+			sb_addf(err, "cannot walk %s to remove it: %s", e->fts_path, strerror(-rc));
+			break;
+		default:
+			if (unlink(e->fts_accpath) < 0) {
+				rc = -errno;
+				sb_addf(err, "cannot remove %s: %s", e->fts_path, strerror(-rc));
+			}
+			break;
+		}
+		errno = 0;
+	}
+	if (rc == 0 && errno) {
+		rc = -errno;
+		sb_addf(err, "cannot walk %s to remove the previous tree: %s", root, strerror(-rc));
+	}
+	fts_close(f);
+	sync(); /* the removal's commit and discards are not the next tree's cost */
+	return rc;
+}
+
+static void note_shape(struct rig_ctx *ctx, const struct tree_state *t)
+{
+	struct strbuf v = STRBUF_INIT;
+	if (t->depth == 0) {
+		sb_addf(&v, "%llu files in the root", (unsigned long long)t->files);
+	} else {
+		sb_adds(&v, "directories per level ");
+		for (unsigned k = 1; k <= t->depth; k++)
+			sb_addf(&v, "%s%llu", k > 1 ? ", " : "", (unsigned long long)t->level[k]);
+		uint64_t leaves = t->level[t->depth];
+		sb_addf(&v, "; %llu files in %llu leaf directories (%.1f each)",
+			(unsigned long long)t->files, (unsigned long long)leaves,
+			(double)t->files / (double)leaves);
+	}
+	ctx->sink->note(ctx->sink->opaque, "shape", v.buf);
+	sb_release(&v);
+}
+
+static void metric(struct rig_ctx *ctx, const char *name, double value, const char *unit)
+{
+	ctx->sink->metric(ctx->sink->opaque, name, value, unit);
+}
+
+static int tree_run(struct rig_ctx *ctx, const void *a)
+{
+	const struct tree_args *args = a;
+	struct strbuf root = STRBUF_INIT;
+	sb_addf(&root, "%s/%s", ctx->dir, TREE_SUBDIR);
+
+	/* Replace the previous tree: forget it, remove it (untimed). */
+	tree_state_free(*ctx->volstate);
+	*ctx->volstate = NULL;
+	int rc = remove_tree(root.buf, ctx->err);
+	if (rc < 0) {
+		sb_release(&root);
+		return rc;
+	}
+	const char *why = NULL;
+	struct tree_state *t = tree_state_new(args, ctx->seed, root.buf, &why);
+	sb_release(&root);
+	if (!t) {
+		sb_addf(ctx->err, "cannot plan the tree: %s", why);
+		return -EINVAL;
+	}
+	struct builder *b = xcalloc(1, sizeof(*b));
+	b->ctx = ctx;
+	b->t = t;
+	rc = payload_init(&b->pay, t->payload_seed, TREE_BLOCK);
+	if (rc < 0) {
+		sb_addf(ctx->err, "cannot allocate the payload pool: %s", strerror(-rc));
+		free(b);
+		tree_state_free(t);
+		return rc;
+	}
+	note_shape(ctx, t);
+	if (ctx->direct)
+		ctx->sink->note(ctx->sink->opaque, "direct",
+				"not used by tree: files are written buffered, as archivers and "
+				"copiers do, and one sync of the volume inside the timing makes "
+				"them durable");
+
+	sync(); /* earlier steps' dirty data is not this step's to flush */
+	uint64_t t0 = plat_clock_ns();
+	int fd = -1;
+	if (mkdir(t->root, 0755) < 0) {
+		rc = -errno;
+		sb_addf(ctx->err, "cannot create directory %s: %s", t->root, strerror(-rc));
+	} else if ((fd = open(t->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		rc = -errno;
+		sb_addf(ctx->err, "cannot open directory %s: %s", t->root, strerror(-rc));
+	} else {
+		rc = build_level(b, 0, 0, fd);
+		if (rc == 0)
+			tree_sync_volume(fd);
+	}
+	uint64_t ns = plat_clock_ns() - t0;
+	if (fd >= 0)
+		close(fd);
+	payload_release(&b->pay);
+
+	if (rc == 0 && b->bytes != t->bytes) { /* a bug, not a measurement */
+		sb_addf(ctx->err, "tree in %s: wrote %llu bytes, planned %llu", t->root,
+			(unsigned long long)b->bytes, (unsigned long long)t->bytes);
+		rc = -EIO;
+	}
+	if (rc == 0) {
+		double s = (double)ns / 1e9;
+		if (s > 0) {
+			metric(ctx, "files_per_s", (double)b->files / s, "files/s");
+			metric(ctx, "rate", (double)b->bytes / s / 1e6, "MB/s");
+		}
+		metric(ctx, "seconds", s, "s");
+		metric(ctx, "files", (double)b->files, "files");
+		metric(ctx, "bytes", (double)b->bytes, "B");
+		*ctx->volstate = t;
+		t = NULL;
+	}
+	/* Cancelled or failed: no state, so enumerate and churn refuse the
+	 * partial tree; the next tree step removes it. */
+	tree_state_free(t);
+	free(b);
+	return rc < 0 ? rc : 0;
+}
 
 const struct rig_module rig_module_tree = {
 	.name = "tree",
 	.summary = "builds a directory tree of files with a size distribution",
-	.help = "Creates `dirs` directories over `depth` levels and `files` files spread over "
-		"the leaf directories, names, sizes and payload all from the seed, so every "
-		"volume gets the identical tree.",
+	.help = "Creates `dirs` directories over `depth` levels (an even fanout: every "
+		"directory has about the same number of subdirectories) and `files` files "
+		"spread evenly over the leaf directories, in the volume's folder `tree/`. "
+		"Names, sizes and payload all come from the seed, so every volume of a phase "
+		"gets the identical tree. Timed: creating the directories and files, writing "
+		"them (buffered, one write per file up to 1 MiB) and one final sync of the "
+		"volume; files are not synced one by one. A new tree replaces the previous "
+		"one, removed outside the timing.",
 	.kind = MOD_WRITES,
 	.params = tree_params,
 	.args_size = sizeof(struct tree_args),
 	.metrics = tree_metrics,
 	.check = tree_check,
-};
-
-const struct rig_module rig_module_enumerate = {
-	.name = "enumerate",
-	.summary = "walks the whole tree (fts), stats every entry, checks the counts",
-	.help = "Walks the tree the last `tree` step built, stats every entry as backup tools "
-		"do, and checks the counts against what the tree holds.",
-	.kind = MOD_READS,
-	.needs = "tree",
-	.params = no_params,
-	.args_size = 0,
-	.metrics = enumerate_metrics,
-};
-
-const struct rig_module rig_module_churn = {
-	.name = "churn",
-	.summary = "replaces a random fraction of the tree's files, each atomically",
-	.help = "Replaces `fraction` of the tree's files, chosen by the seed per cycle: each new "
-		"file is written to a temporary name, synced and renamed over the old one.",
-	.kind = MOD_WRITES,
-	.needs = "tree",
-	.params = churn_params,
-	.args_size = sizeof(struct churn_args),
-	.metrics = churn_metrics,
+	.run = tree_run,
+	.release_state = tree_state_free,
 };

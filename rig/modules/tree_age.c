@@ -1,0 +1,366 @@
+/*
+ * enumerate and churn: walking the tree `tree` built, and aging it (seed
+ * 001's backup tool and its 5%-per-cycle replacements). Both work on the
+ * tree's state in the volume's `tree` slot (tree.h).
+ *
+ * enumerate walks <dir>/tree with fts (FTS_PHYSICAL | FTS_NOCHDIR: no
+ * symlinks followed, no chdir), which lstats every entry as backup tools
+ * do, and counts directories, files and bytes; the counts must equal what
+ * the tree holds (dirs + 1 for the root, files, the bytes churn keeps
+ * current), else the cell fails: a tree that is not what was built makes
+ * the time meaningless. Timed: fts_open to fts_close. A cold cache comes
+ * from the runner (sync and drop before read-type steps, when root). fts
+ * holds the entries of the directories on the current path only, so its
+ * memory follows the widest directory, not the tree.
+ *
+ * churn replaces round(fraction x files) files (at least one), chosen
+ * with Floyd's algorithm from a prng seeded by the cell's seed, repetition
+ * and cycle, so both volumes of a phase get the same replacements and
+ * every cycle new ones. Each file's generation advances: its new size is
+ * drawn from the same distribution and its payload is a new stream
+ * (payload.h's rule for overwrites). Each replacement is atomic: write a
+ * temporary file (.rig-tmp) in the file's own directory, fsync it
+ * (plat_full_sync), rename it over the old name; a reader sees the old
+ * file or the new one, whole. Files are replaced in index order, which is
+ * directory order, as a backup tool applying changes would. Timed: the
+ * replacements and one final sync of the volume (the renames and the
+ * freed blocks), as `tree`; the selection and the payload pool are made
+ * before the clock. The tree's expected bytes follow every replacement,
+ * so an interrupted or failed churn leaves state and disk agreeing.
+ * Memory: a bitmap of one bit per file while the cell runs.
+ */
+#include "tree.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <fts.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../platform/platform.h"
+#include "../module.h"
+#include "../util/payload.h"
+#include "../util/prng.h"
+#include "../util/strbuf.h"
+#include "../util/xalloc.h"
+
+#define TMP_NAME ".rig-tmp" /* tree names start with 'd' or 'f': no clash */
+
+static const struct rig_metric enumerate_metrics[] = {
+	{ "seconds", "s", "time to walk and stat the whole tree" },
+	{ "entries_per_s", "entries/s", "entries visited per second" },
+	{ "entries", "entries", "files and directories visited" },
+	{ NULL, NULL, NULL },
+};
+
+static const struct rig_param churn_params[] = {
+	{ .name = "fraction", .type = PT_PERCENT, .offset = offsetof(struct churn_args, fraction),
+	  .def = "5%", .min = 0.0001, .max = 100, .help = "share of the tree's files replaced" },
+	{ .name = NULL },
+};
+
+static const struct rig_metric churn_metrics[] = {
+	{ "seconds", "s", "total time" },
+	{ "files_per_s", "files/s", "files replaced per second" },
+	{ "files", "files", "files replaced" },
+	{ NULL, NULL, NULL },
+};
+
+static const struct rig_param no_params[] = { { .name = NULL } };
+
+static void metric(struct rig_ctx *ctx, const char *name, double value, const char *unit)
+{
+	ctx->sink->metric(ctx->sink->opaque, name, value, unit);
+}
+
+static struct tree_state *get_tree(struct rig_ctx *ctx, const char *module)
+{
+	struct tree_state *t = *ctx->volstate;
+	if (t && t->magic == TREE_MAGIC)
+		return t;
+	sb_addf(ctx->err, "no tree to %s on volume %s: `%s` works on what a `tree` step built on "
+			  "the same volume earlier in the layout",
+		module, ctx->volume ? ctx->volume : ctx->dir, module);
+	return NULL;
+}
+
+/* --- enumerate --- */
+
+struct counts {
+	uint64_t dirs, files, other, bytes;
+};
+
+static int enumerate_run(struct rig_ctx *ctx, const void *a)
+{
+	(void)a;
+	const struct tree_state *t = get_tree(ctx, "enumerate");
+	if (!t)
+		return -ENOENT;
+	struct counts c = { 0, 0, 0, 0 };
+	char *paths[] = { t->root, NULL };
+	int rc = 0, cancelled = 0;
+
+	uint64_t t0 = plat_clock_ns();
+	errno = 0;
+	FTS *f = fts_open(paths, FTS_PHYSICAL | FTS_NOCHDIR, NULL);
+	if (!f) {
+		rc = -errno;
+		sb_addf(ctx->err, "cannot walk %s: %s", t->root, strerror(-rc));
+		return rc;
+	}
+	FTSENT *e;
+	errno = 0;
+	while ((e = fts_read(f))) {
+		switch (e->fts_info) {
+		case FTS_D:
+			c.dirs++;
+			break;
+		case FTS_DP:
+			break;
+		case FTS_F:
+			c.files++;
+			c.bytes += (uint64_t)e->fts_statp->st_size;
+			break;
+		case FTS_DNR:
+		case FTS_ERR:
+		case FTS_NS:
+			rc = -(e->fts_errno ? e->fts_errno : EIO);
+			sb_addf(ctx->err, "cannot %s %s: %s",
+				e->fts_info == FTS_NS ? "stat" : "read directory", e->fts_path,
+				strerror(-rc));
+			break;
+		default: /* symlinks, devices, cycles: nothing the tree holds */
+			c.other++;
+			break;
+		}
+		if (rc < 0)
+			break;
+		if (*ctx->cancel) {
+			cancelled = 1;
+			break;
+		}
+		errno = 0;
+	}
+	if (!e && rc == 0 && !cancelled && errno) {
+		rc = -errno;
+		sb_addf(ctx->err, "cannot walk %s: %s", t->root, strerror(-rc));
+	}
+	fts_close(f);
+	uint64_t ns = plat_clock_ns() - t0;
+	if (rc < 0 || cancelled)
+		return rc;
+
+	if (c.dirs != t->dirs + 1 || c.files != t->files || c.bytes != t->bytes || c.other) {
+		sb_addf(ctx->err, "the tree in %s is not what was built: found %llu directories, "
+				  "%llu files, %llu bytes",
+			t->root, (unsigned long long)c.dirs, (unsigned long long)c.files,
+			(unsigned long long)c.bytes);
+		if (c.other)
+			sb_addf(ctx->err, " and %llu other entries", (unsigned long long)c.other);
+		sb_addf(ctx->err, ", expected %llu directories (with the root), %llu files, %llu bytes",
+			(unsigned long long)(t->dirs + 1), (unsigned long long)t->files,
+			(unsigned long long)t->bytes);
+		return -EIO;
+	}
+	double s = (double)ns / 1e9;
+	uint64_t entries = c.dirs + c.files;
+	metric(ctx, "seconds", s, "s");
+	if (s > 0)
+		metric(ctx, "entries_per_s", (double)entries / s, "entries/s");
+	metric(ctx, "entries", (double)entries, "entries");
+	return 0;
+}
+
+/* --- churn --- */
+
+/* k distinct files of n, uniformly (Floyd's algorithm), as bits. */
+static void select_files(uint64_t *bits, uint64_t n, uint64_t k, uint64_t seed)
+{
+	struct prng r;
+	prng_seed(&r, seed);
+	for (uint64_t j = n - k; j < n; j++) {
+		uint64_t x = prng_below(&r, j + 1);
+		if (bits[x >> 6] >> (x & 63) & 1)
+			x = j;
+		bits[x >> 6] |= 1ull << (x & 63);
+	}
+}
+
+struct churner {
+	struct rig_ctx *ctx;
+	struct tree_state *t;
+	struct payload pay;
+	int rootfd;
+	char path[TREE_PATH_MAX];
+	char tmp[TREE_PATH_MAX + sizeof(TMP_NAME)];
+};
+
+static int churn_error(struct churner *ch, const char *op, const char *path, int e)
+{
+	sb_addf(ch->ctx->err, "cannot %s %s/%s: %s", op, ch->t->root, path, strerror(e));
+	return -e;
+}
+
+/* Replace file i atomically. 0, 1 when cancelled, or a negative errno. */
+static int replace_one(struct churner *ch, uint64_t i)
+{
+	struct tree_state *t = ch->t;
+	unsigned gen = t->gen[i];
+	if (gen == UINT16_MAX) {
+		tree_file_path(t, i, ch->path, NULL);
+		sb_addf(ch->ctx->err, "cannot replace %s/%s again: it has been replaced %u times, "
+				      "the most the tree's state counts",
+			t->root, ch->path, gen);
+		return -EOVERFLOW;
+	}
+	size_t dir_len;
+	tree_file_path(t, i, ch->path, &dir_len);
+	memcpy(ch->tmp, ch->path, dir_len);
+	memcpy(ch->tmp + dir_len, TMP_NAME, sizeof(TMP_NAME));
+
+	uint64_t size = tree_file_size(t, i, gen + 1);
+	int fd = openat(ch->rootfd, ch->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return churn_error(ch, "create", ch->tmp, errno);
+	int rc = tree_write_payload(ch->ctx, &ch->pay, fd, tree_file_stream(i, gen + 1), size);
+	if (rc < 0) {
+		churn_error(ch, "write", ch->tmp, -rc);
+	} else if (rc == 0) {
+		int s = plat_full_sync(fd);
+		if (s < 0)
+			rc = churn_error(ch, "sync", ch->tmp, -s);
+	}
+	if (close(fd) < 0 && rc == 0)
+		rc = churn_error(ch, "close", ch->tmp, errno);
+	if (rc == 0 && renameat(ch->rootfd, ch->tmp, ch->rootfd, ch->path) < 0) {
+		int e = errno;
+		sb_addf(ch->ctx->err, "cannot rename %s/%s over %s/%s: %s", t->root, ch->tmp,
+			t->root, ch->path, strerror(e));
+		rc = -e;
+	}
+	if (rc) {
+		(void)unlinkat(ch->rootfd, ch->tmp, 0); /* the old file is still whole */
+		return rc;
+	}
+	t->bytes = t->bytes - tree_file_size(t, i, gen) + size;
+	t->gen[i] = (uint16_t)(gen + 1);
+	t->replaced++;
+	return 0;
+}
+
+static int churn_run(struct rig_ctx *ctx, const void *a)
+{
+	const struct churn_args *args = a;
+	struct tree_state *t = get_tree(ctx, "churn");
+	if (!t)
+		return -ENOENT;
+	uint64_t n = t->files;
+	double want = floor((double)n * args->fraction / 100.0 + 0.5);
+	uint64_t k = want < 1 ? 1 : want > (double)n ? n : (uint64_t)want;
+	if (n == 0)
+		k = 0;
+	if (want < 1 && n) {
+		struct strbuf v = STRBUF_INIT;
+		sb_addf(&v, "%g%% of %llu files rounds to none: one file replaced", args->fraction,
+			(unsigned long long)n);
+		ctx->sink->note(ctx->sink->opaque, "fraction", v.buf);
+		sb_release(&v);
+	}
+
+	/* Untimed: the selection, the payload pool, earlier dirty data. */
+	uint64_t *bits = xcalloc(tree_churn_bytes(n) ? tree_churn_bytes(n) / 8 : 1, 8);
+	struct strbuf label = STRBUF_INIT;
+	sb_addf(&label, "churn/select/rep%u/cycle%u", ctx->rep, ctx->cycle);
+	select_files(bits, n, k, seed_derive(ctx->seed, label.buf));
+	sb_release(&label);
+	struct churner *ch = xcalloc(1, sizeof(*ch));
+	ch->ctx = ctx;
+	ch->t = t;
+	int rc = payload_init(&ch->pay, t->payload_seed, TREE_BLOCK);
+	if (rc < 0) {
+		sb_addf(ctx->err, "cannot allocate the payload pool: %s", strerror(-rc));
+		free(ch);
+		free(bits);
+		return rc;
+	}
+	ch->rootfd = open(t->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (ch->rootfd < 0) {
+		rc = -errno;
+		sb_addf(ctx->err, "cannot open directory %s: %s", t->root, strerror(-rc));
+		payload_release(&ch->pay);
+		free(ch);
+		free(bits);
+		return rc;
+	}
+	if (ctx->direct)
+		ctx->sink->note(ctx->sink->opaque, "direct",
+				"not used by churn: replacements are written buffered and each "
+				"is synced before its rename");
+	sync();
+
+	uint64_t done = 0, words = (n + 63) / 64;
+	uint64_t t0 = plat_clock_ns();
+	for (uint64_t w = 0; w < words && rc == 0; w++) {
+		for (uint64_t word = bits[w]; word && rc == 0; word &= word - 1) {
+			if (*ctx->cancel) {
+				rc = 1;
+				break;
+			}
+			rc = replace_one(ch, w * 64 + (uint64_t)__builtin_ctzll(word));
+			if (rc == 0)
+				done++;
+		}
+	}
+	if (rc == 0)
+		tree_sync_volume(ch->rootfd);
+	uint64_t ns = plat_clock_ns() - t0;
+	close(ch->rootfd);
+	payload_release(&ch->pay);
+	free(ch);
+	free(bits);
+	if (rc)
+		return rc < 0 ? rc : 0;
+	double s = (double)ns / 1e9;
+	metric(ctx, "seconds", s, "s");
+	if (s > 0)
+		metric(ctx, "files_per_s", (double)done / s, "files/s");
+	metric(ctx, "files", (double)done, "files");
+	return 0;
+}
+
+const struct rig_module rig_module_enumerate = {
+	.name = "enumerate",
+	.summary = "walks the whole tree (fts), stats every entry, checks the counts",
+	.help = "Walks the tree the last `tree` step built (fts, physical, no chdir), stats "
+		"every entry as backup tools do, and checks the counts of directories, files "
+		"and bytes against what the tree holds after any churn: a mismatch fails the "
+		"cell. entries counts the files and the directories, the tree's root included.",
+	.kind = MOD_READS,
+	.needs = "tree",
+	.params = no_params,
+	.args_size = 0,
+	.metrics = enumerate_metrics,
+	.run = enumerate_run,
+	.release_state = tree_state_free,
+};
+
+const struct rig_module rig_module_churn = {
+	.name = "churn",
+	.summary = "replaces a random fraction of the tree's files, each atomically",
+	.help = "Replaces `fraction` of the tree's files (at least one), chosen by the seed per "
+		"repetition and cycle and the same on every volume: each new version has a new "
+		"size from the tree's distribution and new payload, is written to a temporary "
+		"name in the file's directory, synced and renamed over the old one. Timed: the "
+		"replacements and one final sync of the volume.",
+	.kind = MOD_WRITES,
+	.needs = "tree",
+	.params = churn_params,
+	.args_size = sizeof(struct churn_args),
+	.metrics = churn_metrics,
+	.run = churn_run,
+	.release_state = tree_state_free,
+};
