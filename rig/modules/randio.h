@@ -1,0 +1,132 @@
+/*
+ * randread and randwrite (rig/modules/randio.c) and their two engines
+ * (rig/modules/randio_engine.c): what they and the tests share.
+ *
+ * A run is a set of workers, each a thread with its own offset stream,
+ * buffers, histogram and counters (nothing shared while the clock runs
+ * but the read-only job and the payload pool):
+ *  - queue engine (io_uring through platform/aio.h): one worker per
+ *    `threads`, each keeping `qd` requests in flight on its own queue;
+ *  - psync engine (portable): `threads` x `qd` workers, each doing one
+ *    pread/pwrite at a time.
+ * Worker (t, q) draws offsets from the stream labelled "randio/t/q" of the
+ * cell's seed; the queue engine's worker t uses (t, 0), so at qd 1 both
+ * engines issue exactly the same offsets. The k-th write of a worker
+ * carries payload stream (payload base of (t, q)) + k: every write puts
+ * fresh bytes on disk, and a test can replay which stream wrote a block.
+ */
+#ifndef RIG_RANDIO_H
+#define RIG_RANDIO_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+
+#include "../util/histogram.h"
+#include "../util/prng.h"
+
+struct rig_ctx;
+struct payload;
+struct aio_queue;
+
+struct randio_args {
+	uint64_t block;
+	uint64_t qd;
+	uint64_t threads;
+	uint64_t span;
+	uint64_t time_ns;
+	uint64_t ops;    /* 0: run for time_ns */
+};
+
+/* The test file in the volume's directory; created whole under a
+ * temporary name and renamed, so a file with this name is always full. */
+#define RANDIO_FILE "rig-randio.dat"
+/* The sequential writes that fill it (before the clock starts). */
+#define RANDIO_FILL_CHUNK (1u << 20)
+/* The psync engine refuses more threads than this (threads x qd). */
+#define RANDIO_MAX_PSYNC_WORKERS 4096
+
+/* --- offsets and payload streams (deterministic from the seed) --- */
+
+struct randio_stream {
+	struct prng rng;
+	uint64_t nblocks;
+	uint64_t block;
+	uint64_t payload_base;
+	uint64_t k;      /* requests drawn so far */
+};
+
+void randio_stream_init(struct randio_stream *s, uint64_t seed, unsigned thread, unsigned queue,
+			uint64_t nblocks, uint64_t block);
+
+/* The next request's byte offset (block-aligned, in [0, nblocks * block))
+ * and, in *stream, the payload stream a write there carries. */
+static inline uint64_t randio_stream_next(struct randio_stream *s, uint64_t *stream)
+{
+	*stream = s->payload_base + s->k++;
+	return prng_below(&s->rng, s->nblocks) * s->block;
+}
+
+/* The payload pool's seed for a cell. */
+uint64_t randio_payload_seed(uint64_t cell_seed);
+
+/* Worker i's share of ops requests among n workers (ops/n, the first
+ * ops%n get one more). */
+uint64_t randio_budget(uint64_t ops, unsigned n, unsigned i);
+
+/* --- the engines --- */
+
+enum randio_engine { RANDIO_QUEUE, RANDIO_PSYNC };
+
+/* What every worker reads and nobody writes while the clock runs. */
+struct randio_job {
+	int fd;
+	int write;
+	uint64_t block;
+	uint64_t nblocks;
+	unsigned qd;
+	int ops_mode;                  /* ops given: each worker runs its budget */
+	uint64_t deadline;             /* time mode: stop issuing at this clock value */
+	const struct payload *payload; /* writes */
+	volatile sig_atomic_t *cancel;
+};
+
+/* The start line: workers set up (queues, page faults) before anyone's
+ * clock starts; the coordinator fires the start when all are ready. */
+struct randio_gate {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	unsigned ready;  /* workers that finished setup (successfully or not) */
+	int go;          /* 1: start; -1: abort (a worker failed setup) */
+};
+
+struct randio_slot {
+	uint64_t t_sub;                /* when it was submitted (clock ns) */
+	uint64_t off;                  /* its offset */
+};
+
+struct randio_worker {
+	const struct randio_job *job;
+	struct randio_gate *gate;
+	unsigned thread, queue;
+	unsigned nslots;               /* requests in flight: qd (queue) or 1 (psync) */
+	struct randio_stream stream;
+	uint64_t budget;               /* ops mode: requests to issue */
+	void **bufs;                   /* nslots buffers of block bytes, aligned */
+	struct randio_slot *slots;     /* nslots: the request in flight on each */
+	struct histogram *hist;        /* latencies, ns */
+	/* results */
+	uint64_t done;                 /* completed requests */
+	uint64_t t_first, t_last;      /* first submission, last completion */
+	int err;                       /* negative errno, 0 */
+	uint64_t err_off;              /* the offset that failed */
+	int64_t err_res;               /* bytes transferred by a short request */
+	int unsafe_bufs;               /* requests may still be in flight: do not free bufs */
+	char setup[200];               /* the reason setup failed; queue features otherwise */
+};
+
+/* Thread bodies (pthread start routines); the worker is the argument. */
+void *randio_queue_worker(void *arg);
+void *randio_psync_worker(void *arg);
+
+#endif

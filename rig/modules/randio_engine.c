@@ -1,0 +1,215 @@
+/*
+ * The two engines of randread/randwrite (see randio.h): the loops that run
+ * while the clock runs, kept side by side so their costs can be compared.
+ *
+ * Queue engine (io_uring via platform/aio.h), fio's io_uring loop: fill
+ * the queue, then repeatedly submit-and-wait for at least one completion
+ * (one system call), record every completion reaped, and put a new request
+ * on each freed slot before the next call. One clock read per batch stamps
+ * the completions; a second, after the new requests are prepared, stamps
+ * their submission (so payload copying is not counted as device latency).
+ *
+ * psync engine (portable): each worker is a thread doing one pread/pwrite
+ * at a time, fio's psync engine with `qd` x `threads` jobs. Two clock reads
+ * per request for writes, one for reads (the previous completion's time is
+ * the next submission's: only an offset draw lies between them).
+ *
+ * Per request neither loop allocates, locks or shares a cache line with
+ * another thread; the histogram record is a few instructions.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../platform/aio.h"
+#include "../../platform/platform.h"
+#include "../util/payload.h"
+#include "../util/strbuf.h"
+#include "randio.h"
+
+void randio_stream_init(struct randio_stream *s, uint64_t seed, unsigned thread, unsigned queue,
+			uint64_t nblocks, uint64_t block)
+{
+	char label[64];
+	snprintf(label, sizeof(label), "randio/%u/%u", thread, queue);
+	prng_seed(&s->rng, seed_derive(seed, label));
+	snprintf(label, sizeof(label), "randio/%u/%u/payload", thread, queue);
+	s->payload_base = seed_derive(seed, label);
+	s->nblocks = nblocks;
+	s->block = block;
+	s->k = 0;
+}
+
+uint64_t randio_payload_seed(uint64_t cell_seed)
+{
+	return seed_derive(cell_seed, "randio/payload");
+}
+
+uint64_t randio_budget(uint64_t ops, unsigned n, unsigned i)
+{
+	return ops / n + (i < ops % n ? 1 : 0);
+}
+
+/* Report setup done (failed: 1 if it failed) and wait for the start.
+ * 1: run; 0: the run was called off. */
+static int gate_pass(struct randio_gate *g, int failed)
+{
+	pthread_mutex_lock(&g->mu);
+	g->ready++;
+	pthread_cond_broadcast(&g->cv);
+	while (!failed && g->go == 0)
+		pthread_cond_wait(&g->cv, &g->mu);
+	int go = !failed && g->go > 0;
+	pthread_mutex_unlock(&g->mu);
+	return go;
+}
+
+static void set_error(struct randio_worker *w, int err, uint64_t off, int64_t res)
+{
+	if (w->err)
+		return;
+	w->err = err;
+	w->err_off = off;
+	w->err_res = res;
+}
+
+/* --- queue engine --- */
+
+static inline void queue_issue(struct randio_worker *w, struct aio_queue *q, unsigned s)
+{
+	const struct randio_job *job = w->job;
+	uint64_t stream;
+	uint64_t off = randio_stream_next(&w->stream, &stream);
+	if (job->write)
+		payload_copy(job->payload, stream, off, w->bufs[s], job->block);
+	aio_prep(q, s, off, job->write);
+	w->slots[s].off = off;
+}
+
+static inline int may_issue(const struct randio_worker *w)
+{
+	return !w->job->ops_mode || w->stream.k < w->budget;
+}
+
+void *randio_queue_worker(void *arg)
+{
+	struct randio_worker *w = arg;
+	const struct randio_job *job = w->job;
+	struct aio_queue *q = NULL;
+	struct strbuf why = STRBUF_INIT;
+	unsigned n = w->nslots;
+	struct aio_completion *comp = calloc(n, sizeof(*comp));
+	unsigned *fresh = calloc(n, sizeof(*fresh));
+	int rc = comp && fresh ? aio_open(&q, job->fd, n, w->bufs, job->block, &why) : -ENOMEM;
+	if (rc < 0) {
+		w->err = rc;
+		snprintf(w->setup, sizeof(w->setup), "%s", why.len ? why.buf : strerror(-rc));
+	} else {
+		aio_describe(q, &why);
+		snprintf(w->setup, sizeof(w->setup), "%s", why.buf);
+	}
+	sb_release(&why);
+	if (!gate_pass(w->gate, rc < 0))
+		goto out;
+
+	unsigned inflight = 0;
+	for (unsigned s = 0; s < n && may_issue(w); s++) {
+		queue_issue(w, q, s);
+		fresh[inflight++] = s;
+	}
+	uint64_t now = plat_clock_ns();
+	w->t_first = now;
+	for (unsigned i = 0; i < inflight; i++)
+		w->slots[fresh[i]].t_sub = now;
+	int stop = 0;
+	while (inflight) {
+		int got = aio_submit_wait(q, 1, comp, n);
+		if (got < 0) {
+			if (got == -EINTR)
+				continue;
+			/* The ring itself failed: requests may still be in flight. */
+			set_error(w, got, UINT64_MAX, 0);
+			w->unsafe_bufs = 1;
+			break;
+		}
+		now = plat_clock_ns();
+		if (*job->cancel || (!job->ops_mode && now >= job->deadline))
+			stop = 1;
+		unsigned nfresh = 0;
+		for (int i = 0; i < got; i++) {
+			unsigned s = comp[i].slot;
+			inflight--;
+			if (comp[i].res != (int32_t)job->block) {
+				set_error(w, comp[i].res < 0 ? comp[i].res : -EIO, w->slots[s].off,
+					  comp[i].res);
+				stop = 1;
+				continue;
+			}
+			hist_record(w->hist, now - w->slots[s].t_sub);
+			w->done++;
+			if (!stop && may_issue(w)) {
+				queue_issue(w, q, s);
+				fresh[nfresh++] = s;
+			}
+		}
+		w->t_last = now;
+		if (nfresh) {
+			uint64_t t = job->write ? plat_clock_ns() : now;
+			for (unsigned i = 0; i < nfresh; i++)
+				w->slots[fresh[i]].t_sub = t;
+			inflight += nfresh;
+		}
+	}
+out:
+	aio_close(q);
+	free(comp);
+	free(fresh);
+	return NULL;
+}
+
+/* --- psync engine --- */
+
+void *randio_psync_worker(void *arg)
+{
+	struct randio_worker *w = arg;
+	const struct randio_job *job = w->job;
+	void *buf = w->bufs[0];
+	size_t len = (size_t)job->block;
+	if (!gate_pass(w->gate, 0))
+		return NULL;
+
+	uint64_t t0 = plat_clock_ns();
+	w->t_first = w->t_last = t0;
+	int first = 1;
+	while (may_issue(w) && !*job->cancel) {
+		uint64_t stream;
+		uint64_t off = randio_stream_next(&w->stream, &stream);
+		if (job->write) {
+			payload_copy(job->payload, stream, off, buf, len);
+			t0 = plat_clock_ns();
+		}
+		if (first) {
+			w->t_first = t0;
+			first = 0;
+		}
+		ssize_t r;
+		do
+			r = job->write ? pwrite(job->fd, buf, len, (off_t)off)
+				       : pread(job->fd, buf, len, (off_t)off);
+		while (r < 0 && errno == EINTR && !*job->cancel);
+		uint64_t t1 = plat_clock_ns();
+		if (r != (ssize_t)len) {
+			set_error(w, r < 0 ? -errno : -EIO, off, r);
+			break;
+		}
+		hist_record(w->hist, t1 - t0);
+		w->done++;
+		w->t_last = t1;
+		if (!job->ops_mode && t1 >= job->deadline)
+			break;
+		t0 = t1;
+	}
+	return NULL;
+}
