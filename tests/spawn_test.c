@@ -1,6 +1,12 @@
-/* Tests of rig/util/spawn.c: argument vectors, output, status, logging. */
+/* Tests of rig/util/spawn.c: argument vectors, output, status, logging;
+ * split stdout/stderr and cancellation (spawn_run_opts). */
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include "platform/platform.h"
 
 #include "rig/util/spawn.h"
 #include "rig/util/strbuf.h"
@@ -124,6 +130,147 @@ static void test_spawn_big_output(void)
 	sb_release(&err);
 }
 
+static void test_spawn_split(void)
+{
+	struct spawn_result r;
+	struct strbuf err = STRBUF_INIT;
+	const char *argv[] = { "sh", "-c", "echo out; echo err >&2; echo out2", NULL };
+	struct spawn_opts o = { .split = 1 };
+	CU_ASSERT_EQUAL(spawn_run_opts(NULL, argv, NULL, &o, &r, &err), 0);
+	CU_ASSERT_TRUE(r.exited);
+	CU_ASSERT_EQUAL(r.status, 0);
+	CU_ASSERT_STRING_EQUAL(r.stdout_text, "out\nout2\n");
+	CU_ASSERT_EQUAL(r.stdout_len, 9);
+	CU_ASSERT_STRING_EQUAL(r.stderr_text, "err\n");
+	CU_ASSERT_EQUAL(r.stderr_len, 4);
+	/* The combined text still has everything, for logs and messages. */
+	CU_ASSERT_EQUAL(r.output_len, 13);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.output, "err\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.output, "out2\n"));
+	CU_ASSERT_FALSE(r.cancelled);
+	spawn_result_release(&r);
+	/* Without split the separate texts stay NULL. */
+	CU_ASSERT_EQUAL(spawn_run_opts(NULL, argv, NULL, NULL, &r, &err), 0);
+	CU_ASSERT_PTR_NULL(r.stdout_text);
+	CU_ASSERT_PTR_NULL(r.stderr_text);
+	CU_ASSERT_EQUAL(r.output_len, 13);
+	spawn_result_release(&r);
+	sb_release(&err);
+}
+
+static void test_spawn_split_both_full(void)
+{
+	/* Both pipes overflow their buffers (64 KiB) while the command writes
+	 * the other: reading one pipe at a time would deadlock. */
+	struct spawn_result r;
+	struct strbuf err = STRBUF_INIT;
+	const char *argv[] = { "sh", "-c",
+			       "head -c 300000 /dev/zero | tr '\\0' e >&2; "
+			       "head -c 200000 /dev/zero | tr '\\0' o; "
+			       "head -c 100000 /dev/zero | tr '\\0' e >&2", NULL };
+	struct spawn_opts o = { .split = 1 };
+	CU_ASSERT_EQUAL(spawn_run_opts(NULL, argv, NULL, &o, &r, &err), 0);
+	CU_ASSERT_EQUAL(r.status, 0);
+	CU_ASSERT_EQUAL(r.stdout_len, 200000);
+	CU_ASSERT_EQUAL(r.stderr_len, 400000);
+	CU_ASSERT_EQUAL(r.output_len, 600000);
+	CU_ASSERT_EQUAL(strspn(r.stdout_text, "o"), 200000);
+	CU_ASSERT_EQUAL(strspn(r.stderr_text, "e"), 400000);
+	spawn_result_release(&r);
+	sb_release(&err);
+}
+
+static void test_spawn_split_dry_run(void)
+{
+	struct spawner sp = { .dry_run = 1 };
+	struct spawn_result r;
+	struct strbuf err = STRBUF_INIT;
+	const char *argv[] = { "false", NULL };
+	struct spawn_opts o = { .split = 1 };
+	CU_ASSERT_EQUAL(spawn_run_opts(&sp, argv, NULL, &o, &r, &err), 0);
+	CU_ASSERT_STRING_EQUAL(r.stdout_text, "");
+	CU_ASSERT_STRING_EQUAL(r.stderr_text, "");
+	spawn_result_release(&r);
+	sb_release(&err);
+}
+
+struct raiser {
+	volatile sig_atomic_t *flag;
+	long ms;
+};
+
+static void *raise_later(void *arg)
+{
+	struct raiser *r = arg;
+	struct timespec ts = { r->ms / 1000, (r->ms % 1000) * 1000000L };
+	nanosleep(&ts, NULL);
+	*r->flag = 1;
+	return NULL;
+}
+
+/* Run argv with a cancel flag raised after 200 ms; returns seconds taken. */
+static double run_cancelled(const char *const *argv, struct spawn_result *r)
+{
+	volatile sig_atomic_t flag = 0;
+	struct raiser ra = { &flag, 200 };
+	pthread_t t;
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, raise_later, &ra), 0);
+	struct strbuf err = STRBUF_INIT;
+	struct spawn_opts o = { .split = 1, .cancel = &flag };
+	uint64_t t0 = plat_clock_ns();
+	CU_ASSERT_EQUAL(spawn_run_opts(NULL, argv, NULL, &o, r, &err), 0);
+	double secs = (double)(plat_clock_ns() - t0) / 1e9;
+	pthread_join(t, NULL);
+	sb_release(&err);
+	return secs;
+}
+
+static void test_spawn_cancel(void)
+{
+	/* sh forks sleep: the whole process group must go, or the pipe stays open. */
+	struct spawn_result r;
+	const char *argv[] = { "sh", "-c", "echo started; sleep 30; echo finished", NULL };
+	double secs = run_cancelled(argv, &r);
+	CU_ASSERT(secs < 1.5);
+	CU_ASSERT_TRUE(r.cancelled);
+	CU_ASSERT_FALSE(r.exited);
+	CU_ASSERT_EQUAL(r.status, SIGTERM);
+	CU_ASSERT_STRING_EQUAL(r.stdout_text, "started\n");
+	spawn_result_release(&r);
+}
+
+static void test_spawn_cancel_kill(void)
+{
+	/* A command that ignores SIGTERM gets SIGKILL after the grace time. */
+	struct spawn_result r;
+	const char *argv[] = { "sh", "-c", "trap '' TERM; sleep 30", NULL };
+	double secs = run_cancelled(argv, &r);
+	CU_ASSERT(secs >= SPAWN_CANCEL_GRACE_MS / 1000.0);
+	CU_ASSERT(secs < SPAWN_CANCEL_GRACE_MS / 1000.0 + 2);
+	CU_ASSERT_TRUE(r.cancelled);
+	CU_ASSERT_FALSE(r.exited);
+	CU_ASSERT_EQUAL(r.status, SIGKILL);
+	spawn_result_release(&r);
+}
+
+static void test_spawn_cancel_not_raised(void)
+{
+	/* With a flag that stays down the command runs to its end. */
+	volatile sig_atomic_t flag = 0;
+	struct spawn_result r;
+	struct strbuf err = STRBUF_INIT;
+	const char *argv[] = { "sh", "-c", "sleep 0.3; echo done", NULL };
+	struct spawn_opts o = { .cancel = &flag };
+	CU_ASSERT_EQUAL(spawn_run_opts(NULL, argv, NULL, &o, &r, &err), 0);
+	CU_ASSERT_TRUE(r.exited);
+	CU_ASSERT_EQUAL(r.status, 0);
+	CU_ASSERT_FALSE(r.cancelled);
+	CU_ASSERT_STRING_EQUAL(r.output, "done\n");
+	CU_ASSERT(r.seconds >= 0.3);
+	spawn_result_release(&r);
+	sb_release(&err);
+}
+
 void register_spawn_tests(void)
 {
 	CU_pSuite s = test_suite("spawn");
@@ -134,4 +281,10 @@ void register_spawn_tests(void)
 	test_add(s, "every command is logged; dry run only records", test_spawn_log_and_dry_run);
 	test_add(s, "a command killed by a signal", test_spawn_signal);
 	test_add(s, "over-long output keeps head and tail", test_spawn_big_output);
+	test_add(s, "split: stdout and stderr apart, combined kept", test_spawn_split);
+	test_add(s, "split: both pipes full at once do not deadlock", test_spawn_split_both_full);
+	test_add(s, "split: dry run gives empty texts", test_spawn_split_dry_run);
+	test_add(s, "cancel stops the command's process group", test_spawn_cancel);
+	test_add(s, "cancel kills a command that ignores SIGTERM", test_spawn_cancel_kill);
+	test_add(s, "a cancel flag that stays down changes nothing", test_spawn_cancel_not_raised);
 }

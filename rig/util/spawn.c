@@ -2,7 +2,9 @@
  * Spawning external commands; see spawn.h. fork + execvp rather than
  * posix_spawn: the child must chdir and set up /dev/null, and the portable
  * posix_spawn has no chdir action (addchdir_np differs by platform). Output
- * is read through one pipe with poll until EOF, then the child is reaped.
+ * is read through one pipe (two when stdout and stderr are split: both are
+ * drained by the same poll loop, so a command filling one pipe while we
+ * wait on the other cannot deadlock) until EOF, then the child is reaped.
  */
 #include "spawn.h"
 
@@ -53,6 +55,8 @@ void spawn_argv_text(struct strbuf *sb, const char *const *argv)
 void spawn_result_release(struct spawn_result *r)
 {
 	free(r->output);
+	free(r->stdout_text);
+	free(r->stderr_text);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -71,17 +75,21 @@ static void keep_output(struct strbuf *out, const char *buf, size_t n, int *trun
 	}
 }
 
-static void child(const char *const *argv, const char *cwd, int outfd)
+static void child(const char *const *argv, const char *cwd, int outfd, int errfd, int own_group)
 {
+	if (own_group)
+		setpgid(0, 0);
 	int devnull = open("/dev/null", O_RDONLY);
 	if (devnull >= 0 && devnull != 0) {
 		dup2(devnull, 0);
 		close(devnull);
 	}
 	dup2(outfd, 1);
-	dup2(outfd, 2);
+	dup2(errfd, 2);
 	if (outfd > 2)
 		close(outfd);
+	if (errfd > 2 && errfd != outfd)
+		close(errfd);
 	/* The parent may ignore or catch these; the command gets defaults. */
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
@@ -104,23 +112,50 @@ static void child(const char *const *argv, const char *cwd, int outfd)
 	_exit(127);
 }
 
+/* Where the bytes of one pipe go. */
+struct stream {
+	int fd;                /* -1 once closed */
+	struct strbuf *own;    /* this stream alone (split), or NULL */
+};
+
+static void close_pipes(int *fds, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
 int spawn_run(struct spawner *sp, const char *const *argv, const char *cwd,
 	      struct spawn_result *r, struct strbuf *err)
 {
+	return spawn_run_opts(sp, argv, cwd, NULL, r, err);
+}
+
+int spawn_run_opts(struct spawner *sp, const char *const *argv, const char *cwd,
+		   const struct spawn_opts *opts, struct spawn_result *r, struct strbuf *err)
+{
+	int split = opts && opts->split;
+	volatile sig_atomic_t *cancel = opts ? opts->cancel : NULL;
 	struct strbuf text = STRBUF_INIT;
 	memset(r, 0, sizeof(*r));
 	spawn_argv_text(&text, argv);
 	if (sp && sp->dry_run) {
 		r->exited = 1;
 		r->output = xstrdup("");
+		if (split) {
+			r->stdout_text = xstrdup("");
+			r->stderr_text = xstrdup("");
+		}
 		if (sp->log)
 			sp->log(sp->opaque, text.buf, NULL);
 		sb_release(&text);
 		return 0;
 	}
-	int fds[2];
-	if (pipe(fds) < 0) {
+	/* fds[0..1]: stdout (or both); fds[2..3]: stderr when split. */
+	int fds[4] = { -1, -1, -1, -1 };
+	if (pipe(fds) < 0 || (split && pipe(fds + 2) < 0)) {
 		int e = errno;
+		close_pipes(fds, 4);
 		sb_addf(err, "cannot run %s: pipe: %s", text.buf, strerror(e));
 		sb_release(&text);
 		return -e;
@@ -129,32 +164,81 @@ int spawn_run(struct spawner *sp, const char *const *argv, const char *cwd,
 	pid_t pid = fork();
 	if (pid < 0) {
 		int e = errno;
-		close(fds[0]);
-		close(fds[1]);
+		close_pipes(fds, 4);
 		sb_addf(err, "cannot run %s: fork: %s", text.buf, strerror(e));
 		sb_release(&text);
 		return -e;
 	}
 	if (pid == 0) {
 		close(fds[0]);
-		child(argv, cwd, fds[1]);
+		if (split)
+			close(fds[2]);
+		child(argv, cwd, fds[1], split ? fds[3] : fds[1], cancel != NULL);
 	}
+	if (cancel)
+		setpgid(pid, pid); /* also here: kill(-pid) must work before the child runs */
 	close(fds[1]);
-	struct strbuf out = STRBUF_INIT;
+	if (split)
+		close(fds[3]);
+	struct strbuf out = STRBUF_INIT, sout = STRBUF_INIT, serr = STRBUF_INIT;
+	struct stream st[2] = {
+		{ fds[0], split ? &sout : NULL },
+		{ split ? fds[2] : -1, split ? &serr : NULL },
+	};
+	int tr_out = 0, tr_own = 0;
+	uint64_t stop_at = 0; /* when cancelled: SIGTERM sent at this time (ns) */
+	int killed = 0;
 	char buf[65536];
-	for (;;) {
-		struct pollfd pfd = { .fd = fds[0], .events = POLLIN };
-		int pr = poll(&pfd, 1, -1);
+	while (st[0].fd >= 0 || st[1].fd >= 0) {
+		if (cancel && *cancel) {
+			uint64_t now = plat_clock_ns();
+			uint64_t grace = (uint64_t)SPAWN_CANCEL_GRACE_MS * 1000000u;
+			if (!stop_at) {
+				stop_at = now;
+				r->cancelled = 1;
+				kill(-pid, SIGTERM);
+			} else if (!killed && now - stop_at >= grace) {
+				kill(-pid, SIGKILL);
+				killed = 1;
+			} else if (killed && now - stop_at >= 2 * grace) {
+				break; /* something outside the group holds the pipe */
+			}
+		}
+		struct pollfd pfd[2];
+		nfds_t np = 0;
+		int which[2];
+		for (int i = 0; i < 2; i++) {
+			if (st[i].fd < 0)
+				continue;
+			pfd[np].fd = st[i].fd;
+			pfd[np].events = POLLIN;
+			pfd[np].revents = 0;
+			which[np++] = i;
+		}
+		int pr = poll(pfd, np, cancel ? 100 : -1);
 		if (pr < 0 && errno == EINTR)
-			continue; /* a signal for us (Ctrl-C): the child gets its own */
-		ssize_t n = read(fds[0], buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
+			continue; /* a signal for us (Ctrl-C): the child gets its own, or the cancel */
+		if (pr <= 0)
 			continue;
-		if (n <= 0)
-			break;
-		keep_output(&out, buf, (size_t)n, &r->truncated);
+		for (nfds_t k = 0; k < np; k++) {
+			if (!pfd[k].revents)
+				continue;
+			struct stream *s = &st[which[k]];
+			ssize_t n = read(s->fd, buf, sizeof(buf));
+			if (n < 0 && (errno == EINTR || errno == EAGAIN))
+				continue;
+			if (n <= 0) {
+				close(s->fd);
+				s->fd = -1;
+				continue;
+			}
+			keep_output(&out, buf, (size_t)n, &tr_out);
+			if (s->own)
+				keep_output(s->own, buf, (size_t)n, &tr_own);
+		}
 	}
-	close(fds[0]);
+	close_pipes(&st[0].fd, 1);
+	close_pipes(&st[1].fd, 1);
 	int status = 0;
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
@@ -166,8 +250,15 @@ int spawn_run(struct spawner *sp, const char *const *argv, const char *cwd,
 		r->exited = 0;
 		r->status = WIFSIGNALED(status) ? WTERMSIG(status) : -1;
 	}
+	r->truncated = tr_out || tr_own;
 	r->output_len = out.len;
 	r->output = sb_detach(&out);
+	if (split) {
+		r->stdout_len = sout.len;
+		r->stdout_text = sb_detach(&sout);
+		r->stderr_len = serr.len;
+		r->stderr_text = sb_detach(&serr);
+	}
 	if (sp && sp->log)
 		sp->log(sp->opaque, text.buf, r);
 	sb_release(&text);
