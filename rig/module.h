@@ -22,6 +22,7 @@
 #include "units.h"
 
 struct strbuf;
+struct spawner;
 
 enum param_type {
 	PT_UINT,     /* uint64_t: a plain integer */
@@ -113,6 +114,7 @@ struct rig_ctx {
 	struct rig_sink *sink;
 	volatile sig_atomic_t *cancel;   /* non-zero: stop at the next operation */
 	void **volstate;                 /* per-volume state shared by steps (write -> read) */
+	struct spawner *sp;              /* for external commands: logged to commands.log; may be NULL */
 	struct strbuf *err;              /* the reason when run() fails */
 };
 

@@ -456,6 +456,7 @@ static int run_cell(struct run *run, const struct schedule *sched, const struct 
 		.sink = &sink,
 		.cancel = &rig_cancel,
 		.volstate = &run->slots[c->volume * run->nmodules + slot_of(m)],
+		.sp = &run->sp,
 		.err = &merr,
 	};
 	rc = m->run(&ctx, args);

@@ -256,20 +256,31 @@ static void test_run_interrupted(void)
 
 static void test_run_refused(void)
 {
-	/* A module this build cannot run: refused before anything is made. */
+	/* A plan whose file systems this platform cannot make: refused before
+	 * anything is made (checked at validation, exit 2, no run folder). */
 	struct fixture f;
-	fx_init(&f, "  - meta: { files: 10 }\n", "");
-	const char *args[] = { "run", "-q", "-o", f.out.buf, f.plan.buf, NULL };
-	char *out = NULL;
-	CU_ASSERT_EQUAL(test_run_rig(args, &out), 2);
-	CU_ASSERT_PTR_NOT_NULL(strstr(out, "module 'meta' is not available"));
-	free(out);
-	CU_ASSERT_NOT_EQUAL(access(f.out.buf, F_OK), 0);
-	/* An existing, non-empty output folder is never overwritten. */
-	fx_release(&f);
 	fx_init(&f, "  - null: {}\n", "");
-	mkdir(f.out.buf, 0777);
+	char *tmp = test_tmpdir();
+	struct strbuf plan = STRBUF_INIT, out_dir = STRBUF_INIT;
+	sb_addf(&plan, "%s/mac.yaml", tmp);
+	sb_addf(&out_dir, "%s/out", tmp);
+	test_write_file(plan.buf, "rig: 1\nname: mac\ntarget:\n  image: { path: /var/tmp/rig-never.dmg, size: 1G }\n"
+				  "layouts:\n  - name: one\n    partitions:\n      - { name: A, fs: apfs, size: rest }\n"
+				  "steps:\n  - null: {}\n");
+	const char *margs[] = { "run", "-q", "--platform", "linux", "-o", out_dir.buf, plan.buf, NULL };
+	char *out = NULL;
+	CU_ASSERT_EQUAL(test_run_rig(margs, &out), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "apfs"));
+	free(out);
+	CU_ASSERT_NOT_EQUAL(access(out_dir.buf, F_OK), 0);
+	CU_ASSERT_NOT_EQUAL(access("/var/tmp/rig-never.dmg", F_OK), 0);
+	test_rmtree(tmp);
+	free(tmp);
+	sb_release(&plan);
+	sb_release(&out_dir);
 	struct strbuf p = STRBUF_INIT;
+	/* An existing, non-empty output folder is never overwritten. */
+	mkdir(f.out.buf, 0777);
 	sb_addf(&p, "%s/keep", f.out.buf);
 	test_write_file(p.buf, "mine");
 	const char *args2[] = { "run", "-q", "-o", f.out.buf, f.plan.buf, NULL };

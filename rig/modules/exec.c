@@ -38,8 +38,9 @@
  * cancel flag stops the command (SIGTERM to its process group, SIGKILL if
  * it lingers; spawn.h) and the cell records nothing.
  *
- * Gap: rig_ctx carries no spawner, so the command is not in the run's
- * commands.log; the "command" note and the output notes stand in for it.
+ * The command goes through the run's spawner (ctx->sp), so it is in the
+ * run's commands.log with its output and exit status, like every command
+ * rig runs; the "command" note records it with the cell as well.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -210,7 +211,7 @@ static int exec_run(struct rig_ctx *ctx, const void *a)
 	}
 	struct spawn_opts o = { .split = 1, .cancel = ctx->cancel };
 	struct spawn_result r;
-	rc = spawn_run_opts(NULL, (const char *const *)argv, ctx->dir, &o, &r, ctx->err);
+	rc = spawn_run_opts(ctx->sp, (const char *const *)argv, ctx->dir, &o, &r, ctx->err);
 	exec_argv_free(argv);
 	if (rc < 0) {
 		sb_release(&text);
