@@ -110,7 +110,11 @@ struct rig_ctx {
 	uint32_t rep;                    /* repetition, from 1 */
 	uint32_t cycle;                  /* 0 outside cycles */
 	int direct;                      /* cache.direct requested */
-	const char *cache_method;        /* what was applied, recorded with samples */
+	const char *cache_method;        /* flush applied before the cell ("drop_caches",
+	                                  * "remount+drop_caches") or ""; informational */
+	int direct_used;                 /* the runner sets it to direct && module->direct_io;
+	                                  * a module clears it when the file system refused
+	                                  * direct I/O; the cache column of samples says it */
 	struct rig_sink *sink;
 	volatile sig_atomic_t *cancel;   /* non-zero: stop at the next operation */
 	void **volstate;                 /* per-volume state shared by steps (write -> read) */
@@ -123,6 +127,7 @@ struct rig_module {
 	const char *summary;             /* one line, for `rig help` */
 	const char *help;                /* paragraph, for `rig help MODULE` */
 	enum module_kind kind;
+	int direct_io;                   /* 1: its data I/O honours cache.direct */
 	const char *needs;               /* module that must run earlier on the volume, or NULL */
 	const struct rig_param *params;  /* terminated by an entry with name == NULL */
 	size_t args_size;

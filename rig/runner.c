@@ -228,15 +228,19 @@ static int write_file(const char *path, const char *data, size_t len, struct str
 struct cell_sink {
 	struct run *run;
 	uint32_t seq;
-	const char *cache;
+	const struct rig_ctx *ctx;
+	const char *flushed;   /* cache flush applied before the cell, or NULL */
+	struct strbuf method;  /* the cache column, composed per sample */
 	int failed;
 	struct strbuf err;
 };
 
+static const char *cache_text(struct cell_sink *cs);
+
 static void sink_metric(void *opaque, const char *name, double value, const char *unit)
 {
 	struct cell_sink *cs = opaque;
-	if (store_add_sample(cs->run->store, cs->seq, name, value, unit, cs->cache, &cs->err) < 0)
+	if (store_add_sample(cs->run->store, cs->seq, name, value, unit, cache_text(cs), &cs->err) < 0)
 		cs->failed = 1;
 }
 
@@ -348,27 +352,48 @@ static int provision(struct run *run, size_t li, int record, struct strbuf *err)
 
 /* --- cells --- */
 
-static const char *cache_method(struct run *run, const struct plan_step *st,
-				struct strbuf *method, struct strbuf *err)
+/*
+ * Before a read-type step: remount the volume (cache.remount, where the
+ * backend can) and drop the caches (cache.flush, where possible). What was
+ * applied goes into `applied` ("remount+drop_caches", "drop_caches", or "").
+ */
+static void flush_caches(struct run *run, const struct plan_step *st, struct volume *vol,
+			 struct strbuf *applied)
 {
 	const struct plan_cache *c = &run->plan->cache;
-	sb_reset(method);
-	if (c->direct)
-		sb_adds(method, "direct");
-	if (st->module->kind == MOD_READS && c->flush && run->flush_ok) {
+	sb_reset(applied);
+	if (st->module->kind != MOD_READS)
+		return;
+	if (c->remount && run->backend->remount) {
+		sb_reset(&run->perr);
+		if (run->backend->remount(&run->pctx, vol) == 0)
+			sb_adds(applied, "remount");
+		else
+			event(run, "warning", "cannot remount %s before step %s: %s", vol->name,
+			      st->module->name, run->perr.buf);
+	}
+	if (c->flush && run->flush_ok) {
 		const char *name = NULL;
 		sb_reset(&run->perr);
-		if (plat_drop_caches(&run->sp, &name, &run->perr) == 0) {
-			sb_addf(method, "%s%s", method->len ? "+" : "", name);
-		} else {
+		if (plat_drop_caches(&run->sp, &name, &run->perr) == 0)
+			sb_addf(applied, "%s%s", applied->len ? "+" : "", name);
+		else
 			event(run, "warning", "cannot drop caches before step %s: %s",
 			      st->module->name, run->perr.buf);
-		}
 	}
-	if (!method->len)
-		sb_adds(method, "none");
-	(void)err;
-	return method->buf;
+}
+
+/* The cache column: what was actually applied to this cell's data I/O. */
+static const char *cache_text(struct cell_sink *cs)
+{
+	sb_reset(&cs->method);
+	if (cs->ctx && cs->ctx->direct_used)
+		sb_adds(&cs->method, "direct");
+	if (cs->flushed && *cs->flushed)
+		sb_addf(&cs->method, "%s%s", cs->method.len ? "+" : "", cs->flushed);
+	if (!cs->method.len)
+		sb_adds(&cs->method, "none");
+	return cs->method.buf;
 }
 
 /*
@@ -398,8 +423,8 @@ static int run_cell(struct run *run, const struct schedule *sched, const struct 
 			c->seq, sched->n, lname, *lname ? "  " : "", c->rep, c->path, m->name,
 			vol->name);
 
-	struct strbuf method = STRBUF_INIT;
-	cache_method(run, st, &method, err);
+	struct strbuf flushed = STRBUF_INIT;
+	flush_caches(run, st, vol, &flushed);
 
 	/* Bind parameters for this cell ($vars from enclosing sweeps). */
 	struct diag d;
@@ -413,7 +438,7 @@ static int run_cell(struct run *run, const struct schedule *sched, const struct 
 		params_free(m, args);
 		free(args);
 		diag_release(&d);
-		sb_release(&method);
+		sb_release(&flushed);
 		return -EINVAL;
 	}
 	diag_release(&d);
@@ -436,12 +461,13 @@ static int run_cell(struct run *run, const struct schedule *sched, const struct 
 	if (rc < 0) {
 		params_free(m, args);
 		free(args);
-		sb_release(&method);
+		sb_release(&flushed);
 		return rc;
 	}
 
-	struct cell_sink cs = { .run = run, .seq = c->seq, .cache = method.buf };
+	struct cell_sink cs = { .run = run, .seq = c->seq, .flushed = flushed.buf };
 	sb_init(&cs.err);
+	sb_init(&cs.method);
 	struct rig_sink sink = { &cs, sink_metric, sink_file, sink_note };
 	struct strbuf merr = STRBUF_INIT;
 	struct rig_ctx ctx = {
@@ -452,13 +478,15 @@ static int run_cell(struct run *run, const struct schedule *sched, const struct 
 		.rep = c->rep,
 		.cycle = c->cycle,
 		.direct = p->cache.direct,
-		.cache_method = method.buf,
+		.cache_method = flushed.buf,
+		.direct_used = p->cache.direct && m->direct_io,
 		.sink = &sink,
 		.cancel = &rig_cancel,
 		.volstate = &run->slots[c->volume * run->nmodules + slot_of(m)],
 		.sp = &run->sp,
 		.err = &merr,
 	};
+	cs.ctx = &ctx;
 	rc = m->run(&ctx, args);
 	utc_now_iso(end, sizeof(end));
 	const char *status = "done";
@@ -479,7 +507,8 @@ static int run_cell(struct run *run, const struct schedule *sched, const struct 
 	sb_release(&serr);
 	sb_release(&merr);
 	sb_release(&cs.err);
-	sb_release(&method);
+	sb_release(&cs.method);
+	sb_release(&flushed);
 	params_free(m, args);
 	free(args);
 	return rc;

@@ -326,6 +326,8 @@ static int fill_write_one(struct rig_ctx *ctx, struct payload *pay, const char *
 	*written = 0;
 	*full_errno = 0;
 	int fd = plat_open_data(path, O_WRONLY | O_CREAT | O_TRUNC, 0644, ctx->direct, applied);
+	if (fd >= 0 && ctx->direct && !*applied)
+		ctx->direct_used = 0;
 	if (fd < 0) {
 		if (is_full(-fd)) {
 			*full_errno = -fd;
@@ -811,6 +813,7 @@ static void meta_check(const void *a, struct diag *d, struct mark at)
 
 const struct rig_module rig_module_fill = {
 	.name = "fill",
+	.direct_io = 1,
 	.summary = "writes filler until the volume's used space reaches a level",
 	.help = "Writes large filler files of payload (synced; direct I/O when cache.direct) "
 		"into the volume's folder `fill/` until the used share of the volume, "

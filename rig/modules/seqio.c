@@ -145,6 +145,7 @@ static void note_fallback(struct rig_ctx *ctx, const char *dir)
 	struct strbuf v = STRBUF_INIT;
 	sb_addf(&v, "refused by the file system of %s: buffered I/O used", dir);
 	note(ctx, "direct", v.buf);
+	ctx->direct_used = 0;
 	sb_release(&v);
 }
 
@@ -642,6 +643,7 @@ const struct rig_module rig_module_write = {
 		"cycled from a list, or drawn per file from a range (sizes). Files live in "
 		"the volume's folder `seqio/`; a new write replaces the previous set.",
 	.kind = MOD_WRITES,
+	.direct_io = 1,
 	.params = write_params,
 	.args_size = sizeof(struct seqio_args),
 	.metrics = seqio_metrics,
@@ -655,6 +657,7 @@ const struct rig_module rig_module_read = {
 	.help = "Reads back, whole and in `block` units, the files the last `write` step "
 		"wrote on the same volume, in an order shuffled per repetition.",
 	.kind = MOD_READS,
+	.direct_io = 1,
 	.needs = "write",
 	.params = read_params,
 	.args_size = sizeof(struct seqio_args),
