@@ -6,6 +6,7 @@
 #   make run          build and run configs/quick.yaml
 #   make install      PREFIX=/usr/local: binary, configs, man page
 #   make lint         the style checks alone (banned functions, no shell strings)
+#   make tools        test tools: build/tools/fuse-hdd, the synthetic hard disk (Linux)
 #
 # Every library comes through pkg-config. Platform code is chosen here, not
 # by #ifdef in shared code.
@@ -53,15 +54,26 @@ define objs
 $(patsubst %.c,$(1)/obj/%.o,$(2))
 endef
 
+# Test tools (Linux): the synthetic hard disk, a FUSE program (libfuse3),
+# built apart from rig so rig itself never links FUSE. Without fuse3 the
+# tests that need it say SKIPPED.
+ifeq ($(PLATFORM),linux)
+ifneq ($(shell pkg-config --exists fuse3 2>/dev/null && echo yes),)
+TOOLS    := $(BUILD)/tools/fuse-hdd
+endif
+endif
+
 LIB_OBJ      := $(call objs,$(BUILD),$(LIB_SRC))
 MAIN_OBJ     := $(call objs,$(BUILD),rig/main.c)
 SAN_LIB_OBJ  := $(call objs,$(BUILD)/san,$(LIB_SRC))
 SAN_MAIN_OBJ := $(call objs,$(BUILD)/san,rig/main.c)
 SAN_TEST_OBJ := $(call objs,$(BUILD)/san,$(TEST_SRC))
 
-.PHONY: all check test lint run install uninstall clean deps bench
+.PHONY: all check test lint run install uninstall clean deps bench tools
 
 all: $(BUILD)/rig
+
+tools: $(TOOLS)
 
 $(BUILD)/rig: $(LIB_OBJ) $(MAIN_OBJ)
 	$(CC) $(OPT) -o $@ $^ $(PKG_LIBS) -lpthread -lm
@@ -72,6 +84,11 @@ $(BUILD)/obj/%.o: %.c
 
 $(BUILD)/san/rig: $(SAN_LIB_OBJ) $(SAN_MAIN_OBJ)
 	$(CC) $(SAN_FLAGS) -o $@ $^ $(PKG_LIBS) -lpthread -lm
+
+$(BUILD)/tools/fuse-hdd: tests/tools/fuse-hdd.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(PLATFORM_DEFS) $(WARN) $(OPT) $(shell pkg-config --cflags fuse3) \
+		-o $@ $< $(shell pkg-config --libs fuse3) -lpthread
 
 $(BUILD)/san/rig-tests: $(SAN_LIB_OBJ) $(SAN_TEST_OBJ)
 	$(CC) $(SAN_FLAGS) -o $@ $^ $(PKG_LIBS) $(TEST_PKG_LIBS) -lpthread -lm
@@ -93,8 +110,9 @@ $(BUILD)/san/obj/%.o: %.c
 	$(CC) $(BASE_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
 
 # The tests run the sanitized rig binary too (end-to-end suites).
-check test: lint $(BUILD)/san/rig $(BUILD)/san/rig-tests
+check test: lint $(BUILD)/san/rig $(BUILD)/san/rig-tests $(TOOLS)
 	RIG_BIN=$(abspath $(BUILD)/san/rig) RIG_SRC=$(CURDIR) \
+	RIG_FUSE_HDD=$(if $(TOOLS),$(abspath $(TOOLS))) \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	$(BUILD)/san/rig-tests
 

@@ -16,16 +16,14 @@ void volume_release(struct volume *v)
 
 const struct backend_ops *provision_backend(const struct plan *p, struct strbuf *err)
 {
-	switch (p->target.kind) {
-	case TARGET_DIRS:
+	if (p->target.kind == TARGET_DIRS)
 		return &provision_dir_ops;
-	case TARGET_IMAGE:
-	case TARGET_DISK:
-		break;
-	}
-	sb_addf(err, "provisioning %s targets is not available yet in this build "
-		     "(image and disk targets arrive with the Linux and macOS backends); "
-		     "`rig validate` and `rig plan` work on this plan, `rig run` does not",
-		p->target.kind == TARGET_IMAGE ? "image" : "disk");
+	if (p->platform == PLATFORM_LINUX)
+		return &provision_linux_ops;
+	sb_addf(err, "provisioning %s targets for %s is not available yet in this build "
+		     "(it arrives with the macOS backend); `rig validate` and `rig plan` work "
+		     "on this plan, `rig run` does not (`--fs-map` can rehearse it on Linux)",
+		p->target.kind == TARGET_IMAGE ? "image" : "disk",
+		plan_platform_name(p->platform));
 	return NULL;
 }

@@ -1,7 +1,7 @@
 /*
  * Provisioning backends: turn one layout of a plan into mounted volumes and
- * back. One const ops struct per backend (dir.c; linux.c and macos.c with
- * their issues), chosen by provision_backend() from the plan's target.
+ * back. One const ops struct per backend (dir.c, linux.c; macos.c with its
+ * issue), chosen by provision_backend() from the plan's target.
  *
  * Every external command a backend runs goes through the spawner it is
  * given (argument vectors, logged; in dry-run mode only recorded, which is
@@ -12,6 +12,7 @@
 #ifndef RIG_PROVISION_H
 #define RIG_PROVISION_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -40,12 +41,24 @@ struct provision_ctx {
 	struct spawner *sp;
 	struct strbuf *err;
 	int yes;                  /* --yes: no typed confirmation */
+	int force;                /* --force: an image file rig did not make may be overwritten */
+	unsigned allow;           /* --allow: SAFETY_ALLOW_* rules waived (safety.h) */
+	uint64_t image_size;      /* --image-size: replaces the plan's image size; 0: the plan's */
+	volatile sig_atomic_t *cancel; /* non-zero: stop provisioning between commands (-EINTR);
+	                          * NULL: never. Teardown ignores it: it always runs to the end. */
+	/* What a backend does besides running commands (creating the image
+	 * file, waiting for partition nodes), so that `rig plan` can list it
+	 * and the command log shows it; and warnings (warning != 0) the run
+	 * records. NULL: dropped. */
+	void (*note)(void *opaque, int warning, const char *text);
+	void *note_opaque;
 	void *state;              /* the backend's, between calls */
 };
 
 struct backend_ops {
 	const char *name;
-	/* Checks before anything is changed (safety, tools present). */
+	/* Checks before anything is changed (safety, tools present). Leaves
+	 * nothing to undo when it fails. */
 	int (*prepare)(struct provision_ctx *ctx);
 	/* Provision layout li from scratch; fills *vols (caller releases). */
 	int (*provision)(struct provision_ctx *ctx, size_t li, struct volume **vols, size_t *nvols);
@@ -58,9 +71,12 @@ struct backend_ops {
 };
 
 extern const struct backend_ops provision_dir_ops;
+extern const struct backend_ops provision_linux_ops; /* image and disk targets on Linux */
 
-/* The backend for the plan's target on this platform, or NULL with the
- * reason in err (e.g. not yet available). */
+/* The backend for the plan's target and platform, or NULL with the reason
+ * in err (e.g. the macOS backend, not yet available). The Linux backend is
+ * portable C, so `rig plan` can list a Linux plan's commands anywhere; it
+ * refuses to run anywhere but Linux. */
 const struct backend_ops *provision_backend(const struct plan *p, struct strbuf *err);
 
 #endif

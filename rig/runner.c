@@ -107,6 +107,21 @@ static void log_command(void *opaque, const char *argv_text, const struct spawn_
 static void event(struct run *run, const char *level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* The backend's notes: steps that are not commands go to the command log,
+ * warnings are events (printed and stored). */
+static void backend_note(void *opaque, int warning, const char *text)
+{
+	struct run *run = opaque;
+	if (warning) {
+		event(run, "warning", "%s", text);
+	} else if (run->cmdlog) {
+		char now[40];
+		utc_now_iso(now, sizeof(now));
+		fprintf(run->cmdlog, "[%s] # %s\n\n", now, text);
+		fflush(run->cmdlog);
+	}
+}
+
 static void event(struct run *run, const char *level, const char *fmt, ...)
 {
 	struct strbuf msg = STRBUF_INIT, err = STRBUF_INIT;
@@ -317,13 +332,13 @@ static int provision(struct run *run, size_t li, int record, struct strbuf *err)
 		progress_update(&run->progress, "provisioning layout %s", lname);
 	}
 	sb_reset(&run->perr);
+	run->provisioned = (long)li; /* teardown must follow even a partial provision */
 	int rc = run->backend->provision(&run->pctx, li, &run->vols, &run->nvols);
 	if (rc < 0) {
 		sb_addf(err, "cannot provision layout %s: %s", *lname ? lname : "(dirs)",
 			run->perr.buf);
 		return rc;
 	}
-	run->provisioned = (long)li;
 	run->slots = xcalloc(run->nvols * run->nmodules, sizeof(void *));
 	if (!record)
 		return 0;
@@ -356,21 +371,24 @@ static int provision(struct run *run, size_t li, int record, struct strbuf *err)
  * Before a read-type step: remount the volume (cache.remount, where the
  * backend can) and drop the caches (cache.flush, where possible). What was
  * applied goes into `applied` ("remount+drop_caches", "drop_caches", or "").
+ * A failed remount fails the cell (-EIO, the reason in err): the volume may
+ * be left unmounted, and its folder would then be on the file system below.
  */
-static void flush_caches(struct run *run, const struct plan_step *st, struct volume *vol,
-			 struct strbuf *applied)
+static int flush_caches(struct run *run, const struct plan_step *st, struct volume *vol,
+			struct strbuf *applied, struct strbuf *err)
 {
 	const struct plan_cache *c = &run->plan->cache;
 	sb_reset(applied);
 	if (st->module->kind != MOD_READS)
-		return;
+		return 0;
 	if (c->remount && run->backend->remount) {
 		sb_reset(&run->perr);
-		if (run->backend->remount(&run->pctx, vol) == 0)
-			sb_adds(applied, "remount");
-		else
-			event(run, "warning", "cannot remount %s before step %s: %s", vol->name,
-			      st->module->name, run->perr.buf);
+		if (run->backend->remount(&run->pctx, vol) < 0) {
+			sb_addf(err, "cannot remount %s before step %s: %s", vol->name,
+				st->module->name, run->perr.buf);
+			return -EIO;
+		}
+		sb_adds(applied, "remount");
 	}
 	if (c->flush && run->flush_ok) {
 		const char *name = NULL;
@@ -381,6 +399,7 @@ static void flush_caches(struct run *run, const struct plan_step *st, struct vol
 			event(run, "warning", "cannot drop caches before step %s: %s",
 			      st->module->name, run->perr.buf);
 	}
+	return 0;
 }
 
 /* The cache column: what was actually applied to this cell's data I/O. */
@@ -424,7 +443,10 @@ static int run_cell(struct run *run, const struct schedule *sched, const struct 
 			vol->name);
 
 	struct strbuf flushed = STRBUF_INIT;
-	flush_caches(run, st, vol, &flushed);
+	if (flush_caches(run, st, vol, &flushed, err) < 0) {
+		sb_release(&flushed);
+		return -EIO;
+	}
 
 	/* Bind parameters for this cell ($vars from enclosing sweeps). */
 	struct diag d;
@@ -648,6 +670,12 @@ enum run_status runner_run(const struct plan *p, const struct run_options *o,
 	run.pctx.sp = &run.sp;
 	run.pctx.err = &run.perr;
 	run.pctx.yes = o->yes;
+	run.pctx.force = o->force;
+	run.pctx.allow = o->allow;
+	run.pctx.image_size = o->image_size;
+	run.pctx.cancel = &rig_cancel;
+	run.pctx.note = backend_note;
+	run.pctx.note_opaque = &run;
 	alloc_vol_ids(&run);
 
 	if (!o->quiet)
@@ -664,6 +692,8 @@ enum run_status runner_run(const struct plan *p, const struct run_options *o,
 		sb_reset(&run.perr);
 		if (run.backend->prepare(&run.pctx) < 0) {
 			sb_addf(err, "cannot prepare the target: %s", run.perr.buf);
+			if (run.backend->finish)
+				run.backend->finish(&run.pctx);
 			goto stop;
 		}
 	}

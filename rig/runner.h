@@ -27,6 +27,9 @@ struct run_options {
 	int has_seed;             /* --seed given */
 	uint64_t seed;
 	int yes;                  /* --yes */
+	int force;                /* --force: overwrite an image file rig did not make */
+	unsigned allow;           /* --allow: safety rules waived (SAFETY_ALLOW_*) */
+	uint64_t image_size;      /* --image-size: replaces the plan's image size; 0 none */
 	int quiet;                /* no progress lines */
 	const char *argv_text;    /* the command line, for provenance */
 };

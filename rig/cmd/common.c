@@ -22,6 +22,10 @@ const struct rig_cmd rig_cmds[] = {
 	  "      --platform NAME   linux or macos (default: this machine's)\n"
 	  "      --fs-map MAP      rewrite file systems, e.g. apfs=ext4,hfs+=xfs\n"
 	  "  -y, --yes             do not ask before erasing a disk target\n"
+	  "      --force           overwrite an image file that rig did not make\n"
+	  "      --allow RULES     waive safety rules for a disk target: loop (a loop device\n"
+	  "                        rig did not attach), virtual, internal; comma-separated\n"
+	  "      --image-size SIZE replace the image target's size (e.g. 512M, for quick runs)\n"
 	  "  -q, --quiet           no progress lines\n"
 	  "\n"
 	  "Ctrl-C stops between operations and keeps everything measured.\n"
@@ -57,10 +61,12 @@ const struct rig_cmd rig_cmds[] = {
 	  "usage: rig compare RUN_A RUN_B...\n"
 	  "\n"
 	  "Not available in this build yet: it arrives with the reports.\n" },
-	{ "devices", cmd_devices, "list disks and whether rig may erase them (not yet available)",
+	{ "devices", cmd_devices, "list disks and whether rig may erase them",
 	  "usage: rig devices\n"
 	  "\n"
-	  "Not available in this build yet: it arrives with the provisioning backends.\n" },
+	  "Lists this machine's disks (Linux: from /sys/block) with size, rotational flag,\n"
+	  "model, serial and what is mounted from them, and says whether rig would erase\n"
+	  "each as a disk target, or which safety rule refuses it. Changes nothing.\n" },
 	{ "help", cmd_help, "show help on a command, a module or a topic",
 	  "usage: rig help [COMMAND | MODULE | TOPIC]\n"
 	  "\n"

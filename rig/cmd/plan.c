@@ -2,14 +2,109 @@
  * rig plan PLAN: what the plan would do, without touching anything. The
  * schedule is the same pure function the runner uses, so what is printed is
  * what will run (for a drawn seed, the random order is shown for seed 0).
+ *
+ * For image and disk targets the provisioning backend itself runs with a
+ * dry-run spawner: it goes through prepare, provision and teardown of each
+ * layout exactly as `rig run` would, but every command is only printed
+ * ($ lines), and what is not a command (creating the image file, waiting
+ * for partition nodes) is printed as a # line. Names known only at run
+ * time are placeholders: RUN is the run folder, /dev/loopN the loop device
+ * losetup picks. Rejected: a separate description of the commands here
+ * (it would drift from what the backend runs).
  */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "../../provision/provision.h"
 #include "../schedule.h"
 #include "../util/strbuf.h"
 #include "cmd.h"
+
+/* The backend in dry-run mode, printing what it would do. */
+struct dry {
+	const struct backend_ops *ops;  /* NULL: no backend (err says why) */
+	struct spawner sp;
+	struct provision_ctx ctx;
+	struct strbuf err;
+	int prepared;
+};
+
+static void dry_command(void *opaque, const char *argv_text, const struct spawn_result *r)
+{
+	(void)opaque;
+	(void)r;
+	printf("    $ %s\n", argv_text);
+}
+
+static void dry_note(void *opaque, int warning, const char *text)
+{
+	(void)opaque;
+	printf("    %s %s\n", warning ? "!" : "#", text);
+}
+
+static void dry_start(struct dry *d, const struct plan *p)
+{
+	memset(d, 0, sizeof(*d));
+	sb_init(&d->err);
+	if (p->target.kind == TARGET_DIRS)
+		return;
+	d->ops = provision_backend(p, &d->err);
+	if (!d->ops) {
+		printf("\nprovision: %s\n", d->err.buf);
+		return;
+	}
+	d->sp.dry_run = 1;
+	d->sp.log = dry_command;
+	d->ctx.plan = p;
+	d->ctx.run_id = "RUN";
+	d->ctx.run_dir = "RUN";
+	d->ctx.sp = &d->sp;
+	d->ctx.err = &d->err;
+	d->ctx.note = dry_note;
+	printf("\nprovision with the %s backend (nothing is run here; RUN stands for the run "
+	       "folder%s):\n", d->ops->name,
+	       p->target.kind == TARGET_IMAGE ? ", /dev/loopN for the loop device losetup picks "
+						"at run time" : "");
+	if (d->ops->prepare && d->ops->prepare(&d->ctx) < 0) {
+		printf("  rig run would stop here: %s\n", d->err.buf);
+		d->ops = NULL;
+		return;
+	}
+	d->prepared = 1;
+}
+
+static void dry_layout(struct dry *d, size_t li, int teardown)
+{
+	if (!d->ops)
+		return;
+	sb_reset(&d->err);
+	if (!teardown) {
+		struct volume *v = NULL;
+		size_t n = 0;
+		printf("  provision%s:\n", d->ctx.plan->reprovision == REPROVISION_REPEAT
+						 ? " (again before every repetition)" : "");
+		if (d->ops->provision(&d->ctx, li, &v, &n) < 0) {
+			printf("  rig run would stop here: %s\n", d->err.buf);
+			return;
+		}
+		for (size_t i = 0; i < n; i++)
+			volume_release(&v[i]);
+		free(v);
+		return;
+	}
+	printf("  teardown of layout %s:\n", plan_layout_name(d->ctx.plan, li));
+	if (d->ops->teardown(&d->ctx, li) < 0)
+		printf("  (teardown: %s)\n", d->err.buf);
+}
+
+static void dry_end(struct dry *d)
+{
+	if (d->ops && d->ops->finish)
+		d->ops->finish(&d->ctx);
+	sb_release(&d->err);
+}
 
 static void print_size(const struct plan_partition *pt)
 {
@@ -69,7 +164,7 @@ static void print_header(const struct plan *p, uint64_t seed, int seed_known,
 	printf("cells    %zu in %u phases\n", s->n, s->nphases);
 }
 
-static void print_layout(const struct plan *p, size_t li)
+static void print_layout(const struct plan *p, size_t li, struct dry *d)
 {
 	if (p->target.kind == TARGET_DIRS)
 		return;
@@ -79,8 +174,8 @@ static void print_layout(const struct plan *p, size_t li)
 		printf("%s%zu:%s %s ", i ? ", " : "", i + 1, l->parts[i].name, l->parts[i].fs);
 		print_size(&l->parts[i]);
 	}
-	printf("\n  commands: the %s backend is not available in this build yet, so its "
-	       "commands cannot be listed\n", p->target.kind == TARGET_IMAGE ? "image" : "disk");
+	printf("\n");
+	dry_layout(d, li, 0);
 }
 
 int cmd_plan(int argc, char **argv)
@@ -127,14 +222,18 @@ int cmd_plan(int argc, char **argv)
 		return EXIT_FAILED;
 	}
 	print_header(p, seed, seed_given || p->has_seed, &s);
+	struct dry dry;
+	dry_start(&dry, p);
 	long layout = -1;
 	uint32_t rep = 0;
 	for (size_t i = 0; i < s.n;) {
 		const struct cell *cl = &s.cells[i];
 		if ((long)cl->layout != layout) {
+			if (layout >= 0 && p->target.kind != TARGET_DIRS)
+				dry_layout(&dry, (size_t)layout, 1);
 			layout = (long)cl->layout;
 			rep = 0;
-			print_layout(p, cl->layout);
+			print_layout(p, cl->layout, &dry);
 		}
 		if (cl->rep != rep) {
 			rep = cl->rep;
@@ -159,6 +258,9 @@ int cmd_plan(int argc, char **argv)
 		printf("\n");
 		i = j;
 	}
+	if (layout >= 0 && p->target.kind != TARGET_DIRS)
+		dry_layout(&dry, (size_t)layout, 1);
+	dry_end(&dry);
 	schedule_free(&s);
 	plan_free(p);
 	return EXIT_OK;

@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../provision/safety.h"
 #include "../runner.h"
+#include "../units.h"
 #include "../util/spawn.h"
 #include "../util/strbuf.h"
 #include "cmd.h"
@@ -19,6 +21,9 @@ int cmd_run(int argc, char **argv)
 		{ "platform", required_argument, NULL, 'P' },
 		{ "fs-map", required_argument, NULL, 'M' },
 		{ "yes", no_argument, NULL, 'y' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "allow", required_argument, NULL, 'A' },
+		{ "image-size", required_argument, NULL, 'I' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -41,6 +46,24 @@ int cmd_run(int argc, char **argv)
 			break;
 		case 'M': po.fs_map = optarg; break;
 		case 'y': ro.yes = 1; break;
+		case 'f': ro.force = 1; break;
+		case 'A': {
+			struct strbuf e = STRBUF_INIT;
+			if (safety_parse_allow(optarg, &ro.allow, &e) < 0) {
+				cmd_usage_error("run", "%s", e.buf);
+				sb_release(&e);
+				return EXIT_USAGE;
+			}
+			sb_release(&e);
+			break;
+		}
+		case 'I': {
+			const char *why = NULL;
+			if (units_parse_size(optarg, &ro.image_size, &why) < 0 || ro.image_size < (1u << 20))
+				return cmd_usage_error("run", "--image-size takes a size of at least 1M "
+						       "(e.g. 512M), not '%s'", optarg);
+			break;
+		}
 		case 'q': ro.quiet = 1; break;
 		default:
 			return cmd_usage_error("run", "unknown option");
@@ -52,6 +75,10 @@ int cmd_run(int argc, char **argv)
 	struct plan *p = cmd_load_plan(argv[optind], &po, &nerr);
 	if (!p)
 		return EXIT_USAGE;
+	if (ro.image_size && p->target.kind != TARGET_IMAGE) {
+		plan_free(p);
+		return cmd_usage_error("run", "--image-size applies to image targets only");
+	}
 
 	struct strbuf argv_text = STRBUF_INIT, dir = STRBUF_INIT, err = STRBUF_INIT;
 	struct strbuf full = STRBUF_INIT;

@@ -1,0 +1,247 @@
+/*
+ * The erase rules; see safety.h. Each rule is a row of one table (name,
+ * the option that may waive it, the rule in words) and one check function
+ * that reads the facts and, when the rule is broken, states the fact. The
+ * order is the order a user should fix things in: a device that does not
+ * exist is reported as such, not as "not confirmed".
+ *
+ * What is never waived: the disk holding /, a mounted or otherwise used
+ * disk, a partition given for a whole disk, a read-only device or one
+ * without a medium, and `confirm`. What a flag may waive: loop devices rig
+ * did not attach (tests over a synthetic disk need them), virtual devices,
+ * internal disks (macOS; Linux cannot tell, so it never refuses for it).
+ * Rejected: a blanket --force for disks (one flag that turns off every
+ * rule is one typo away from erasing the wrong disk).
+ */
+#include "safety.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../rig/util/strbuf.h"
+
+void disk_facts_release(struct disk_facts *f)
+{
+	free(f->path);
+	free(f->name);
+	free(f->missing);
+	free(f->parent);
+	free(f->loop_backing);
+	free(f->root_via);
+	free(f->mounted);
+	free(f->in_use);
+	free(f->model);
+	free(f->serial);
+	memset(f, 0, sizeof(*f));
+}
+
+const struct safety_rule safety_rules[] = {
+	{ "exists", 0, "the device exists and is a block device" },
+	{ "whole-disk", 0, "a whole disk, not a partition" },
+	{ "root-disk", 0, "never the disk that holds /, directly or through LVM, RAID or crypt" },
+	{ "mounted", 0, "no file system on the disk is mounted" },
+	{ "in-use", 0, "not used as swap, nor by device mapper or RAID" },
+	{ "read-only", 0, "the device is writable" },
+	{ "no-medium", 0, "the device has a medium (its size is not 0)" },
+	{ "virtual", SAFETY_ALLOW_VIRTUAL, "a physical disk, not ram, zram, dm, md or nbd "
+					    "(--allow virtual)" },
+	{ "loop", SAFETY_ALLOW_LOOP, "not a loop device rig did not attach (--allow loop)" },
+	{ "internal", SAFETY_ALLOW_INTERNAL, "an external disk (--allow internal)" },
+	{ "confirm", 0, "`confirm` equals the disk's model or serial" },
+	{ NULL, 0, NULL },
+};
+
+/* Check functions, parallel to the table: 1 when the rule holds. */
+typedef int (*rule_fn)(const struct disk_facts *f, const char *confirm, struct strbuf *fact);
+
+static int r_exists(const struct disk_facts *f, const char *confirm, struct strbuf *fact)
+{
+	(void)confirm;
+	if (f->exists)
+		return 1;
+	sb_addf(fact, "%s: %s", f->path ? f->path : "(no device)",
+		f->missing ? f->missing : "no such block device");
+	return 0;
+}
+
+static int r_whole(const struct disk_facts *f, const char *confirm, struct strbuf *fact)
+{
+	(void)confirm;
+	if (f->whole)
+		return 1;
+	sb_addf(fact, "%s is a partition", f->name);
+	if (f->parent)
+		sb_addf(fact, " of %s; give the whole disk", f->parent);
+	return 0;
+}
+
+static int r_text(const char *text, struct strbuf *fact)
+{
+	if (!text)
+		return 1;
+	sb_adds(fact, text);
+	return 0;
+}
+
+static int r_root(const struct disk_facts *f, const char *confirm, struct strbuf *fact)
+{
+	(void)confirm;
+	return r_text(f->root_via, fact);
+}
+
+static int r_mounted(const struct disk_facts *f, const char *confirm, struct strbuf *fact)
+{
+	(void)confirm;
+	return r_text(f->mounted, fact);
+}
+
+static int r_in_use(const struct disk_facts *f, const char *confirm, struct strbuf *fact)
+{
+	(void)confirm;
+	return r_text(f->in_use, fact);
+}
+
+static int r_ro(const struct disk_facts *f, const char *confirm, struct strbuf *fact)
+{
+	(void)confirm;
+	if (!f->read_only)
+		return 1;
+	sb_addf(fact, "%s is read-only", f->name);
+	return 0;
+}
+
+static int r_medium(const struct disk_facts *f, const char *confirm, struct strbuf *fact)
+{
+	(void)confirm;
+	if (f->size)
+		return 1;
+	sb_addf(fact, "%s has no medium (size 0)", f->name);
+	return 0;
+}
+
+static int r_virtual(const struct disk_facts *f, const char *confirm, struct strbuf *fact)
+{
+	(void)confirm;
+	if (!f->is_virtual)
+		return 1;
+	sb_addf(fact, "%s is a virtual device", f->name);
+	return 0;
+}
+
+static int r_loop(const struct disk_facts *f, const char *confirm, struct strbuf *fact)
+{
+	(void)confirm;
+	if (!f->is_loop || f->loop_by_rig)
+		return 1;
+	sb_addf(fact, "%s is a loop device rig did not attach", f->name);
+	if (f->loop_backing)
+		sb_addf(fact, " (over %s)", f->loop_backing);
+	return 0;
+}
+
+static int r_internal(const struct disk_facts *f, const char *confirm, struct strbuf *fact)
+{
+	(void)confirm;
+	if (f->internal != 1)
+		return 1;
+	sb_addf(fact, "%s is an internal disk", f->name);
+	return 0;
+}
+
+static int r_confirm(const struct disk_facts *f, const char *confirm, struct strbuf *fact)
+{
+	if (!confirm || safety_confirm_matches(f, confirm))
+		return 1;
+	sb_addf(fact, "confirm \"%s\" is neither the model (%s) nor the serial (%s) of %s",
+		confirm, f->model ? f->model : "unknown", f->serial ? f->serial : "unknown",
+		f->name);
+	if (f->is_loop && f->loop_backing)
+		sb_addf(fact, " nor its backing file (%s)", f->loop_backing);
+	return 0;
+}
+
+static const rule_fn rule_fns[] = {
+	r_exists, r_whole, r_root, r_mounted, r_in_use, r_ro, r_medium,
+	r_virtual, r_loop, r_internal, r_confirm,
+};
+_Static_assert(sizeof(rule_fns) / sizeof(rule_fns[0]) ==
+		       sizeof(safety_rules) / sizeof(safety_rules[0]) - 1,
+	       "one check function per rule");
+
+int safety_check(const struct disk_facts *f, const char *confirm, unsigned allow,
+		 const struct safety_rule **rule, struct strbuf *fact)
+{
+	for (size_t i = 0; safety_rules[i].name; i++) {
+		const struct safety_rule *r = &safety_rules[i];
+		if (r->waiver && (allow & r->waiver))
+			continue;
+		struct strbuf why = STRBUF_INIT;
+		int ok = rule_fns[i](f, confirm, &why);
+		if (!ok) {
+			if (rule)
+				*rule = r;
+			sb_adds(fact, why.buf);
+			sb_release(&why);
+			return -EPERM;
+		}
+		sb_release(&why);
+	}
+	if (rule)
+		*rule = NULL;
+	return 0;
+}
+
+/* s equals t, blanks around either ignored. */
+static int same_trimmed(const char *s, const char *t)
+{
+	if (!s || !t)
+		return 0;
+	while (isspace((unsigned char)*s))
+		s++;
+	while (isspace((unsigned char)*t))
+		t++;
+	size_t ns = strlen(s), nt = strlen(t);
+	while (ns && isspace((unsigned char)s[ns - 1]))
+		ns--;
+	while (nt && isspace((unsigned char)t[nt - 1]))
+		nt--;
+	return ns && ns == nt && !memcmp(s, t, ns);
+}
+
+int safety_confirm_matches(const struct disk_facts *f, const char *s)
+{
+	return same_trimmed(s, f->model) || same_trimmed(s, f->serial) ||
+	       (f->is_loop && same_trimmed(s, f->loop_backing));
+}
+
+int safety_parse_allow(const char *list, unsigned *out, struct strbuf *err)
+{
+	static const struct { const char *name; unsigned flag; } names[] = {
+		{ "loop", SAFETY_ALLOW_LOOP },
+		{ "virtual", SAFETY_ALLOW_VIRTUAL },
+		{ "internal", SAFETY_ALLOW_INTERNAL },
+	};
+	unsigned flags = 0;
+	const char *p = list;
+	for (;;) {
+		const char *end = strchr(p, ',');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		size_t k;
+		for (k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+			if (strlen(names[k].name) == n && !strncmp(p, names[k].name, n))
+				break;
+		if (k == sizeof(names) / sizeof(names[0])) {
+			sb_addf(err, "cannot allow '%.*s': rules that may be waived are loop, "
+				     "virtual and internal", (int)n, p);
+			return -1;
+		}
+		flags |= names[k].flag;
+		if (!end)
+			break;
+		p = end + 1;
+	}
+	*out = flags;
+	return 0;
+}
