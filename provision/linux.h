@@ -1,8 +1,9 @@
 /*
- * What the files of the Linux backend share: linux.c (the backend ops:
- * image, loop device, sgdisk, partx, mkfs, mount), linux_facts.c (disks and
- * what uses them, from sysfs and the mount tables), linux_gpt.c (where each
- * partition of a layout goes).
+ * What the files of the Linux backend offer each other and the tests:
+ * linux_facts.c (disks and what uses them, from sysfs and the mount
+ * tables), linux_devices.c (`rig devices`), linux_gpt.c (where each
+ * partition of a layout goes). The backend itself is linux.c and
+ * linux_target.c (state in linux_backend.h).
  *
  * These files are portable C: they read files under /sys and /proc and run
  * commands through the spawner, with no Linux-only system call, so they

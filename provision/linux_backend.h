@@ -1,0 +1,90 @@
+/*
+ * The Linux backend's own state and helpers, shared by its two files:
+ * linux.c (the ops: partition table, file systems, mounts, teardown) and
+ * linux_target.c (running commands, tools, the image file and loop device,
+ * the disk's safety check and typed confirmation). Not for other callers:
+ * they use provision_linux_ops (provision.h) and linux.h.
+ */
+#ifndef RIG_PROVISION_LINUX_BACKEND_H
+#define RIG_PROVISION_LINUX_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../rig/util/spawn.h"
+#include "linux.h"
+#include "provision.h"
+#include "safety.h"
+
+struct strbuf;
+
+#define GUID_MARK 0x72696721u     /* "rig!": the first field of rig's disk GUIDs */
+#define NODE_TIMEOUT_MS 10000     /* partition nodes appear within milliseconds */
+#define UMOUNT_TRIES 10           /* 100 ms apart: a busy file system gets 1 s */
+#define ERR_LINES 12              /* command output kept in an error message */
+
+struct lvol {
+	char *part;        /* /dev/loop3p1 */
+	char *mnt;         /* RUN/mnt/NAME */
+	int mnt_made;
+	int mounted;
+};
+
+struct lx {
+	int dry;
+	int is_image;
+	char *run_abs;              /* the run folder, absolute ("RUN" in dry run) */
+	char *mnt_root;             /* RUN/mnt */
+	int mnt_root_made;
+	char *image;                /* absolute image path */
+	uint64_t bytes;             /* the disk's size; 0 unknown (dry run) */
+	uint32_t sector;
+	struct gpt_part **geo;      /* per layout; NULL when the size is unknown */
+	struct disk_facts facts;    /* disk targets, as last checked */
+	/* the provisioned layout */
+	char *disk;                 /* /dev/loopN or the resolved disk */
+	int image_made;
+	int attached;
+	int parts_added;
+	int dio;                    /* loop direct I/O as applied: 1, 0, -1 unknown */
+	struct lvol *v;
+	size_t nv;
+};
+
+/* ctx->note with a format; dropped when the context has no note hook. */
+void lx_note(struct provision_ctx *ctx, int warning, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Whether Ctrl-C was pressed; if so, "interrupted" goes into ctx->err. */
+int lx_cancelled(struct provision_ctx *ctx);
+/*
+ * Run a command through ctx->sp in its own process group; 0 only when it
+ * exited with status 0. On failure ctx->err says which command, its status
+ * and the start of its output. out, when not NULL, receives the result
+ * (the caller releases it), with stdout also apart.
+ */
+int lx_run(struct provision_ctx *ctx, const char *const *argv, struct spawn_result *out);
+void lx_sleep_ms(unsigned ms);
+const char *lx_base_name(const char *path);
+
+/* "ext4" -> "mkfs.ext4"; NULL for a file system this backend cannot make. */
+const char *lx_mkfs_tool(const char *fs);
+/* Every tool the plan needs is on PATH, or the error lists what is missing. */
+int lx_check_tools(struct provision_ctx *ctx, const struct lx *s);
+
+/* The image path, absolute (its folder resolved); NULL with the reason. */
+char *lx_absolute_image(const char *path, struct strbuf *err);
+/* May s->image be (re)created? Before anything changes. */
+int lx_check_image(struct provision_ctx *ctx, struct lx *s);
+/* Create s->image sparse (replacing rig's own); sets s->image_made. */
+int lx_create_image(struct provision_ctx *ctx, struct lx *s);
+/* Attach s->image; sets s->disk, s->attached, s->dio. */
+int lx_attach(struct provision_ctx *ctx, struct lx *s);
+/* Is s->disk still attached to s->image? (1 in dry run) */
+int lx_loop_is_ours(struct provision_ctx *ctx, const struct lx *s);
+
+/* Read the disk target's facts into s->facts and apply the safety rules. */
+int lx_check_disk(struct provision_ctx *ctx, struct lx *s);
+/* Ask to type the disk's model or serial (refused without a terminal). */
+int lx_typed_confirmation(struct provision_ctx *ctx, struct lx *s);
+
+#endif

@@ -1,0 +1,416 @@
+/*
+ * The Linux backend's helpers (see linux_backend.h and linux.c for the
+ * whole): running commands, finding the tools, the image file and its loop
+ * device, and the disk target's safety check and typed confirmation.
+ *
+ * Commands run through the spawner in their own process group (a cancel
+ * flag that is never raised), so a Ctrl-C typed at the terminal reaches
+ * rig alone and never kills an `umount` half-way through a teardown.
+ * Errors quote the first lines of a command's output; commands.log has all.
+ *
+ * Images rig made carry a mark: the GPT disk GUID starts with 72696721
+ * ("rig!"). An existing file without it is refused unless --force; a file
+ * attached to a loop device, or anything but a regular file, always.
+ * Rejected: an extended attribute as the mark (not on every file system,
+ * and a different call on macOS).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../rig/util/strbuf.h"
+#include "../rig/util/xalloc.h"
+#include "linux_backend.h"
+
+/* Never raised: commands get their own process group (spawn_opts) but are
+ * never stopped half-way. */
+static volatile sig_atomic_t never_cancel;
+
+void lx_note(struct provision_ctx *ctx, int warning, const char *fmt, ...)
+{
+	if (!ctx->note)
+		return;
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	sb_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	ctx->note(ctx->note_opaque, warning, sb.buf);
+	sb_release(&sb);
+}
+
+int lx_cancelled(struct provision_ctx *ctx)
+{
+	if (ctx->cancel && *ctx->cancel) {
+		sb_adds(ctx->err, "interrupted");
+		return 1;
+	}
+	return 0;
+}
+
+/* The first lines of a command's output, for an error message. */
+static void add_output_head(struct strbuf *sb, const char *out)
+{
+	const char *p = out;
+	int lines = 0;
+	while (*p && lines < ERR_LINES) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		sb_addf(sb, "\n  %.*s", (int)n, p);
+		lines++;
+		p = nl ? nl + 1 : p + n;
+	}
+	if (*p)
+		sb_adds(sb, "\n  ... (the whole output is in commands.log)");
+}
+
+/*
+ * Run a command; 0 only when it exited with status 0. On failure ctx->err
+ * says which command, its status and the start of its output. out, when
+ * not NULL, receives the result (the caller releases it), with stdout
+ * also apart (losetup's warnings go to stderr, the device name to stdout).
+ */
+int lx_run(struct provision_ctx *ctx, const char *const *argv, struct spawn_result *out)
+{
+	struct spawn_opts o = { .split = 1, .cancel = &never_cancel };
+	struct spawn_result r;
+	struct strbuf e = STRBUF_INIT;
+	int rc = spawn_run_opts(ctx->sp, argv, NULL, &o, &r, &e);
+	if (rc < 0) {
+		sb_adds(ctx->err, e.buf);
+		sb_release(&e);
+		return rc;
+	}
+	sb_release(&e);
+	if (!r.exited || r.status != 0) {
+		struct strbuf text = STRBUF_INIT;
+		spawn_argv_text(&text, argv);
+		if (r.exited)
+			sb_addf(ctx->err, "%s failed with exit status %d", text.buf, r.status);
+		else
+			sb_addf(ctx->err, "%s was killed by signal %d", text.buf, r.status);
+		if (r.output_len) {
+			sb_addch(ctx->err, ':');
+			add_output_head(ctx->err, r.output);
+		}
+		sb_release(&text);
+		rc = -EIO;
+	}
+	if (out && rc == 0)
+		*out = r;
+	else
+		spawn_result_release(&r);
+	return rc;
+}
+
+void lx_sleep_ms(unsigned ms)
+{
+	struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+const char *lx_base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+/* --- tools --- */
+
+static int in_path(const char *name)
+{
+	const char *path = getenv("PATH");
+	if (!path || !*path)
+		path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+	struct strbuf sb = STRBUF_INIT;
+	int found = 0;
+	for (const char *p = path; !found;) {
+		const char *c = strchr(p, ':');
+		size_t n = c ? (size_t)(c - p) : strlen(p);
+		sb_reset(&sb);
+		sb_addf(&sb, "%.*s/%s", (int)n, n ? p : ".", name);
+		found = access(sb.buf, X_OK) == 0;
+		if (!c)
+			break;
+		p = c + 1;
+	}
+	sb_release(&sb);
+	return found;
+}
+
+const char *lx_mkfs_tool(const char *fs)
+{
+	if (!strcmp(fs, "ext4"))
+		return "mkfs.ext4";
+	if (!strcmp(fs, "xfs"))
+		return "mkfs.xfs";
+	if (!strcmp(fs, "btrfs"))
+		return "mkfs.btrfs";
+	return NULL;
+}
+
+int lx_check_tools(struct provision_ctx *ctx, const struct lx *s)
+{
+	const struct plan *p = ctx->plan;
+	const char *tools[16];
+	size_t n = 0;
+	tools[n++] = "sgdisk";
+	tools[n++] = "partx";
+	tools[n++] = "mount";
+	tools[n++] = "umount";
+	if (s->is_image)
+		tools[n++] = "losetup";
+	for (size_t li = 0; li < p->nlayouts; li++) {
+		for (size_t i = 0; i < p->layouts[li].nparts; i++) {
+			const char *t = lx_mkfs_tool(p->layouts[li].parts[i].fs);
+			if (!t) {
+				sb_addf(ctx->err, "the Linux backend cannot make file system '%s'",
+					p->layouts[li].parts[i].fs);
+				return -EINVAL;
+			}
+			size_t k;
+			for (k = 0; k < n && strcmp(tools[k], t); k++)
+				;
+			if (k == n && n < sizeof(tools) / sizeof(tools[0]))
+				tools[n++] = t;
+		}
+	}
+	struct strbuf missing = STRBUF_INIT;
+	for (size_t k = 0; k < n; k++)
+		if (!in_path(tools[k]))
+			sb_addf(&missing, "%s%s", missing.len ? ", " : "", tools[k]);
+	if (missing.len) {
+		sb_addf(ctx->err, "missing tools: %s (Debian packages gdisk, util-linux, "
+				  "e2fsprogs, xfsprogs, btrfs-progs; ./setup installs them)",
+			missing.buf);
+		sb_release(&missing);
+		return -ENOENT;
+	}
+	sb_release(&missing);
+	return 0;
+}
+
+/* --- images --- */
+
+/* Whether the file holds a GPT whose disk GUID carries rig's mark. */
+static int image_is_rigs(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	int yes = 0;
+	static const unsigned sectors[] = { 512, 4096 };
+	for (size_t i = 0; i < 2 && !yes; i++) {
+		unsigned char h[72];
+		if (pread(fd, h, sizeof(h), (off_t)sectors[i]) != (ssize_t)sizeof(h))
+			continue;
+		uint32_t g = (uint32_t)h[56] | (uint32_t)h[57] << 8 | (uint32_t)h[58] << 16 |
+			     (uint32_t)h[59] << 24;
+		yes = !memcmp(h, "EFI PART", 8) && g == GUID_MARK;
+	}
+	close(fd);
+	return yes;
+}
+
+/* An absolute path for the image: its folder resolved, its name kept. */
+char *lx_absolute_image(const char *path, struct strbuf *err)
+{
+	struct strbuf dir = STRBUF_INIT;
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		sb_adds(&dir, ".");
+	else if (slash == path)
+		sb_adds(&dir, "/");
+	else
+		sb_add(&dir, path, (size_t)(slash - path));
+	char *real = realpath(dir.buf, NULL);
+	if (!real) {
+		sb_addf(err, "cannot create image %s: folder %s: %s", path, dir.buf, strerror(errno));
+		sb_release(&dir);
+		return NULL;
+	}
+	sb_release(&dir);
+	struct strbuf sb = STRBUF_INIT;
+	sb_addf(&sb, "%s/%s", strcmp(real, "/") ? real : "", lx_base_name(path));
+	free(real);
+	return sb_detach(&sb);
+}
+
+/* Before anything changes: may the image path be used? */
+int lx_check_image(struct provision_ctx *ctx, struct lx *s)
+{
+	struct stat st;
+	if (lstat(s->image, &st) < 0) {
+		if (errno != ENOENT) {
+			sb_addf(ctx->err, "cannot use image %s: %s", s->image, strerror(errno));
+			return -errno;
+		}
+		st.st_blocks = 0;
+	} else {
+		if (!S_ISREG(st.st_mode)) {
+			sb_addf(ctx->err, "image %s exists and is not a regular file; rig never "
+					  "overwrites it", s->image);
+			return -EEXIST;
+		}
+		char *loop = linux_loop_of("", s->image);
+		if (loop) {
+			sb_addf(ctx->err, "image %s is attached to /dev/%s; detach it first "
+					  "(losetup -d /dev/%s) if nothing uses it", s->image, loop, loop);
+			free(loop);
+			return -EBUSY;
+		}
+		if (!image_is_rigs(s->image)) {
+			if (!ctx->force) {
+				sb_addf(ctx->err, "image %s exists and was not made by rig; pass "
+						  "--force to overwrite it, or choose another path",
+					s->image);
+				return -EEXIST;
+			}
+			lx_note(ctx, 1, "overwriting %s, which rig did not make (--force)", s->image);
+		}
+	}
+	struct strbuf dir = STRBUF_INIT;
+	sb_add(&dir, s->image, (size_t)(strrchr(s->image, '/') - s->image));
+	struct statvfs sv;
+	if (statvfs(dir.len ? dir.buf : "/", &sv) == 0) {
+		uint64_t avail = (uint64_t)sv.f_bavail * sv.f_frsize + (uint64_t)st.st_blocks * 512;
+		if (avail < s->bytes)
+			lx_note(ctx, 1, "image %s is sparse, but its file system has only %llu MiB free "
+				     "for its %llu MiB: a run that writes more fails with I/O errors",
+			     s->image, (unsigned long long)(avail >> 20),
+			     (unsigned long long)(s->bytes >> 20));
+	}
+	sb_release(&dir);
+	return 0;
+}
+
+int lx_create_image(struct provision_ctx *ctx, struct lx *s)
+{
+	lx_note(ctx, 0, "create the sparse file %s of %llu bytes", s->image,
+	     (unsigned long long)s->bytes);
+	if (s->dry) {
+		s->image_made = 1;
+		return 0;
+	}
+	struct stat st;
+	if (lstat(s->image, &st) == 0) {
+		/* Checked in prepare: ours (or --force), regular, not attached. */
+		if (!S_ISREG(st.st_mode) || unlink(s->image) < 0) {
+			sb_addf(ctx->err, "cannot replace image %s: %s", s->image,
+				S_ISREG(st.st_mode) ? strerror(errno) : "not a regular file");
+			return -EEXIST;
+		}
+	}
+	int fd = open(s->image, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		sb_addf(ctx->err, "cannot create image %s: %s", s->image, strerror(errno));
+		return -errno;
+	}
+	s->image_made = 1;
+	if (ftruncate(fd, (off_t)s->bytes) < 0) {
+		int e = errno;
+		close(fd);
+		sb_addf(ctx->err, "cannot size image %s: %s", s->image, strerror(e));
+		return -e;
+	}
+	close(fd);
+	return 0;
+}
+
+/* Does the loop device still read our image? Checked before anything is
+ * written to it or detached. */
+int lx_loop_is_ours(struct provision_ctx *ctx, const struct lx *s)
+{
+	if (s->dry)
+		return 1;
+	char *b = linux_attr("", "/sys/block/%s/loop/backing_file", lx_base_name(s->disk));
+	size_t n = strlen(s->image);
+	int ok = b && !strncmp(b, s->image, n) && (!b[n] || !strcmp(b + n, " (deleted)"));
+	if (!ok)
+		sb_addf(ctx->err, "%s is not attached to %s (its backing file is %s); "
+				  "rig leaves it alone", s->disk, s->image, b ? b : "none");
+	free(b);
+	return ok;
+}
+
+int lx_attach(struct provision_ctx *ctx, struct lx *s)
+{
+	const char *argv[] = { "losetup", "--find", "--show", "--direct-io=on", s->image, NULL };
+	struct spawn_result r;
+	int rc = lx_run(ctx, argv, &r);
+	if (rc < 0)
+		return rc;
+	const char *dev = r.stdout_text ? r.stdout_text : "";
+	size_t n = strcspn(dev, "\n");
+	if (s->dry) {
+		s->disk = xstrdup("/dev/loopN");
+	} else if (n > 5 && !strncmp(dev, "/dev/", 5)) {
+		s->disk = xstrndup(dev, n);
+	} else {
+		sb_addf(ctx->err, "losetup printed no device name for %s: %s", s->image, r.output);
+		spawn_result_release(&r);
+		return -EIO;
+	}
+	spawn_result_release(&r);
+	s->attached = 1;
+	if (!lx_loop_is_ours(ctx, s))
+		return -EIO;
+	s->dio = -1;
+	if (!s->dry) {
+		char *d = linux_attr("", "/sys/block/%s/loop/dio", lx_base_name(s->disk));
+		s->dio = d ? atoi(d) : -1;
+		free(d);
+		if (s->dio != 1)
+			lx_note(ctx, 1, "direct I/O is off on %s (the file system of %s may not support "
+				     "it): the image is cached twice and reads may be served from memory",
+			     s->disk, s->image);
+	}
+	return 0;
+}
+
+/* --- disks --- */
+
+int lx_check_disk(struct provision_ctx *ctx, struct lx *s)
+{
+	const struct plan_target *t = &ctx->plan->target;
+	disk_facts_release(&s->facts);
+	linux_disk_facts("", t->device, &s->facts);
+	const struct safety_rule *rule = NULL;
+	struct strbuf fact = STRBUF_INIT;
+	int rc = safety_check(&s->facts, t->confirm, ctx->allow, &rule, &fact);
+	if (rc < 0)
+		sb_addf(ctx->err, "refusing to erase %s: %s (rule %s: %s)", t->device, fact.buf,
+			rule->name, rule->what);
+	sb_release(&fact);
+	return rc;
+}
+
+int lx_typed_confirmation(struct provision_ctx *ctx, struct lx *s)
+{
+	const struct disk_facts *f = &s->facts;
+	if (!isatty(STDIN_FILENO)) {
+		sb_addf(ctx->err, "erasing %s needs a typed confirmation: run rig in a terminal, "
+				  "or pass --yes", f->path);
+		return -EPERM;
+	}
+	fprintf(stderr, "rig: this ERASES everything on %s (%s): %llu bytes, model %s, serial %s\n"
+			"rig: type its model or serial to go on: ",
+		f->path, f->name, (unsigned long long)f->size, f->model ? f->model : "unknown",
+		f->serial ? f->serial : "unknown");
+	fflush(stderr);
+	char line[512];
+	if (!fgets(line, sizeof(line), stdin) || !safety_confirm_matches(f, line)) {
+		sb_addf(ctx->err, "the typed confirmation does not match %s; nothing was changed",
+			f->path);
+		return -EPERM;
+	}
+	return 0;
+}
