@@ -718,7 +718,9 @@ enum run_status runner_run(const struct plan *p, const struct run_options *o,
 			done++;
 	}
 	progress_end(&run.progress);
-	teardown(&run);
+	if (teardown(&run) < 0) /* something may be left mounted or attached: say so */
+		sb_addf(err, "%scannot tear down the last layout: %s", err->len ? "; " : "",
+			run.perr.buf);
 	if (run.backend->finish)
 		run.backend->finish(&run.pctx);
 stop:

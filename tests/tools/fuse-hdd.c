@@ -5,7 +5,7 @@
  * a hard disk's does: linear from an outer rate at offset 0 to an inner
  * rate at the end (zoned recording, outer tracks faster), one request at a
  * time, plus an optional fixed cost for every request that does not start
- * where the previous one ended (a seek). `losetup` over the file gives a
+ * within a MiB of where the previous one ended (a seek). `losetup` over the file gives a
  * block device with a known profile, which rig must recover.
  *
  *   fuse-hdd --backing=FILE --size=SIZE [--outer=MB/s] [--inner=MB/s]
@@ -62,6 +62,8 @@ struct hdd {
 
 /* Gaps between requests shorter than this are the host's, not idle time. */
 #define GRACE_NS 10000000u
+/* Requests starting this close to where the last one ended need no seek. */
+#define SEEK_FREE (1u << 20)
 
 static struct hdd hdd = { .outer = 100e6, .inner = 50e6, .fd = -1,
 			  .mu = PTHREAD_MUTEX_INITIALIZER };
@@ -88,7 +90,10 @@ static void model_wait(uint64_t off, size_t len)
 	 * not the disk's, and would bias every streaming rate low. */
 	uint64_t start = now < hdd.busy_until + GRACE_NS ? hdd.busy_until : now;
 	double cost = (double)len / rate_at((double)off + (double)len / 2) * 1e9;
-	if (hdd.seek_ns && off != hdd.last_end)
+	/* Within a MiB of where the last request ended is no seek: the pieces
+	 * of one large transfer arrive in parallel and slightly out of order. */
+	uint64_t dist = off > hdd.last_end ? off - hdd.last_end : hdd.last_end - off;
+	if (hdd.seek_ns && dist > SEEK_FREE)
 		cost += (double)hdd.seek_ns;
 	hdd.busy_until = start + (uint64_t)cost;
 	hdd.last_end = off + len;
