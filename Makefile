@@ -6,6 +6,7 @@
 #   make run          build and run configs/quick.yaml
 #   make install      PREFIX=/usr/local: binary, configs, man page
 #   make lint         the style checks alone (banned functions, no shell strings)
+#   make bench        (root) rig against fio, tar and du on loop devices; prints ratios
 #   make tools        test tools: build/tools/fuse-hdd, the synthetic hard disk (Linux)
 #
 # Every library comes through pkg-config. Platform code is chosen here, not
@@ -118,6 +119,11 @@ check test: lint $(BUILD)/san/rig $(BUILD)/san/rig-tests $(TOOLS)
 
 lint:
 	@sh scripts/lint
+
+# Benchmarks measure; they are not tests and are not run by `make check`.
+bench: $(BUILD)/rig
+	RIG=$(abspath $(BUILD)/rig) bash bench/io.sh
+	RIG=$(abspath $(BUILD)/rig) bash bench/tree.sh
 
 run: $(BUILD)/rig
 	$(BUILD)/rig run configs/quick.yaml
