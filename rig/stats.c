@@ -74,7 +74,7 @@ size_t stats_modified_z(const double *x, size_t n, double *z, double *scratch)
 {
 	for (size_t i = 0; i < n; i++)
 		z[i] = 0;
-	if (n < 3)
+	if (n < STATS_OUTLIER_MIN_N)
 		return 0;
 	memcpy(scratch, x, n * sizeof(*x));
 	double med = sorted_median(scratch, n);

@@ -19,6 +19,10 @@
 
 /* Modified z-score above which a sample is flagged (Iglewicz and Hoaglin). */
 #define STATS_OUTLIER_Z 3.5
+/* Fewer samples than this are never flagged: the median absolute deviation
+ * of three or four values is one of their gaps, and any uneven spacing
+ * would be called an outlier. */
+#define STATS_OUTLIER_MIN_N 5
 
 struct stats_summary {
 	size_t n;
@@ -40,7 +44,8 @@ void stats_summarize(double *x, size_t n, struct stats_summary *out);
 /*
  * Modified z-scores 0.6745 (x - median) / MAD of x[0..n) (any order) into
  * z[0..n). When the MAD is 0 the mean absolute deviation stands in for it
- * (z = (x - median) / (1.253314 * meanAD)); when that is 0 too, or n < 3,
+ * (z = (x - median) / (1.253314 * meanAD)); when that is 0 too, or
+ * n < STATS_OUTLIER_MIN_N,
  * every z is 0. Returns how many |z| exceed STATS_OUTLIER_Z. scratch holds
  * n doubles.
  */

@@ -1,0 +1,405 @@
+/*
+ * Joining runs for rig compare, and compare.csv (see compare.h).
+ *
+ * Each run is loaded and summarized exactly as `rig report` does; the join
+ * then works on the groups: a key string per group, keys numbered in the
+ * order the first run shows them (so the comparison reads in plan order),
+ * and each run's values of a key collected and summarized again (this
+ * pools layouts when the layout is not part of the key).
+ */
+#include "reports/compare.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/csv.h"
+#include "reports/report_data.h"
+#include "reports/report_out.h"
+#include "reports/summary.h"
+#include "rig/store.h"
+#include "rig/util/strbuf.h"
+#include "rig/util/xalloc.h"
+
+const char compare_csv_header[] =
+	"step,module,layout,volume,fs,metric,unit,run_label,run,n,mean,sd,median,min,max,ci_low,"
+	"ci_high,reference,pct_of_reference,diff_pct,diff_ci_low,diff_ci_high,p_value";
+
+static void warn(struct comparison *c, struct strbuf *msg)
+{
+	c->warnings = xrealloc(c->warnings, (c->nwarnings + 1) * sizeof(*c->warnings));
+	c->warnings[c->nwarnings++] = sb_detach(msg);
+}
+
+static int same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/* The first line where two texts differ, 1-based; 0 when equal. */
+static int first_diff_line(const char *a, const char *b, const char **la, const char **lb)
+{
+	int line = 1;
+	*la = a;
+	*lb = b;
+	while (*a && *a == *b) {
+		if (*a == '\n') {
+			line++;
+			*la = a + 1;
+			*lb = b + 1;
+		}
+		a++;
+		b++;
+	}
+	return *a == *b ? 0 : line;
+}
+
+static void add_line(struct strbuf *sb, const char *s)
+{
+	const char *e = strchr(s, '\n');
+	size_t n = e ? (size_t)(e - s) : strlen(s);
+	sb_addch(sb, '\'');
+	sb_add(sb, s, n > 80 ? 80 : n);
+	sb_adds(sb, n > 80 ? "...'" : "'");
+}
+
+/* "model serial" of each disk a run used, joined; NULL when none known. */
+static char *disk_ids(const struct rdata *d)
+{
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < d->nvols; i++) {
+		char *model = rd_fact(&d->vols[i], "model"), *serial = rd_fact(&d->vols[i], "serial");
+		char *target = rd_fact(&d->vols[i], "target");
+		struct strbuf one = STRBUF_INIT;
+		if (model || serial)
+			sb_addf(&one, "%s%s%s", model ? model : "?", serial ? " serial " : "", serial ? serial : "");
+		else if (target && !strcmp(target, "image"))
+			sb_adds(&one, "a disk image");
+		if (one.len && !strstr(sb.buf, one.buf))
+			sb_addf(&sb, "%s%s", sb.len ? "; " : "", one.buf);
+		sb_release(&one);
+		free(model);
+		free(serial);
+		free(target);
+	}
+	if (!sb.len) {
+		sb_release(&sb);
+		return NULL;
+	}
+	return sb_detach(&sb);
+}
+
+static void check_differences(struct comparison *c)
+{
+	const struct cmp_run *a = &c->runs[0];
+	for (size_t i = 1; i < c->nruns; i++) {
+		const struct cmp_run *b = &c->runs[i];
+		const struct rd_run *ra = &a->d->run, *rb = &b->d->run;
+		struct strbuf m = STRBUF_INIT;
+		if (!same_str(ra->plan_sha256, rb->plan_sha256)) {
+			sb_addf(&m, "plans differ: %s ran plan '%s', %s ran plan '%s'", a->label, ra->plan_name,
+				b->label, rb->plan_name);
+			const char *la, *lb;
+			int line = ra->plan_text && rb->plan_text
+					   ? first_diff_line(ra->plan_text, rb->plan_text, &la, &lb) : 0;
+			if (line) {
+				sb_addf(&m, "; first difference at line %d: ", line);
+				add_line(&m, la);
+				sb_adds(&m, " against ");
+				add_line(&m, lb);
+			}
+			warn(c, &m);
+		}
+		if (!same_str(ra->seed, rb->seed)) {
+			sb_addf(&m, "seeds differ: %s used %s, %s used %s (file sizes, orders and payloads "
+				    "differ)", a->label, ra->seed ? ra->seed : "?", b->label, rb->seed ? rb->seed : "?");
+			warn(c, &m);
+		}
+		if (!same_str(ra->host, rb->host)) {
+			sb_addf(&m, "hosts differ: %s ran on %s, %s on %s", a->label, ra->host ? ra->host : "?",
+				b->label, rb->host ? rb->host : "?");
+			warn(c, &m);
+		}
+		if (!same_str(ra->os, rb->os)) {
+			sb_addf(&m, "operating systems differ: %s: %s; %s: %s", a->label, ra->os ? ra->os : "?",
+				b->label, rb->os ? rb->os : "?");
+			warn(c, &m);
+		}
+		char *da = disk_ids(a->d), *db = disk_ids(b->d);
+		if (!same_str(da, db)) {
+			sb_addf(&m, "disks differ: %s used %s, %s used %s", a->label, da ? da : "existing directories",
+				b->label, db ? db : "existing directories");
+			warn(c, &m);
+		}
+		free(da);
+		free(db);
+		if (!same_str(ra->rig_version, rb->rig_version)) {
+			sb_addf(&m, "rig versions differ: %s %s, %s %s", a->label, ra->rig_version ? ra->rig_version : "?",
+				b->label, rb->rig_version ? rb->rig_version : "?");
+			warn(c, &m);
+		}
+		if (strcmp(rb->status, "completed")) {
+			sb_addf(&m, "run %s did not complete (%s)", b->label, rb->status);
+			warn(c, &m);
+		}
+		sb_release(&m);
+	}
+	if (strcmp(a->d->run.status, "completed")) {
+		struct strbuf m = STRBUF_INIT;
+		sb_addf(&m, "run %s did not complete (%s)", a->label, a->d->run.status);
+		warn(c, &m);
+	}
+}
+
+/* Whether run r has a volume (by name) that run 0 has, and the layouts. */
+static void choose_join(struct comparison *c)
+{
+	const struct rdata *a = c->runs[0].d;
+	c->with_layout = 1;
+	for (size_t r = 1; r < c->nruns; r++) {
+		const struct rdata *b = c->runs[r].d;
+		int shared = 0;
+		for (size_t i = 0; i < b->nvols && !shared; i++)
+			for (size_t j = 0; j < a->nvols && !shared; j++)
+				shared = !strcmp(a->vols[j].name, b->vols[i].name);
+		if (!shared)
+			c->by_fs = 1;
+		/* Same layout names, both ways? */
+		for (size_t i = 0; i < b->nvols; i++) {
+			int found = 0;
+			for (size_t j = 0; j < a->nvols && !found; j++)
+				found = !strcmp(a->vols[j].layout, b->vols[i].layout);
+			if (!found)
+				c->with_layout = 0;
+		}
+		for (size_t j = 0; j < a->nvols; j++) {
+			int found = 0;
+			for (size_t i = 0; i < b->nvols && !found; i++)
+				found = !strcmp(a->vols[j].layout, b->vols[i].layout);
+			if (!found)
+				c->with_layout = 0;
+		}
+	}
+	struct strbuf m = STRBUF_INIT;
+	if (c->by_fs) {
+		sb_adds(&m, "the runs share no volume names: results are joined on file systems");
+		warn(c, &m);
+	}
+	int layouts = 0;
+	for (size_t r = 0; r < c->nruns; r++)
+		layouts |= c->runs[r].d->nlayouts > 1 || (c->runs[r].d->nvols && *c->runs[r].d->vols[0].layout);
+	if (!c->with_layout && layouts) {
+		sb_adds(&m, "the runs' layouts differ: each run's results are pooled over its layouts");
+		warn(c, &m);
+	}
+	sb_release(&m);
+}
+
+struct gref {
+	char *key;
+	size_t run, group, order;
+};
+
+static int cmp_gref(const void *a, const void *b)
+{
+	const struct gref *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+	if (c)
+		return c;
+	return x->run < y->run ? -1 : x->run > y->run ? 1 : (x->group < y->group ? -1 : x->group > y->group);
+}
+
+static int cmp_gref_order(const void *a, const void *b)
+{
+	const struct gref *x = a, *y = b;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static void join(struct comparison *c)
+{
+	size_t n = 0;
+	for (size_t r = 0; r < c->nruns; r++)
+		n += c->runs[r].d->ngroups;
+	struct gref *refs = xcalloc(n ? n : 1, sizeof(*refs));
+	size_t k = 0;
+	for (size_t r = 0; r < c->nruns; r++) {
+		const struct rdata *d = c->runs[r].d;
+		for (size_t g = 0; g < d->ngroups; g++, k++) {
+			const struct rd_group *gr = &d->groups[g];
+			struct strbuf sb = STRBUF_INIT;
+			sb_addf(&sb, "%s\x1f%s\x1f%s\x1f%s", gr->step, c->with_layout ? gr->layout : "",
+				c->by_fs ? (gr->fs ? gr->fs : "?") : gr->volume, rd_str(d, gr->metric));
+			refs[k] = (struct gref){ sb_detach(&sb), r, g, k };
+		}
+	}
+	qsort(refs, n, sizeof(*refs), cmp_gref);
+	/* Runs of equal keys become one cmp_key, placed by its first order. */
+	size_t *first = xcalloc(n ? n : 1, sizeof(*first));
+	for (size_t i = 0; i < n;) {
+		size_t j = i, minord = refs[i].order;
+		while (j < n && !strcmp(refs[j].key, refs[i].key)) {
+			if (refs[j].order < minord)
+				minord = refs[j].order;
+			j++;
+		}
+		for (size_t t = i; t < j; t++)
+			first[t] = minord;
+		i = j;
+	}
+	for (size_t i = 0; i < n; i++)
+		refs[i].order = first[i] * (c->nruns + 1) + refs[i].run;
+	free(first);
+	qsort(refs, n, sizeof(*refs), cmp_gref_order);
+
+	double *vals = NULL;
+	size_t avals = 0;
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		while (j < n && !strcmp(refs[j].key, refs[i].key))
+			j++;
+		XGROW(c->keys, c->nkeys + 1, c->akeys);
+		struct cmp_key *key = &c->keys[c->nkeys++];
+		memset(key, 0, sizeof(*key));
+		key->cells = xcalloc(c->nruns, sizeof(*key->cells));
+		const struct rdata *d0 = c->runs[refs[i].run].d;
+		const struct rd_group *g0 = &d0->groups[refs[i].group];
+		key->step = g0->step;
+		key->module = g0->module;
+		key->layout = c->with_layout ? g0->layout : NULL;
+		key->volume = c->by_fs ? NULL : g0->volume;
+		key->fs = g0->fs;
+		key->metric = rd_str(d0, g0->metric);
+		key->unit = rd_str(d0, g0->unit);
+		key->headline = g0->metric == d0->tmpls[g0->tmpl].headline;
+		key->inner = d0->tmpls[g0->tmpl].inner != 0;
+		for (size_t r = 0; r < c->nruns; r++) {
+			size_t nv = 0;
+			for (size_t t = i; t < j; t++) {
+				if (refs[t].run != r)
+					continue;
+				const struct rdata *d = c->runs[r].d;
+				const struct rd_group *g = &d->groups[refs[t].group];
+				for (size_t s = 0; s < g->n; s++) {
+					double v = d->samples[d->order[g->first + s]].value;
+					if (isnan(v))
+						continue;
+					XGROW(vals, nv + 1, avals);
+					vals[nv++] = v;
+				}
+				key->cells[r].present = 1;
+			}
+			if (key->cells[r].present)
+				stats_summarize(vals, nv, &key->cells[r].s);
+		}
+		for (size_t r = 0; r < c->nruns; r++) {
+			struct stats_diff *df = &key->cells[r].diff;
+			df->pct_of_base = df->diff_pct = df->ci_low = df->ci_high = df->t = df->df = df->p = NAN;
+			if (r && key->cells[r].present && key->cells[0].present)
+				stats_diff(&key->cells[r].s, &key->cells[0].s, df);
+		}
+		i = j;
+	}
+	free(vals);
+	for (size_t i = 0; i < n; i++)
+		free(refs[i].key);
+	free(refs);
+}
+
+int compare_build(struct comparison *c, char *const *dirs, size_t n, struct strbuf *err)
+{
+	memset(c, 0, sizeof(*c));
+	c->runs = xcalloc(n, sizeof(*c->runs));
+	c->nruns = n;
+	for (size_t i = 0; i < n; i++) {
+		struct cmp_run *r = &c->runs[i];
+		r->dir = dirs[i];
+		if (i < 26)
+			r->label[0] = (char)('A' + i);
+		else
+			snprintf(r->label, sizeof(r->label), "R%zu", i + 1);
+		struct strbuf path = STRBUF_INIT, e = STRBUF_INIT;
+		sb_addf(&path, "%s/results.db", dirs[i]);
+		r->store = store_open(path.buf, 1, &e);
+		if (r->store)
+			r->d = rdata_load(r->store, &e);
+		sb_release(&path);
+		if (!r->d) {
+			sb_addf(err, "cannot read run %s: %s", dirs[i], e.buf);
+			sb_release(&e);
+			return -EIO;
+		}
+		sb_release(&e);
+		summary_compute(r->d);
+	}
+	choose_join(c);
+	check_differences(c);
+	join(c);
+	return 0;
+}
+
+void compare_free(struct comparison *c)
+{
+	for (size_t i = 0; i < c->nkeys; i++)
+		free(c->keys[i].cells);
+	free(c->keys);
+	for (size_t i = 0; i < c->nwarnings; i++)
+		free(c->warnings[i]);
+	free(c->warnings);
+	for (size_t i = 0; i < c->nruns; i++) {
+		rdata_free(c->runs[i].d);
+		if (c->runs[i].store)
+			store_close(c->runs[i].store);
+	}
+	free(c->runs);
+	memset(c, 0, sizeof(*c));
+}
+
+static void csv_num(struct strbuf *b, double v)
+{
+	sb_addch(b, ',');
+	csv_add_double(b, v);
+}
+
+int compare_write_csv(const struct comparison *c, const char *path, struct strbuf *err)
+{
+	struct rout o;
+	int rc = rout_open(&o, path, err);
+	if (rc < 0)
+		return rc;
+	struct strbuf *b = &o.buf;
+	sb_addf(b, "%s\n", compare_csv_header);
+	for (size_t i = 0; i < c->nkeys; i++) {
+		const struct cmp_key *k = &c->keys[i];
+		for (size_t r = 0; r < c->nruns; r++) {
+			const struct cmp_cell *cl = &k->cells[r];
+			if (!cl->present)
+				continue;
+			const char *cols[] = { k->step, k->module, k->layout, k->volume, k->fs, k->metric, k->unit,
+					       c->runs[r].label, c->runs[r].d->run.id };
+			for (size_t j = 0; j < sizeof(cols) / sizeof(cols[0]); j++) {
+				if (j)
+					sb_addch(b, ',');
+				sb_add_csv(b, cols[j] ? cols[j] : "");
+			}
+			sb_addf(b, ",%zu", cl->s.n);
+			csv_num(b, cl->s.mean);
+			csv_num(b, cl->s.sd);
+			csv_num(b, cl->s.median);
+			csv_num(b, cl->s.min);
+			csv_num(b, cl->s.max);
+			csv_num(b, cl->s.ci_low);
+			csv_num(b, cl->s.ci_high);
+			sb_addch(b, ',');
+			sb_add_csv(b, c->runs[0].label);
+			csv_num(b, r ? cl->diff.pct_of_base : 100);
+			csv_num(b, r ? cl->diff.diff_pct : 0);
+			csv_num(b, cl->diff.ci_low);
+			csv_num(b, cl->diff.ci_high);
+			csv_num(b, cl->diff.p);
+			sb_addch(b, '\n');
+		}
+		rout_flush_some(&o);
+	}
+	return rout_commit(&o, err);
+}

@@ -1,0 +1,69 @@
+/*
+ * Internal interface of the HTML writers (html.c: the page and its
+ * provenance; html_step.c: the per-step sections and the realized order;
+ * html_compare.c: compare.html; html_util.c: what they share).
+ */
+#ifndef RIG_REPORTS_HTML_INT_H
+#define RIG_REPORTS_HTML_INT_H
+
+#include <stddef.h>
+
+#include "reports/figure.h"
+#include "reports/report_data.h"
+#include "rig/util/strbuf.h"
+
+struct hctx {
+	struct strbuf *h;        /* the page */
+	const char *fig_dir;     /* where figure files go; NULL: inline only */
+	int nfig;                /* figures so far: ids and numbering */
+	int fig_failed;          /* a figure file could not be written */
+	struct strbuf *err;      /* the first such failure */
+};
+
+/* Text escaped for HTML; invalid UTF-8 and control characters (other than
+ * tab and newline) become U+FFFD, so any command output is a valid page. */
+void h_text(struct strbuf *h, const char *s);
+void h_textn(struct strbuf *h, const char *s, size_t n);
+/* A number for people: 4 significant digits, thousands grouped with
+ * commas, no exponent between 0.001 and 10^15; NaN as an en dash. */
+void h_num(struct strbuf *h, double v);
+/* A signed percentage: "+4.7%", "−20.5%" (U+2212). */
+void h_pct(struct strbuf *h, double v);
+/* A p-value: "< 0.001", "0.0098", "0.395"; NaN as "n/a". */
+void h_p(struct strbuf *h, double p);
+/* "95% CI a to b" of a percentage difference, or why there is none. */
+void h_diff_ci(struct strbuf *h, double lo, double hi, size_t nx, size_t nb);
+/* A unit for display ("us" -> "µs"). */
+const char *h_unit(const char *unit);
+/* Bytes as "1.0 TB" (decimal) with the exact count in a title attribute. */
+void h_bytes(struct strbuf *h, double bytes);
+
+/* The document's start (doctype, meta, inline CSS) and end. */
+void h_begin(struct strbuf *h, const char *title);
+void h_end(struct strbuf *h);
+
+/*
+ * Put figure f in the page: the SVG inline (its ids prefixed, so several
+ * figures can share a page) in a <figure> with the caption (HTML), and,
+ * when c->fig_dir is set, NAME.svg and NAME.pdf there. name is sanitized
+ * to [A-Za-z0-9._-].
+ */
+void h_figure(struct hctx *c, const struct figure *f, const char *name, const char *caption_html);
+
+/* A file-name-safe copy of s appended to sb. */
+void h_safe_name(struct strbuf *sb, const char *s);
+
+/* Style index of a volume name / a layout (stable across a page). */
+int h_style_of(const struct rdata *d, const char *volume, const char *layout);
+/* Style of a (volume, layout) pair, for figures whose series are pairs. */
+int h_pair_style(const struct rdata *d, const char *volume, const char *layout);
+
+/* Sections (html_step.c). */
+void html_steps(struct hctx *c, struct rdata *d);
+void html_order(struct hctx *c, struct rdata *d);
+/* One sentence per step (html_step.c). */
+void html_findings(struct hctx *c, struct rdata *d);
+/* The label of a group: volume, with layout and cycle/sweep when they vary. */
+void h_group_label(struct strbuf *h, const struct rdata *d, const struct rd_group *g, int with_layout);
+
+#endif

@@ -1,0 +1,985 @@
+/*
+ * The parts of report.html that are about results: the findings (one
+ * sentence per step), one section per step (figure, summary table,
+ * difference table, other metrics, file sets, drift and outliers, module
+ * notes) and the realized order with the drift figure.
+ *
+ * Which figure a step gets: against its cycle or sweep value when it is
+ * inside one (lines with interval whiskers); against position when the
+ * plan's report.by names position and the step ran on three positions or
+ * more; otherwise bars per volume, grouped by layout. Big runs are thinned
+ * for the point figures (every k-th point, said in the caption); tables and
+ * statistics always use every sample.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/html_int.h"
+#include "rig/plan.h"
+#include "rig/util/xalloc.h"
+
+/* At most this many points in a scatter figure. */
+#define MAX_POINTS 4000
+/* At most this many rows in the realized-order table. */
+#define MAX_ORDER_ROWS 400
+#define MAX_OUTLIER_ROWS 40
+
+static int has_by(const struct rdata *d, const char *f)
+{
+	for (size_t i = 0; i < d->nby; i++)
+		if (!strcmp(d->by[i], f))
+			return 1;
+	return 0;
+}
+
+static int fs_differs(const struct rd_group *g)
+{
+	return g->fs && strcasecmp(g->fs, g->volume) && strcmp(g->fs, "unknown");
+}
+
+void h_group_label(struct strbuf *h, const struct rdata *d, const struct rd_group *g, int with_layout)
+{
+	h_text(h, g->volume);
+	if (with_layout && d->nlayouts > 1 && *g->layout) {
+		sb_adds(h, " in ");
+		h_text(h, g->layout);
+	}
+	if (g->cycle)
+		sb_addf(h, ", cycle %u", g->cycle);
+	if (g->sweep_var) {
+		sb_adds(h, ", ");
+		h_text(h, g->sweep_var);
+		sb_adds(h, " ");
+		h_text(h, g->sweep_value);
+	}
+}
+
+static void metric_text(struct strbuf *h, const struct rdata *d, const struct rd_group *g)
+{
+	h_text(h, rd_str(d, g->metric));
+	const char *u = h_unit(rd_str(d, g->unit));
+	if (*u) {
+		sb_adds(h, " (");
+		h_text(h, u);
+		sb_adds(h, ")");
+	}
+}
+
+static void step_title(struct strbuf *h, const struct rd_template *t)
+{
+	sb_adds(h, "step ");
+	h_text(h, t->path);
+	sb_adds(h, " ");
+	h_text(h, t->module);
+}
+
+/* --- findings --- */
+
+static void finding(struct strbuf *h, const struct rdata *d, const struct rd_template *t)
+{
+	const struct rd_group *best = NULL, *hi = NULL, *lo = NULL;
+	size_t ngroups = 0;
+	for (size_t i = t->first_group; i < t->first_group + t->ngroups; i++) {
+		const struct rd_group *g = &d->groups[i];
+		if (g->metric != t->headline || !g->s.n)
+			continue;
+		ngroups++;
+		if (g->base >= 0 && g->base != (long)i && isfinite(g->diff.diff_pct) &&
+		    (!best || fabs(g->diff.diff_pct) > fabs(best->diff.diff_pct)))
+			best = g;
+		if (!hi || g->s.mean > hi->s.mean)
+			hi = g;
+		if (!lo || g->s.mean < lo->s.mean)
+			lo = g;
+	}
+	if (!ngroups)
+		return;
+	const struct rd_group *any = hi;
+	sb_adds(h, "<li><b>");
+	step_title(h, t);
+	sb_adds(h, "</b>, ");
+	metric_text(h, d, any);
+	sb_adds(h, ": ");
+	struct stats_diff df;
+	const struct rd_group *x = best, *b = best ? &d->groups[best->base] : NULL;
+	if (!best && ngroups > 1 && hi != lo) {
+		x = lo;
+		b = hi;
+		stats_diff(&lo->s, &hi->s, &df);
+	} else if (best) {
+		df = best->diff;
+	}
+	if (!x) {
+		sb_adds(h, "mean ");
+		h_num(h, any->s.mean);
+		sb_addf(h, " %s", h_unit(rd_str(d, any->unit)));
+		if (any->s.n > 1) {
+			sb_adds(h, " (95% CI ");
+			h_num(h, any->s.ci_low);
+			sb_adds(h, " to ");
+			h_num(h, any->s.ci_high);
+			sb_addf(h, ", n = %zu)", any->s.n);
+		} else {
+			sb_adds(h, " (one sample: no interval)");
+		}
+		sb_adds(h, ".</li>\n");
+		return;
+	}
+	if (best) {
+		sb_adds(h, "largest difference from ");
+		h_text(h, d->baseline);
+		sb_adds(h, ": ");
+	} else {
+		sb_adds(h, "lowest against highest: ");
+	}
+	h_group_label(h, d, x, 1);
+	sb_adds(h, " ");
+	h_num(h, x->s.mean);
+	sb_adds(h, " against ");
+	h_group_label(h, d, b, 1);
+	sb_adds(h, " ");
+	h_num(h, b->s.mean);
+	sb_adds(h, ", <b>");
+	h_pct(h, df.diff_pct);
+	sb_adds(h, "</b> (95% CI ");
+	h_diff_ci(h, df.ci_low, df.ci_high, x->s.n, b->s.n);
+	if (!isnan(df.p)) {
+		sb_adds(h, "; Welch p = ");
+		h_p(h, df.p);
+	}
+	sb_adds(h, "). ");
+	if (isnan(df.ci_low) || isnan(df.ci_high))
+		sb_adds(h, x->s.n < 2 || b->s.n < 2
+				   ? "With one sample per volume the difference cannot be told from noise."
+				   : "The interval is unbounded: the difference is not established.");
+	else if (df.ci_low > 0 || df.ci_high < 0)
+		sb_adds(h, "<span class=\"yes\">The interval excludes 0.</span>");
+	else
+		sb_adds(h, "The interval includes 0: no clear difference.");
+	sb_adds(h, "</li>\n");
+}
+
+/* The seed articles' table: every volume as % of the baseline, per step. */
+static void baseline_table(struct strbuf *h, const struct rdata *d)
+{
+	if (d->base_kind == RD_BASE_NONE)
+		return;
+	/* Columns: (layout, volume) of non-baseline groups, first seen order. */
+	const char *cl[32], *cv[32];
+	size_t nc = 0;
+	for (size_t i = 0; i < d->ngroups; i++) {
+		const struct rd_group *g = &d->groups[i];
+		const struct rd_template *t = &d->tmpls[g->tmpl];
+		if (t->inner || g->metric != t->headline || g->base < 0 || g->base == (long)i)
+			continue;
+		size_t k = 0;
+		while (k < nc && !(cl[k] == g->layout && cv[k] == g->volume))
+			k++;
+		if (k == nc && nc < 32) {
+			cl[nc] = g->layout;
+			cv[nc++] = g->volume;
+		}
+	}
+	if (!nc)
+		return;
+	sb_adds(h, "<h3>Difference from ");
+	h_text(h, d->baseline);
+	sb_adds(h, " (percent of its mean; 95% interval)</h3>\n<div class=\"wrap\"><table>\n<thead><tr><th>step</th>");
+	for (size_t k = 0; k < nc; k++) {
+		sb_adds(h, "<th class=\"num\">");
+		h_text(h, cv[k]);
+		if (d->nlayouts > 1 && *cl[k]) {
+			sb_adds(h, "<br><span class=\"small\">");
+			h_text(h, cl[k]);
+			sb_adds(h, "</span>");
+		}
+		sb_adds(h, "</th>");
+	}
+	sb_adds(h, "</tr></thead>\n<tbody>\n");
+	for (size_t ti = 0; ti < d->ntmpls; ti++) {
+		const struct rd_template *t = &d->tmpls[ti];
+		if (t->inner || t->headline == UINT32_MAX)
+			continue;
+		int any = 0;
+		for (size_t i = t->first_group; i < t->first_group + t->ngroups; i++)
+			any |= d->groups[i].metric == t->headline && d->groups[i].base >= 0;
+		if (!any)
+			continue;
+		sb_adds(h, "<tr><td>");
+		step_title(h, t);
+		sb_adds(h, " <span class=\"small\">");
+		h_text(h, rd_str(d, t->headline));
+		sb_adds(h, "</span></td>");
+		for (size_t k = 0; k < nc; k++) {
+			const struct rd_group *g = NULL;
+			for (size_t i = t->first_group; i < t->first_group + t->ngroups && !g; i++) {
+				const struct rd_group *c = &d->groups[i];
+				if (c->metric == t->headline && c->layout == cl[k] && c->volume == cv[k] &&
+				    c->base >= 0)
+					g = c;
+			}
+			sb_adds(h, "<td class=\"num\">");
+			if (g) {
+				sb_adds(h, "<b>");
+				h_pct(h, g->diff.diff_pct);
+				sb_adds(h, "</b><br><span class=\"small\">");
+				h_diff_ci(h, g->diff.ci_low, g->diff.ci_high, g->s.n, d->groups[g->base].s.n);
+				sb_adds(h, "</span>");
+			}
+			sb_adds(h, "</td>");
+		}
+		sb_adds(h, "</tr>\n");
+	}
+	sb_adds(h, "</tbody></table></div>\n");
+}
+
+void html_findings(struct hctx *c, struct rdata *d)
+{
+	struct strbuf *h = c->h;
+	sb_adds(h, "<h2 id=\"findings\">Findings</h2>\n<ul class=\"findings\">\n");
+	size_t n = h->len;
+	for (size_t i = 0; i < d->ntmpls; i++)
+		if (d->tmpls[i].headline != UINT32_MAX)
+			finding(h, d, &d->tmpls[i]);
+	if (h->len == n)
+		sb_adds(h, "<li>No step recorded a result.</li>\n");
+	sb_adds(h, "</ul>\n");
+	if (d->base_kind == RD_BASE_NONE)
+		sb_adds(h, "<p class=\"small\">The plan names no <code>report.baseline</code>, so each "
+			   "step compares its lowest mean with its highest.</p>\n");
+	baseline_table(h, d);
+}
+
+/* --- a step's figure --- */
+
+static const char *xlabel_of(const struct rd_template *t, struct strbuf *tmp, const struct rdata *d,
+			     size_t g0, size_t g1)
+{
+	if (t->inner == 'c')
+		return "cycle";
+	sb_reset(tmp);
+	sb_adds(tmp, t->sweep_var ? t->sweep_var : "value");
+	for (size_t i = g0; i < g1; i++)
+		if (d->groups[i].sweep_value && strchr(d->groups[i].sweep_value, '%')) {
+			sb_adds(tmp, " (%)");
+			break;
+		}
+	return tmp->buf;
+}
+
+static void step_figure(struct hctx *c, struct rdata *d, const struct rd_template *t)
+{
+	size_t g0 = t->first_group, g1 = g0 + t->ngroups;
+	const struct rd_group *first = NULL;
+	for (size_t i = g0; i < g1 && !first; i++)
+		if (d->groups[i].metric == t->headline)
+			first = &d->groups[i];
+	if (!first)
+		return;
+	struct figure f;
+	memset(&f, 0, sizeof(f));
+	struct strbuf ylabel = STRBUF_INIT, xl = STRBUF_INIT, cap = STRBUF_INIT, name = STRBUF_INIT;
+	sb_adds(&ylabel, rd_str(d, t->headline));
+	const char *unit = h_unit(rd_str(d, first->unit));
+	if (!strcmp(unit, "MB/s"))
+		sb_adds(&ylabel, " (MB/s, 10\xe2\x81\xb6 B/s)");
+	else if (*unit)
+		sb_addf(&ylabel, " (%s)", unit);
+	f.ylabel = ylabel.buf;
+	f.yzero = 1;
+	int positions = 0, maxpos = 0;
+	for (size_t i = g0; i < g1; i++)
+		if (d->groups[i].metric == t->headline && d->groups[i].position > maxpos) {
+			maxpos = d->groups[i].position;
+			positions++;
+		}
+	int numeric_sweep = t->inner == 's';
+	for (size_t i = g0; i < g1; i++)
+		if (d->groups[i].metric == t->headline && t->inner == 's' && isnan(d->groups[i].sweep_num))
+			numeric_sweep = 0;
+	const char *what;
+	if (t->inner == 'c' || numeric_sweep) {
+		f.kind = FIG_LINES;
+		f.xint = t->inner == 'c';
+		f.xlabel = xlabel_of(t, &xl, d, g0, g1);
+		what = t->inner == 'c' ? "against the cycle" : "against the sweep value";
+		for (size_t i = g0; i < g1; i++) {
+			const struct rd_group *g = &d->groups[i];
+			if (g->metric != t->headline)
+				continue;
+			/* A series per layout and volume. */
+			struct strbuf sn = STRBUF_INIT;
+			sb_adds(&sn, g->volume);
+			if (d->nlayouts > 1 && *g->layout)
+				sb_addf(&sn, " in %s", g->layout);
+			const char *sname = rd_intern(d, sn.buf);
+			sb_release(&sn);
+			struct fig_series *s = NULL;
+			for (size_t k = 0; k < f.nseries && !s; k++)
+				if (f.series[k].name == sname)
+					s = &f.series[k];
+			if (!s)
+				s = fig_add_series(&f, sname, h_pair_style(d, g->volume, g->layout));
+			double x = t->inner == 'c' ? g->cycle : g->sweep_num;
+			fig_add_point(s, x, g->s.mean, g->s.ci_low, g->s.ci_high);
+		}
+	} else if (has_by(d, "position") && positions >= 3) {
+		f.kind = FIG_LINES;
+		f.xint = 1;
+		f.xlabel = "position (1 = first partition from the start of the disk)";
+		what = "against the partition's position";
+		for (size_t i = g0; i < g1; i++) {
+			const struct rd_group *g = &d->groups[i];
+			if (g->metric != t->headline)
+				continue;
+			struct fig_series *s = NULL;
+			const char *sname = *g->layout ? g->layout : "volumes";
+			for (size_t k = 0; k < f.nseries && !s; k++)
+				if (!strcmp(f.series[k].name, sname))
+					s = &f.series[k];
+			if (!s)
+				s = fig_add_series(&f, sname, h_style_of(d, NULL, g->layout));
+			fig_add_point(s, g->position, g->s.mean, g->s.ci_low, g->s.ci_high);
+		}
+	} else {
+		f.kind = FIG_BARS;
+		what = "per volume";
+		for (size_t i = g0; i < g1; i++) {
+			const struct rd_group *g = &d->groups[i];
+			if (g->metric != t->headline)
+				continue;
+			fig_add_bar(&f, d->nlayouts > 1 ? g->layout : NULL,
+				    t->inner == 's' ? g->sweep_value : g->volume, g->s.mean, g->s.ci_low,
+				    g->s.ci_high, h_style_of(d, g->volume, g->layout));
+		}
+	}
+	sb_adds(&cap, "Mean ");
+	h_text(&cap, rd_str(d, t->headline));
+	sb_addf(&cap, " of ");
+	step_title(&cap, t);
+	sb_addf(&cap, " %s", what);
+	if (f.kind == FIG_BARS && d->nlayouts > 1)
+		sb_adds(&cap, ", grouped by layout");
+	sb_adds(&cap, d->any_n1 ? "; whiskers: 95% confidence interval of the mean where n &ge; 2."
+				: "; whiskers: 95% confidence interval of the mean (Student t).");
+	if (!strcmp(unit, "MB/s"))
+		sb_adds(&cap, " MB/s = 10<sup>6</sup> bytes per second.");
+	sb_adds(&name, "step-");
+	sb_adds(&name, t->path);
+	sb_addf(&name, "-%s-%s", t->module, rd_str(d, t->headline));
+	h_figure(c, &f, name.buf, cap.buf);
+	fig_release(&f);
+	sb_release(&ylabel);
+	sb_release(&xl);
+	sb_release(&cap);
+	sb_release(&name);
+}
+
+/* --- tables --- */
+
+static int varies_layout(const struct rdata *d)
+{
+	return d->nlayouts > 1;
+}
+
+static void factor_head(struct strbuf *h, const struct rdata *d, const struct rd_template *t)
+{
+	if (varies_layout(d))
+		sb_adds(h, "<th>layout</th>");
+	if (t->inner == 'c')
+		sb_adds(h, "<th class=\"num\">cycle</th>");
+	if (t->inner == 's') {
+		sb_adds(h, "<th class=\"num\">");
+		h_text(h, t->sweep_var);
+		sb_adds(h, "</th>");
+	}
+	sb_adds(h, "<th>volume</th>");
+}
+
+static void factor_cells(struct strbuf *h, const struct rdata *d, const struct rd_template *t,
+			 const struct rd_group *g)
+{
+	if (varies_layout(d)) {
+		sb_adds(h, "<td>");
+		h_text(h, g->layout);
+		sb_adds(h, "</td>");
+	}
+	if (t->inner == 'c')
+		sb_addf(h, "<td class=\"num\">%u</td>", g->cycle);
+	if (t->inner == 's') {
+		sb_adds(h, "<td class=\"num\">");
+		h_text(h, g->sweep_value);
+		sb_adds(h, "</td>");
+	}
+	sb_adds(h, "<td>");
+	h_text(h, g->volume);
+	if (fs_differs(g)) {
+		sb_adds(h, " <span class=\"small\">");
+		h_text(h, g->fs);
+		sb_adds(h, "</span>");
+	}
+	sb_adds(h, "</td>");
+}
+
+static void num_td(struct strbuf *h, double v)
+{
+	sb_adds(h, "<td class=\"num\">");
+	h_num(h, v);
+	sb_adds(h, "</td>");
+}
+
+static void summary_table(struct strbuf *h, const struct rdata *d, const struct rd_template *t,
+			  uint32_t metric)
+{
+	sb_adds(h, "<div class=\"wrap\"><table>\n<thead><tr>");
+	factor_head(h, d, t);
+	sb_adds(h, "<th class=\"num\">pos.</th><th class=\"num\">n</th><th class=\"num\">mean</th>"
+		   "<th class=\"num\">sd</th><th class=\"num\">median</th><th class=\"num\">min</th>"
+		   "<th class=\"num\">max</th><th class=\"num\">95% CI of the mean</th>"
+		   "<th class=\"num\">outliers</th><th>cache</th></tr></thead>\n<tbody>\n");
+	for (size_t i = t->first_group; i < t->first_group + t->ngroups; i++) {
+		const struct rd_group *g = &d->groups[i];
+		if (g->metric != metric)
+			continue;
+		sb_addf(h, "<tr%s>", g->base == (long)i ? " class=\"base\"" : "");
+		factor_cells(h, d, t, g);
+		sb_addf(h, "<td class=\"num\">%d</td><td class=\"num\">%zu", g->position, g->s.n);
+		if (g->nnan)
+			sb_addf(h, " <span class=\"small\">(+%zu NaN)</span>", g->nnan);
+		sb_adds(h, "</td>");
+		num_td(h, g->s.mean);
+		num_td(h, g->s.sd);
+		num_td(h, g->s.median);
+		num_td(h, g->s.min);
+		num_td(h, g->s.max);
+		sb_adds(h, "<td class=\"num\">");
+		if (g->s.n < 2) {
+			sb_adds(h, "n/a (n = 1)");
+		} else {
+			h_num(h, g->s.ci_low);
+			sb_adds(h, " to ");
+			h_num(h, g->s.ci_high);
+		}
+		sb_addf(h, "</td><td class=\"num\">%s%zu%s</td><td class=\"small\">",
+			g->outliers ? "<span class=\"yes\">" : "", g->outliers, g->outliers ? "</span>" : "");
+		h_text(h, g->caches);
+		sb_adds(h, "</td></tr>\n");
+	}
+	sb_adds(h, "</tbody></table></div>\n");
+}
+
+static void diff_table(struct strbuf *h, const struct rdata *d, const struct rd_template *t)
+{
+	int any = 0;
+	for (size_t i = t->first_group; i < t->first_group + t->ngroups; i++)
+		any |= d->groups[i].metric == t->headline && d->groups[i].base >= 0;
+	if (!any)
+		return;
+	sb_adds(h, "<h3>Difference from the baseline, ");
+	h_text(h, d->baseline);
+	sb_adds(h, "</h3>\n<div class=\"wrap\"><table>\n<thead><tr>");
+	factor_head(h, d, t);
+	sb_adds(h, "<th class=\"num\">mean</th><th class=\"num\">baseline mean</th>"
+		   "<th class=\"num\">% of baseline</th><th class=\"num\">difference</th>"
+		   "<th class=\"num\">95% CI</th><th class=\"num\">Welch p</th>"
+		   "<th>interval excludes 0</th></tr></thead>\n<tbody>\n");
+	for (size_t i = t->first_group; i < t->first_group + t->ngroups; i++) {
+		const struct rd_group *g = &d->groups[i];
+		if (g->metric != t->headline || g->base < 0)
+			continue;
+		const struct rd_group *b = &d->groups[g->base];
+		int self = g->base == (long)i;
+		sb_addf(h, "<tr%s>", self ? " class=\"base\"" : "");
+		factor_cells(h, d, t, g);
+		num_td(h, g->s.mean);
+		num_td(h, b->s.mean);
+		sb_adds(h, "<td class=\"num\">");
+		if (isnan(g->diff.pct_of_base))
+			sb_adds(h, "\xe2\x80\x93");
+		else
+			sb_addf(h, "%.1f%%", g->diff.pct_of_base);
+		sb_adds(h, "</td>");
+		if (self) {
+			sb_adds(h, "<td class=\"num\">baseline</td><td></td><td></td><td></td></tr>\n");
+			continue;
+		}
+		sb_adds(h, "<td class=\"num\"><b>");
+		h_pct(h, g->diff.diff_pct);
+		sb_adds(h, "</b></td><td class=\"num\">");
+		h_diff_ci(h, g->diff.ci_low, g->diff.ci_high, g->s.n, b->s.n);
+		sb_adds(h, "</td><td class=\"num\">");
+		h_p(h, g->diff.p);
+		sb_adds(h, "</td><td>");
+		if (isnan(g->diff.ci_low))
+			sb_adds(h, "<span class=\"no\">n/a</span>");
+		else if (g->diff.ci_low > 0 || g->diff.ci_high < 0)
+			sb_adds(h, "<span class=\"yes\">yes</span>");
+		else
+			sb_adds(h, "<span class=\"no\">no</span>");
+		sb_adds(h, "</td></tr>\n");
+	}
+	sb_adds(h, "</tbody></table></div>\n");
+}
+
+/* --- file sets --- */
+
+static void filesets(struct hctx *c, struct rdata *d, size_t ti)
+{
+	const struct rd_template *t = &d->tmpls[ti];
+	size_t total = 0, nsets = 0;
+	for (size_t i = 0; i < d->nfilesets; i++)
+		if (d->filesets[i].tmpl == ti) {
+			total += d->filesets[i].n;
+			nsets++;
+		}
+	if (!total)
+		return;
+	struct strbuf *h = c->h;
+	sb_adds(h, "<h3>Per-file results</h3>\n");
+	struct figure f;
+	memset(&f, 0, sizeof(f));
+	f.kind = FIG_POINTS;
+	f.xlog = 1;
+	f.xbytes = 1;
+	f.yzero = 1;
+	f.xlabel = "file size (log scale; 1 MB = 10\xe2\x81\xb6 bytes)";
+	f.ylabel = "rate (MB/s, 10\xe2\x81\xb6 B/s)";
+	size_t stride = total > MAX_POINTS ? (total + MAX_POINTS - 1) / MAX_POINTS : 1;
+	struct strbuf names = STRBUF_INIT;
+	const char **labels = xcalloc(nsets, sizeof(*labels));
+	size_t li = 0;
+	for (size_t i = 0; i < d->nfilesets; i++) {
+		const struct rd_fileset *fs = &d->filesets[i];
+		if (fs->tmpl != ti)
+			continue;
+		struct strbuf lab = STRBUF_INIT;
+		sb_adds(&lab, fs->volume);
+		if (d->nlayouts > 1 && *fs->layout)
+			sb_addf(&lab, " in %s", fs->layout);
+		if (strcmp(fs->step, t->path))
+			sb_addf(&lab, " (step %s)", fs->step);
+		labels[li] = rd_strdup(d, lab.buf);
+		sb_release(&lab);
+		int style = h_pair_style(d, fs->volume, fs->layout);
+		struct fig_series *s = fig_add_series(&f, labels[li++], style);
+		double xmin = INFINITY, xmax = 0;
+		for (size_t j = 0; j < fs->n; j++) {
+			const struct rd_file *fl = &d->files[d->forder[fs->first + j]];
+			if (fl->bytes > 0) {
+				xmin = fmin(xmin, (double)fl->bytes);
+				xmax = fmax(xmax, (double)fl->bytes);
+			}
+			if (j % stride || !(fl->seconds > 0))
+				continue;
+			fig_add_point(s, (double)fl->bytes, (double)fl->bytes / fl->seconds / 1e6, NAN, NAN);
+		}
+		if (fs->fitted && xmax > 0) {
+			struct fig_series *fit = fig_add_series(&f, NULL, style);
+			fit->line_only = 1;
+			for (int k = 0; k <= 60; k++) {
+				double x = exp(log(xmin) + (log(xmax) - log(xmin)) * k / 60.0);
+				double secs = fs->overhead_s + x / (fs->rate_mbs * 1e6);
+				fig_add_point(fit, x, secs > 0 ? x / secs / 1e6 : NAN, NAN, NAN);
+			}
+		}
+	}
+	struct strbuf cap = STRBUF_INIT, name = STRBUF_INIT;
+	sb_adds(&cap, "Rate of every file of ");
+	step_title(&cap, t);
+	sb_adds(&cap, " against its size, with the least-squares fit of time = overhead + size / rate "
+		      "drawn as a curve per volume.");
+	if (stride > 1)
+		sb_addf(&cap, " Every %zu<sup>th</sup> of %zu files is drawn; the fit uses all.", stride, total);
+	sb_addf(&name, "step-%s-%s-files", t->path, t->module);
+	h_figure(c, &f, name.buf, cap.buf);
+	fig_release(&f);
+	free(labels);
+	sb_release(&names);
+	sb_release(&cap);
+	sb_release(&name);
+
+	sb_adds(h, "<div class=\"wrap\"><table>\n<thead><tr>");
+	if (d->nlayouts > 1)
+		sb_adds(h, "<th>layout</th>");
+	sb_adds(h, "<th>step</th><th>volume</th><th class=\"num\">files</th>"
+		   "<th class=\"num\">fitted rate (MB/s)</th><th class=\"num\">overhead per file (ms)</th>"
+		   "<th class=\"num\">r&sup2;</th></tr></thead>\n<tbody>\n");
+	for (size_t i = 0; i < d->nfilesets; i++) {
+		const struct rd_fileset *fs = &d->filesets[i];
+		if (fs->tmpl != ti)
+			continue;
+		sb_adds(h, "<tr>");
+		if (d->nlayouts > 1) {
+			sb_adds(h, "<td>");
+			h_text(h, fs->layout);
+			sb_adds(h, "</td>");
+		}
+		sb_adds(h, "<td>");
+		h_text(h, fs->step);
+		sb_adds(h, "</td><td>");
+		h_text(h, fs->volume);
+		sb_addf(h, "</td><td class=\"num\">%zu</td>", fs->n);
+		num_td(h, fs->rate_mbs);
+		num_td(h, fs->overhead_s * 1e3);
+		sb_adds(h, "<td class=\"num\">");
+		if (fs->fitted)
+			sb_addf(h, "%.4f", fs->r2);
+		else
+			sb_adds(h, "no fit (one size)");
+		sb_adds(h, "</td></tr>\n");
+	}
+	sb_adds(h, "</tbody></table></div>\n");
+}
+
+/* --- drift, outliers, notes --- */
+
+static void drift_outliers(struct strbuf *h, const struct rdata *d, const struct rd_template *t)
+{
+	size_t checked = 0, flagged = 0, outl = 0;
+	for (size_t i = t->first_group; i < t->first_group + t->ngroups; i++) {
+		const struct rd_group *g = &d->groups[i];
+		checked += !isnan(g->drift.slope);
+		flagged += g->drift.flagged;
+		outl += g->outliers;
+	}
+	sb_adds(h, "<h3>Drift and outliers</h3>\n<p>");
+	if (!checked)
+		sb_adds(h, "Drift along the sequence needs three samples or more per group: not checked "
+			   "(too few repetitions).");
+	else if (!flagged)
+		sb_addf(h, "No drift: in none of the %zu groups checked does the 95%% interval of the slope "
+			   "against the sequence number exclude 0.", checked);
+	else
+		sb_addf(h, "<span class=\"yes\">Drift in %zu of %zu groups</span>: the 95%% interval of the "
+			   "slope against the sequence number excludes 0.", flagged, checked);
+	sb_addf(h, " %zu sample%s flagged as outliers (|modified z| &gt; 3.5; kept in every statistic).</p>\n",
+		outl, outl == 1 ? " is" : "s are");
+	if (flagged) {
+		sb_adds(h, "<div class=\"wrap\"><table>\n<thead><tr>");
+		factor_head(h, d, t);
+		sb_adds(h, "<th>metric</th><th class=\"num\">n</th><th class=\"num\">slope per cell</th>"
+			   "<th class=\"num\">95% CI</th><th class=\"num\">change over the run, % of mean</th>"
+			   "</tr></thead>\n<tbody>\n");
+		for (size_t i = t->first_group; i < t->first_group + t->ngroups; i++) {
+			const struct rd_group *g = &d->groups[i];
+			if (!g->drift.flagged)
+				continue;
+			sb_adds(h, "<tr>");
+			factor_cells(h, d, t, g);
+			sb_adds(h, "<td>");
+			h_text(h, rd_str(d, g->metric));
+			sb_addf(h, "</td><td class=\"num\">%zu</td>", g->s.n);
+			num_td(h, g->drift.slope);
+			sb_adds(h, "<td class=\"num\">");
+			h_num(h, g->drift.ci_low);
+			sb_adds(h, " to ");
+			h_num(h, g->drift.ci_high);
+			sb_adds(h, "</td><td class=\"num\">");
+			uint32_t s0 = d->cells[d->samples[d->order[g->first]].cell].seq;
+			uint32_t s1 = d->cells[d->samples[d->order[g->first + g->n - 1]].cell].seq;
+			h_pct(h, g->s.mean != 0 ? 100 * g->drift.slope * (s1 - s0) / g->s.mean : NAN);
+			sb_adds(h, "</td></tr>\n");
+		}
+		sb_adds(h, "</tbody></table></div>\n");
+	}
+	if (outl) {
+		sb_adds(h, "<details><summary>Outliers</summary>\n<div class=\"wrap\"><table>\n<thead><tr>"
+			   "<th class=\"num\">seq</th><th class=\"num\">rep</th><th>step</th>");
+		if (d->nlayouts > 1)
+			sb_adds(h, "<th>layout</th>");
+		sb_adds(h, "<th>volume</th><th>metric</th><th class=\"num\">value</th>"
+			   "<th class=\"num\">group median</th><th class=\"num\">modified z</th></tr></thead>\n<tbody>\n");
+		size_t rows = 0;
+		for (size_t i = t->first_group; i < t->first_group + t->ngroups; i++) {
+			const struct rd_group *g = &d->groups[i];
+			for (size_t j = 0; j < g->n && g->outliers; j++) {
+				uint32_t si = d->order[g->first + j];
+				if (!(fabs(d->z[si]) > STATS_OUTLIER_Z))
+					continue;
+				if (rows++ >= MAX_OUTLIER_ROWS)
+					continue;
+				const struct rd_cell *cl = &d->cells[d->samples[si].cell];
+				sb_addf(h, "<tr><td class=\"num\">%u</td><td class=\"num\">%u</td><td>", cl->seq, cl->rep);
+				h_text(h, cl->step);
+				sb_adds(h, "</td>");
+				if (d->nlayouts > 1) {
+					sb_adds(h, "<td>");
+					h_text(h, g->layout);
+					sb_adds(h, "</td>");
+				}
+				sb_adds(h, "<td>");
+				h_text(h, g->volume);
+				sb_adds(h, "</td><td>");
+				h_text(h, rd_str(d, g->metric));
+				sb_adds(h, "</td>");
+				num_td(h, d->samples[si].value);
+				num_td(h, g->s.median);
+				sb_addf(h, "<td class=\"num\">%.1f</td></tr>\n", d->z[si]);
+			}
+		}
+		sb_adds(h, "</tbody></table></div>\n");
+		if (rows > MAX_OUTLIER_ROWS)
+			sb_addf(h, "<p class=\"small\">%zu more; results.json marks every outlier.</p>\n",
+				rows - MAX_OUTLIER_ROWS);
+		sb_adds(h, "</details>\n");
+	}
+}
+
+static void module_notes(struct strbuf *h, const struct rdata *d, size_t ti)
+{
+	const char *keys[24], *vals[24];
+	size_t counts[24], n = 0, more = 0;
+	for (size_t i = 0; i < d->nnotes; i++) {
+		const struct rd_note *nt = &d->notes[i];
+		if (!nt->seq)
+			continue;
+		/* Notes are few; a binary search would find the cell, but the
+		 * cells are by seq and notes reference them in order. */
+		size_t lo = 0, hi = d->ncells;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (d->cells[mid].seq < nt->seq)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo >= d->ncells || d->cells[lo].seq != nt->seq || d->cells[lo].tmpl != ti)
+			continue;
+		size_t k = 0;
+		while (k < n && !(keys[k] == nt->key && vals[k] == nt->value))
+			k++;
+		if (k < n) {
+			counts[k]++;
+		} else if (n < 24) {
+			keys[n] = nt->key;
+			vals[n] = nt->value;
+			counts[n++] = 1;
+		} else {
+			more++;
+		}
+	}
+	if (!n)
+		return;
+	sb_adds(h, "<details><summary>Notes from the module</summary>\n<table>\n<thead><tr><th>note</th>"
+		   "<th>value</th><th class=\"num\">cells</th></tr></thead>\n<tbody>\n");
+	for (size_t k = 0; k < n; k++) {
+		sb_adds(h, "<tr><td>");
+		h_text(h, keys[k]);
+		sb_adds(h, "</td><td>");
+		h_text(h, vals[k]);
+		sb_addf(h, "</td><td class=\"num\">%zu</td></tr>\n", counts[k]);
+	}
+	sb_adds(h, "</tbody></table>\n");
+	if (more)
+		sb_addf(h, "<p class=\"small\">%zu more notes in results.json.</p>\n", more);
+	sb_adds(h, "</details>\n");
+}
+
+static void failed_cells(struct strbuf *h, const struct rdata *d, size_t ti)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < d->ncells; i++) {
+		const struct rd_cell *c = &d->cells[i];
+		if (c->tmpl != ti || !strcmp(c->status, "done"))
+			continue;
+		if (!n++)
+			sb_adds(h, "<div class=\"banner\"><b>Cells of this step did not complete:</b><ul>\n");
+		if (n > 20)
+			continue;
+		sb_addf(h, "<li>seq %u (rep %u, step %s, volume ", c->seq, c->rep, c->step);
+		h_text(h, d->vols[c->vol].name);
+		sb_adds(h, "): ");
+		h_text(h, c->status);
+		if (c->error) {
+			sb_adds(h, " &mdash; ");
+			h_text(h, c->error);
+		}
+		sb_adds(h, "</li>\n");
+	}
+	if (n > 20)
+		sb_addf(h, "<li>and %zu more</li>\n", n - 20);
+	if (n)
+		sb_adds(h, "</ul>What they measured before stopping is included below.</div>\n");
+}
+
+void html_steps(struct hctx *c, struct rdata *d)
+{
+	struct strbuf *h = c->h;
+	for (size_t ti = 0; ti < d->ntmpls; ti++) {
+		const struct rd_template *t = &d->tmpls[ti];
+		sb_addf(h, "<h2 id=\"step-%s\">Step ", t->path);
+		h_text(h, t->path);
+		sb_adds(h, ": ");
+		h_text(h, t->module);
+		sb_adds(h, "</h2>\n");
+		if (t->plan_line) {
+			sb_adds(h, "<p><code>");
+			h_text(h, t->plan_line);
+			sb_adds(h, "</code></p>\n");
+		}
+		failed_cells(h, d, ti);
+		if (t->headline == UINT32_MAX) {
+			sb_adds(h, "<p>This step recorded no metrics.</p>\n");
+			continue;
+		}
+		step_figure(c, d, t);
+		const struct rd_group *hg = NULL;
+		for (size_t i = t->first_group; i < t->first_group + t->ngroups && !hg; i++)
+			if (d->groups[i].metric == t->headline)
+				hg = &d->groups[i];
+		sb_adds(h, "<h3>");
+		metric_text(h, d, hg);
+		sb_adds(h, "</h3>\n");
+		summary_table(h, d, t, t->headline);
+		diff_table(h, d, t);
+		/* The other metrics, folded. */
+		uint32_t seen[64];
+		size_t nseen = 0;
+		for (size_t i = t->first_group; i < t->first_group + t->ngroups; i++) {
+			const struct rd_group *g = &d->groups[i];
+			if (g->metric == t->headline)
+				continue;
+			size_t k = 0;
+			while (k < nseen && seen[k] != g->metric)
+				k++;
+			if (k < nseen || nseen == 64)
+				continue;
+			seen[nseen++] = g->metric;
+		}
+		if (nseen) {
+			sb_adds(h, "<details><summary>Other metrics: ");
+			for (size_t k = 0; k < nseen; k++) {
+				if (k)
+					sb_adds(h, ", ");
+				h_text(h, rd_str(d, seen[k]));
+			}
+			sb_adds(h, "</summary>\n");
+			for (size_t k = 0; k < nseen; k++) {
+				const struct rd_group *g = NULL;
+				for (size_t i = t->first_group; i < t->first_group + t->ngroups && !g; i++)
+					if (d->groups[i].metric == seen[k])
+						g = &d->groups[i];
+				sb_adds(h, "<h3>");
+				metric_text(h, d, g);
+				sb_adds(h, "</h3>\n");
+				summary_table(h, d, t, seen[k]);
+			}
+			sb_adds(h, "</details>\n");
+		}
+		filesets(c, d, ti);
+		drift_outliers(h, d, t);
+		module_notes(h, d, ti);
+	}
+}
+
+/* --- the realized order --- */
+
+static void drift_figure(struct hctx *c, struct rdata *d)
+{
+	size_t total = 0;
+	for (size_t i = 0; i < d->ngroups; i++) {
+		const struct rd_group *g = &d->groups[i];
+		if (g->metric == d->tmpls[g->tmpl].headline && g->s.mean != 0 && isfinite(g->s.mean))
+			total += g->n;
+	}
+	if (total < 2)
+		return;
+	struct figure f;
+	memset(&f, 0, sizeof(f));
+	f.kind = FIG_POINTS;
+	f.xint = 1;
+	f.xlabel = "sequence number (realized order)";
+	f.ylabel = "result, % of its group's mean";
+	size_t stride = total > MAX_POINTS ? (total + MAX_POINTS - 1) / MAX_POINTS : 1, k = 0;
+	for (size_t i = 0; i < d->ngroups; i++) {
+		const struct rd_group *g = &d->groups[i];
+		if (g->metric != d->tmpls[g->tmpl].headline || g->s.mean == 0 || !isfinite(g->s.mean))
+			continue;
+		struct fig_series *s = NULL;
+		for (size_t j = 0; j < f.nseries && !s; j++)
+			if (!strcmp(f.series[j].name, g->volume))
+				s = &f.series[j];
+		if (!s)
+			s = fig_add_series(&f, g->volume, h_style_of(d, g->volume, g->layout));
+		for (size_t j = 0; j < g->n; j++, k++) {
+			if (k % stride)
+				continue;
+			const struct rd_sample *sm = &d->samples[d->order[g->first + j]];
+			fig_add_point(s, d->cells[sm->cell].seq, 100 * sm->value / g->s.mean, NAN, NAN);
+		}
+	}
+	struct strbuf cap = STRBUF_INIT;
+	sb_adds(&cap, "Every step's headline result against its place in the realized order, as a "
+		      "percentage of the mean of its group (same step, volume, layout and cycle or sweep "
+		      "value). A trend along the sequence that no group explains is drift.");
+	if (stride > 1)
+		sb_addf(&cap, " Every %zu<sup>th</sup> of %zu results is drawn.", stride, total);
+	h_figure(c, &f, "drift", cap.buf);
+	fig_release(&f);
+	sb_release(&cap);
+}
+
+void html_order(struct hctx *c, struct rdata *d)
+{
+	struct strbuf *h = c->h;
+	sb_adds(h, "<h2 id=\"order\">Realized order and drift</h2>\n");
+	if (d->plan)
+		sb_addf(h, "<p>Order policy <code>%s</code>; %zu cells.</p>\n",
+			plan_order_name(d->plan->order), d->ncells);
+	drift_figure(c, d);
+	sb_adds(h, "<details><summary>The order, phase by phase</summary>\n<div class=\"wrap\"><table>\n"
+		   "<thead><tr><th class=\"num\">seq</th>");
+	if (d->nlayouts > 1)
+		sb_adds(h, "<th>layout</th>");
+	sb_adds(h, "<th class=\"num\">rep</th><th>step</th><th>module</th><th>volumes in order</th>"
+		   "<th>started (UTC)</th></tr></thead>\n<tbody>\n");
+	size_t rows = 0, i = 0;
+	while (i < d->ncells) {
+		size_t j = i;
+		while (j < d->ncells && d->cells[j].phase == d->cells[i].phase &&
+		       d->cells[j].step == d->cells[i].step && d->cells[j].rep == d->cells[i].rep &&
+		       d->cells[j].layout == d->cells[i].layout)
+			j++;
+		if (rows++ < MAX_ORDER_ROWS) {
+			const struct rd_cell *c0 = &d->cells[i];
+			if (j - i > 1)
+				sb_addf(h, "<tr><td class=\"num\">%u&ndash;%u</td>", c0->seq, d->cells[j - 1].seq);
+			else
+				sb_addf(h, "<tr><td class=\"num\">%u</td>", c0->seq);
+			if (d->nlayouts > 1) {
+				sb_adds(h, "<td>");
+				h_text(h, c0->layout);
+				sb_adds(h, "</td>");
+			}
+			sb_addf(h, "<td class=\"num\">%u</td><td>", c0->rep);
+			h_text(h, c0->step);
+			sb_adds(h, "</td><td>");
+			h_text(h, c0->module);
+			sb_adds(h, "</td><td>");
+			for (size_t k = i; k < j; k++) {
+				if (k > i)
+					sb_adds(h, " &rarr; ");
+				int bad = strcmp(d->cells[k].status, "done") != 0;
+				if (bad)
+					sb_adds(h, "<span class=\"yes\">");
+				h_text(h, d->vols[d->cells[k].vol].name);
+				if (bad) {
+					sb_adds(h, " (");
+					h_text(h, d->cells[k].status);
+					sb_adds(h, ")</span>");
+				}
+			}
+			sb_adds(h, "</td><td class=\"small\">");
+			h_text(h, c0->start_utc);
+			sb_adds(h, "</td></tr>\n");
+		}
+		i = j;
+	}
+	sb_adds(h, "</tbody></table></div>\n");
+	if (rows > MAX_ORDER_ROWS)
+		sb_addf(h, "<p class=\"small\">%zu more phases; every cell's seq and start time are in "
+			   "results.csv.</p>\n", rows - MAX_ORDER_ROWS);
+	sb_adds(h, "</details>\n");
+}

@@ -1,0 +1,417 @@
+/*
+ * results.json: everything results.csv, files.csv and summary.csv hold,
+ * plus the provenance (run, plan, volumes with their device facts, notes,
+ * events, commands), in one document that validates against
+ * docs/results.schema.json. The layout is normalized: cells carry the
+ * factors once, samples name their cell by seq, so the file is about a
+ * third of the CSVs' size for the same content.
+ *
+ * Written as a stream of text (not built as a json-c tree): a million
+ * samples would be a million json-c objects. Strings are escaped here with
+ * invalid UTF-8 replaced by U+FFFD, so the document is always valid JSON;
+ * numbers use the CSV's shortest round-trip form; NaN is null and an
+ * infinity the string "inf" or "-inf" (JSON has neither). Device facts are
+ * stored as JSON text by the provisioning backends and are re-parsed with
+ * json-c before they are embedded, so a damaged facts column cannot break
+ * the document.
+ */
+#include "reports/json.h"
+
+#include <json-c/json.h>
+#include <math.h>
+#include <string.h>
+
+#include "reports/csv.h"
+#include "reports/report_data.h"
+#include "reports/report_out.h"
+#include "reports/summary.h"
+#include "rig/plan.h"
+#include "rig/util/strbuf.h"
+
+#define JSON_FORMAT_VERSION 1
+
+static void jstr(struct strbuf *b, const char *s)
+{
+	if (!s) {
+		sb_adds(b, "null");
+		return;
+	}
+	sb_addch(b, '"');
+	const unsigned char *p = (const unsigned char *)s;
+	size_t len = strlen(s);
+	const unsigned char *end = p + len;
+	while (p < end) {
+		unsigned c = *p;
+		if (c >= 0x80) {
+			size_t n = rd_utf8_len(p, (size_t)(end - p));
+			if (n) {
+				sb_add(b, p, n);
+				p += n;
+			} else {
+				sb_adds(b, "\\ufffd");
+				p++;
+			}
+			continue;
+		}
+		switch (c) {
+		case '"': sb_adds(b, "\\\""); break;
+		case '\\': sb_adds(b, "\\\\"); break;
+		case '\n': sb_adds(b, "\\n"); break;
+		case '\r': sb_adds(b, "\\r"); break;
+		case '\t': sb_adds(b, "\\t"); break;
+		default:
+			if (c < 0x20)
+				sb_addf(b, "\\u%04x", c);
+			else
+				sb_addch(b, (char)c);
+		}
+		p++;
+	}
+	sb_addch(b, '"');
+}
+
+static void jnum(struct strbuf *b, double v)
+{
+	if (isnan(v))
+		sb_adds(b, "null");
+	else if (isinf(v))
+		sb_adds(b, v < 0 ? "\"-inf\"" : "\"inf\"");
+	else
+		csv_add_double(b, v);
+}
+
+static void key(struct strbuf *b, const char *k, int *first)
+{
+	if (!*first)
+		sb_addch(b, ',');
+	*first = 0;
+	sb_addch(b, '"');
+	sb_adds(b, k);
+	sb_adds(b, "\":");
+}
+
+static void kstr(struct strbuf *b, const char *k, const char *v, int *first)
+{
+	key(b, k, first);
+	jstr(b, v);
+}
+
+static void knum(struct strbuf *b, const char *k, double v, int *first)
+{
+	key(b, k, first);
+	jnum(b, v);
+}
+
+static void kint(struct strbuf *b, const char *k, long long v, int *first)
+{
+	key(b, k, first);
+	sb_addf(b, "%lld", v);
+}
+
+static void run_obj(struct strbuf *b, const struct rdata *d)
+{
+	const struct rd_run *r = &d->run;
+	int f = 1;
+	sb_addch(b, '{');
+	kstr(b, "id", r->id, &f);
+	kstr(b, "plan_name", r->plan_name, &f);
+	kstr(b, "plan_file", r->plan_file, &f);
+	kstr(b, "plan_sha256", r->plan_sha256, &f);
+	kstr(b, "plan_text", r->plan_text, &f);
+	kstr(b, "seed", r->seed, &f);
+	key(b, "seed_drawn", &f);
+	sb_adds(b, r->seed_drawn ? "true" : "false");
+	kstr(b, "rig_version", r->rig_version, &f);
+	kstr(b, "host", r->host, &f);
+	kstr(b, "os", r->os, &f);
+	kstr(b, "platform", r->platform, &f);
+	kstr(b, "argv", r->argv, &f);
+	kstr(b, "started_utc", r->started_utc, &f);
+	kstr(b, "ended_utc", r->ended_utc, &f);
+	kstr(b, "status", r->status, &f);
+	kstr(b, "error", r->error, &f);
+	sb_addch(b, '}');
+}
+
+static void report_obj(struct strbuf *b, const struct rdata *d)
+{
+	int f = 1;
+	sb_addch(b, '{');
+	kstr(b, "title", d->title, &f);
+	kstr(b, "description", d->description, &f);
+	kstr(b, "baseline", d->baseline, &f);
+	key(b, "baseline_kind", &f);
+	sb_adds(b, d->base_kind == RD_BASE_VOLUME ? "\"volume\"" : d->base_kind == RD_BASE_LAYOUT ? "\"layout\"" : "null");
+	key(b, "by", &f);
+	sb_addch(b, '[');
+	for (size_t i = 0; i < d->nby; i++) {
+		if (i)
+			sb_addch(b, ',');
+		jstr(b, d->by[i]);
+	}
+	sb_adds(b, "],\"formats\":[");
+	const char *names[] = { "html", "csv", "json" };
+	int first = 1;
+	for (int i = 0; i < 3; i++)
+		if (d->formats & (1u << i)) {
+			if (!first)
+				sb_addch(b, ',');
+			first = 0;
+			jstr(b, names[i]);
+		}
+	sb_addch(b, ']');
+	kstr(b, "plan_problem", d->plan_problem, &f);
+	sb_addch(b, '}');
+}
+
+static void facts(struct strbuf *b, const char *text)
+{
+	json_object *o = text ? json_tokener_parse(text) : NULL;
+	if (o && json_object_is_type(o, json_type_object)) {
+		const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+								   JSON_C_TO_STRING_NOSLASHESCAPE);
+		sb_adds(b, s);
+	} else {
+		sb_adds(b, "null");
+	}
+	json_object_put(o);
+}
+
+static void volumes(struct strbuf *b, const struct rdata *d)
+{
+	sb_adds(b, ",\n\"volumes\":[");
+	for (size_t i = 0; i < d->nvols; i++) {
+		const struct rd_volume *v = &d->vols[i];
+		int f = 1;
+		sb_adds(b, i ? ",\n{" : "\n{");
+		kint(b, "id", v->id, &f);
+		kstr(b, "layout", v->layout, &f);
+		kint(b, "layout_index", v->layout_index, &f);
+		kstr(b, "name", v->name, &f);
+		kstr(b, "fs", v->fs, &f);
+		kint(b, "position", v->position, &f);
+		key(b, "offset_start", &f);
+		if (v->has_offsets)
+			sb_addf(b, "%lld", (long long)v->off_start);
+		else
+			sb_adds(b, "null");
+		key(b, "offset_end", &f);
+		if (v->has_offsets)
+			sb_addf(b, "%lld", (long long)v->off_end);
+		else
+			sb_adds(b, "null");
+		kstr(b, "device", v->device, &f);
+		kstr(b, "dir", v->dir, &f);
+		key(b, "facts", &f);
+		facts(b, v->facts_json);
+		sb_addch(b, '}');
+	}
+	sb_adds(b, "]");
+}
+
+static void cells(struct rout *o, const struct rdata *d)
+{
+	struct strbuf *b = &o->buf;
+	sb_adds(b, ",\n\"cells\":[");
+	for (size_t i = 0; i < d->ncells; i++) {
+		const struct rd_cell *c = &d->cells[i];
+		int f = 1;
+		sb_adds(b, i ? ",\n{" : "\n{");
+		kint(b, "seq", c->seq, &f);
+		kint(b, "phase", c->phase, &f);
+		kstr(b, "layout", c->layout, &f);
+		kint(b, "rep", c->rep, &f);
+		kstr(b, "step", c->step, &f);
+		kstr(b, "module", c->module, &f);
+		kint(b, "volume_id", d->vols[c->vol].id, &f);
+		kstr(b, "volume", d->vols[c->vol].name, &f);
+		key(b, "cycle", &f);
+		if (c->cycle)
+			sb_addf(b, "%u", c->cycle);
+		else
+			sb_adds(b, "null");
+		kstr(b, "sweep_var", c->sweep_var, &f);
+		kstr(b, "sweep_value", c->sweep_value, &f);
+		kstr(b, "start_utc", c->start_utc, &f);
+		kstr(b, "end_utc", c->end_utc, &f);
+		kstr(b, "status", c->status, &f);
+		kstr(b, "error", c->error, &f);
+		sb_addch(b, '}');
+		rout_flush_some(o);
+	}
+	sb_adds(b, "]");
+}
+
+static void samples(struct rout *o, const struct rdata *d)
+{
+	struct strbuf *b = &o->buf;
+	sb_adds(b, ",\n\"samples\":[");
+	for (size_t i = 0; i < d->nsamples; i++) {
+		const struct rd_sample *s = &d->samples[i];
+		sb_addf(b, i ? ",\n{\"seq\":%u,\"metric\":" : "\n{\"seq\":%u,\"metric\":", d->cells[s->cell].seq);
+		jstr(b, rd_str(d, s->metric));
+		sb_adds(b, ",\"value\":");
+		jnum(b, s->value);
+		sb_adds(b, ",\"unit\":");
+		jstr(b, rd_str(d, s->unit));
+		sb_adds(b, ",\"cache\":");
+		jstr(b, rd_str(d, s->cache));
+		if (fabs(d->z[i]) > STATS_OUTLIER_Z)
+			sb_adds(b, ",\"outlier\":true}");
+		else
+			sb_adds(b, ",\"outlier\":false}");
+		rout_flush_some(o);
+	}
+	sb_adds(b, "]");
+}
+
+static void files(struct rout *o, const struct rdata *d)
+{
+	struct strbuf *b = &o->buf;
+	sb_adds(b, ",\n\"files\":[");
+	for (size_t i = 0; i < d->nfiles; i++) {
+		const struct rd_file *fl = &d->files[i];
+		sb_addf(b, i ? ",\n{\"seq\":%u,\"file\":" : "\n{\"seq\":%u,\"file\":", d->cells[fl->cell].seq);
+		jstr(b, fl->file);
+		sb_addf(b, ",\"bytes\":%lld,\"seconds\":", (long long)fl->bytes);
+		jnum(b, fl->seconds);
+		sb_adds(b, ",\"rate\":");
+		jnum(b, fl->seconds > 0 ? (double)fl->bytes / fl->seconds / 1e6 : NAN);
+		sb_addch(b, '}');
+		rout_flush_some(o);
+	}
+	sb_adds(b, "]");
+}
+
+static void summary(struct rout *o, const struct rdata *d)
+{
+	struct strbuf *b = &o->buf;
+	sb_adds(b, ",\n\"summary\":[");
+	for (size_t i = 0; i < d->ngroups; i++) {
+		const struct rd_group *g = &d->groups[i];
+		int f = 1;
+		sb_adds(b, i ? ",\n{" : "\n{");
+		kstr(b, "layout", g->layout, &f);
+		kstr(b, "step", g->step, &f);
+		kstr(b, "module", g->module, &f);
+		kstr(b, "volume", g->volume, &f);
+		kstr(b, "fs", g->fs, &f);
+		kint(b, "position", g->position, &f);
+		key(b, "cycle", &f);
+		if (g->cycle)
+			sb_addf(b, "%u", g->cycle);
+		else
+			sb_adds(b, "null");
+		kstr(b, "sweep_var", g->sweep_var, &f);
+		kstr(b, "sweep_value", g->sweep_value, &f);
+		kstr(b, "metric", rd_str(d, g->metric), &f);
+		kstr(b, "unit", rd_str(d, g->unit), &f);
+		kint(b, "n", (long long)g->s.n, &f);
+		knum(b, "mean", g->s.mean, &f);
+		knum(b, "sd", g->s.sd, &f);
+		knum(b, "median", g->s.median, &f);
+		knum(b, "min", g->s.min, &f);
+		knum(b, "max", g->s.max, &f);
+		knum(b, "ci_low", g->s.ci_low, &f);
+		knum(b, "ci_high", g->s.ci_high, &f);
+		if (g->base >= 0) {
+			const struct rd_group *bg = &d->groups[g->base];
+			kstr(b, "baseline", d->base_kind == RD_BASE_VOLUME ? bg->volume : bg->layout, &f);
+		} else {
+			kstr(b, "baseline", NULL, &f);
+		}
+		knum(b, "pct_of_baseline", g->base >= 0 ? g->diff.pct_of_base : NAN, &f);
+		knum(b, "diff_pct", g->base >= 0 ? g->diff.diff_pct : NAN, &f);
+		knum(b, "diff_ci_low", g->base >= 0 ? g->diff.ci_low : NAN, &f);
+		knum(b, "diff_ci_high", g->base >= 0 ? g->diff.ci_high : NAN, &f);
+		knum(b, "p_value", g->base >= 0 ? g->diff.p : NAN, &f);
+		kint(b, "outliers", (long long)g->outliers, &f);
+		kint(b, "missing", (long long)g->nnan, &f);
+		knum(b, "drift_slope", g->drift.slope, &f);
+		knum(b, "drift_ci_low", g->drift.ci_low, &f);
+		knum(b, "drift_ci_high", g->drift.ci_high, &f);
+		key(b, "drift", &f);
+		sb_adds(b, isnan(g->drift.slope) ? "null" : g->drift.flagged ? "true" : "false");
+		kstr(b, "cache", g->caches, &f);
+		sb_addch(b, '}');
+		rout_flush_some(o);
+	}
+	sb_adds(b, "]");
+	sb_adds(b, ",\n\"filesets\":[");
+	for (size_t i = 0; i < d->nfilesets; i++) {
+		const struct rd_fileset *fs = &d->filesets[i];
+		int f = 1;
+		sb_adds(b, i ? ",\n{" : "\n{");
+		kstr(b, "layout", fs->layout, &f);
+		kstr(b, "step", fs->step, &f);
+		kstr(b, "volume", fs->volume, &f);
+		kint(b, "files", (long long)fs->n, &f);
+		knum(b, "rate_fit", fs->rate_mbs, &f);
+		knum(b, "overhead_fit", fs->overhead_s, &f);
+		knum(b, "r2", fs->r2, &f);
+		sb_addch(b, '}');
+	}
+	sb_adds(b, "]");
+}
+
+static void misc(struct strbuf *b, const struct rdata *d)
+{
+	sb_adds(b, ",\n\"notes\":[");
+	for (size_t i = 0; i < d->nnotes; i++) {
+		const struct rd_note *n = &d->notes[i];
+		int f = 1;
+		sb_adds(b, i ? ",\n{" : "\n{");
+		key(b, "seq", &f);
+		if (n->seq)
+			sb_addf(b, "%u", n->seq);
+		else
+			sb_adds(b, "null");
+		kstr(b, "key", n->key, &f);
+		kstr(b, "value", n->value, &f);
+		sb_addch(b, '}');
+	}
+	sb_adds(b, "],\n\"events\":[");
+	for (size_t i = 0; i < d->nevents; i++) {
+		int f = 1;
+		sb_adds(b, i ? ",\n{" : "\n{");
+		kstr(b, "utc", d->events[i].utc, &f);
+		kstr(b, "level", d->events[i].level, &f);
+		kstr(b, "msg", d->events[i].msg, &f);
+		sb_addch(b, '}');
+	}
+	sb_adds(b, "],\n\"commands\":[");
+	for (size_t i = 0; i < d->ncmds; i++) {
+		const struct rd_command *c = &d->cmds[i];
+		int f = 1;
+		sb_adds(b, i ? ",\n{" : "\n{");
+		kstr(b, "start_utc", c->start_utc, &f);
+		kstr(b, "argv", c->argv, &f);
+		kint(b, "status", c->status, &f);
+		knum(b, "seconds", c->seconds, &f);
+		kstr(b, "output", c->output, &f);
+		sb_addch(b, '}');
+	}
+	sb_adds(b, "]");
+}
+
+int json_write_results(const struct rdata *d, const char *path, struct strbuf *err)
+{
+	struct rout o;
+	int rc = rout_open(&o, path, err);
+	if (rc < 0)
+		return rc;
+	struct strbuf *b = &o.buf;
+	sb_addf(b, "{\"format\":\"rig-results\",\"format_version\":%d,\n\"run\":", JSON_FORMAT_VERSION);
+	run_obj(b, d);
+	sb_adds(b, ",\n\"report\":");
+	report_obj(b, d);
+	volumes(b, d);
+	misc(b, d);
+	rout_flush_some(&o);
+	cells(&o, d);
+	samples(&o, d);
+	files(&o, d);
+	summary(&o, d);
+	sb_adds(b, "\n}\n");
+	return rout_commit(&o, err);
+}

@@ -1,0 +1,573 @@
+/*
+ * Reading a run from its results store into memory (see report_data.h).
+ *
+ * One query per table, rows copied into arrays. Strings that repeat go
+ * through an intern table (open addressing, FNV-1a), the rest into an
+ * arena of large chunks, so a store with a million samples loads with a
+ * few thousand allocations. The plan's report section comes from the plan
+ * text stored in the run row, parsed again with the plan parser; a plan
+ * that no longer parses (a newer plan language, say) still gets a report,
+ * with defaults and a note saying why.
+ *
+ * Rejected: reading through the CSV files (they are outputs, and lose the
+ * cell status, notes and commands), and one join over everything (the
+ * volume and cell columns would be repeated per sample).
+ */
+#include "reports/report_data.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rig/diag.h"
+#include "rig/plan.h"
+#include "rig/store.h"
+#include "rig/util/strbuf.h"
+#include "rig/util/xalloc.h"
+
+/* --- storage --- */
+
+struct chunk {
+	struct chunk *next;
+	size_t used, size;
+	char data[];
+};
+
+static char *arena_alloc(struct rdata *d, size_t n)
+{
+	struct chunk *c = d->arena;
+	if (!c || c->size - c->used < n) {
+		size_t size = n > (1u << 20) ? n : (1u << 20);
+		struct chunk *nc = xmalloc(sizeof(*nc) + size);
+		nc->next = c;
+		nc->used = 0;
+		nc->size = size;
+		d->arena = c = nc;
+	}
+	char *p = c->data + c->used;
+	c->used += n;
+	return p;
+}
+
+const char *rd_strdup(struct rdata *d, const char *s)
+{
+	if (!s)
+		return NULL;
+	size_t n = strlen(s) + 1;
+	char *p = arena_alloc(d, n);
+	memcpy(p, s, n);
+	return p;
+}
+
+static uint32_t hash_str(const char *s)
+{
+	uint32_t h = 2166136261u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+static void rehash(struct rdata *d)
+{
+	uint32_t n = d->nslots ? d->nslots * 2 : 256;
+	uint32_t *slots = xmalloc(n * sizeof(*slots));
+	memset(slots, 0xff, n * sizeof(*slots));
+	for (uint32_t i = 0; i < d->nstrs; i++) {
+		uint32_t h = hash_str(d->strs[i]) & (n - 1);
+		while (slots[h] != UINT32_MAX)
+			h = (h + 1) & (n - 1);
+		slots[h] = i;
+	}
+	free(d->slots);
+	d->slots = slots;
+	d->nslots = n;
+}
+
+uint32_t rd_intern_id(struct rdata *d, const char *s)
+{
+	if (!s)
+		s = "";
+	if ((d->nstrs + 1) * 2 > d->nslots)
+		rehash(d);
+	uint32_t h = hash_str(s) & (d->nslots - 1);
+	while (d->slots[h] != UINT32_MAX) {
+		if (!strcmp(d->strs[d->slots[h]], s))
+			return d->slots[h];
+		h = (h + 1) & (d->nslots - 1);
+	}
+	if (d->nstrs == d->astrs) {
+		d->astrs = d->astrs ? d->astrs * 2 : 64;
+		d->strs = xrealloc(d->strs, d->astrs * sizeof(*d->strs));
+	}
+	d->strs[d->nstrs] = rd_strdup(d, s);
+	d->slots[h] = d->nstrs;
+	return d->nstrs++;
+}
+
+const char *rd_intern(struct rdata *d, const char *s)
+{
+	return s ? rd_str(d, rd_intern_id(d, s)) : NULL;
+}
+
+/* --- helpers --- */
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0. */
+size_t rd_utf8_len(const unsigned char *s, size_t avail)
+{
+	unsigned c = s[0];
+	size_t n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+	if (!n || n > avail || (n == 2 && c < 0xc2))
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	if (n == 3 && c == 0xe0 && s[1] < 0xa0)
+		return 0;
+	if (n == 3 && c == 0xed && s[1] >= 0xa0)
+		return 0; /* surrogates */
+	if (n == 4 && ((c == 0xf0 && s[1] < 0x90) || c > 0xf4 || (c == 0xf4 && s[1] >= 0x90)))
+		return 0;
+	return n;
+}
+
+
+static const char *col_text(sqlite3_stmt *st, int i)
+{
+	return (const char *)sqlite3_column_text(st, i);
+}
+
+static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st, struct strbuf *err)
+{
+	if (sqlite3_prepare_v2(db, sql, -1, st, NULL) == SQLITE_OK)
+		return 0;
+	sb_addf(err, "cannot read the results store: %s", sqlite3_errmsg(db));
+	return -EIO;
+}
+
+static int step_done(sqlite3 *db, int rc, struct strbuf *err)
+{
+	if (rc == SQLITE_DONE)
+		return 0;
+	sb_addf(err, "cannot read the results store: %s", sqlite3_errmsg(db));
+	return -EIO;
+}
+
+int rd_step_cmp(const char *a, const char *b)
+{
+	while (*a && *b) {
+		if (*a >= '0' && *a <= '9' && *b >= '0' && *b <= '9') {
+			char *ea, *eb;
+			unsigned long long x = strtoull(a, &ea, 10), y = strtoull(b, &eb, 10);
+			if (x != y)
+				return x < y ? -1 : 1;
+			a = ea;
+			b = eb;
+			continue;
+		}
+		if (*a != *b)
+			return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+		a++;
+		b++;
+	}
+	return *a ? 1 : *b ? -1 : 0;
+}
+
+char *rd_fact(const struct rd_volume *v, const char *key)
+{
+	if (!v->facts_json)
+		return NULL;
+	json_object *o = json_tokener_parse(v->facts_json), *val;
+	char *out = NULL;
+	if (o && json_object_object_get_ex(o, key, &val) && val)
+		out = xstrdup(json_object_get_string(val));
+	json_object_put(o);
+	return out;
+}
+
+const char *rd_headline_metric(const char *module)
+{
+	static const char *const table[][2] = {
+		{ "write", "rate" },        { "read", "rate" },
+		{ "randread", "iops" },     { "randwrite", "iops" },
+		{ "tree", "files_per_s" },  { "enumerate", "entries_per_s" },
+		{ "churn", "files_per_s" }, { "fill", "rate" },
+		{ "meta", "create_per_s" }, { "null", "value" },
+	};
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+		if (!strcmp(table[i][0], module))
+			return table[i][1];
+	return NULL;
+}
+
+/* --- the tables --- */
+
+static int load_run(struct rdata *d, sqlite3 *db, struct strbuf *err)
+{
+	sqlite3_stmt *st;
+	int rc = prepare(db, "SELECT id, plan_name, plan_file, plan_text, plan_sha256, seed, seed_drawn,"
+			     " rig_version, host, os, platform, argv, started_utc, ended_utc, status,"
+			     " error FROM run", &st, err);
+	if (rc < 0)
+		return rc;
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sb_adds(err, "the results store holds no run");
+		sqlite3_finalize(st);
+		return -ENOENT;
+	}
+	struct rd_run *r = &d->run;
+	r->id = rd_strdup(d, col_text(st, 0));
+	r->plan_name = rd_strdup(d, col_text(st, 1));
+	r->plan_file = rd_strdup(d, col_text(st, 2));
+	r->plan_text = rd_strdup(d, col_text(st, 3));
+	r->plan_sha256 = rd_strdup(d, col_text(st, 4));
+	r->seed = rd_strdup(d, col_text(st, 5));
+	r->seed_drawn = sqlite3_column_int(st, 6);
+	r->rig_version = rd_strdup(d, col_text(st, 7));
+	r->host = rd_strdup(d, col_text(st, 8));
+	r->os = rd_strdup(d, col_text(st, 9));
+	r->platform = rd_strdup(d, col_text(st, 10));
+	r->argv = rd_strdup(d, col_text(st, 11));
+	r->started_utc = rd_strdup(d, col_text(st, 12));
+	r->ended_utc = rd_strdup(d, col_text(st, 13));
+	r->status = rd_strdup(d, col_text(st, 14));
+	r->error = rd_strdup(d, col_text(st, 15));
+	if (!r->id)
+		r->id = "";
+	if (!r->plan_name)
+		r->plan_name = "";
+	if (!r->status)
+		r->status = "running";
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static int load_volumes(struct rdata *d, sqlite3 *db, struct strbuf *err)
+{
+	sqlite3_stmt *st;
+	int rc = prepare(db, "SELECT id, layout, layout_index, name, fs, position, offset_start,"
+			     " offset_end, device, dir, facts_json FROM volumes ORDER BY id", &st, err);
+	if (rc < 0)
+		return rc;
+	size_t alloc = 0;
+	const char *layouts[256];
+	size_t nl = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		XGROW(d->vols, d->nvols + 1, alloc);
+		struct rd_volume *v = &d->vols[d->nvols++];
+		v->id = sqlite3_column_int64(st, 0);
+		v->layout = rd_intern(d, col_text(st, 1) ? col_text(st, 1) : "");
+		v->layout_index = sqlite3_column_int(st, 2);
+		v->name = rd_intern(d, col_text(st, 3) ? col_text(st, 3) : "");
+		v->fs = rd_intern(d, col_text(st, 4));
+		v->position = sqlite3_column_int(st, 5);
+		v->has_offsets = sqlite3_column_type(st, 6) != SQLITE_NULL &&
+				 sqlite3_column_type(st, 7) != SQLITE_NULL;
+		v->off_start = sqlite3_column_int64(st, 6);
+		v->off_end = sqlite3_column_int64(st, 7);
+		v->device = rd_strdup(d, col_text(st, 8));
+		v->dir = rd_strdup(d, col_text(st, 9));
+		v->facts_json = rd_strdup(d, col_text(st, 10));
+		size_t k = 0;
+		while (k < nl && layouts[k] != v->layout)
+			k++;
+		if (k == nl && nl < 256)
+			layouts[nl++] = v->layout;
+	}
+	d->nlayouts = nl;
+	sqlite3_finalize(st);
+	return step_done(db, rc, err);
+}
+
+static uint32_t vol_index(const struct rdata *d, int64_t id)
+{
+	size_t lo = 0, hi = d->nvols;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (d->vols[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < d->nvols && d->vols[lo].id == id ? (uint32_t)lo : UINT32_MAX;
+}
+
+static int load_cells(struct rdata *d, sqlite3 *db, struct strbuf *err)
+{
+	sqlite3_stmt *st;
+	int rc = prepare(db, "SELECT seq, phase, layout, rep, step, module, volume_id, cycle,"
+			     " sweep_var, sweep_value, start_utc, end_utc, status, error"
+			     " FROM cells ORDER BY seq", &st, err);
+	if (rc < 0)
+		return rc;
+	size_t alloc = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		uint32_t vi = vol_index(d, sqlite3_column_int64(st, 6));
+		if (vi == UINT32_MAX)
+			continue; /* foreign keys make this impossible; be safe anyway */
+		XGROW(d->cells, d->ncells + 1, alloc);
+		struct rd_cell *c = &d->cells[d->ncells++];
+		c->seq = (uint32_t)sqlite3_column_int64(st, 0);
+		c->phase = (uint32_t)sqlite3_column_int64(st, 1);
+		c->layout = rd_intern(d, col_text(st, 2) ? col_text(st, 2) : "");
+		c->rep = (uint32_t)sqlite3_column_int64(st, 3);
+		c->step = rd_intern(d, col_text(st, 4) ? col_text(st, 4) : "");
+		c->module = rd_intern(d, col_text(st, 5) ? col_text(st, 5) : "");
+		c->vol = vi;
+		c->cycle = (uint32_t)sqlite3_column_int64(st, 7);
+		c->sweep_var = rd_intern(d, col_text(st, 8));
+		c->sweep_value = rd_intern(d, col_text(st, 9));
+		c->start_utc = rd_strdup(d, col_text(st, 10));
+		c->end_utc = rd_strdup(d, col_text(st, 11));
+		c->status = rd_intern(d, col_text(st, 12) ? col_text(st, 12) : "running");
+		c->error = rd_strdup(d, col_text(st, 13));
+		if (strcmp(c->status, "done"))
+			d->failed_cells++;
+	}
+	sqlite3_finalize(st);
+	return step_done(db, rc, err);
+}
+
+/* seq -> cell index, for rows that name a cell by seq. */
+struct seqmap {
+	uint32_t *idx;
+	uint32_t max;
+};
+
+static void seqmap_build(const struct rdata *d, struct seqmap *m)
+{
+	m->max = d->ncells ? d->cells[d->ncells - 1].seq : 0;
+	m->idx = xmalloc(((size_t)m->max + 1) * sizeof(*m->idx));
+	memset(m->idx, 0xff, ((size_t)m->max + 1) * sizeof(*m->idx));
+	for (size_t i = 0; i < d->ncells; i++)
+		m->idx[d->cells[i].seq] = (uint32_t)i;
+}
+
+static uint32_t seqmap_get(const struct seqmap *m, int64_t seq)
+{
+	return seq >= 0 && seq <= m->max ? m->idx[seq] : UINT32_MAX;
+}
+
+static int load_samples(struct rdata *d, sqlite3 *db, const struct seqmap *m, struct strbuf *err)
+{
+	sqlite3_stmt *st;
+	int rc = prepare(db, "SELECT seq, metric, value, unit, cache FROM samples ORDER BY id", &st, err);
+	if (rc < 0)
+		return rc;
+	size_t alloc = 0;
+	/* Consecutive rows repeat metric, unit and cache: remember the last
+	 * texts and skip the hash when they match. */
+	char last[3][64] = { "", "", "" };
+	uint32_t last_id[3] = { UINT32_MAX, UINT32_MAX, UINT32_MAX };
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		uint32_t ci = seqmap_get(m, sqlite3_column_int64(st, 0));
+		if (ci == UINT32_MAX)
+			continue;
+		XGROW(d->samples, d->nsamples + 1, alloc);
+		struct rd_sample *s = &d->samples[d->nsamples++];
+		s->cell = ci;
+		s->value = sqlite3_column_type(st, 2) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 2);
+		uint32_t *ids[3] = { &s->metric, &s->unit, &s->cache };
+		const int cols[3] = { 1, 3, 4 };
+		for (int k = 0; k < 3; k++) {
+			const char *t = col_text(st, cols[k]);
+			if (!t)
+				t = "";
+			if (last_id[k] != UINT32_MAX && !strcmp(t, last[k])) {
+				*ids[k] = last_id[k];
+				continue;
+			}
+			*ids[k] = last_id[k] = rd_intern_id(d, t);
+			if (strlen(t) < sizeof(last[k]))
+				memcpy(last[k], t, strlen(t) + 1);
+			else
+				last_id[k] = UINT32_MAX;
+		}
+	}
+	sqlite3_finalize(st);
+	return step_done(db, rc, err);
+}
+
+static int load_files(struct rdata *d, sqlite3 *db, const struct seqmap *m, struct strbuf *err)
+{
+	sqlite3_stmt *st;
+	int rc = prepare(db, "SELECT seq, file, bytes, seconds FROM file_samples ORDER BY id", &st, err);
+	if (rc < 0)
+		return rc;
+	size_t alloc = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		uint32_t ci = seqmap_get(m, sqlite3_column_int64(st, 0));
+		if (ci == UINT32_MAX)
+			continue;
+		XGROW(d->files, d->nfiles + 1, alloc);
+		struct rd_file *f = &d->files[d->nfiles++];
+		f->cell = ci;
+		f->file = rd_strdup(d, col_text(st, 1) ? col_text(st, 1) : "");
+		f->bytes = sqlite3_column_int64(st, 2);
+		f->seconds = sqlite3_column_type(st, 3) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 3);
+	}
+	sqlite3_finalize(st);
+	return step_done(db, rc, err);
+}
+
+static int load_misc(struct rdata *d, sqlite3 *db, struct strbuf *err)
+{
+	sqlite3_stmt *st;
+	size_t alloc = 0;
+	int rc = prepare(db, "SELECT seq, key, value FROM notes ORDER BY id", &st, err);
+	if (rc < 0)
+		return rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		XGROW(d->notes, d->nnotes + 1, alloc);
+		struct rd_note *n = &d->notes[d->nnotes++];
+		n->seq = (uint32_t)sqlite3_column_int64(st, 0);
+		n->key = rd_intern(d, col_text(st, 1) ? col_text(st, 1) : "");
+		n->value = rd_intern(d, col_text(st, 2) ? col_text(st, 2) : "");
+	}
+	sqlite3_finalize(st);
+	if ((rc = step_done(db, rc, err)) < 0)
+		return rc;
+
+	alloc = 0;
+	rc = prepare(db, "SELECT start_utc, argv, status, seconds, output FROM commands ORDER BY id",
+		     &st, err);
+	if (rc < 0)
+		return rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		XGROW(d->cmds, d->ncmds + 1, alloc);
+		struct rd_command *c = &d->cmds[d->ncmds++];
+		c->start_utc = rd_strdup(d, col_text(st, 0) ? col_text(st, 0) : "");
+		c->argv = rd_strdup(d, col_text(st, 1) ? col_text(st, 1) : "");
+		c->status = sqlite3_column_int(st, 2);
+		c->seconds = sqlite3_column_type(st, 3) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 3);
+		c->output = rd_strdup(d, col_text(st, 4));
+	}
+	sqlite3_finalize(st);
+	if ((rc = step_done(db, rc, err)) < 0)
+		return rc;
+
+	alloc = 0;
+	rc = prepare(db, "SELECT utc, level, msg FROM events ORDER BY id", &st, err);
+	if (rc < 0)
+		return rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		XGROW(d->events, d->nevents + 1, alloc);
+		struct rd_event *e = &d->events[d->nevents++];
+		e->utc = rd_strdup(d, col_text(st, 0) ? col_text(st, 0) : "");
+		e->level = rd_intern(d, col_text(st, 1) ? col_text(st, 1) : "");
+		e->msg = rd_strdup(d, col_text(st, 2) ? col_text(st, 2) : "");
+	}
+	sqlite3_finalize(st);
+	return step_done(db, rc, err);
+}
+
+/* The plan's report section, from the stored plan text. */
+static void load_plan(struct rdata *d)
+{
+	d->title = d->run.plan_name;
+	d->formats = FMT_HTML | FMT_CSV;
+	if (!d->run.plan_text) {
+		d->plan_problem = "the store holds no plan text";
+		return;
+	}
+	struct plan_options opt = { .platform = PLATFORM_ANY, .fs_map = NULL };
+	struct diag dg;
+	diag_init(&dg, "plan.yaml", d->run.plan_text);
+	struct plan *p = plan_parse_text("plan.yaml", d->run.plan_text, strlen(d->run.plan_text),
+					 &opt, &dg);
+	if (dg.nerrors) {
+		char buf[512];
+		diag_format_item(&dg, 0, buf, sizeof(buf));
+		struct strbuf sb = STRBUF_INIT;
+		sb_addf(&sb, "the stored plan does not validate with this rig (%s)", buf);
+		d->plan_problem = rd_strdup(d, sb.buf);
+		sb_release(&sb);
+	}
+	diag_release(&dg);
+	if (!p)
+		return;
+	if (p->report.title)
+		d->title = rd_strdup(d, p->report.title);
+	d->description = rd_strdup(d, p->description);
+	d->baseline = rd_strdup(d, p->report.baseline);
+	if (p->report.formats)
+		d->formats = p->report.formats;
+	d->nby = p->report.nby;
+	d->by = xcalloc(d->nby ? d->nby : 1, sizeof(*d->by));
+	for (size_t i = 0; i < d->nby; i++)
+		d->by[i] = rd_intern(d, p->report.by[i]);
+	d->plan = p;
+}
+
+struct rdata *rdata_load(struct store *s, struct strbuf *err)
+{
+	struct rdata *d = xcalloc(1, sizeof(*d));
+	sqlite3 *db = store_db(s);
+	/* One read transaction: a live run's later commits do not tear the
+	 * picture between tables. */
+	sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
+	int rc = load_run(d, db, err);
+	if (rc == 0)
+		rc = load_volumes(d, db, err);
+	if (rc == 0)
+		rc = load_cells(d, db, err);
+	struct seqmap m = { NULL, 0 };
+	if (rc == 0) {
+		seqmap_build(d, &m);
+		rc = load_samples(d, db, &m, err);
+	}
+	if (rc == 0)
+		rc = load_files(d, db, &m, err);
+	if (rc == 0)
+		rc = load_misc(d, db, err);
+	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+	free(m.idx);
+	if (rc < 0) {
+		rdata_free(d);
+		return NULL;
+	}
+	load_plan(d);
+	if (d->baseline) {
+		for (size_t i = 0; i < d->nvols && d->base_kind == RD_BASE_NONE; i++)
+			if (!strcmp(d->vols[i].name, d->baseline))
+				d->base_kind = RD_BASE_VOLUME;
+		for (size_t i = 0; i < d->nvols && d->base_kind == RD_BASE_NONE; i++)
+			if (!strcmp(d->vols[i].layout, d->baseline))
+				d->base_kind = RD_BASE_LAYOUT;
+	}
+	return d;
+}
+
+void rdata_free(struct rdata *d)
+{
+	if (!d)
+		return;
+	free(d->vols);
+	free(d->cells);
+	free(d->samples);
+	free(d->files);
+	free(d->notes);
+	free(d->cmds);
+	free(d->events);
+	free(d->by);
+	free(d->tmpls);
+	free(d->groups);
+	free(d->order);
+	free(d->sample_group);
+	free(d->z);
+	free(d->filesets);
+	free(d->forder);
+	free(d->strs);
+	free(d->slots);
+	if (d->plan)
+		plan_free(d->plan);
+	struct chunk *c = d->arena;
+	while (c) {
+		struct chunk *next = c->next;
+		free(c);
+		c = next;
+	}
+	free(d);
+}

@@ -1,0 +1,205 @@
+/*
+ * A run, read from its results store into memory for the reports: the run
+ * row, volumes, cells, samples, file samples, notes, commands and events,
+ * the plan's report section (re-parsed from the stored plan text), and the
+ * summary groups with their statistics (reports/summary.c computes them).
+ *
+ * Repeated strings (layouts, steps, metrics, units, cache methods, ...)
+ * are interned: two equal strings are the same pointer, and samples carry
+ * small ids instead of text, so a million samples cost 24 bytes each.
+ * Everything belongs to the struct rdata and is freed by rdata_free.
+ */
+#ifndef RIG_REPORTS_REPORT_DATA_H
+#define RIG_REPORTS_REPORT_DATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rig/stats.h"
+
+struct store;
+struct strbuf;
+struct plan;
+
+struct rd_run {
+	const char *id, *plan_name, *plan_file, *plan_text, *plan_sha256;
+	const char *seed;           /* decimal text, as stored */
+	int seed_drawn;
+	const char *rig_version, *host, *os, *platform, *argv;
+	const char *started_utc, *ended_utc; /* ended NULL: still running or crashed */
+	const char *status;         /* running completed failed interrupted */
+	const char *error;          /* may be NULL */
+};
+
+struct rd_volume {
+	int64_t id;
+	const char *layout;         /* "" for dirs */
+	int layout_index;
+	const char *name;
+	const char *fs;             /* NULL when unknown */
+	int position;
+	int has_offsets;
+	int64_t off_start, off_end;
+	const char *device, *dir, *facts_json; /* each may be NULL */
+};
+
+struct rd_cell {
+	uint32_t seq, phase, rep;
+	const char *layout, *step, *module;
+	uint32_t vol;               /* index into volumes */
+	uint32_t cycle;             /* 0: outside a cycle */
+	const char *sweep_var, *sweep_value; /* NULL outside a sweep */
+	const char *start_utc, *end_utc; /* end NULL: never ended */
+	const char *status, *error;
+	uint32_t tmpl;              /* index into templates */
+};
+
+struct rd_sample {
+	uint32_t cell;              /* index into cells */
+	uint32_t metric, unit, cache; /* interned string ids: rd_str() */
+	double value;               /* NaN when stored NULL */
+};
+
+struct rd_file {
+	uint32_t cell;
+	const char *file;
+	int64_t bytes;
+	double seconds;
+};
+
+struct rd_note { uint32_t seq; const char *key, *value; };  /* seq 0: the run */
+struct rd_command {
+	const char *start_utc, *argv, *output; /* output may be NULL */
+	int status;
+	double seconds;             /* NaN when unknown */
+};
+struct rd_event { const char *utc, *level, *msg; };
+
+/* A step of the plan with the cycle and sweep numbers taken out of its
+ * path ("2.cycle3.1" -> "2.cycle.1"): one section of the report. */
+struct rd_template {
+	const char *path;
+	const char *module;
+	char inner;                 /* innermost factor: 'c' cycle, 's' sweep, 0 none */
+	const char *sweep_var;      /* the innermost sweep's variable, when inner == 's' */
+	const char *plan_line;      /* the step's line of the plan text, trimmed; may be NULL */
+	uint32_t headline;          /* metric id the figures and findings use; UINT32_MAX: none */
+	size_t first_group, ngroups; /* its groups, contiguous in display order */
+};
+
+/* A summary group: one metric of one step path on one volume of one
+ * layout, over the repetitions. */
+struct rd_group {
+	uint32_t tmpl;
+	const char *layout;
+	int layout_index;
+	const char *step, *module;
+	const char *volume, *fs;    /* fs NULL when unknown */
+	int position;
+	uint32_t cycle;             /* 0 none */
+	const char *sweep_var, *sweep_value;
+	double sweep_num;           /* sweep value as a number ("90%" -> 90), NaN if not one */
+	uint32_t sweep_index;       /* position of the value in the sweep's list, from 1; 0 none */
+	uint32_t metric, unit;
+	size_t first, n;            /* samples: order[first .. first + n), by seq */
+	size_t nnan;                /* of them NaN (not in the statistics) */
+	struct stats_summary s;
+	size_t outliers;
+	struct stats_drift drift;
+	long base;                  /* baseline group, -1 none; == own index: it is the baseline */
+	struct stats_diff diff;
+	const char *caches;         /* cache methods applied, joined with ", " */
+};
+
+/* A set of files (write/read) of one step path pooled over repetitions
+ * per layout and volume: time = overhead + bytes / rate. */
+struct rd_fileset {
+	uint32_t tmpl;
+	const char *layout, *step, *volume;
+	size_t first, n;            /* files: forder[first .. first + n) */
+	int fitted;
+	double rate_mbs, overhead_s, r2;
+};
+
+enum rd_base_kind { RD_BASE_NONE, RD_BASE_VOLUME, RD_BASE_LAYOUT };
+
+struct rdata {
+	struct rd_run run;
+	struct rd_volume *vols;
+	size_t nvols;
+	struct rd_cell *cells;      /* by seq */
+	size_t ncells;
+	struct rd_sample *samples;  /* in measurement order */
+	size_t nsamples;
+	struct rd_file *files;
+	size_t nfiles;
+	struct rd_note *notes;
+	size_t nnotes;
+	struct rd_command *cmds;
+	size_t ncmds;
+	struct rd_event *events;
+	size_t nevents;
+
+	/* The plan's report section (defaults when the plan cannot be parsed). */
+	const char *title, *description;
+	const char *baseline;       /* as written, may be NULL */
+	enum rd_base_kind base_kind;
+	const char **by;
+	size_t nby;
+	unsigned formats;           /* FMT_* of rig/plan.h */
+	const char *plan_problem;   /* why the stored plan did not parse, or NULL */
+	struct plan *plan;          /* NULL when it did not parse */
+	size_t nlayouts;            /* distinct layouts among the volumes */
+
+	/* Derived (summary_compute). */
+	struct rd_template *tmpls;
+	size_t ntmpls;
+	struct rd_group *groups;    /* display order: template, layout, cycle/sweep, volume, metric */
+	size_t ngroups;
+	uint32_t *order;            /* sample indices grouped, by seq within a group */
+	uint32_t *sample_group;     /* group of each sample */
+	float *z;                   /* modified z-score of each sample (0 when not computed) */
+	struct rd_fileset *filesets;
+	size_t nfilesets;
+	uint32_t *forder;
+	int any_n1;                 /* some group has n == 1: no intervals there */
+	size_t failed_cells;        /* cells not done */
+
+	/* Interned strings and their storage. */
+	const char **strs;
+	uint32_t nstrs, astrs;
+	uint32_t *slots;
+	uint32_t nslots;
+	void *arena;
+};
+
+/* Read the whole run. Returns NULL with the reason in err. */
+struct rdata *rdata_load(struct store *s, struct strbuf *err);
+void rdata_free(struct rdata *d);
+
+/* The interned string of id. */
+static inline const char *rd_str(const struct rdata *d, uint32_t id)
+{
+	return d->strs[id];
+}
+/* Intern s (copied); returns its id. */
+uint32_t rd_intern_id(struct rdata *d, const char *s);
+const char *rd_intern(struct rdata *d, const char *s); /* NULL stays NULL */
+/* An arena copy of s (NULL stays NULL). */
+const char *rd_strdup(struct rdata *d, const char *s);
+
+/* Length of the valid UTF-8 sequence at s (1..4 bytes), or 0 when the
+ * bytes there are not one (overlong, surrogate, truncated). */
+size_t rd_utf8_len(const unsigned char *s, size_t avail);
+
+/* Compare step paths in plan order ("2" < "10", "2.cycle2.1" < "2.cycle10.1"). */
+int rd_step_cmp(const char *a, const char *b);
+/* A value of a volume's facts_json as text ("model", "serial", ...), or
+ * NULL. Caller frees. */
+char *rd_fact(const struct rd_volume *v, const char *key);
+
+/* The metric a module's figures and findings use (rate for write/read, iops
+ * for randread, ...); NULL: the first metric measured. */
+const char *rd_headline_metric(const char *module);
+
+#endif

@@ -1,0 +1,604 @@
+/*
+ * Groups, their statistics and summary.csv (see summary.h).
+ *
+ * Grouping sorts once: every cell gets a rank from (step template, layout,
+ * step path, volume position, volume name); every sample a 64-bit key of
+ * (cell rank, metric rank, cell index), so one qsort of a million keys
+ * orders the samples into groups, each group's samples by sequence number.
+ * The metric rank puts the template's headline metric (rate, iops, ...)
+ * first, then the others in the order they were first measured.
+ *
+ * Baselines (report.baseline): a volume name compares every volume of a
+ * layout with that volume in the same layout, step path and metric (the
+ * seed articles' "% of APFS", per layout); a layout name compares every
+ * volume with the same volume of the baseline layout. Drift is the slope of
+ * a group's values along the sequence (so across repetitions): a group
+ * whose values change with the cycle or sweep value is compared only with
+ * itself, never across those factors.
+ */
+#include "reports/summary.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/csv.h"
+#include "reports/report_data.h"
+#include "reports/report_out.h"
+#include "rig/plan.h"
+#include "rig/units.h"
+#include "rig/util/fit.h"
+#include "rig/util/strbuf.h"
+#include "rig/util/xalloc.h"
+
+const char summary_csv_header[] =
+	"run,layout,step,module,volume,fs,position,cycle,sweep_var,sweep_value,metric,unit,"
+	"n,mean,sd,median,min,max,ci_low,ci_high,"
+	"baseline,pct_of_baseline,diff_pct,diff_ci_low,diff_ci_high,p_value,"
+	"outliers,missing,drift_slope,drift_ci_low,drift_ci_high,drift";
+
+/* --- templates --- */
+
+/* "2.cycle3.1" -> "2.cycle.1"; *inner the innermost factor, *sweep_index
+ * the innermost sweep's value position. */
+static void template_of(const char *step, struct strbuf *out, char *inner, uint32_t *sweep_index)
+{
+	*inner = 0;
+	*sweep_index = 0;
+	for (const char *p = step; *p;) {
+		int c = !strncmp(p, "cycle", 5), s = !strncmp(p, "sweep", 5);
+		if (c || s) {
+			sb_adds(out, c ? "cycle" : "sweep");
+			*inner = c ? 'c' : 's';
+			p += 5;
+			unsigned long v = strtoul(p, (char **)&p, 10);
+			if (s)
+				*sweep_index = (uint32_t)v;
+			continue;
+		}
+		sb_addch(out, *p++);
+	}
+}
+
+/* The plan step a template names, or NULL. */
+static const struct plan_step *plan_step_of(const struct plan *p, const char *tmpl)
+{
+	if (!p)
+		return NULL;
+	const struct plan_step *steps = p->steps, *st = NULL;
+	size_t n = p->nsteps;
+	const char *s = tmpl;
+	while (*s) {
+		if (!strncmp(s, "cycle", 5) || !strncmp(s, "sweep", 5)) {
+			s += 5;
+		} else {
+			char *end;
+			unsigned long i = strtoul(s, &end, 10);
+			if (end == s || i < 1 || i > n)
+				return NULL;
+			st = &steps[i - 1];
+			steps = st->steps;
+			n = st->nsteps;
+			s = end;
+		}
+		if (*s == '.')
+			s++;
+		else if (*s)
+			return NULL;
+	}
+	return st;
+}
+
+static const char *plan_line(struct rdata *d, const struct plan_step *st)
+{
+	const char *t = d->run.plan_text;
+	if (!st || !t || st->mark.line < 1)
+		return NULL;
+	for (int l = 1; l < st->mark.line && t; l++) {
+		t = strchr(t, '\n');
+		if (t)
+			t++;
+	}
+	if (!t)
+		return NULL;
+	while (*t == ' ' || *t == '\t' || *t == '-')
+		t++;
+	const char *e = strchr(t, '\n');
+	size_t n = e ? (size_t)(e - t) : strlen(t);
+	while (n && (t[n - 1] == ' ' || t[n - 1] == '\r'))
+		n--;
+	char *line = xstrndup(t, n);
+	const char *out = rd_strdup(d, line);
+	free(line);
+	return out;
+}
+
+static int cmp_tmpl(const void *a, const void *b)
+{
+	return rd_step_cmp(((const struct rd_template *)a)->path,
+			   ((const struct rd_template *)b)->path);
+}
+
+/* Build the templates; tmpl_of[step string id] = template index. */
+static void build_templates(struct rdata *d)
+{
+	uint32_t n0 = d->nstrs;
+	uint32_t *tid = xmalloc((n0 ? n0 : 1) * sizeof(*tid));
+	memset(tid, 0xff, (n0 ? n0 : 1) * sizeof(*tid));
+	size_t alloc = 0;
+	struct strbuf sb = STRBUF_INIT;
+	/* First pass: one template per distinct template path. */
+	for (size_t i = 0; i < d->ncells; i++) {
+		struct rd_cell *c = &d->cells[i];
+		uint32_t sid = rd_intern_id(d, c->step);
+		if (sid < n0 && tid[sid] != UINT32_MAX)
+			continue;
+		sb_reset(&sb);
+		char inner;
+		uint32_t sidx;
+		template_of(c->step, &sb, &inner, &sidx);
+		const char *path = rd_intern(d, sb.buf);
+		size_t k = 0;
+		while (k < d->ntmpls && d->tmpls[k].path != path)
+			k++;
+		if (k == d->ntmpls) {
+			XGROW(d->tmpls, d->ntmpls + 1, alloc);
+			struct rd_template *t = &d->tmpls[d->ntmpls++];
+			memset(t, 0, sizeof(*t));
+			t->path = path;
+			t->module = c->module;
+			t->inner = inner;
+			t->sweep_var = inner == 's' ? c->sweep_var : NULL;
+			t->plan_line = plan_line(d, plan_step_of(d->plan, path));
+			t->headline = UINT32_MAX;
+		}
+		if (sid < n0)
+			tid[sid] = (uint32_t)k; /* provisional: before sorting */
+	}
+	qsort(d->tmpls, d->ntmpls, sizeof(*d->tmpls), cmp_tmpl);
+	/* Second pass: each cell's template, computed once per step path. */
+	memset(tid, 0xff, (n0 ? n0 : 1) * sizeof(*tid));
+	for (size_t i = 0; i < d->ncells; i++) {
+		struct rd_cell *c = &d->cells[i];
+		uint32_t sid = rd_intern_id(d, c->step);
+		if (sid < n0 && tid[sid] != UINT32_MAX) {
+			c->tmpl = tid[sid];
+			continue;
+		}
+		sb_reset(&sb);
+		char inner;
+		uint32_t sidx;
+		template_of(c->step, &sb, &inner, &sidx);
+		const char *path = rd_intern(d, sb.buf);
+		size_t k = 0;
+		while (k < d->ntmpls && d->tmpls[k].path != path)
+			k++;
+		c->tmpl = (uint32_t)k;
+		if (sid < n0)
+			tid[sid] = (uint32_t)k;
+	}
+	sb_release(&sb);
+	free(tid);
+}
+
+/* --- grouping --- */
+
+struct rank_ctx {
+	const struct rdata *d;
+	const uint32_t *step_rank;  /* by string id */
+};
+static struct rank_ctx rank_ctx; /* qsort has no context argument */
+
+static int cmp_cells(const void *a, const void *b)
+{
+	const struct rdata *d = rank_ctx.d;
+	const struct rd_cell *x = &d->cells[*(const uint32_t *)a], *y = &d->cells[*(const uint32_t *)b];
+	if (x->tmpl != y->tmpl)
+		return x->tmpl < y->tmpl ? -1 : 1;
+	int lx = d->vols[x->vol].layout_index, ly = d->vols[y->vol].layout_index;
+	if (lx != ly)
+		return lx < ly ? -1 : 1;
+	if (x->layout != y->layout)
+		return strcmp(x->layout, y->layout);
+	if (x->step != y->step)
+		return rd_step_cmp(x->step, y->step);
+	const struct rd_volume *vx = &d->vols[x->vol], *vy = &d->vols[y->vol];
+	if (vx->position != vy->position)
+		return vx->position < vy->position ? -1 : 1;
+	if (vx->name != vy->name)
+		return strcmp(vx->name, vy->name);
+	return 0;
+}
+
+struct skey {
+	uint64_t key;
+	uint32_t idx;
+};
+
+static int cmp_skey(const void *a, const void *b)
+{
+	const struct skey *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static double sweep_number(const char *v)
+{
+	if (!v)
+		return NAN;
+	char *end;
+	double x = strtod(v, &end);
+	if (end == v)
+		return NAN;
+	if (!*end || !strcmp(end, "%"))
+		return x;
+	uint64_t bytes;
+	const char *why;
+	if (units_parse_size(v, &bytes, &why) == 0)
+		return (double)bytes;
+	return NAN;
+}
+
+static void add_cache(struct rdata *d, struct rd_group *g, const char *cache)
+{
+	if (!*cache)
+		cache = "none";
+	if (!g->caches) {
+		g->caches = cache;
+		return;
+	}
+	/* Joined list, each method once. */
+	const char *p = g->caches;
+	size_t n = strlen(cache);
+	while (p) {
+		if (!strncmp(p, cache, n) && (p[n] == ',' || !p[n]))
+			return;
+		p = strstr(p, ", ");
+		if (p)
+			p += 2;
+	}
+	struct strbuf sb = STRBUF_INIT;
+	sb_addf(&sb, "%s, %s", g->caches, cache);
+	g->caches = rd_intern(d, sb.buf);
+	sb_release(&sb);
+}
+
+static void find_headlines(struct rdata *d)
+{
+	for (size_t t = 0; t < d->ntmpls; t++) {
+		const char *want = rd_headline_metric(d->tmpls[t].module);
+		uint32_t first = UINT32_MAX;
+		for (size_t i = 0; i < d->nsamples; i++) {
+			const struct rd_sample *s = &d->samples[i];
+			if (d->cells[s->cell].tmpl != t)
+				continue;
+			if (first == UINT32_MAX)
+				first = s->metric;
+			if (want && !strcmp(rd_str(d, s->metric), want)) {
+				first = s->metric;
+				break;
+			}
+		}
+		d->tmpls[t].headline = first;
+	}
+}
+
+static void build_groups(struct rdata *d)
+{
+	size_t nc = d->ncells;
+	uint32_t *cidx = xmalloc((nc ? nc : 1) * sizeof(*cidx)), *crank = xmalloc((nc ? nc : 1) * sizeof(*crank));
+	for (size_t i = 0; i < nc; i++)
+		cidx[i] = (uint32_t)i;
+	rank_ctx.d = d;
+	qsort(cidx, nc, sizeof(*cidx), cmp_cells);
+	uint32_t r = 0;
+	for (size_t i = 0; i < nc; i++) {
+		if (i && cmp_cells(&cidx[i - 1], &cidx[i]) != 0)
+			r++;
+		crank[cidx[i]] = r;
+	}
+	/* Metric rank: first appearance, headline first per template. */
+	uint32_t *first_seen = xmalloc((d->nstrs ? d->nstrs : 1) * sizeof(*first_seen));
+	memset(first_seen, 0xff, (d->nstrs ? d->nstrs : 1) * sizeof(*first_seen));
+	uint32_t nseen = 0;
+	for (size_t i = 0; i < d->nsamples; i++)
+		if (first_seen[d->samples[i].metric] == UINT32_MAX)
+			first_seen[d->samples[i].metric] = nseen++;
+
+	size_t ns = d->nsamples;
+	struct skey *keys = xmalloc((ns ? ns : 1) * sizeof(*keys));
+	for (size_t i = 0; i < ns; i++) {
+		const struct rd_sample *s = &d->samples[i];
+		const struct rd_cell *c = &d->cells[s->cell];
+		uint64_t mr = s->metric == d->tmpls[c->tmpl].headline ? 0 : 1 + first_seen[s->metric];
+		/* 26 bits of cell rank, 12 of metric rank, 26 of cell index:
+		 * 67 million cells and 4095 metrics. */
+		keys[i].key = ((uint64_t)crank[s->cell] << 38) | ((mr & 0xfff) << 26) |
+			      (s->cell & 0x3ffffff);
+		keys[i].idx = (uint32_t)i;
+	}
+	qsort(keys, ns, sizeof(*keys), cmp_skey);
+	d->order = xmalloc((ns ? ns : 1) * sizeof(*d->order));
+	d->sample_group = xmalloc((ns ? ns : 1) * sizeof(*d->sample_group));
+	size_t alloc = 0;
+	for (size_t i = 0; i < ns; i++) {
+		d->order[i] = keys[i].idx;
+		uint64_t gk = keys[i].key >> 26;
+		if (i == 0 || gk != keys[i - 1].key >> 26) {
+			XGROW(d->groups, d->ngroups + 1, alloc);
+			struct rd_group *g = &d->groups[d->ngroups++];
+			memset(g, 0, sizeof(*g));
+			const struct rd_sample *s = &d->samples[keys[i].idx];
+			const struct rd_cell *c = &d->cells[s->cell];
+			const struct rd_volume *v = &d->vols[c->vol];
+			char inner;
+			struct strbuf tmp = STRBUF_INIT;
+			template_of(c->step, &tmp, &inner, &g->sweep_index);
+			sb_release(&tmp);
+			g->tmpl = c->tmpl;
+			g->layout = c->layout;
+			g->layout_index = v->layout_index;
+			g->step = c->step;
+			g->module = c->module;
+			g->volume = v->name;
+			g->fs = v->fs;
+			g->position = v->position;
+			g->cycle = c->cycle;
+			g->sweep_var = c->sweep_var;
+			g->sweep_value = c->sweep_value;
+			g->sweep_num = sweep_number(c->sweep_value);
+			g->metric = s->metric;
+			g->unit = s->unit;
+			g->first = i;
+			g->base = -1;
+		}
+		d->groups[d->ngroups - 1].n++;
+		d->sample_group[keys[i].idx] = (uint32_t)(d->ngroups - 1);
+	}
+	free(keys);
+	free(first_seen);
+
+	/* Templates' group ranges (groups are in template order). */
+	for (size_t g = 0; g < d->ngroups; g++) {
+		struct rd_template *t = &d->tmpls[d->groups[g].tmpl];
+		if (!t->ngroups)
+			t->first_group = g;
+		t->ngroups++;
+	}
+
+	/* File sets: files ordered by cell rank, then cell, then file. */
+	size_t nf = d->nfiles;
+	struct skey *fk = xmalloc((nf ? nf : 1) * sizeof(*fk));
+	for (size_t i = 0; i < nf; i++) {
+		uint32_t c = d->files[i].cell;
+		fk[i].key = ((uint64_t)crank[c] << 32) | c;
+		fk[i].idx = (uint32_t)i;
+	}
+	qsort(fk, nf, sizeof(*fk), cmp_skey);
+	d->forder = xmalloc((nf ? nf : 1) * sizeof(*d->forder));
+	alloc = 0;
+	for (size_t i = 0; i < nf; i++) {
+		d->forder[i] = fk[i].idx;
+		if (i == 0 || fk[i].key >> 32 != fk[i - 1].key >> 32) {
+			XGROW(d->filesets, d->nfilesets + 1, alloc);
+			struct rd_fileset *f = &d->filesets[d->nfilesets++];
+			memset(f, 0, sizeof(*f));
+			const struct rd_cell *c = &d->cells[d->files[fk[i].idx].cell];
+			f->tmpl = c->tmpl;
+			f->layout = c->layout;
+			f->step = c->step;
+			f->volume = d->vols[c->vol].name;
+			f->first = i;
+		}
+		d->filesets[d->nfilesets - 1].n++;
+	}
+	free(fk);
+	free(cidx);
+	free(crank);
+}
+
+/* --- statistics --- */
+
+static void group_stats(struct rdata *d, double *vals, double *seqs, double *z, double *scratch)
+{
+	for (size_t gi = 0; gi < d->ngroups; gi++) {
+		struct rd_group *g = &d->groups[gi];
+		size_t k = 0;
+		for (size_t i = 0; i < g->n; i++) {
+			const struct rd_sample *s = &d->samples[d->order[g->first + i]];
+			add_cache(d, g, rd_str(d, s->cache));
+			if (isnan(s->value))
+				continue;
+			vals[k] = s->value;
+			seqs[k] = d->cells[s->cell].seq;
+			k++;
+		}
+		g->nnan = g->n - k;
+		g->outliers = stats_modified_z(vals, k, z, scratch);
+		size_t j = 0;
+		for (size_t i = 0; i < g->n; i++) {
+			uint32_t si = d->order[g->first + i];
+			d->z[si] = isnan(d->samples[si].value) ? 0 : (float)z[j++];
+		}
+		stats_drift(seqs, vals, k, &g->drift);
+		stats_summarize(vals, k, &g->s); /* sorts vals: last */
+		if (k == 1)
+			d->any_n1 = 1;
+	}
+}
+
+/* Key of a group for baseline lookups. */
+static uint32_t group_key(struct rdata *d, struct strbuf *sb, const char *layout,
+			  const char *step, const char *volume, uint32_t metric)
+{
+	sb_reset(sb);
+	sb_addf(sb, "\x1f%s\x1f%s\x1f%s\x1f%u", layout, step, volume, metric);
+	return rd_intern_id(d, sb->buf);
+}
+
+static void baselines(struct rdata *d)
+{
+	if (d->base_kind == RD_BASE_NONE || !d->ngroups)
+		return;
+	struct strbuf sb = STRBUF_INIT;
+	/* key id -> group; keys are interned after every other string. */
+	uint32_t lo = d->nstrs;
+	uint32_t *keys = xmalloc(d->ngroups * sizeof(*keys));
+	for (size_t i = 0; i < d->ngroups; i++) {
+		const struct rd_group *g = &d->groups[i];
+		keys[i] = group_key(d, &sb, g->layout, g->step, g->volume, g->metric);
+	}
+	uint32_t hi = d->nstrs;
+	long *map = xmalloc(((size_t)(hi - lo) + 1) * sizeof(*map));
+	for (uint32_t i = 0; i <= hi - lo; i++)
+		map[i] = -1;
+	for (size_t i = 0; i < d->ngroups; i++)
+		if (keys[i] >= lo && map[keys[i] - lo] < 0)
+			map[keys[i] - lo] = (long)i;
+	for (size_t i = 0; i < d->ngroups; i++) {
+		struct rd_group *g = &d->groups[i];
+		const char *layout = g->layout, *volume = g->volume;
+		if (d->base_kind == RD_BASE_VOLUME)
+			volume = d->baseline;
+		else
+			layout = d->baseline;
+		uint32_t k = group_key(d, &sb, layout, g->step, volume, g->metric);
+		if (k < lo || k >= hi || map[k - lo] < 0)
+			continue;
+		g->base = map[k - lo];
+		if (g->base == (long)i) {
+			/* The baseline itself: 100% of itself, nothing to test. */
+			g->diff.pct_of_base = 100;
+			g->diff.diff_pct = 0;
+			g->diff.ci_low = g->diff.ci_high = g->diff.t = g->diff.df = g->diff.p = NAN;
+		} else {
+			stats_diff(&g->s, &d->groups[g->base].s, &g->diff);
+		}
+	}
+	free(map);
+	free(keys);
+	sb_release(&sb);
+}
+
+static void fit_filesets(struct rdata *d)
+{
+	size_t cap = 0;
+	for (size_t i = 0; i < d->nfilesets; i++)
+		cap = d->filesets[i].n > cap ? d->filesets[i].n : cap;
+	double *x = xmalloc((cap ? cap : 1) * sizeof(double)), *y = xmalloc((cap ? cap : 1) * sizeof(double));
+	for (size_t i = 0; i < d->nfilesets; i++) {
+		struct rd_fileset *f = &d->filesets[i];
+		size_t k = 0;
+		for (size_t j = 0; j < f->n; j++) {
+			const struct rd_file *fl = &d->files[d->forder[f->first + j]];
+			if (isnan(fl->seconds))
+				continue;
+			x[k] = (double)fl->bytes;
+			y[k++] = fl->seconds;
+		}
+		struct linfit lf;
+		f->rate_mbs = f->overhead_s = f->r2 = NAN;
+		if (fit_line(x, y, k, &lf) == 0 && lf.slope > 0) {
+			f->fitted = 1;
+			f->rate_mbs = 1 / lf.slope / 1e6;
+			f->overhead_s = lf.intercept;
+			f->r2 = lf.r2;
+		}
+	}
+	free(x);
+	free(y);
+}
+
+void summary_compute(struct rdata *d)
+{
+	build_templates(d);
+	find_headlines(d);
+	build_groups(d);
+	size_t cap = 0;
+	for (size_t i = 0; i < d->ngroups; i++)
+		cap = d->groups[i].n > cap ? d->groups[i].n : cap;
+	cap = cap ? cap : 1;
+	double *vals = xmalloc(cap * sizeof(double)), *seqs = xmalloc(cap * sizeof(double));
+	double *z = xmalloc(cap * sizeof(double)), *scratch = xmalloc(cap * sizeof(double));
+	d->z = xcalloc(d->nsamples ? d->nsamples : 1, sizeof(*d->z));
+	group_stats(d, vals, seqs, z, scratch);
+	free(vals);
+	free(seqs);
+	free(z);
+	free(scratch);
+	baselines(d);
+	fit_filesets(d);
+}
+
+/* --- summary.csv --- */
+
+static void add_num(struct strbuf *sb, double v)
+{
+	sb_addch(sb, ',');
+	csv_add_double(sb, v);
+}
+
+int summary_write_csv(const struct rdata *d, const char *path, struct strbuf *err)
+{
+	struct rout o;
+	int rc = rout_open(&o, path, err);
+	if (rc < 0)
+		return rc;
+	struct strbuf *b = &o.buf;
+	sb_addf(b, "%s\n", summary_csv_header);
+	for (size_t i = 0; i < d->ngroups; i++) {
+		const struct rd_group *g = &d->groups[i];
+		sb_add_csv(b, d->run.id);
+		sb_addch(b, ',');
+		sb_add_csv(b, g->layout);
+		sb_addch(b, ',');
+		sb_add_csv(b, g->step);
+		sb_addch(b, ',');
+		sb_add_csv(b, g->module);
+		sb_addch(b, ',');
+		sb_add_csv(b, g->volume);
+		sb_addch(b, ',');
+		sb_add_csv(b, g->fs ? g->fs : "");
+		sb_addf(b, ",%d,", g->position);
+		if (g->cycle)
+			sb_addf(b, "%u", g->cycle);
+		sb_addch(b, ',');
+		sb_add_csv(b, g->sweep_var ? g->sweep_var : "");
+		sb_addch(b, ',');
+		sb_add_csv(b, g->sweep_value ? g->sweep_value : "");
+		sb_addch(b, ',');
+		sb_add_csv(b, rd_str(d, g->metric));
+		sb_addch(b, ',');
+		sb_add_csv(b, rd_str(d, g->unit));
+		sb_addf(b, ",%zu", g->s.n);
+		add_num(b, g->s.mean);
+		add_num(b, g->s.sd);
+		add_num(b, g->s.median);
+		add_num(b, g->s.min);
+		add_num(b, g->s.max);
+		add_num(b, g->s.ci_low);
+		add_num(b, g->s.ci_high);
+		sb_addch(b, ',');
+		if (g->base >= 0) {
+			const struct rd_group *bg = &d->groups[g->base];
+			sb_add_csv(b, d->base_kind == RD_BASE_VOLUME ? bg->volume : bg->layout);
+			add_num(b, g->diff.pct_of_base);
+			add_num(b, g->diff.diff_pct);
+			add_num(b, g->diff.ci_low);
+			add_num(b, g->diff.ci_high);
+			add_num(b, g->diff.p);
+		} else {
+			sb_adds(b, ",,,,,");
+		}
+		sb_addf(b, ",%zu,%zu", g->outliers, g->nnan);
+		add_num(b, g->drift.slope);
+		add_num(b, g->drift.ci_low);
+		add_num(b, g->drift.ci_high);
+		sb_adds(b, isnan(g->drift.slope) ? "," : g->drift.flagged ? ",yes" : ",no");
+		sb_addch(b, '\n');
+		rout_flush_some(&o);
+	}
+	return rout_commit(&o, err);
+}

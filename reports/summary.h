@@ -1,0 +1,24 @@
+/*
+ * The statistics of a run, per group, and summary.csv (docs/reports.md).
+ *
+ * A group is one metric of one step path (cycle and sweep value included)
+ * on one volume of one layout, over the repetitions; summary_compute fills
+ * rdata's templates, groups (in display order), per-sample outlier scores,
+ * baseline differences, drift and the per-volume file-set fits.
+ */
+#ifndef RIG_REPORTS_SUMMARY_H
+#define RIG_REPORTS_SUMMARY_H
+
+struct rdata;
+struct strbuf;
+
+void summary_compute(struct rdata *d);
+
+/* summary.csv: one row per group; columns in docs/reports.md. 0, or
+ * -errno with the reason in err. */
+int summary_write_csv(const struct rdata *d, const char *path, struct strbuf *err);
+
+/* The header row of summary.csv, without the line end. */
+extern const char summary_csv_header[];
+
+#endif

@@ -1,0 +1,561 @@
+/*
+ * Tests of the reports (reports/report.c and what it calls) on results
+ * stores made with the store API: two layouts with a baseline, a dirs run,
+ * one repetition, a failed run, an empty run. summary.csv is read back by
+ * a strict RFC 4180 reader and by Python's csv module (when python3 is
+ * there), its numbers checked against values recomputed here; results.json
+ * is parsed with json-c and validated against docs/results.schema.json by
+ * the small validator below (the keywords the schema uses: type, enum,
+ * const, required, properties, additionalProperties, items, anyOf,
+ * minimum, $ref) and, when installed, by Python's jsonschema; report.html
+ * is checked for what a reader must find in it. The rendered page is
+ * checked in Chromium by report_view_test.c.
+ */
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report_util.h"
+#include "reports/report.h"
+#include "reports/summary.h"
+#include "rig/store.h"
+#include "rig/util/strbuf.h"
+#include "rig/util/xalloc.h"
+#include "test.h"
+
+/* --- a JSON Schema validator for the keywords docs/results.schema.json uses --- */
+
+static int type_is(json_object *v, const char *t)
+{
+	enum json_type jt = json_object_get_type(v);
+	if (!strcmp(t, "null"))
+		return jt == json_type_null;
+	if (!strcmp(t, "boolean"))
+		return jt == json_type_boolean;
+	if (!strcmp(t, "integer"))
+		return jt == json_type_int;
+	if (!strcmp(t, "number"))
+		return jt == json_type_int || jt == json_type_double;
+	if (!strcmp(t, "string"))
+		return jt == json_type_string;
+	if (!strcmp(t, "object"))
+		return jt == json_type_object;
+	if (!strcmp(t, "array"))
+		return jt == json_type_array;
+	return 0;
+}
+
+static int json_equal(json_object *a, json_object *b)
+{
+	if (json_object_get_type(a) != json_object_get_type(b))
+		return 0;
+	return !strcmp(json_object_to_json_string(a), json_object_to_json_string(b));
+}
+
+static int validate(json_object *root, json_object *schema, json_object *v, struct strbuf *where,
+		    struct strbuf *why);
+
+static int validate_at(json_object *root, json_object *schema, json_object *v, struct strbuf *where,
+		       const char *step, struct strbuf *why)
+{
+	size_t len = where->len;
+	sb_adds(where, step);
+	int ok = validate(root, schema, v, where, why);
+	sb_setlen(where, len);
+	return ok;
+}
+
+static int validate(json_object *root, json_object *schema, json_object *v, struct strbuf *where,
+		    struct strbuf *why)
+{
+	json_object *k;
+	if (json_object_object_get_ex(schema, "$ref", &k)) {
+		const char *ref = json_object_get_string(k);
+		json_object *target = root;
+		if (strncmp(ref, "#/$defs/", 8) || !json_object_object_get_ex(root, "$defs", &target) ||
+		    !json_object_object_get_ex(target, ref + 8, &target)) {
+			sb_addf(why, "%s: unresolvable $ref %s", where->buf, ref);
+			return 0;
+		}
+		return validate(root, target, v, where, why);
+	}
+	if (json_object_object_get_ex(schema, "anyOf", &k)) {
+		for (size_t i = 0; i < json_object_array_length(k); i++) {
+			struct strbuf ignore = STRBUF_INIT;
+			int ok = validate(root, json_object_array_get_idx(k, i), v, where, &ignore);
+			sb_release(&ignore);
+			if (ok)
+				return 1;
+		}
+		sb_addf(why, "%s: matches none of anyOf", where->buf);
+		return 0;
+	}
+	if (json_object_object_get_ex(schema, "type", &k)) {
+		int ok = 0;
+		if (json_object_is_type(k, json_type_array)) {
+			for (size_t i = 0; i < json_object_array_length(k); i++)
+				ok |= type_is(v, json_object_get_string(json_object_array_get_idx(k, i)));
+		} else {
+			ok = type_is(v, json_object_get_string(k));
+		}
+		if (!ok) {
+			sb_addf(why, "%s: %s is not of type %s", where->buf, json_object_to_json_string(v),
+				json_object_to_json_string(k));
+			return 0;
+		}
+	}
+	if (json_object_object_get_ex(schema, "const", &k) && !json_equal(k, v)) {
+		sb_addf(why, "%s: not the constant %s", where->buf, json_object_to_json_string(k));
+		return 0;
+	}
+	if (json_object_object_get_ex(schema, "enum", &k)) {
+		int ok = 0;
+		for (size_t i = 0; i < json_object_array_length(k); i++)
+			ok |= json_equal(json_object_array_get_idx(k, i), v);
+		if (!ok) {
+			sb_addf(why, "%s: %s not in enum", where->buf, json_object_to_json_string(v));
+			return 0;
+		}
+	}
+	if (json_object_object_get_ex(schema, "minimum", &k) &&
+	    (type_is(v, "number")) && json_object_get_double(v) < json_object_get_double(k)) {
+		sb_addf(why, "%s: below the minimum", where->buf);
+		return 0;
+	}
+	if (json_object_is_type(v, json_type_object)) {
+		json_object *props = NULL, *req, *addl;
+		json_object_object_get_ex(schema, "properties", &props);
+		if (json_object_object_get_ex(schema, "required", &req))
+			for (size_t i = 0; i < json_object_array_length(req); i++) {
+				const char *name = json_object_get_string(json_object_array_get_idx(req, i));
+				if (!json_object_object_get_ex(v, name, NULL)) {
+					sb_addf(why, "%s: required property '%s' missing", where->buf, name);
+					return 0;
+				}
+			}
+		int closed = json_object_object_get_ex(schema, "additionalProperties", &addl) &&
+			     !json_object_get_boolean(addl);
+		json_object_object_foreach(v, name, val) {
+			json_object *ps;
+			if (props && json_object_object_get_ex(props, name, &ps)) {
+				struct strbuf step = STRBUF_INIT;
+				sb_addf(&step, ".%s", name);
+				int ok = validate_at(root, ps, val, where, step.buf, why);
+				sb_release(&step);
+				if (!ok)
+					return 0;
+			} else if (closed) {
+				sb_addf(why, "%s: property '%s' is not allowed", where->buf, name);
+				return 0;
+			}
+		}
+	}
+	if (json_object_is_type(v, json_type_array) && json_object_object_get_ex(schema, "items", &k))
+		for (size_t i = 0; i < json_object_array_length(v); i++) {
+			char step[32];
+			snprintf(step, sizeof(step), "[%zu]", i);
+			if (!validate_at(root, k, json_object_array_get_idx(v, i), where, step, why))
+				return 0;
+		}
+	return 1;
+}
+
+/* Validate the file at path against the repo's schema; 1 if valid. */
+static int validate_file(const char *path, struct strbuf *why)
+{
+	struct strbuf sp = STRBUF_INIT, where = STRBUF_INIT;
+	sb_addf(&sp, "%s/docs/results.schema.json", test_src());
+	json_object *schema = json_object_from_file(sp.buf), *doc = json_object_from_file(path);
+	int ok = 0;
+	if (!schema)
+		sb_addf(why, "cannot read %s", sp.buf);
+	else if (!doc)
+		sb_addf(why, "%s is not JSON", path);
+	else {
+		sb_adds(&where, "$");
+		ok = validate(schema, schema, doc, &where, why);
+	}
+	json_object_put(schema);
+	json_object_put(doc);
+	sb_release(&sp);
+	sb_release(&where);
+	return ok;
+}
+
+/* --- running the reports on a fixture --- */
+
+struct rfx {
+	char *dir;
+	struct fx_opts o;
+};
+
+static void rfx_open(struct rfx *f, const struct fx_opts *o)
+{
+	f->dir = test_tmpdir();
+	f->o = *o;
+	CU_ASSERT_EQUAL_FATAL(rfx_make_store(f->dir, o), 0);
+	struct strbuf p = STRBUF_INIT, err = STRBUF_INIT;
+	sb_addf(&p, "%s/results.db", f->dir);
+	struct store *s = store_open(p.buf, 1, &err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	int rc = reports_write(s, f->dir, &err);
+	CU_ASSERT_EQUAL(rc, 0);
+	if (rc)
+		fprintf(stderr, "\nreports_write: %s\n", err.buf);
+	store_close(s);
+	sb_release(&p);
+	sb_release(&err);
+}
+
+static void rfx_close(struct rfx *f)
+{
+	test_rmtree(f->dir);
+	free(f->dir);
+}
+
+static char *rfx_file(const struct rfx *f, const char *name)
+{
+	struct strbuf p = STRBUF_INIT;
+	sb_addf(&p, "%s/%s", f->dir, name);
+	char *t = test_read_file(p.buf, NULL);
+	sb_release(&p);
+	return t;
+}
+
+static int col_of(char **header, const char *name)
+{
+	for (int i = 0; header[i]; i++)
+		if (!strcmp(header[i], name))
+			return i;
+	return -1;
+}
+
+/* The summary.csv row with these key columns, or NULL. */
+static char **find_row(char ***rows, const char *layout, const char *step, const char *volume,
+		       const char *metric)
+{
+	int cl = col_of(rows[0], "layout"), cs = col_of(rows[0], "step"), cv = col_of(rows[0], "volume"),
+	    cm = col_of(rows[0], "metric");
+	for (size_t i = 1; rows[i]; i++)
+		if (!strcmp(rows[i][cl], layout) && !strcmp(rows[i][cs], step) &&
+		    !strcmp(rows[i][cv], volume) && !strcmp(rows[i][cm], metric))
+			return rows[i];
+	return NULL;
+}
+
+static void test_summary_csv(void)
+{
+	struct fx_opts o = { .reps = 4, .seed = 7 };
+	struct rfx f;
+	rfx_open(&f, &o);
+	char *text = rfx_file(&f, "summary.csv");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	char ***rows;
+	CU_ASSERT_EQUAL(rfx_csv_parse(text, &rows), 0);
+	/* The header, spelled out: the grouping columns, the statistics, the
+	 * baseline difference, then outliers and drift. */
+	const char *want =
+		"run,layout,step,module,volume,fs,position,cycle,sweep_var,sweep_value,metric,unit,"
+		"n,mean,sd,median,min,max,ci_low,ci_high,baseline,pct_of_baseline,diff_pct,diff_ci_low,"
+		"diff_ci_high,p_value,outliers,missing,drift_slope,drift_ci_low,drift_ci_high,drift";
+	CU_ASSERT_EQUAL(strncmp(text, want, strlen(want)), 0);
+	CU_ASSERT_STRING_EQUAL(summary_csv_header, want);
+	size_t nrows = 0;
+	while (rows[nrows])
+		nrows++;
+	/* 2 layouts x 2 volumes x (2 steps x 2 metrics + 6 null paths x 2 metrics). */
+	CU_ASSERT_EQUAL(nrows, 1 + 2 * 2 * (2 * 2 + 6 * 2));
+	for (size_t i = 1; i < nrows; i++) {
+		size_t nf = 0;
+		while (rows[i][nf])
+			nf++;
+		CU_ASSERT_EQUAL(nf, 32);
+	}
+	/* Step 1's mean rate of ext4 in ext4-first, recomputed independently. */
+	char **r = find_row(rows, "ext4-first", "1", "ext4", "rate");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	double mean = strtod(r[col_of(rows[0], "mean")], NULL);
+	double expect = rfx_expected_mean(&o, 0, "ext4");
+	CU_ASSERT_DOUBLE_EQUAL(mean, expect, 1e-9 * expect);
+	CU_ASSERT_STRING_EQUAL(r[col_of(rows[0], "n")], "4");
+	CU_ASSERT_STRING_EQUAL(r[col_of(rows[0], "baseline")], "ext4");
+	CU_ASSERT_STRING_EQUAL(r[col_of(rows[0], "pct_of_baseline")], "100");
+	/* xfs at position 2 in ext4-first is slower than ext4: about -20%, the
+	 * interval excludes 0, Welch's p is small. */
+	r = find_row(rows, "ext4-first", "1", "xfs", "rate");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	double diff = strtod(r[col_of(rows[0], "diff_pct")], NULL);
+	double hi = strtod(r[col_of(rows[0], "diff_ci_high")], NULL);
+	double mx = rfx_expected_mean(&o, 0, "xfs");
+	CU_ASSERT_DOUBLE_EQUAL(diff, 100 * mx / expect - 100, 1e-9);
+	CU_ASSERT_TRUE(diff < -15 && diff > -25 && hi < 0);
+	CU_ASSERT_TRUE(strtod(r[col_of(rows[0], "p_value")], NULL) < 0.01);
+	/* Cycles and sweeps are grouping columns. */
+	r = find_row(rows, "xfs-first", "3.cycle2.1", "xfs", "value");
+	CU_ASSERT_TRUE(r && !strcmp(r[col_of(rows[0], "cycle")], "2"));
+	r = find_row(rows, "xfs-first", "4.sweep3.1", "ext4", "value");
+	CU_ASSERT_TRUE(r && !strcmp(r[col_of(rows[0], "sweep_var")], "level") &&
+		       !strcmp(r[col_of(rows[0], "sweep_value")], "90%"));
+	rfx_csv_free(rows);
+
+	/* Python's csv module reads it to the same number of rows. */
+	struct strbuf p = STRBUF_INIT;
+	sb_addf(&p, "%s/summary.csv", f.dir);
+	const char *py[] = { "python3", "-c",
+			     "import csv,sys\nrows=list(csv.reader(open(sys.argv[1],newline=''),strict=True))\n"
+			     "assert all(len(r)==32 for r in rows)\nprint(len(rows))", p.buf, NULL };
+	char *out = NULL, *err = NULL;
+	int rc = rfx_run(py, &out, &err);
+	if (rc == 127) {
+		printf("\nSKIPPED: python3 not found; summary.csv read by the built-in reader only\n");
+	} else {
+		CU_ASSERT_EQUAL(rc, 0);
+		CU_ASSERT_EQUAL(atoi(out), 65);
+	}
+	free(out);
+	free(err);
+	sb_release(&p);
+	free(text);
+	rfx_close(&f);
+}
+
+static void test_results_json(void)
+{
+	struct fx_opts o = { .reps = 3, .seed = 3 };
+	struct rfx f;
+	rfx_open(&f, &o);
+	struct strbuf p = STRBUF_INIT, why = STRBUF_INIT;
+	sb_addf(&p, "%s/results.json", f.dir);
+	int ok = validate_file(p.buf, &why);
+	CU_ASSERT_TRUE(ok);
+	if (!ok)
+		fprintf(stderr, "\nresults.json: %s\n", why.buf);
+	json_object *doc = json_object_from_file(p.buf), *a;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+	/* The same content as the CSVs: every sample, every file, every group. */
+	CU_ASSERT_TRUE(json_object_object_get_ex(doc, "samples", &a));
+	CU_ASSERT_EQUAL(json_object_array_length(a), 2 * 3 * 8 * 2 * 2);
+	CU_ASSERT_TRUE(json_object_object_get_ex(doc, "files", &a));
+	CU_ASSERT_EQUAL(json_object_array_length(a), 2 * 3 * 2 * 2 * 4);
+	CU_ASSERT_TRUE(json_object_object_get_ex(doc, "summary", &a));
+	CU_ASSERT_EQUAL(json_object_array_length(a), 64);
+	/* Provenance: the plan text and the bad bytes of a command's output
+	 * survive as valid UTF-8. */
+	json_object *run, *cmds, *v;
+	CU_ASSERT_TRUE(json_object_object_get_ex(doc, "run", &run) &&
+		       json_object_object_get_ex(run, "plan_text", &v) &&
+		       strstr(json_object_get_string(v), "baseline: ext4"));
+	CU_ASSERT_TRUE(json_object_object_get_ex(doc, "commands", &cmds) &&
+		       strstr(json_object_to_json_string(cmds), "\xef\xbf\xbd"));
+	json_object_put(doc);
+
+	/* An invalid document is refused: the validator can fail. */
+	struct strbuf bad = STRBUF_INIT;
+	sb_addf(&bad, "%s/bad.json", f.dir);
+	test_write_file(bad.buf, "{\"format\":\"rig-results\",\"format_version\":2}");
+	sb_reset(&why);
+	CU_ASSERT_FALSE(validate_file(bad.buf, &why));
+
+	/* Python's jsonschema, when installed, agrees. */
+	struct strbuf schema = STRBUF_INIT;
+	sb_addf(&schema, "%s/docs/results.schema.json", test_src());
+	const char *py[] = { "python3", "-c",
+			     "import json,sys\ntry:\n import jsonschema\nexcept ImportError:\n sys.exit(3)\n"
+			     "jsonschema.validate(json.load(open(sys.argv[1])),json.load(open(sys.argv[2])))\n"
+			     "try:\n jsonschema.validate(json.load(open(sys.argv[3])),json.load(open(sys.argv[2])))\n"
+			     " sys.exit(4)\nexcept jsonschema.ValidationError:\n pass\n",
+			     p.buf, schema.buf, bad.buf, NULL };
+	char *out = NULL, *err = NULL;
+	int rc = rfx_run(py, &out, &err);
+	if (rc == 127 || rc == 3)
+		printf("\nSKIPPED: python3 jsonschema not installed; results.json checked by the built-in "
+		       "validator only\n");
+	else
+		CU_ASSERT_EQUAL(rc, 0);
+	if (rc != 0 && rc != 3 && rc != 127)
+		fprintf(stderr, "\njsonschema: %s%s\n", out, err);
+	free(out);
+	free(err);
+	sb_release(&schema);
+	sb_release(&bad);
+	sb_release(&p);
+	sb_release(&why);
+	rfx_close(&f);
+}
+
+static int count(const char *s, const char *needle)
+{
+	int n = 0;
+	for (const char *p = strstr(s, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+/* Every id="..." in the page once. */
+static int ids_unique(const char *html)
+{
+	size_t n = 0, alloc = 0;
+	char **ids = NULL;
+	int ok = 1;
+	for (const char *p = strstr(html, " id=\""); p; p = strstr(p + 1, " id=\"")) {
+		const char *s = p + 5, *e = strchr(s, '"');
+		if (!e)
+			break;
+		char *id = xstrndup(s, (size_t)(e - s));
+		for (size_t i = 0; i < n && ok; i++)
+			if (!strcmp(ids[i], id)) {
+				fprintf(stderr, "\nduplicate id %s\n", id);
+				ok = 0;
+			}
+		XGROW(ids, n + 1, alloc);
+		ids[n++] = id;
+	}
+	for (size_t i = 0; i < n; i++)
+		free(ids[i]);
+	free(ids);
+	return ok;
+}
+
+static void test_html_layouts(void)
+{
+	struct fx_opts o = { .reps = 4, .seed = 11 };
+	struct rfx f;
+	rfx_open(&f, &o);
+	char *h = rfx_file(&f, "report.html");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	/* Self-contained: no scripts, nothing fetched. */
+	CU_ASSERT_PTR_NULL(strstr(h, "<script"));
+	CU_ASSERT_PTR_NULL(strstr(h, "src="));
+	CU_ASSERT_PTR_NULL(strstr(h, "href=\"http"));
+	CU_ASSERT_PTR_NULL(strstr(h, "url(http"));
+	CU_ASSERT_TRUE(ids_unique(h));
+	/* The title is escaped; the description and findings come first. */
+	CU_ASSERT_PTR_NOT_NULL(strstr(h, "<h1>Synthetic &lt;halves&gt; &amp; &quot;quotes&quot;</h1>"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(h, "A synthetic run for the report tests."));
+	const char *findings = strstr(h, "id=\"findings\""), *prov = strstr(h, "id=\"provenance\"");
+	CU_ASSERT_TRUE(findings && prov && findings < prov);
+	CU_ASSERT_PTR_NOT_NULL(strstr(h, "largest difference from ext4: xfs in "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(h, "The interval excludes 0."));
+	/* The seed articles' table, per-step sections, the figures. */
+	CU_ASSERT_PTR_NOT_NULL(strstr(h, "Difference from ext4 (percent of its mean"));
+	CU_ASSERT_EQUAL(count(h, "<h2 id=\"step-"), 4);
+	CU_ASSERT_EQUAL(count(h, "<svg"), count(h, "</svg>"));
+	CU_ASSERT_TRUE(count(h, "<figure") >= 7); /* 4 steps, 2 file sets, drift, partition map */
+	CU_ASSERT_PTR_NOT_NULL(strstr(h, "Partition map to scale"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(h, "against the cycle"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(h, "against the sweep value"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(h, "fitted rate (MB/s)"));
+	/* Provenance as recorded, and facts not recorded said so. */
+	CU_ASSERT_PTR_NOT_NULL(strstr(h, "Test CPU @ 3.0 GHz"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(h, "Test Disk"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(h, "rotational (hard disk)"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(h, "rw,relatime"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(h, "direct+drop_caches"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(h, "sgdisk --zap-all /dev/loop0"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(h, "&lt;b&gt;")); /* command output escaped */
+	CU_ASSERT_PTR_NOT_NULL(strstr(h, "cache.flush is requested but rig is not root"));
+	CU_ASSERT_PTR_NULL(strstr(h, "This run failed"));
+	free(h);
+	/* Figures for papers: SVG and PDF of each. */
+	char *svg = rfx_file(&f, "figures/step-1-write-rate.svg");
+	char *pdf = rfx_file(&f, "figures/step-1-write-rate.pdf");
+	CU_ASSERT_TRUE(svg && strstr(svg, "<svg"));
+	CU_ASSERT_TRUE(pdf && !strncmp(pdf, "%PDF", 4));
+	free(svg);
+	free(pdf);
+	char *map = rfx_file(&f, "figures/partition-map.pdf");
+	CU_ASSERT_PTR_NOT_NULL(map);
+	free(map);
+	rfx_close(&f);
+}
+
+static void test_html_dirs_one_rep_failed(void)
+{
+	struct fx_opts o = { .dirs = 1, .reps = 1, .fail = 1, .no_baseline = 1, .seed = 5 };
+	struct rfx f;
+	rfx_open(&f, &o);
+	char *h = rfx_file(&f, "report.html");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	CU_ASSERT_PTR_NOT_NULL(strstr(h, "This run failed."));
+	CU_ASSERT_PTR_NOT_NULL(strstr(h, "step 4.sweep3.1 (null) on volume xfs failed"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(h, "Cells of this step did not complete"));
+	/* One repetition: said once at the top, and in the tables. */
+	CU_ASSERT_PTR_NOT_NULL(strstr(h, "single sample (one repetition)"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(h, "n/a (n = 1)"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(h, "no interval (n = 1)"));
+	/* No baseline: lowest against highest; dirs: no partition map. */
+	CU_ASSERT_PTR_NOT_NULL(strstr(h, "lowest against highest"));
+	CU_ASSERT_PTR_NULL(strstr(h, "Partition map to scale"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(h, "no partition map"));
+	free(h);
+	/* formats default to csv always; json was asked for. */
+	char *j = rfx_file(&f, "results.json");
+	CU_ASSERT_PTR_NOT_NULL(j);
+	free(j);
+	rfx_close(&f);
+}
+
+static void test_formats_and_empty(void)
+{
+	/* csv only: no HTML, no JSON, but summary.csv. */
+	struct fx_opts o = { .reps = 2, .formats = "[csv]" };
+	struct rfx f;
+	rfx_open(&f, &o);
+	char *h = rfx_file(&f, "report.html"), *j = rfx_file(&f, "results.json"), *s = rfx_file(&f, "summary.csv");
+	CU_ASSERT_PTR_NULL(h);
+	CU_ASSERT_PTR_NULL(j);
+	CU_ASSERT_PTR_NOT_NULL(s);
+	free(h);
+	free(j);
+	free(s);
+	rfx_close(&f);
+
+	/* A run that stopped before its first cell: still a report. */
+	char *dir = test_tmpdir();
+	struct strbuf p = STRBUF_INIT, err = STRBUF_INIT;
+	sb_addf(&p, "%s/results.db", dir);
+	struct store *st = store_create(p.buf, &err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(st);
+	struct store_run r = { .id = "empty", .plan_name = "empty",
+			       .plan_text = "rig: 1\nname: empty\ntarget: { dirs: [/tmp/x] }\nsteps:\n  - null: {}\n"
+					    "report: { formats: [html, json] }\n",
+			       .started_utc = "2024-01-01T00:00:00Z" };
+	store_begin_run(st, &r, &err);
+	CU_ASSERT_EQUAL(reports_write(st, dir, &err), 0);
+	store_close(st);
+	sb_reset(&p);
+	sb_addf(&p, "%s/report.html", dir);
+	h = test_read_file(p.buf, NULL);
+	CU_ASSERT_TRUE(h && strstr(h, "No step recorded a result") && strstr(h, "had not ended"));
+	free(h);
+	sb_reset(&p);
+	sb_addf(&p, "%s/results.json", dir);
+	struct strbuf why = STRBUF_INIT;
+	CU_ASSERT_TRUE(validate_file(p.buf, &why));
+	sb_release(&why);
+	sb_reset(&p);
+	sb_addf(&p, "%s/summary.csv", dir);
+	s = test_read_file(p.buf, NULL);
+	CU_ASSERT_TRUE(s && !strcmp(s, "run,layout,step,module,volume,fs,position,cycle,sweep_var,"
+				       "sweep_value,metric,unit,n,mean,sd,median,min,max,ci_low,ci_high,"
+				       "baseline,pct_of_baseline,diff_pct,diff_ci_low,diff_ci_high,p_value,"
+				       "outliers,missing,drift_slope,drift_ci_low,drift_ci_high,drift\n"));
+	free(s);
+	test_rmtree(dir);
+	free(dir);
+	sb_release(&p);
+	sb_release(&err);
+}
+
+void register_report_tests(void)
+{
+	CU_pSuite s = test_suite("reports (summary.csv, results.json, report.html)");
+	test_add(s, "summary.csv: columns, groups, means and differences recomputed", test_summary_csv);
+	test_add(s, "results.json validates against docs/results.schema.json", test_results_json);
+	test_add(s, "report.html with layouts, baseline, cycle, sweep, file sets", test_html_layouts);
+	test_add(s, "report.html for a failed dirs run with one repetition", test_html_dirs_one_rep_failed);
+	test_add(s, "formats: csv only; a run without cells", test_formats_and_empty);
+}
