@@ -1,8 +1,8 @@
 /*
  * The parts of report.html that are about results: the findings (one
- * sentence per step), one section per step (figure, summary table,
+ * sentence per step) and one section per step (figure, summary table,
  * difference table, other metrics, file sets, drift and outliers, module
- * notes) and the realized order with the drift figure.
+ * notes). The realized order is in html_order.c.
  *
  * Which figure a step gets: against its cycle or sweep value when it is
  * inside one (lines with interval whiskers); against position when the
@@ -17,13 +17,10 @@
 #include <string.h>
 
 #include "reports/html_int.h"
-#include "rig/plan.h"
 #include "rig/util/xalloc.h"
 
 /* At most this many points in a scatter figure. */
 #define MAX_POINTS 4000
-/* At most this many rows in the realized-order table. */
-#define MAX_ORDER_ROWS 400
 #define MAX_OUTLIER_ROWS 40
 
 static int has_by(const struct rdata *d, const char *f)
@@ -314,14 +311,15 @@ static void step_figure(struct hctx *c, struct rdata *d, const struct rd_templat
 			sb_adds(&sn, g->volume);
 			if (d->nlayouts > 1 && *g->layout)
 				sb_addf(&sn, " in %s", g->layout);
-			const char *sname = rd_intern(d, sn.buf);
-			sb_release(&sn);
 			struct fig_series *s = NULL;
 			for (size_t k = 0; k < f.nseries && !s; k++)
-				if (f.series[k].name == sname)
+				if (!strcmp(f.series[k].name, sn.buf))
 					s = &f.series[k];
+			/* rd_strdup, not rd_intern: the JSON writer may be reading
+			 * the intern table in another thread. */
 			if (!s)
-				s = fig_add_series(&f, sname, h_pair_style(d, g->volume, g->layout));
+				s = fig_add_series(&f, rd_strdup(d, sn.buf), h_pair_style(d, g->volume, g->layout));
+			sb_release(&sn);
 			double x = t->inner == 'c' ? g->cycle : g->sweep_num;
 			fig_add_point(s, x, g->s.mean, g->s.ci_low, g->s.ci_high);
 		}
@@ -872,114 +870,4 @@ void html_steps(struct hctx *c, struct rdata *d)
 		drift_outliers(h, d, t);
 		module_notes(h, d, ti);
 	}
-}
-
-/* --- the realized order --- */
-
-static void drift_figure(struct hctx *c, struct rdata *d)
-{
-	size_t total = 0;
-	for (size_t i = 0; i < d->ngroups; i++) {
-		const struct rd_group *g = &d->groups[i];
-		if (g->metric == d->tmpls[g->tmpl].headline && g->s.mean != 0 && isfinite(g->s.mean))
-			total += g->n;
-	}
-	if (total < 2)
-		return;
-	struct figure f;
-	memset(&f, 0, sizeof(f));
-	f.kind = FIG_POINTS;
-	f.xint = 1;
-	f.xlabel = "sequence number (realized order)";
-	f.ylabel = "result, % of its group's mean";
-	size_t stride = total > MAX_POINTS ? (total + MAX_POINTS - 1) / MAX_POINTS : 1, k = 0;
-	for (size_t i = 0; i < d->ngroups; i++) {
-		const struct rd_group *g = &d->groups[i];
-		if (g->metric != d->tmpls[g->tmpl].headline || g->s.mean == 0 || !isfinite(g->s.mean))
-			continue;
-		struct fig_series *s = NULL;
-		for (size_t j = 0; j < f.nseries && !s; j++)
-			if (!strcmp(f.series[j].name, g->volume))
-				s = &f.series[j];
-		if (!s)
-			s = fig_add_series(&f, g->volume, h_style_of(d, g->volume, g->layout));
-		for (size_t j = 0; j < g->n; j++, k++) {
-			if (k % stride)
-				continue;
-			const struct rd_sample *sm = &d->samples[d->order[g->first + j]];
-			fig_add_point(s, d->cells[sm->cell].seq, 100 * sm->value / g->s.mean, NAN, NAN);
-		}
-	}
-	struct strbuf cap = STRBUF_INIT;
-	sb_adds(&cap, "Every step's headline result against its place in the realized order, as a "
-		      "percentage of the mean of its group (same step, volume, layout and cycle or sweep "
-		      "value). A trend along the sequence that no group explains is drift.");
-	if (stride > 1)
-		sb_addf(&cap, " Every %zu<sup>th</sup> of %zu results is drawn.", stride, total);
-	h_figure(c, &f, "drift", cap.buf);
-	fig_release(&f);
-	sb_release(&cap);
-}
-
-void html_order(struct hctx *c, struct rdata *d)
-{
-	struct strbuf *h = c->h;
-	sb_adds(h, "<h2 id=\"order\">Realized order and drift</h2>\n");
-	if (d->plan)
-		sb_addf(h, "<p>Order policy <code>%s</code>; %zu cells.</p>\n",
-			plan_order_name(d->plan->order), d->ncells);
-	drift_figure(c, d);
-	sb_adds(h, "<details><summary>The order, phase by phase</summary>\n<div class=\"wrap\"><table>\n"
-		   "<thead><tr><th class=\"num\">seq</th>");
-	if (d->nlayouts > 1)
-		sb_adds(h, "<th>layout</th>");
-	sb_adds(h, "<th class=\"num\">rep</th><th>step</th><th>module</th><th>volumes in order</th>"
-		   "<th>started (UTC)</th></tr></thead>\n<tbody>\n");
-	size_t rows = 0, i = 0;
-	while (i < d->ncells) {
-		size_t j = i;
-		while (j < d->ncells && d->cells[j].phase == d->cells[i].phase &&
-		       d->cells[j].step == d->cells[i].step && d->cells[j].rep == d->cells[i].rep &&
-		       d->cells[j].layout == d->cells[i].layout)
-			j++;
-		if (rows++ < MAX_ORDER_ROWS) {
-			const struct rd_cell *c0 = &d->cells[i];
-			if (j - i > 1)
-				sb_addf(h, "<tr><td class=\"num\">%u&ndash;%u</td>", c0->seq, d->cells[j - 1].seq);
-			else
-				sb_addf(h, "<tr><td class=\"num\">%u</td>", c0->seq);
-			if (d->nlayouts > 1) {
-				sb_adds(h, "<td>");
-				h_text(h, c0->layout);
-				sb_adds(h, "</td>");
-			}
-			sb_addf(h, "<td class=\"num\">%u</td><td>", c0->rep);
-			h_text(h, c0->step);
-			sb_adds(h, "</td><td>");
-			h_text(h, c0->module);
-			sb_adds(h, "</td><td>");
-			for (size_t k = i; k < j; k++) {
-				if (k > i)
-					sb_adds(h, " &rarr; ");
-				int bad = strcmp(d->cells[k].status, "done") != 0;
-				if (bad)
-					sb_adds(h, "<span class=\"yes\">");
-				h_text(h, d->vols[d->cells[k].vol].name);
-				if (bad) {
-					sb_adds(h, " (");
-					h_text(h, d->cells[k].status);
-					sb_adds(h, ")</span>");
-				}
-			}
-			sb_adds(h, "</td><td class=\"small\">");
-			h_text(h, c0->start_utc);
-			sb_adds(h, "</td></tr>\n");
-		}
-		i = j;
-	}
-	sb_adds(h, "</tbody></table></div>\n");
-	if (rows > MAX_ORDER_ROWS)
-		sb_addf(h, "<p class=\"small\">%zu more phases; every cell's seq and start time are in "
-			   "results.csv.</p>\n", rows - MAX_ORDER_ROWS);
-	sb_adds(h, "</details>\n");
 }

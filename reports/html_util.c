@@ -276,7 +276,8 @@ void h_end(struct strbuf *h)
 	sb_adds(h, "</main>\n</body>\n</html>\n");
 }
 
-/* Append svg with its ids prefixed, without the XML declaration. */
+/* Append svg with its ids prefixed, without the XML declaration: one
+ * pass over the text. */
 static void add_svg(struct strbuf *h, const char *svg, int id)
 {
 	const char *p = strstr(svg, "<svg");
@@ -284,25 +285,23 @@ static void add_svg(struct strbuf *h, const char *svg, int id)
 		return;
 	char pre[16];
 	snprintf(pre, sizeof(pre), "f%d-", id);
-	const char *pats[] = { "id=\"", "href=\"#", "url(#" };
-	while (*p) {
-		const char *best = NULL;
+	const char *run = p;
+	for (; *p; p++) {
 		size_t bl = 0;
-		for (int i = 0; i < 3; i++) {
-			const char *q = strstr(p, pats[i]);
-			if (q && (!best || q < best)) {
-				best = q;
-				bl = strlen(pats[i]);
-			}
-		}
-		if (!best) {
-			sb_adds(h, p);
-			break;
-		}
-		sb_add(h, p, (size_t)(best - p) + bl);
+		if (*p == 'i' && !strncmp(p, "id=\"", 4))
+			bl = 4;
+		else if (*p == 'h' && !strncmp(p, "href=\"#", 7))
+			bl = 7;
+		else if (*p == 'u' && !strncmp(p, "url(#", 5))
+			bl = 5;
+		if (!bl)
+			continue;
+		sb_add(h, run, (size_t)(p - run) + bl);
 		sb_adds(h, pre);
-		p = best + bl;
+		p += bl - 1;
+		run = p + 1;
 	}
+	sb_add(h, run, (size_t)(p - run));
 }
 
 static void write_fig_file(struct hctx *c, const struct figure *f, const char *base, int pdf)

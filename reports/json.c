@@ -38,6 +38,15 @@ static void jstr(struct strbuf *b, const char *s)
 	}
 	sb_addch(b, '"');
 	const unsigned char *p = (const unsigned char *)s;
+	/* Plain ASCII without quotes or backslashes is copied as it is. */
+	const unsigned char *q = p;
+	while (*q >= 0x20 && *q < 0x80 && *q != '"' && *q != '\\')
+		q++;
+	if (!*q) {
+		sb_add(b, s, (size_t)(q - p));
+		sb_addch(b, '"');
+		return;
+	}
 	size_t len = strlen(s);
 	const unsigned char *end = p + len;
 	while (p < end) {
@@ -102,10 +111,24 @@ static void knum(struct strbuf *b, const char *k, double v, int *first)
 	jnum(b, v);
 }
 
+static void add_int(struct strbuf *b, long long v)
+{
+	char buf[24];
+	int n = sizeof(buf);
+	unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+	do {
+		buf[--n] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		buf[--n] = '-';
+	sb_add(b, buf + n, sizeof(buf) - (size_t)n);
+}
+
 static void kint(struct strbuf *b, const char *k, long long v, int *first)
 {
 	key(b, k, first);
-	sb_addf(b, "%lld", v);
+	add_int(b, v);
 }
 
 static void run_obj(struct strbuf *b, const struct rdata *d)
@@ -227,7 +250,7 @@ static void cells(struct rout *o, const struct rdata *d)
 		kstr(b, "volume", d->vols[c->vol].name, &f);
 		key(b, "cycle", &f);
 		if (c->cycle)
-			sb_addf(b, "%u", c->cycle);
+			add_int(b, c->cycle);
 		else
 			sb_adds(b, "null");
 		kstr(b, "sweep_var", c->sweep_var, &f);
@@ -248,10 +271,15 @@ static void samples(struct rout *o, const struct rdata *d)
 	sb_adds(b, ",\n\"samples\":[");
 	for (size_t i = 0; i < d->nsamples; i++) {
 		const struct rd_sample *s = &d->samples[i];
-		sb_addf(b, i ? ",\n{\"seq\":%u,\"metric\":" : "\n{\"seq\":%u,\"metric\":", d->cells[s->cell].seq);
+		sb_adds(b, i ? ",\n{\"seq\":" : "\n{\"seq\":");
+		add_int(b, d->cells[s->cell].seq);
+		sb_adds(b, ",\"metric\":");
 		jstr(b, rd_str(d, s->metric));
 		sb_adds(b, ",\"value\":");
-		jnum(b, s->value);
+		if (d->vtext && isfinite(s->value))
+			sb_adds(b, d->vtext[i]);
+		else
+			jnum(b, s->value);
 		sb_adds(b, ",\"unit\":");
 		jstr(b, rd_str(d, s->unit));
 		sb_adds(b, ",\"cache\":");

@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <json-c/json.h>
 #include <math.h>
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
@@ -350,24 +351,50 @@ static uint32_t seqmap_get(const struct seqmap *m, int64_t seq)
 	return seq >= 0 && seq <= m->max ? m->idx[seq] : UINT32_MAX;
 }
 
-static int load_samples(struct rdata *d, sqlite3 *db, const struct seqmap *m, struct strbuf *err)
+/*
+ * Samples are read in a thread of their own, on a connection of their own,
+ * while the main thread reads the cells: the thread cannot touch the
+ * shared intern table, so it keeps the few distinct metric, unit and cache
+ * texts in a small table of its own, and the seq of each sample; both are
+ * mapped to the shared ids and cell indices afterwards.
+ */
+struct sample_job {
+	sqlite3 *db;
+	struct rd_sample *samples;  /* .cell holds the seq until mapped */
+	size_t n, alloc;
+	char **texts;               /* private intern table */
+	size_t ntexts;
+	struct strbuf err;
+	int rc;
+};
+
+static uint32_t private_id(struct sample_job *j, const char *t)
 {
+	for (size_t i = j->ntexts; i-- > 0;)
+		if (!strcmp(j->texts[i], t))
+			return (uint32_t)i;
+	j->texts = xrealloc(j->texts, (j->ntexts + 1) * sizeof(*j->texts));
+	j->texts[j->ntexts] = xstrdup(t);
+	return (uint32_t)j->ntexts++;
+}
+
+static void *load_samples(void *arg)
+{
+	struct sample_job *j = arg;
 	sqlite3_stmt *st;
-	int rc = prepare(db, "SELECT seq, metric, value, unit, cache FROM samples ORDER BY id", &st, err);
-	if (rc < 0)
-		return rc;
-	size_t alloc = 0;
+	j->rc = prepare(j->db, "SELECT seq, metric, value, unit, cache FROM samples ORDER BY id", &st, &j->err);
+	if (j->rc < 0)
+		return NULL;
 	/* Consecutive rows repeat metric, unit and cache: remember the last
-	 * texts and skip the hash when they match. */
+	 * texts and skip the lookup when they match. */
 	char last[3][64] = { "", "", "" };
 	uint32_t last_id[3] = { UINT32_MAX, UINT32_MAX, UINT32_MAX };
+	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		uint32_t ci = seqmap_get(m, sqlite3_column_int64(st, 0));
-		if (ci == UINT32_MAX)
-			continue;
-		XGROW(d->samples, d->nsamples + 1, alloc);
-		struct rd_sample *s = &d->samples[d->nsamples++];
-		s->cell = ci;
+		XGROW(j->samples, j->n + 1, j->alloc);
+		struct rd_sample *s = &j->samples[j->n++];
+		int64_t seq = sqlite3_column_int64(st, 0);
+		s->cell = seq >= 0 && seq < UINT32_MAX ? (uint32_t)seq : UINT32_MAX;
 		s->value = sqlite3_column_type(st, 2) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 2);
 		uint32_t *ids[3] = { &s->metric, &s->unit, &s->cache };
 		const int cols[3] = { 1, 3, 4 };
@@ -379,7 +406,7 @@ static int load_samples(struct rdata *d, sqlite3 *db, const struct seqmap *m, st
 				*ids[k] = last_id[k];
 				continue;
 			}
-			*ids[k] = last_id[k] = rd_intern_id(d, t);
+			*ids[k] = last_id[k] = private_id(j, t);
 			if (strlen(t) < sizeof(last[k]))
 				memcpy(last[k], t, strlen(t) + 1);
 			else
@@ -387,7 +414,33 @@ static int load_samples(struct rdata *d, sqlite3 *db, const struct seqmap *m, st
 		}
 	}
 	sqlite3_finalize(st);
-	return step_done(db, rc, err);
+	j->rc = step_done(j->db, rc, &j->err);
+	return NULL;
+}
+
+/* Map the thread's samples into d: private ids to shared ones, seqs to
+ * cell indices (samples of unknown cells are dropped). */
+static void adopt_samples(struct rdata *d, struct sample_job *j, const struct seqmap *m)
+{
+	uint32_t *map = xmalloc((j->ntexts ? j->ntexts : 1) * sizeof(*map));
+	for (size_t i = 0; i < j->ntexts; i++)
+		map[i] = rd_intern_id(d, j->texts[i]);
+	size_t k = 0;
+	for (size_t i = 0; i < j->n; i++) {
+		struct rd_sample s = j->samples[i];
+		uint32_t ci = seqmap_get(m, s.cell);
+		if (ci == UINT32_MAX)
+			continue;
+		s.cell = ci;
+		s.metric = map[s.metric];
+		s.unit = map[s.unit];
+		s.cache = map[s.cache];
+		j->samples[k++] = s;
+	}
+	d->samples = j->samples;
+	d->nsamples = k;
+	j->samples = NULL;
+	free(map);
 }
 
 static int load_files(struct rdata *d, sqlite3 *db, const struct seqmap *m, struct strbuf *err)
@@ -504,9 +557,32 @@ static void load_plan(struct rdata *d)
 struct rdata *rdata_load(struct store *s, struct strbuf *err)
 {
 	struct rdata *d = xcalloc(1, sizeof(*d));
-	sqlite3 *db = store_db(s);
-	/* One read transaction: a live run's later commits do not tear the
-	 * picture between tables. */
+	/* A connection of our own without SQLite's per-call mutex (the
+	 * store's is serialized, and a million rows pay for every lock);
+	 * read-only, so it can never change a result. */
+	sqlite3 *db = store_db(s), *own = NULL;
+	const char *file = sqlite3_db_filename(db, "main");
+	if (file && *file &&
+	    sqlite3_open_v2(file, &own, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) == SQLITE_OK) {
+		db = own;
+	} else if (own) {
+		sqlite3_close(own);
+		own = NULL;
+	}
+	/* Samples in a second thread on a second connection (see
+	 * load_samples). Each connection reads in one transaction; on a live
+	 * run the two may see different moments, and samples of cells the
+	 * first has not seen yet are left out. */
+	struct sample_job sj = { .err = STRBUF_INIT };
+	pthread_t th;
+	int threaded = 0;
+	if (own && sqlite3_open_v2(file, &sj.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) == SQLITE_OK) {
+		sqlite3_exec(sj.db, "BEGIN", NULL, NULL, NULL);
+		threaded = pthread_create(&th, NULL, load_samples, &sj) == 0;
+	} else if (sj.db) {
+		sqlite3_close(sj.db);
+		sj.db = NULL;
+	}
 	sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
 	int rc = load_run(d, db, err);
 	if (rc == 0)
@@ -514,15 +590,36 @@ struct rdata *rdata_load(struct store *s, struct strbuf *err)
 	if (rc == 0)
 		rc = load_cells(d, db, err);
 	struct seqmap m = { NULL, 0 };
-	if (rc == 0) {
+	if (rc == 0)
 		seqmap_build(d, &m);
-		rc = load_samples(d, db, &m, err);
-	}
 	if (rc == 0)
 		rc = load_files(d, db, &m, err);
 	if (rc == 0)
 		rc = load_misc(d, db, err);
+	if (threaded) {
+		pthread_join(th, NULL);
+	} else {
+		sj.db = db;
+		load_samples(&sj);
+	}
+	if (sj.db && sj.db != db) {
+		sqlite3_exec(sj.db, "COMMIT", NULL, NULL, NULL);
+		sqlite3_close(sj.db);
+	}
+	if (rc == 0 && sj.rc < 0) {
+		sb_adds(err, sj.err.buf);
+		rc = sj.rc;
+	}
+	if (rc == 0)
+		adopt_samples(d, &sj, &m);
+	free(sj.samples);
+	for (size_t i = 0; i < sj.ntexts; i++)
+		free(sj.texts[i]);
+	free(sj.texts);
+	sb_release(&sj.err);
 	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+	if (own)
+		sqlite3_close(own);
 	free(m.idx);
 	if (rc < 0) {
 		rdata_free(d);
@@ -557,6 +654,7 @@ void rdata_free(struct rdata *d)
 	free(d->order);
 	free(d->sample_group);
 	free(d->z);
+	free(d->vtext);
 	free(d->filesets);
 	free(d->forder);
 	free(d->strs);

@@ -121,6 +121,9 @@ struct rd_fileset {
 	double rate_mbs, overhead_s, r2;
 };
 
+/* Room for the longest shortest-form double ("-2.2250738585072014e-308"). */
+#define RD_VTEXT 28
+
 enum rd_base_kind { RD_BASE_NONE, RD_BASE_VOLUME, RD_BASE_LAYOUT };
 
 struct rdata {
@@ -163,6 +166,7 @@ struct rdata {
 	size_t nfilesets;
 	uint32_t *forder;
 	int any_n1;                 /* some group has n == 1: no intervals there */
+	char (*vtext)[RD_VTEXT];    /* each sample's value as CSV text (rcsv_format_values) */
 	size_t failed_cells;        /* cells not done */
 
 	/* Interned strings and their storage. */

@@ -216,12 +216,98 @@ struct skey {
 	uint32_t idx;
 };
 
-static int cmp_skey(const void *a, const void *b)
+/* Sort by key, stable (LSD radix, a byte at a time; bytes that are the
+ * same in every key are skipped). Equal keys keep their order, which is
+ * measurement order. */
+static void radix_sort(struct skey *a, size_t n)
 {
-	const struct skey *x = a, *y = b;
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
+	struct skey *tmp = xmalloc((n ? n : 1) * sizeof(*tmp));
+	for (int shift = 0; shift < 64; shift += 8) {
+		size_t count[257] = { 0 };
+		for (size_t i = 0; i < n; i++)
+			count[((a[i].key >> shift) & 0xff) + 1]++;
+		int single = 0;
+		for (int b = 1; b <= 256; b++)
+			single |= count[b] == n;
+		if (single || n < 2)
+			continue;
+		for (int b = 0; b < 256; b++)
+			count[b + 1] += count[b];
+		for (size_t i = 0; i < n; i++)
+			tmp[count[(a[i].key >> shift) & 0xff]++] = a[i];
+		memcpy(a, tmp, n * sizeof(*a));
+	}
+	free(tmp);
+}
+
+/* Rank every cell by (template, layout, step path, position, volume):
+ * the distinct (step, volume) pairs are few, so they are sorted with
+ * cmp_cells and the cells take their pair's rank. */
+static void rank_cells(struct rdata *d, uint32_t *crank)
+{
+	size_t nc = d->ncells, nslots = 4096; /* grows when needed */
+	uint64_t *skeys = NULL;
+	uint32_t *sval = NULL, *rep = NULL, npairs = 0, apairs = 0;
+	uint32_t *pair = xmalloc((nc ? nc : 1) * sizeof(*pair));
+	skeys = xmalloc(nslots * sizeof(*skeys));
+	sval = xmalloc(nslots * sizeof(*sval));
+	memset(skeys, 0xff, nslots * sizeof(*skeys));
+	for (size_t i = 0; i < nc; i++) {
+		const struct rd_cell *c = &d->cells[i];
+		uint64_t k = ((uint64_t)rd_intern_id(d, c->step) << 32) | c->vol;
+		if ((npairs + 1) * 2 > nslots) {
+			/* Rehash into twice the slots. */
+			size_t ns2 = nslots * 2;
+			uint64_t *k2 = xmalloc(ns2 * sizeof(*k2));
+			uint32_t *v2 = xmalloc(ns2 * sizeof(*v2));
+			memset(k2, 0xff, ns2 * sizeof(*k2));
+			for (size_t j = 0; j < nslots; j++) {
+				if (skeys[j] == UINT64_MAX)
+					continue;
+				size_t h = (size_t)((skeys[j] * 0x9e3779b97f4a7c15ull) >> 20) & (ns2 - 1);
+				while (k2[h] != UINT64_MAX)
+					h = (h + 1) & (ns2 - 1);
+				k2[h] = skeys[j];
+				v2[h] = sval[j];
+			}
+			free(skeys);
+			free(sval);
+			skeys = k2;
+			sval = v2;
+			nslots = ns2;
+		}
+		size_t h = (size_t)((k * 0x9e3779b97f4a7c15ull) >> 20) & (nslots - 1);
+		while (skeys[h] != UINT64_MAX && skeys[h] != k)
+			h = (h + 1) & (nslots - 1);
+		if (skeys[h] == UINT64_MAX) {
+			skeys[h] = k;
+			sval[h] = npairs;
+			XGROW(rep, npairs + 1, apairs);
+			rep[npairs++] = (uint32_t)i;
+		}
+		pair[i] = sval[h];
+	}
+	/* Sort the pairs' representative cells; equal ones share a rank. */
+	uint32_t *order = xmalloc((npairs ? npairs : 1) * sizeof(*order));
+	uint32_t *prank = xmalloc((npairs ? npairs : 1) * sizeof(*prank));
+	memcpy(order, rep, npairs * sizeof(*order));
+	rank_ctx.d = d;
+	qsort(order, npairs, sizeof(*order), cmp_cells);
+	/* order holds cell indices; map each back to its pair. */
+	uint32_t r = 0;
+	for (uint32_t i = 0; i < npairs; i++) {
+		if (i && cmp_cells(&order[i - 1], &order[i]) != 0)
+			r++;
+		prank[pair[order[i]]] = r;
+	}
+	for (size_t i = 0; i < nc; i++)
+		crank[i] = prank[pair[i]];
+	free(order);
+	free(prank);
+	free(rep);
+	free(pair);
+	free(skeys);
+	free(sval);
 }
 
 static double sweep_number(const char *v)
@@ -288,17 +374,8 @@ static void find_headlines(struct rdata *d)
 static void build_groups(struct rdata *d)
 {
 	size_t nc = d->ncells;
-	uint32_t *cidx = xmalloc((nc ? nc : 1) * sizeof(*cidx)), *crank = xmalloc((nc ? nc : 1) * sizeof(*crank));
-	for (size_t i = 0; i < nc; i++)
-		cidx[i] = (uint32_t)i;
-	rank_ctx.d = d;
-	qsort(cidx, nc, sizeof(*cidx), cmp_cells);
-	uint32_t r = 0;
-	for (size_t i = 0; i < nc; i++) {
-		if (i && cmp_cells(&cidx[i - 1], &cidx[i]) != 0)
-			r++;
-		crank[cidx[i]] = r;
-	}
+	uint32_t *crank = xmalloc((nc ? nc : 1) * sizeof(*crank));
+	rank_cells(d, crank);
 	/* Metric rank: first appearance, headline first per template. */
 	uint32_t *first_seen = xmalloc((d->nstrs ? d->nstrs : 1) * sizeof(*first_seen));
 	memset(first_seen, 0xff, (d->nstrs ? d->nstrs : 1) * sizeof(*first_seen));
@@ -319,7 +396,7 @@ static void build_groups(struct rdata *d)
 			      (s->cell & 0x3ffffff);
 		keys[i].idx = (uint32_t)i;
 	}
-	qsort(keys, ns, sizeof(*keys), cmp_skey);
+	radix_sort(keys, ns);
 	d->order = xmalloc((ns ? ns : 1) * sizeof(*d->order));
 	d->sample_group = xmalloc((ns ? ns : 1) * sizeof(*d->sample_group));
 	size_t alloc = 0;
@@ -376,7 +453,7 @@ static void build_groups(struct rdata *d)
 		fk[i].key = ((uint64_t)crank[c] << 32) | c;
 		fk[i].idx = (uint32_t)i;
 	}
-	qsort(fk, nf, sizeof(*fk), cmp_skey);
+	radix_sort(fk, nf);
 	d->forder = xmalloc((nf ? nf : 1) * sizeof(*d->forder));
 	alloc = 0;
 	for (size_t i = 0; i < nf; i++) {
@@ -395,7 +472,6 @@ static void build_groups(struct rdata *d)
 		d->filesets[d->nfilesets - 1].n++;
 	}
 	free(fk);
-	free(cidx);
 	free(crank);
 }
 
@@ -406,9 +482,13 @@ static void group_stats(struct rdata *d, double *vals, double *seqs, double *z, 
 	for (size_t gi = 0; gi < d->ngroups; gi++) {
 		struct rd_group *g = &d->groups[gi];
 		size_t k = 0;
+		uint32_t last_cache = UINT32_MAX;
 		for (size_t i = 0; i < g->n; i++) {
 			const struct rd_sample *s = &d->samples[d->order[g->first + i]];
-			add_cache(d, g, rd_str(d, s->cache));
+			if (s->cache != last_cache) {
+				add_cache(d, g, rd_str(d, s->cache));
+				last_cache = s->cache;
+			}
 			if (isnan(s->value))
 				continue;
 			vals[k] = s->value;
@@ -423,7 +503,7 @@ static void group_stats(struct rdata *d, double *vals, double *seqs, double *z, 
 			d->z[si] = isnan(d->samples[si].value) ? 0 : (float)z[j++];
 		}
 		stats_drift(seqs, vals, k, &g->drift);
-		stats_summarize(vals, k, &g->s); /* sorts vals: last */
+		stats_summarize(vals, k, &g->s); /* reorders vals: last */
 		if (k == 1)
 			d->any_n1 = 1;
 	}

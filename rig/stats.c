@@ -19,24 +19,64 @@
 
 #include <float.h>
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
 #endif
 
-static int cmp_double(const void *a, const void *b)
+/* Put the k-th smallest of x[0..n) at x[k], smaller ones before it and
+ * larger ones after (quickselect, median-of-three pivots): a median in
+ * linear time, where sorting would cost n log n. */
+static void select_kth(double *x, size_t n, size_t k)
 {
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
+	size_t lo = 0, hi = n - 1;
+	while (hi > lo) {
+		size_t mid = lo + (hi - lo) / 2;
+		/* Median of three as the pivot, moved to x[mid]. */
+		if (x[mid] < x[lo]) { double t = x[mid]; x[mid] = x[lo]; x[lo] = t; }
+		if (x[hi] < x[lo]) { double t = x[hi]; x[hi] = x[lo]; x[lo] = t; }
+		if (x[hi] < x[mid]) { double t = x[hi]; x[hi] = x[mid]; x[mid] = t; }
+		double pivot = x[mid];
+		size_t i = lo, j = hi;
+		while (i <= j) {
+			while (x[i] < pivot)
+				i++;
+			while (x[j] > pivot)
+				j--;
+			if (i <= j) {
+				double t = x[i];
+				x[i] = x[j];
+				x[j] = t;
+				i++;
+				if (j == 0)
+					break;
+				j--;
+			}
+		}
+		/* Now x[lo..j] <= pivot <= x[i..hi], and j < i. */
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return;
+	}
 }
 
-/* The median of x[0..n), n >= 1, sorting x. */
+/* The median of x[0..n), n >= 1, reordering x. */
 static double sorted_median(double *x, size_t n)
 {
-	qsort(x, n, sizeof(*x), cmp_double);
-	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+	size_t k = n / 2;
+	select_kth(x, n, k);
+	if (n % 2)
+		return x[k];
+	/* The other middle value is the largest of the lower part. */
+	double lower = x[0];
+	for (size_t i = 1; i < k; i++)
+		if (x[i] > lower)
+			lower = x[i];
+	return (lower + x[k]) / 2;
 }
 
 void stats_summarize(double *x, size_t n, struct stats_summary *out)
@@ -58,9 +98,14 @@ void stats_summarize(double *x, size_t n, struct stats_summary *out)
 	for (size_t i = 0; i < n; i++)
 		ss += (x[i] - mean) * (x[i] - mean);
 	out->mean = mean;
+	double lo = x[0], hi = x[0];
+	for (size_t i = 1; i < n; i++) {
+		lo = x[i] < lo ? x[i] : lo;
+		hi = x[i] > hi ? x[i] : hi;
+	}
+	out->min = lo;
+	out->max = hi;
 	out->median = sorted_median(x, n);
-	out->min = x[0];
-	out->max = x[n - 1];
 	if (n < 2)
 		return;
 	out->sd = sqrt(ss / (double)(n - 1));

@@ -35,7 +35,8 @@ struct stats_summary {
 };
 
 /*
- * Summarize x[0..n). x is sorted in place (the median needs order). NaN
+ * Summarize x[0..n). x is reordered in place (the median is found by
+ * selection, in linear time). NaN
  * values must be removed by the caller. n == 0 gives n = 0 and NaN
  * elsewhere.
  */

@@ -13,12 +13,14 @@
  */
 #include <json-c/json.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "report_util.h"
+#include "reports/csv.h"
 #include "reports/report.h"
 #include "reports/summary.h"
 #include "rig/store.h"
@@ -550,6 +552,138 @@ static void test_formats_and_empty(void)
 	sb_release(&err);
 }
 
+/* The shortest-form search as the contract states it: each precision
+ * printed and parsed back. */
+static void reference_double(struct strbuf *sb, double v)
+{
+	char buf[40];
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, sizeof(buf), "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	sb_adds(sb, buf);
+}
+
+static void test_double_format(void)
+{
+	/* Random bit patterns (every magnitude), measured-looking values, and
+	 * values whose 17th digit is a tie. */
+	uint64_t st = 88172645463325252ull;
+	struct strbuf got = STRBUF_INIT, want = STRBUF_INIT;
+	size_t bad = 0;
+	for (long i = 0; i < 800000; i++) {
+		st ^= st << 13;
+		st ^= st >> 7;
+		st ^= st << 17;
+		double v;
+		if (i % 4 == 0) {
+			memcpy(&v, &st, sizeof(v));
+		} else if (i % 4 == 1) {
+			v = (double)(st >> 11) / 9007199254740992.0 * pow(10, (double)(i % 40) - 20);
+		} else if (i % 4 == 2) {
+			v = (double)(st % 100000000) / 1e4 + 0.5; /* short decimals */
+		} else {
+			/* Dyadic values: exact decimal expansions, ties at 17 digits. */
+			v = ldexp((double)(st >> 4 & 0x3ffffffffffull), -(int)(st % 70));
+		}
+		if (!isfinite(v))
+			continue;
+		sb_reset(&got);
+		sb_reset(&want);
+		csv_add_double(&got, v);
+		reference_double(&want, v);
+		if (strcmp(got.buf, want.buf) && bad++ < 5)
+			fprintf(stderr, "\n%.17g: got %s, want %s\n", v, got.buf, want.buf);
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	const double edge[] = { 0.1, 1.0 / 3, 1e21, 1e-6, 123456789012345.0, 1e15, 1234567890123456.7,
+				9007199254740993.0, 5e-324, 1.7976931348623157e308, -2.5, 0.5, 100, -0.0 };
+	for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++) {
+		sb_reset(&got);
+		sb_reset(&want);
+		csv_add_double(&got, edge[i]);
+		reference_double(&want, edge[i]);
+		CU_ASSERT_STRING_EQUAL(got.buf, want.buf);
+	}
+	sb_release(&got);
+	sb_release(&want);
+}
+
+/* results.csv and files.csv as reports_write writes them (from memory)
+ * are byte for byte what reports/csv.c writes from SQL. */
+static void same_as_sql(const char *dir)
+{
+	struct strbuf p = STRBUF_INIT, q = STRBUF_INIT, err = STRBUF_INIT;
+	sb_addf(&p, "%s/results.db", dir);
+	struct store *s = store_open(p.buf, 1, &err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL(reports_write(s, dir, &err), 0);
+	const char *names[] = { "results", "files" };
+	for (int i = 0; i < 2; i++) {
+		sb_reset(&p);
+		sb_reset(&q);
+		sb_addf(&p, "%s/%s.csv", dir, names[i]);
+		sb_addf(&q, "%s/%s-sql.csv", dir, names[i]);
+		CU_ASSERT_EQUAL(i ? csv_write_files(s, q.buf, &err) : csv_write_results(s, q.buf, &err), 0);
+		size_t la, lb;
+		char *a = test_read_file(p.buf, &la), *b = test_read_file(q.buf, &lb);
+		CU_ASSERT_TRUE(a && b && la == lb && !memcmp(a, b, la));
+		if (a && b && (la != lb || memcmp(a, b, la)))
+			fprintf(stderr, "\n%s differs from reports/csv.c's:\n%s\n---\n%s\n", p.buf, a, b);
+		free(a);
+		free(b);
+	}
+	store_close(s);
+	sb_release(&p);
+	sb_release(&q);
+	sb_release(&err);
+}
+
+static void test_csv_equals_sql_writer(void)
+{
+	struct fx_opts o = { .reps = 2, .seed = 4 };
+	char *dir = test_tmpdir();
+	CU_ASSERT_EQUAL_FATAL(rfx_make_store(dir, &o), 0);
+	same_as_sql(dir);
+	test_rmtree(dir);
+	free(dir);
+
+	/* Awkward names, NULLs, NaN and infinities, samples inserted out of
+	 * order, a file of zero seconds. */
+	dir = test_tmpdir();
+	struct strbuf p = STRBUF_INIT, err = STRBUF_INIT;
+	sb_addf(&p, "%s/results.db", dir);
+	struct store *s = store_create(p.buf, &err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	struct store_run r = { .id = "odd,run \"1\"", .plan_name = "odd", .plan_text = "not: [a plan",
+			       .started_utc = "2024-01-01T00:00:00Z" };
+	store_begin_run(s, &r, &err);
+	struct store_volume v1 = { .layout = "l,1", .name = "a,b \"c\"\nd \xc3\x9c", .position = 1,
+				   .has_offsets = 1, .offset_start = 0, .offset_end = 4096 };
+	struct store_volume v2 = { .layout = "l,1", .name = "plain", .fs = "xfs", .position = 2 };
+	store_add_volume(s, &v1, &err);
+	store_add_volume(s, &v2, &err);
+	struct store_cell c1 = { .seq = 1, .phase = 1, .layout = "l,1", .rep = 1, .step = "1.sweep2.1",
+				 .module = "null", .volume_id = v1.id, .sweep_var = "x", .sweep_value = "a,\"b\"" };
+	struct store_cell c2 = { .seq = 2, .phase = 1, .layout = "l,1", .rep = 1, .step = "2.cycle3.1",
+				 .module = "null", .volume_id = v2.id, .cycle = 3 };
+	store_cell_start(s, &c1, "2024-01-01T00:00:01Z", &err);
+	store_cell_start(s, &c2, "2024-01-01T00:00:02Z", &err);
+	store_add_sample(s, 2, "m", 1.0 / 3, "s", "direct", &err);
+	store_add_sample(s, 1, "\"q\", m", NAN, "", "", &err);
+	store_add_sample(s, 1, "m", INFINITY, "MB/s", "none", &err);
+	store_add_sample(s, 2, "m2", -1e-300, "1", "", &err);
+	store_add_file_sample(s, 1, "f,1", 1000, 0, &err);
+	store_add_file_sample(s, 2, "f2", 123456789, 0.25, &err);
+	store_close(s);
+	same_as_sql(dir);
+	test_rmtree(dir);
+	free(dir);
+	sb_release(&p);
+	sb_release(&err);
+}
+
 void register_report_tests(void)
 {
 	CU_pSuite s = test_suite("reports (summary.csv, results.json, report.html)");
@@ -558,4 +692,8 @@ void register_report_tests(void)
 	test_add(s, "report.html with layouts, baseline, cycle, sweep, file sets", test_html_layouts);
 	test_add(s, "report.html for a failed dirs run with one repetition", test_html_dirs_one_rep_failed);
 	test_add(s, "formats: csv only; a run without cells", test_formats_and_empty);
+	test_add(s, "numbers: the fast shortest form equals the printf-and-strtod search",
+		 test_double_format);
+	test_add(s, "results.csv and files.csv from memory equal reports/csv.c's from SQL",
+		 test_csv_equals_sql_writer);
 }

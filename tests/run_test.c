@@ -362,9 +362,9 @@ static void test_cli_commands(void)
 	CU_ASSERT_EQUAL(test_run_rig(vers, &out), 0);
 	CU_ASSERT_EQUAL(strncmp(out, "rig ", 4), 0);
 	free(out);
-	const char *nyet[] = { "compare", "a", "b", NULL };
-	CU_ASSERT_EQUAL(test_run_rig(nyet, &out), 2);
-	CU_ASSERT_PTR_NOT_NULL(strstr(out, "not available"));
+	const char *nyet[] = { "compare", "/nonexistent/a", "/nonexistent/b", NULL };
+	CU_ASSERT_EQUAL(test_run_rig(nyet, &out), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "cannot read run /nonexistent/a"));
 	free(out);
 	sb_release(&p);
 }

@@ -6,6 +6,7 @@
  * 1, no spread, an unbounded ratio interval.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -269,6 +270,38 @@ static void test_edges(void)
 	CU_ASSERT_TRUE(z[4] > STATS_OUTLIER_Z);
 }
 
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void test_median_by_selection(void)
+{
+	/* The median is found by selection, not sorting: it must equal the
+	 * sorted middle for every size, with many ties, sorted and reversed
+	 * input alike. */
+	uint64_t st = 12345;
+	double x[257], y[257];
+	for (int round = 0; round < 3000; round++) {
+		size_t n = 1 + (size_t)(round % 257);
+		for (size_t i = 0; i < n; i++) {
+			st = st * 6364136223846793005ull + 1442695040888963407ull;
+			int kind = round % 4;
+			x[i] = kind == 0 ? (double)(st >> 40) : kind == 1 ? (double)((st >> 33) % 5)
+				: kind == 2 ? (double)i : (double)(n - i);
+		}
+		memcpy(y, x, n * sizeof(double));
+		qsort(y, n, sizeof(double), cmp_d);
+		double want = n % 2 ? y[n / 2] : (y[n / 2 - 1] + y[n / 2]) / 2;
+		struct stats_summary s;
+		stats_summarize(x, n, &s);
+		CU_ASSERT_EQUAL(s.median, want);
+		CU_ASSERT_EQUAL(s.min, y[0]);
+		CU_ASSERT_EQUAL(s.max, y[n - 1]);
+	}
+}
+
 void register_stats_tests(void)
 {
 	CU_pSuite s = test_suite("statistics (rig/stats.c)");
@@ -276,4 +309,5 @@ void register_stats_tests(void)
 		 test_reference_values);
 	test_add(s, "t quantiles against a printed table; normal limit", test_printed_table);
 	test_add(s, "n = 0 and 1, no spread, zero baseline, degenerate drift", test_edges);
+	test_add(s, "medians by selection equal the sorted middle", test_median_by_selection);
 }

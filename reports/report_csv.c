@@ -1,0 +1,206 @@
+/*
+ * results.csv and files.csv from memory (see report_csv.h). The rows and
+ * their order are those of reports/csv.c: by seq, then measurement order;
+ * NULL columns empty; integers in decimal; reals in the shortest form that
+ * reads back (csv_add_double). Each row's leading columns depend only on
+ * its cell, so they are built once per cell and copied for its samples.
+ */
+#include "reports/report_csv.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/csv.h"
+#include "reports/report_data.h"
+#include "reports/report_out.h"
+#include "rig/util/strbuf.h"
+#include "rig/util/xalloc.h"
+
+struct fmt_job {
+	struct rdata *d;
+	size_t lo, hi;
+};
+
+static void *format_range(void *arg)
+{
+	struct fmt_job *j = arg;
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = j->lo; i < j->hi; i++) {
+		sb_reset(&sb);
+		csv_add_double(&sb, j->d->samples[i].value);
+		size_t n = sb.len < RD_VTEXT - 1 ? sb.len : RD_VTEXT - 1;
+		memcpy(j->d->vtext[i], sb.buf, n);
+		j->d->vtext[i][n] = '\0';
+	}
+	sb_release(&sb);
+	return NULL;
+}
+
+void rcsv_format_values(struct rdata *d)
+{
+	size_t n = d->nsamples;
+	free(d->vtext);
+	d->vtext = xmalloc((n ? n : 1) * sizeof(*d->vtext));
+	struct fmt_job a = { d, 0, n / 2 }, b = { d, n / 2, n };
+	pthread_t t;
+	int threaded = n > 10000 && pthread_create(&t, NULL, format_range, &b) == 0;
+	format_range(&a);
+	if (threaded)
+		pthread_join(t, NULL);
+	else
+		format_range(&b);
+}
+
+/* Sample (or file) indices in the order of their cells' seq, stable:
+ * a counting sort by cell index (cells are in seq order). */
+static uint32_t *by_cell(const struct rdata *d, const uint32_t *cell_of, size_t stride, size_t n)
+{
+	size_t *start = xcalloc(d->ncells + 1, sizeof(*start));
+	for (size_t i = 0; i < n; i++)
+		start[*(const uint32_t *)((const char *)cell_of + i * stride) + 1]++;
+	for (size_t c = 0; c < d->ncells; c++)
+		start[c + 1] += start[c];
+	uint32_t *out = xmalloc((n ? n : 1) * sizeof(*out));
+	for (size_t i = 0; i < n; i++)
+		out[start[*(const uint32_t *)((const char *)cell_of + i * stride)]++] = (uint32_t)i;
+	free(start);
+	return out;
+}
+
+static void add_int(struct strbuf *sb, long long v)
+{
+	char buf[24];
+	int n = sizeof(buf);
+	unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+	do {
+		buf[--n] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		buf[--n] = '-';
+	sb_add(sb, buf + n, sizeof(buf) - (size_t)n);
+}
+
+/* run,layout,rep,step,module,volume,fs,position,offset_start,offset_end,
+ * cycle,sweep_var,sweep_value,seq,start_utc, and the trailing comma. */
+static void lead(struct strbuf *sb, const struct rdata *d, const struct rd_cell *c)
+{
+	const struct rd_volume *v = &d->vols[c->vol];
+	sb_add_csv(sb, d->run.id);
+	sb_addch(sb, ',');
+	sb_add_csv(sb, c->layout);
+	sb_addch(sb, ',');
+	add_int(sb, c->rep);
+	sb_addch(sb, ',');
+	sb_add_csv(sb, c->step);
+	sb_addch(sb, ',');
+	sb_add_csv(sb, c->module);
+	sb_addch(sb, ',');
+	sb_add_csv(sb, v->name);
+	sb_addch(sb, ',');
+	if (v->fs)
+		sb_add_csv(sb, v->fs);
+	sb_addch(sb, ',');
+	add_int(sb, v->position);
+	sb_addch(sb, ',');
+	if (v->has_offsets)
+		add_int(sb, v->off_start);
+	sb_addch(sb, ',');
+	if (v->has_offsets)
+		add_int(sb, v->off_end);
+	sb_addch(sb, ',');
+	if (c->cycle)
+		add_int(sb, c->cycle);
+	sb_addch(sb, ',');
+	if (c->sweep_var)
+		sb_add_csv(sb, c->sweep_var);
+	sb_addch(sb, ',');
+	if (c->sweep_value)
+		sb_add_csv(sb, c->sweep_value);
+	sb_addch(sb, ',');
+	add_int(sb, c->seq);
+	sb_addch(sb, ',');
+	if (c->start_utc)
+		sb_add_csv(sb, c->start_utc);
+	sb_addch(sb, ',');
+}
+
+static const char results_header[] =
+	"run,layout,rep,step,module,volume,fs,position,offset_start,offset_end,cycle,"
+	"sweep_var,sweep_value,seq,start_utc,metric,value,unit,cache\n";
+static const char files_header[] =
+	"run,layout,rep,step,module,volume,fs,position,offset_start,offset_end,cycle,"
+	"sweep_var,sweep_value,seq,start_utc,file,bytes,seconds,rate\n";
+
+int rcsv_write_results(const struct rdata *d, const char *path, struct strbuf *err)
+{
+	struct rout o;
+	int rc = rout_open(&o, path, err);
+	if (rc < 0)
+		return rc;
+	uint32_t *ord = d->nsamples ? by_cell(d, &d->samples[0].cell, sizeof(d->samples[0]), d->nsamples) : NULL;
+	struct strbuf ld = STRBUF_INIT;
+	uint32_t lead_cell = UINT32_MAX;
+	sb_adds(&o.buf, results_header);
+	for (size_t k = 0; k < d->nsamples; k++) {
+		uint32_t i = ord[k];
+		const struct rd_sample *s = &d->samples[i];
+		if (s->cell != lead_cell) {
+			sb_reset(&ld);
+			lead(&ld, d, &d->cells[s->cell]);
+			lead_cell = s->cell;
+		}
+		sb_add(&o.buf, ld.buf, ld.len);
+		sb_add_csv(&o.buf, rd_str(d, s->metric));
+		sb_addch(&o.buf, ',');
+		if (d->vtext)
+			sb_adds(&o.buf, d->vtext[i]);
+		else
+			csv_add_double(&o.buf, s->value);
+		sb_addch(&o.buf, ',');
+		sb_add_csv(&o.buf, rd_str(d, s->unit));
+		sb_addch(&o.buf, ',');
+		sb_add_csv(&o.buf, rd_str(d, s->cache));
+		sb_addch(&o.buf, '\n');
+		rout_flush_some(&o);
+	}
+	free(ord);
+	sb_release(&ld);
+	return rout_commit(&o, err);
+}
+
+int rcsv_write_files(const struct rdata *d, const char *path, struct strbuf *err)
+{
+	struct rout o;
+	int rc = rout_open(&o, path, err);
+	if (rc < 0)
+		return rc;
+	uint32_t *ord = d->nfiles ? by_cell(d, &d->files[0].cell, sizeof(d->files[0]), d->nfiles) : NULL;
+	struct strbuf ld = STRBUF_INIT;
+	uint32_t lead_cell = UINT32_MAX;
+	sb_adds(&o.buf, files_header);
+	for (size_t k = 0; k < d->nfiles; k++) {
+		const struct rd_file *f = &d->files[ord[k]];
+		if (f->cell != lead_cell) {
+			sb_reset(&ld);
+			lead(&ld, d, &d->cells[f->cell]);
+			lead_cell = f->cell;
+		}
+		sb_add(&o.buf, ld.buf, ld.len);
+		sb_add_csv(&o.buf, f->file);
+		sb_addch(&o.buf, ',');
+		add_int(&o.buf, f->bytes);
+		sb_addch(&o.buf, ',');
+		csv_add_double(&o.buf, f->seconds);
+		sb_addch(&o.buf, ',');
+		if (f->seconds > 0)
+			csv_add_double(&o.buf, (double)f->bytes / f->seconds / 1e6);
+		sb_addch(&o.buf, '\n');
+		rout_flush_some(&o);
+	}
+	free(ord);
+	sb_release(&ld);
+	return rout_commit(&o, err);
+}
