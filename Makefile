@@ -31,7 +31,7 @@ PLATFORM_DEFS := -D_GNU_SOURCE
 PLATFORM_PKGS := liburing
 endif
 
-PKGS     := yaml-0.1 sqlite3 libcrypto json-c $(PLATFORM_PKGS)
+PKGS     := yaml-0.1 sqlite3 libcrypto json-c cairo $(PLATFORM_PKGS)
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS))
 TEST_PKG_CFLAGS := $(shell pkg-config --cflags cunit)

@@ -23,7 +23,7 @@
 
 #include "../platform/platform.h"
 #include "../provision/provision.h"
-#include "../reports/csv.h"
+#include "../reports/report.h"
 #include "module.h"
 #include "schedule.h"
 #include "store.h"
@@ -566,20 +566,6 @@ static void warn_cache(struct run *run)
 				      "remount: not applied", run->backend->name);
 }
 
-static int write_csvs(struct run *run, struct strbuf *err)
-{
-	struct strbuf path = STRBUF_INIT;
-	int rc;
-	sb_addf(&path, "%s/results.csv", run->dir.buf);
-	rc = csv_write_results(run->store, path.buf, err);
-	if (rc == 0) {
-		sb_reset(&path);
-		sb_addf(&path, "%s/files.csv", run->dir.buf);
-		rc = csv_write_files(run->store, path.buf, err);
-	}
-	sb_release(&path);
-	return rc;
-}
 
 enum run_status runner_run(const struct plan *p, const struct run_options *o,
 			   struct strbuf *run_dir, struct strbuf *err)
@@ -746,8 +732,8 @@ stop:
 		if (err->len)
 			event(&run, "info", "run %s: %s", status, err->buf);
 	}
-	if (write_csvs(&run, &msg) < 0) {
-		sb_addf(err, "%scannot write the CSV files: %s", err->len ? "; " : "", msg.buf);
+	if (reports_write(run.store, run.dir.buf, &msg) < 0) {
+		sb_addf(err, "%scannot write the reports: %s", err->len ? "; " : "", msg.buf);
 		result = RUN_FAILED;
 	}
 out:

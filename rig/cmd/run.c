@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../provision/safety.h"
 #include "../runner.h"
@@ -88,12 +89,17 @@ int cmd_run(int argc, char **argv)
 	enum run_status st = runner_run(p, &ro, &dir, &err);
 	int rc;
 	switch (st) {
-	case RUN_OK:
-		printf("run:     %s\nresults: %s/results.csv\nfiles:   %s/files.csv\n"
-		       "report:  %s/results.csv\n",
-		       dir.buf, dir.buf, dir.buf, dir.buf);
+	case RUN_OK: {
+		struct strbuf html = STRBUF_INIT;
+		sb_addf(&html, "%s/report.html", dir.buf);
+		printf("run:     %s\nresults: %s/results.csv\nsummary: %s/summary.csv\n",
+		       dir.buf, dir.buf, dir.buf);
+		/* The plan's report.formats decide whether there is an HTML report. */
+		printf("report:  %s\n", access(html.buf, R_OK) == 0 ? html.buf : "(no html in report.formats)");
+		sb_release(&html);
 		rc = EXIT_OK;
 		break;
+	}
 	case RUN_FAILED:
 		fprintf(stderr, "rig run: %s\n", err.buf);
 		if (dir.len)
