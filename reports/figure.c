@@ -121,6 +121,17 @@ static void axis_linear(struct axis *a, double lo, double hi, int zero, int inte
 	if (integer && step < 1)
 		step = 1;
 	a->log = 0;
+	if (integer && hi - lo <= 24) {
+		/* Positions, cycles: every whole value a tick, half a unit of
+		 * room at both ends so the end points are not on the frame. */
+		step = hi - lo > 12 ? 2 : 1;
+		a->lo = lo - 0.5;
+		a->hi = hi + 0.5;
+		a->nticks = 0;
+		for (double t = lo; t <= hi + 1e-9 && a->nticks < 64; t += step)
+			a->ticks[a->nticks++] = t;
+		return;
+	}
 	a->lo = floor(lo / step) * step;
 	a->hi = ceil(hi / step) * step;
 	if (zero && lo >= 0)
