@@ -156,7 +156,8 @@ static void build_templates(struct rdata *d)
 		if (sid < n0)
 			tid[sid] = (uint32_t)k; /* provisional: before sorting */
 	}
-	qsort(d->tmpls, d->ntmpls, sizeof(*d->tmpls), cmp_tmpl);
+	if (d->ntmpls > 1)
+		qsort(d->tmpls, d->ntmpls, sizeof(*d->tmpls), cmp_tmpl);
 	/* Second pass: each cell's template, computed once per step path. */
 	memset(tid, 0xff, (n0 ? n0 : 1) * sizeof(*tid));
 	for (size_t i = 0; i < d->ncells; i++) {
@@ -290,9 +291,11 @@ static void rank_cells(struct rdata *d, uint32_t *crank)
 	/* Sort the pairs' representative cells; equal ones share a rank. */
 	uint32_t *order = xmalloc((npairs ? npairs : 1) * sizeof(*order));
 	uint32_t *prank = xmalloc((npairs ? npairs : 1) * sizeof(*prank));
-	memcpy(order, rep, npairs * sizeof(*order));
+	if (npairs)
+		memcpy(order, rep, npairs * sizeof(*order));
 	rank_ctx.d = d;
-	qsort(order, npairs, sizeof(*order), cmp_cells);
+	if (npairs > 1)
+		qsort(order, npairs, sizeof(*order), cmp_cells);
 	/* order holds cell indices; map each back to its pair. */
 	uint32_t r = 0;
 	for (uint32_t i = 0; i < npairs; i++) {
