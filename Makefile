@@ -124,6 +124,7 @@ lint:
 bench: $(BUILD)/rig
 	RIG=$(abspath $(BUILD)/rig) bash bench/io.sh
 	RIG=$(abspath $(BUILD)/rig) bash bench/tree.sh
+	RIG=$(abspath $(BUILD)/rig) bash bench/report.sh
 
 run: $(BUILD)/rig
 	$(BUILD)/rig run configs/quick.yaml

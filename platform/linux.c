@@ -118,3 +118,35 @@ unsigned plat_direct_align(void)
 {
 	return 4096; /* covers 512e and 4Kn devices and every page size we meet */
 }
+
+void plat_cpu(struct strbuf *sb)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[512];
+	int found = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "model name", 10)) {
+			char *v = strchr(line, ':');
+			if (v) {
+				v++;
+				while (*v == ' ' || *v == '\t')
+					v++;
+				v[strcspn(v, "\n")] = '\0';
+				sb_adds(sb, v);
+				found = 1;
+				break;
+			}
+		}
+	}
+	if (f)
+		fclose(f);
+	if (!found)
+		sb_adds(sb, "unknown");
+	sb_addf(sb, " (%ld cores)", sysconf(_SC_NPROCESSORS_ONLN));
+}
+
+uint64_t plat_mem_bytes(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+	return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : 0;
+}

@@ -5,11 +5,13 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/param.h>
+#include <sys/sysctl.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "platform.h"
 #include "../rig/util/spawn.h"
+#include "../rig/util/strbuf.h"
 
 uint64_t plat_clock_ns(void)
 {
@@ -78,4 +80,24 @@ int plat_no_readahead(int fd)
 unsigned plat_direct_align(void)
 {
 	return 4096;
+}
+
+void plat_cpu(struct strbuf *sb)
+{
+	char model[256];
+	size_t len = sizeof(model);
+	if (sysctlbyname("machdep.cpu.brand_string", model, &len, NULL, 0) == 0)
+		sb_adds(sb, model);
+	else
+		sb_adds(sb, "unknown");
+	sb_addf(sb, " (%ld cores)", sysconf(_SC_NPROCESSORS_ONLN));
+}
+
+uint64_t plat_mem_bytes(void)
+{
+	uint64_t mem = 0;
+	size_t len = sizeof(mem);
+	if (sysctlbyname("hw.memsize", &mem, &len, NULL, 0) != 0)
+		return 0;
+	return mem;
 }

@@ -19,6 +19,13 @@ const char *plat_name(void);
  * "tmpfs", ...; "unknown" when it cannot tell). 0 or a negative errno. */
 int plat_fs_type(const char *path, char *buf, size_t size);
 
+/* The CPU's model name and the number of online CPUs ("AMD EPYC 7B13 (2 cores)");
+ * "unknown" when it cannot tell. */
+struct strbuf;
+void plat_cpu(struct strbuf *sb);
+/* Physical memory in bytes, 0 when unknown. */
+uint64_t plat_mem_bytes(void);
+
 /*
  * Open a data file for measured I/O. With direct: O_DIRECT (Linux) or
  * F_NOCACHE (macOS). When the file system refuses direct I/O, the file is

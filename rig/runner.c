@@ -647,6 +647,17 @@ enum run_status runner_run(const struct plan *p, const struct run_options *o,
 	};
 	if (store_begin_run(run.store, &sr, err) < 0)
 		goto out;
+	{
+		/* Provenance the report shows: the machine that measured. */
+		struct strbuf cpu = STRBUF_INIT, mem = STRBUF_INIT, e2 = STRBUF_INIT;
+		plat_cpu(&cpu);
+		sb_addf(&mem, "%llu", (unsigned long long)plat_mem_bytes());
+		store_add_note(run.store, 0, "cpu", cpu.buf, &e2);
+		store_add_note(run.store, 0, "memory_bytes", mem.buf, &e2);
+		sb_release(&cpu);
+		sb_release(&mem);
+		sb_release(&e2);
+	}
 
 	run.sp.log = log_command;
 	run.sp.opaque = &run;

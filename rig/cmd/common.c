@@ -55,12 +55,16 @@ const struct rig_cmd rig_cmds[] = {
 	{ "report", cmd_report, "write a run's reports again from its results store",
 	  "usage: rig report RUN\n"
 	  "\n"
-	  "Reads RUN/results.db and writes RUN/results.csv and RUN/files.csv again.\n"
+	  "Reads RUN/results.db and writes results.csv, files.csv, summary.csv, and\n"
+	  "report.html with figures/ and results.json as the plan's report.formats ask.\n"
 	  "Reports are functions of the store alone; measured data is never changed.\n" },
-	{ "compare", cmd_compare, "compare runs (not yet available)",
-	  "usage: rig compare RUN_A RUN_B...\n"
+	{ "compare", cmd_compare, "compare runs side by side",
+	  "usage: rig compare [-o DIR] RUN_A RUN_B...\n"
 	  "\n"
-	  "Not available in this build yet: it arrives with the reports.\n" },
+	  "Joins runs on (step, volume or file system, metric), compares each with the\n"
+	  "first (percent difference, 95% interval, Welch p), warns when plans, hosts or\n"
+	  "disks differ, and writes DIR/compare.html and DIR/compare.csv (DIR defaults\n"
+	  "to the current directory).\n" },
 	{ "devices", cmd_devices, "list disks and whether rig may erase them",
 	  "usage: rig devices\n"
 	  "\n"
