@@ -3,8 +3,11 @@
  * differ per stream and per sector, are reproducible from the seed and
  * independent of how they are cut into blocks, verify after the pool has
  * been stamped for other streams, and a 64 MiB write holds no two equal
- * 4K blocks. Plus the least-squares fit of rig/util/fit.c, which write
- * and read use for time = overhead + bytes / rate.
+ * 4K blocks; a buffer filled once and restamped per write (payload_restamp)
+ * holds each write's stamps over the base's bytes, verifies with
+ * payload_check_restamped, and never repeats a sector. Plus the
+ * least-squares fit of rig/util/fit.c, which write and read use for
+ * time = overhead + bytes / rate.
  */
 #include <errno.h>
 #include <math.h>
@@ -219,6 +222,12 @@ static int cmp_block(const void *a, const void *b)
 	return memcmp(blocks_base + i * 4096, blocks_base + j * 4096, 4096);
 }
 
+static int cmp_sector(const void *a, const void *b)
+{
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	return memcmp(blocks_base + i * 512, blocks_base + j * 512, 512);
+}
+
 /* A 64 MiB file written in 1 MiB blocks holds no two equal 4K blocks, even
  * when the stamps are ignored. */
 static void test_no_equal_blocks(void)
@@ -251,6 +260,143 @@ static void test_no_equal_blocks(void)
 	CU_ASSERT_EQUAL(dups, 0);
 	free(idx);
 	free(file);
+	payload_release(&p);
+}
+
+/* --- restamping a reused buffer --- */
+
+/* Restamped: the stamps of (stream, offset), the base's bytes elsewhere;
+ * verified by payload_check_restamped, refused by the plain check. */
+static void test_restamp_contents(void)
+{
+	struct payload p;
+	CU_ASSERT_EQUAL_FATAL(payload_init(&p, 21, MIB), 0);
+	size_t len = 16 * 1024;
+	uint64_t b0 = 77, o0 = 3 * 4096;
+	unsigned char *base = malloc(len), *buf = malloc(len), *fresh = malloc(len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(base);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fresh);
+	payload_copy(&p, b0, o0, base, len);
+	memcpy(buf, base, len);
+	uint64_t s = 1000, off = 5 * (uint64_t)MIB + 8192; /* congruent to o0 mod 512 */
+	payload_restamp(&p, s, off, buf, len);
+	payload_copy(&p, s, off, fresh, len);
+	for (size_t i = 0; i < len; i++) {
+		int stamp = i % PAYLOAD_SECTOR < PAYLOAD_STAMP;
+		if (buf[i] != (stamp ? fresh[i] : base[i])) {
+			CU_FAIL("restamped byte neither the stream's stamp nor the base's byte");
+			break;
+		}
+	}
+	CU_ASSERT_EQUAL(payload_check_restamped(&p, b0, o0, s, off, buf, len), 0);
+	CU_ASSERT_EQUAL(payload_diff_restamped(&p, b0, o0, s, off, buf, len), len);
+	CU_ASSERT_EQUAL(payload_check(&p, s, off, buf, len), -EILSEQ);
+	CU_ASSERT_EQUAL(payload_check(&p, b0, o0, buf, len), -EILSEQ);
+	/* Wrong base, stream or offset: refused. */
+	CU_ASSERT_EQUAL(payload_check_restamped(&p, b0 + 1, o0, s, off, buf, len), -EILSEQ);
+	CU_ASSERT_EQUAL(payload_check_restamped(&p, b0, o0 + 4096, s, off, buf, len), -EILSEQ);
+	CU_ASSERT_EQUAL(payload_check_restamped(&p, b0, o0, s + 1, off, buf, len), -EILSEQ);
+	CU_ASSERT_EQUAL(payload_check_restamped(&p, b0, o0, s, off + 512, buf, len), -EILSEQ);
+	/* One flipped bit anywhere is found at its index. */
+	static const size_t where[] = { 0, 15, 16, 511, 512, 4096 + 7, 16383 };
+	for (size_t i = 0; i < sizeof(where) / sizeof(where[0]); i++) {
+		buf[where[i]] ^= 0x01;
+		CU_ASSERT_EQUAL(payload_check_restamped(&p, b0, o0, s, off, buf, len), -EILSEQ);
+		CU_ASSERT_EQUAL(payload_diff_restamped(&p, b0, o0, s, off, buf, len), where[i]);
+		buf[where[i]] ^= 0x01;
+	}
+	/* Restamping again replaces every stamp; back for the base, the
+	 * base's payload exactly. */
+	payload_restamp(&p, s + 1, off, buf, len);
+	CU_ASSERT_EQUAL(payload_check_restamped(&p, b0, o0, s + 1, off, buf, len), 0);
+	payload_restamp(&p, b0, o0, buf, len);
+	CU_ASSERT_EQUAL(memcmp(buf, base, len), 0);
+	CU_ASSERT_EQUAL(payload_check(&p, b0, o0, buf, len), 0);
+	/* Stamping the pool for other streams meanwhile changes nothing. */
+	payload_restamp(&p, s, off, buf, len);
+	for (uint64_t t = 0; t < 100; t++)
+		(void)payload_block(&p, t, o0, len);
+	CU_ASSERT_EQUAL(payload_check_restamped(&p, b0, o0, s, off, buf, len), 0);
+	free(base);
+	free(buf);
+	free(fresh);
+	payload_release(&p);
+}
+
+/* Offsets not congruent with the base, odd lengths, pieces that split
+ * stamps: the definition (copy of the base, then the stamps) holds, and the
+ * restamp is the same however the buffer is cut. */
+static void test_restamp_unaligned(void)
+{
+	struct payload p;
+	CU_ASSERT_EQUAL_FATAL(payload_init(&p, 22, MIB), 0);
+	static const struct { uint64_t o0, off; size_t len; } cases[] = {
+		{ 0, 1000, 4096 }, { 7, 3 * 512 + 5, 3001 }, { 512, 15, 17 },
+		{ 100, 2 * (uint64_t)PAYLOAD_RING - 600, 9000 }, { 0, 0, 1 },
+	};
+	unsigned char a[9000], b[9000], want[9000];
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		size_t len = cases[k].len;
+		uint64_t o0 = cases[k].o0, off = cases[k].off;
+		payload_copy(&p, 5, o0, a, len);
+		memcpy(b, a, len);
+		payload_restamp(&p, 9, off, a, len);
+		/* In odd pieces. */
+		for (size_t at = 0, n = 1; at < len; at += n, n = n * 3 + 1) {
+			if (n > len - at)
+				n = len - at;
+			payload_restamp(&p, 9, off + at, b + at, n);
+		}
+		CU_ASSERT_EQUAL(memcmp(a, b, len), 0);
+		/* By hand: the stream's stamp where its sector begins, else the base. */
+		payload_copy(&p, 5, o0, want, len);
+		unsigned char fresh[9000];
+		payload_copy(&p, 9, off, fresh, len);
+		for (size_t i = 0; i < len; i++)
+			if ((off + i) % PAYLOAD_SECTOR < PAYLOAD_STAMP)
+				want[i] = fresh[i];
+		CU_ASSERT_EQUAL(memcmp(a, want, len), 0);
+		CU_ASSERT_EQUAL(payload_check_restamped(&p, 5, o0, 9, off, a, len), 0);
+	}
+	payload_release(&p);
+}
+
+/* One 4K buffer restamped for 2000 writes (fresh streams, random-looking
+ * offsets, as randwrite does): no two of the 16,000 sectors written are
+ * equal, nor any two blocks. */
+static void test_restamp_unique(void)
+{
+	struct payload p;
+	CU_ASSERT_EQUAL_FATAL(payload_init(&p, 23, MIB), 0);
+	enum { WRITES = 2000, BLK = 4096 };
+	unsigned char *out = malloc((size_t)WRITES * BLK), buf[BLK];
+	size_t ns = (size_t)WRITES * BLK / 512;
+	size_t *idx = malloc(ns * sizeof(size_t));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(idx);
+	payload_copy(&p, 1234, 0, buf, BLK);
+	for (uint64_t k = 0; k < WRITES; k++) {
+		/* A few offsets, written many times: overwrites with new streams. */
+		uint64_t off = (k * 7919 % 64) * BLK;
+		payload_restamp(&p, 5000 + k, off, buf, BLK);
+		memcpy(out + k * BLK, buf, BLK);
+	}
+	for (size_t i = 0; i < ns; i++)
+		idx[i] = i;
+	blocks_base = out;
+	qsort(idx, ns, sizeof(size_t), cmp_sector);
+	size_t dups = 0;
+	for (size_t i = 1; i < ns; i++)
+		dups += cmp_sector(&idx[i - 1], &idx[i]) == 0;
+	CU_ASSERT_EQUAL(dups, 0);
+	/* And each write still verifies. */
+	for (uint64_t k = 0; k < WRITES; k += 97)
+		CU_ASSERT_EQUAL(payload_check_restamped(&p, 1234, 0, 5000 + k, (k * 7919 % 64) * BLK,
+							out + k * BLK, BLK),
+				0);
+	free(idx);
+	free(out);
 	payload_release(&p);
 }
 
@@ -329,6 +475,10 @@ void register_payload_tests(void)
 	test_add(s, "the same bytes however cut", test_cut_independent);
 	test_add(s, "payload_check finds a flipped bit", test_check_detects);
 	test_add(s, "no two equal 4K blocks in 64 MiB", test_no_equal_blocks);
+	test_add(s, "restamp: stamps of the write, the base's bytes elsewhere, verifiable",
+		 test_restamp_contents);
+	test_add(s, "restamp: unaligned offsets and odd pieces", test_restamp_unaligned);
+	test_add(s, "restamp: one buffer, 2000 writes, no two equal sectors", test_restamp_unique);
 	CU_pSuite f = test_suite("fit");
 	test_add(f, "exact recovery of time = overhead + bytes/rate", test_fit_exact);
 	test_add(f, "least squares by hand", test_fit_least_squares);

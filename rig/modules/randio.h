@@ -13,7 +13,16 @@
  * cell's seed; the queue engine's worker t uses (t, 0), so at qd 1 both
  * engines issue exactly the same offsets. The k-th write of a worker
  * carries payload stream (payload base of (t, q)) + k: every write puts
- * fresh bytes on disk, and a test can replay which stream wrote a block.
+ * fresh stamps on disk, and a test can replay which stream wrote a block.
+ *
+ * Write buffers are filled once, before the clock: slot i of worker (t, q)
+ * with payload_copy of stream slot_base(t, q) at offset i * block (so the
+ * slots of a worker hold different windows of the pool). Each write then
+ * only restamps its slot's buffer for (its stream, its offset)
+ * (payload_restamp: 8 stamps per 4 KiB, no cold pool bytes pulled into
+ * the cache); payload_check_restamped verifies a block against
+ * (slot_base, i * block) for some slot i of the writer (which slot carried
+ * a request depends on completion order).
  */
 #ifndef RIG_RANDIO_H
 #define RIG_RANDIO_H
@@ -53,6 +62,7 @@ struct randio_stream {
 	uint64_t nblocks;
 	uint64_t block;
 	uint64_t payload_base;
+	uint64_t slot_base; /* payload stream the slot buffers are filled from */
 	uint64_t k;      /* requests drawn so far */
 };
 
@@ -65,6 +75,13 @@ static inline uint64_t randio_stream_next(struct randio_stream *s, uint64_t *str
 {
 	*stream = s->payload_base + s->k++;
 	return prng_below(&s->rng, s->nblocks) * s->block;
+}
+
+/* Where slot `slot`'s buffer is filled from: stream s->slot_base at this
+ * offset (block-aligned, so its stamps sit where the writes' do). */
+static inline uint64_t randio_slot_offset(const struct randio_stream *s, unsigned slot)
+{
+	return (uint64_t)slot * s->block;
 }
 
 /* The payload pool's seed for a cell. */

@@ -7,7 +7,8 @@
  * (one system call), record every completion reaped, and put a new request
  * on each freed slot before the next call. One clock read per batch stamps
  * the completions; a second, after the new requests are prepared, stamps
- * their submission (so payload copying is not counted as device latency).
+ * their submission (so restamping the payload is not counted as device
+ * latency).
  *
  * psync engine (portable): each worker is a thread doing one pread/pwrite
  * at a time, fio's psync engine with `qd` x `threads` jobs. Two clock reads
@@ -37,6 +38,8 @@ void randio_stream_init(struct randio_stream *s, uint64_t seed, unsigned thread,
 	prng_seed(&s->rng, seed_derive(seed, label));
 	snprintf(label, sizeof(label), "randio/%u/%u/payload", thread, queue);
 	s->payload_base = seed_derive(seed, label);
+	snprintf(label, sizeof(label), "randio/%u/%u/slots", thread, queue);
+	s->slot_base = seed_derive(seed, label);
 	s->nblocks = nblocks;
 	s->block = block;
 	s->k = 0;
@@ -83,7 +86,7 @@ static inline void queue_issue(struct randio_worker *w, struct aio_queue *q, uns
 	uint64_t stream;
 	uint64_t off = randio_stream_next(&w->stream, &stream);
 	if (job->write)
-		payload_copy(job->payload, stream, off, w->bufs[s], job->block);
+		payload_restamp(job->payload, stream, off, w->bufs[s], job->block);
 	aio_prep(q, s, off, job->write);
 	w->slots[s].off = off;
 }
@@ -187,7 +190,7 @@ void *randio_psync_worker(void *arg)
 		uint64_t stream;
 		uint64_t off = randio_stream_next(&w->stream, &stream);
 		if (job->write) {
-			payload_copy(job->payload, stream, off, buf, len);
+			payload_restamp(job->payload, stream, off, buf, len);
 			t0 = plat_clock_ns();
 		}
 		if (first) {

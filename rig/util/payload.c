@@ -219,3 +219,41 @@ int payload_check(const struct payload *p, uint64_t stream, uint64_t offset, con
 {
 	return payload_diff(p, stream, offset, buf, len) == len ? 0 : -EILSEQ;
 }
+
+void payload_restamp(const struct payload *p, uint64_t stream, uint64_t offset, void *buf,
+		     size_t len)
+{
+	struct stream_keys sk = keys_of(p, stream);
+	stamp_range(&sk, offset, buf, len);
+}
+
+/* The expected bytes are built a piece at a time (base copy, then the
+ * stamps) and compared: a check, not a hot path. */
+#define RESTAMP_PIECE 4096u
+
+size_t payload_diff_restamped(const struct payload *p, uint64_t base_stream,
+			      uint64_t base_offset, uint64_t stream, uint64_t offset,
+			      const void *buf, size_t len)
+{
+	struct stream_keys sk = keys_of(p, stream);
+	const unsigned char *in = buf;
+	unsigned char want[RESTAMP_PIECE];
+	for (size_t done = 0; done < len;) {
+		size_t n = len - done < RESTAMP_PIECE ? len - done : RESTAMP_PIECE;
+		payload_copy(p, base_stream, base_offset + done, want, n);
+		stamp_range(&sk, offset + done, want, n);
+		size_t d = first_diff(in + done, want, n);
+		if (d < n)
+			return done + d;
+		done += n;
+	}
+	return len;
+}
+
+int payload_check_restamped(const struct payload *p, uint64_t base_stream, uint64_t base_offset,
+			    uint64_t stream, uint64_t offset, const void *buf, size_t len)
+{
+	return payload_diff_restamped(p, base_stream, base_offset, stream, offset, buf, len) == len
+		       ? 0
+		       : -EILSEQ;
+}
