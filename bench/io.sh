@@ -79,13 +79,16 @@ PY
 	rm -rf "$out"
 }
 
-# fio_metric DIR KIND ARGS... -> MB/s (bw) or IOPS
+# fio_metric DIR KIND ARGS... -> MB/s (bw) or IOPS. fio's file is kept
+# between runs (rig, too, writes its random-I/O file before its clock
+# starts; a fresh fio file would pay for converting unwritten extents);
+# sequential writes start from no file, as rig's do.
 fio_metric() {
 	local dir=$1 kind=$2
 	shift 2
 	mkdir -p "$dir"
+	[ "$kind" = wbw ] && rm -f "$dir"/b.*
 	fio --output-format=json --directory="$dir" --name=b "$@" > "$WORK/fio.json"
-	rm -f "$dir"/b.*
 	python3 - "$WORK/fio.json" "$kind" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))["jobs"][0]
