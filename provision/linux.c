@@ -255,6 +255,29 @@ static void mkdir_mnt(struct provision_ctx *ctx, struct lx *s, struct lvol *v, i
 }
 
 /* The facts recorded with a volume (docs/architecture.md lists them). */
+
+/*
+ * The bus a disk hangs on, from where the kernel put it in sysfs
+ * (/sys/block/X links into the device tree: .../usb1/..., .../nvme/...,
+ * .../ata3/..., .../virtio2/..., .../virtual/block/loop0): "usb", "nvme",
+ * "ata", "virtio", "scsi", "mmc", "virtual", or NULL when unknown.
+ */
+static const char *disk_bus(const char *disk)
+{
+	static const char *const buses[] = { "usb", "nvme", "ata", "virtio", "mmc", "scsi", "virtual" };
+	char link[512], target[1024];
+	snprintf(link, sizeof(link), "/sys/block/%s", disk);
+	if (!realpath(link, target))
+		return NULL;
+	for (size_t i = 0; i < sizeof(buses) / sizeof(buses[0]); i++) {
+		char pat[32];
+		snprintf(pat, sizeof(pat), "/%s", buses[i]);
+		if (strstr(target, pat))
+			return buses[i];
+	}
+	return NULL;
+}
+
 static char *volume_facts(struct provision_ctx *ctx, struct lx *s, size_t li, size_t k,
 			  const char *mkfs)
 {
@@ -280,6 +303,12 @@ static char *volume_facts(struct provision_ctx *ctx, struct lx *s, size_t li, si
 			s->dio == 1 ? "true" : s->dio == 0 ? "false" : "null");
 	}
 	const char *disk = lx_base_name(s->disk);
+	const char *bus = s->dry ? NULL : disk_bus(disk);
+	sb_adds(&j, ",\"bus\":");
+	if (bus)
+		sb_add_json(&j, bus);
+	else
+		sb_adds(&j, "null");
 	char *rot = s->dry ? NULL : linux_attr("", "/sys/block/%s/queue/rotational", disk);
 	sb_addf(&j, ",\"rotational\":%s", !rot ? "null" : !strcmp(rot, "1") ? "true" : "false");
 	free(rot);
