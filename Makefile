@@ -2,7 +2,8 @@
 #
 #   make              build/rig (warnings are errors)
 #   make check        build with AddressSanitizer + UndefinedBehaviorSanitizer
-#                     into build/san and run every test suite (what CI runs)
+#                     into build/san and run every test suite (what CI runs;
+#                     SUITES=walk,tree: only the suites whose names contain those)
 #   make run          build and run configs/quick.yaml
 #   make install      PREFIX=/usr/local: binary, configs, man page
 #   make lint         the style checks alone (banned functions, no shell strings)
@@ -112,7 +113,7 @@ $(BUILD)/san/obj/%.o: %.c
 
 # The tests run the sanitized rig binary too (end-to-end suites).
 check test: lint $(BUILD)/san/rig $(BUILD)/san/rig-tests $(TOOLS)
-	RIG_BIN=$(abspath $(BUILD)/san/rig) RIG_SRC=$(CURDIR) \
+	RIG_BIN=$(abspath $(BUILD)/san/rig) RIG_SRC=$(CURDIR) RIG_SUITES=$(SUITES) \
 	RIG_FUSE_HDD=$(if $(TOOLS),$(abspath $(TOOLS))) \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	$(BUILD)/san/rig-tests
