@@ -598,6 +598,67 @@ static void test_image_io_error(void)
 	ix_done(&x, "io:write:2:EIO");
 }
 
+static void test_disk_target_faults(void)
+{
+	/* A disk target: a loop device this test makes over its own file
+	 * (rig may erase it with --allow loop and confirm = the backing file). */
+	char *tmp = test_tmpdir();
+	struct strbuf backing = STRBUF_INIT, plan = STRBUF_INIT, out = STRBUF_INIT, text = STRBUF_INIT;
+	sb_addf(&backing, "%s/backing.img", tmp);
+	sb_addf(&plan, "%s/plan.yaml", tmp);
+	sb_addf(&out, "%s/out", tmp);
+	int fd = open(backing.buf, O_RDWR | O_CREAT | O_EXCL, 0600);
+	CU_ASSERT_TRUE_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(ftruncate(fd, 300 << 20), 0);
+	close(fd);
+	const char *lo[] = { "losetup", "--find", "--show", backing.buf, NULL };
+	char *dev = NULL;
+	CU_ASSERT_EQUAL_FATAL(pt_cmd(lo, &dev), 0);
+	dev[strcspn(dev, "\n")] = '\0';
+	sb_addf(&text, "rig: 1\nname: disk\ntarget:\n  disk: { device: %s, confirm: \"%s\" }\n"
+		       "layouts:\n  - name: one\n    partitions:\n      - { name: A, fs: ext4, size: 50%% }\n"
+		       "      - { name: B, fs: ext4, size: rest }\n"
+		       "steps:\n  - write: { files: 1, size: 1M }\n", dev, backing.buf);
+	test_write_file(plan.buf, text.buf);
+	const char *args[] = { "run", "-q", "--yes", "--allow", "loop", "-o", out.buf, plan.buf, NULL };
+	char *o = NULL;
+	/* the zap fails: nothing else writes to the disk */
+	CU_ASSERT_EQUAL(rig_fault("spawn:sgdisk --zap-all:1", args, &o), 1);
+	struct strbuf want = STRBUF_INIT;
+	sb_addf(&want, "sgdisk --zap-all %s failed with exit status 1:\n  sgdisk: failure injected", dev);
+	CU_ASSERT_TRUE(o && strstr(o, want.buf));
+	free(o);
+	CU_ASSERT_TRUE(eq(pt_run_query(out.buf, "SELECT count(*) FROM commands WHERE argv LIKE "
+						"'mkfs%' OR argv LIKE 'sgdisk --clear%'"), "0"));
+	/* the second mkfs fails: the first volume is unmounted again */
+	test_rmtree(out.buf);
+	CU_ASSERT_EQUAL(rig_fault("spawn:mkfs.ext4:2", args, &o), 1);
+	CU_ASSERT_TRUE(o && strstr(o, "mkfs.ext4 -F -q -L B "));
+	free(o);
+	CU_ASSERT_TRUE(eq(pt_run_query(out.buf, "SELECT group_concat(substr(argv, 1, "
+						"instr(argv, ' ') - 1), ' ') FROM commands"),
+			  "sgdisk sgdisk partx mkfs.ext4 mount mkfs.ext4 umount"));
+	struct strbuf left = STRBUF_INIT;
+	/* the test's own cleanup: partitions, then the device; then nothing may be left */
+	const char *px[] = { "partx", "--delete", dev, NULL };
+	pt_cmd(px, NULL);
+	const char *det[] = { "losetup", "--detach", dev, NULL };
+	CU_ASSERT_EQUAL(pt_cmd(det, NULL), 0);
+	int n = pt_leftovers(tmp, &left);
+	if (n)
+		fprintf(stderr, "\nleft behind:\n%s", left.buf);
+	CU_ASSERT_EQUAL(n, 0);
+	free(dev);
+	test_rmtree(tmp);
+	free(tmp);
+	sb_release(&left);
+	sb_release(&want);
+	sb_release(&backing);
+	sb_release(&plan);
+	sb_release(&out);
+	sb_release(&text);
+}
+
 void register_fault_tests(void)
 {
 	CU_pSuite s = test_suite("fault injection (RIG_FAULT)");
@@ -618,4 +679,5 @@ void register_fault_tests(void)
 		 test_every_command_fails_once);
 	test_add(r, "signals before and after chosen commands", test_signals_at_commands);
 	test_add(r, "EIO on a mounted volume", test_image_io_error);
+	test_add(r, "a disk target: the zap or the second mkfs failing", test_disk_target_faults);
 }
