@@ -16,7 +16,8 @@
  * command and its output, teardown of what was built, and no mount, loop
  * device or image left (pt_leftovers: /proc/self/mountinfo, sysfs and
  * `losetup -a`, for devices over this test's own files only). Signals
- * before and after chosen commands, and an I/O error on a mounted volume.
+ * before and after chosen commands, an I/O error on a mounted volume, and
+ * a disk target (a loop device made here) whose zap or second mkfs fails.
  * (provision_test.c has the fake failing mkfs.xfs and the timed signals.)
  */
 #include <errno.h>
