@@ -113,7 +113,7 @@ $(BUILD)/san/obj/%.o: %.c
 
 # The tests run the sanitized rig binary too (end-to-end suites).
 check test: lint $(BUILD)/san/rig $(BUILD)/san/rig-tests $(TOOLS)
-	RIG_BIN=$(abspath $(BUILD)/san/rig) RIG_SRC=$(CURDIR) RIG_SUITES=$(SUITES) \
+	RIG_BIN=$(abspath $(BUILD)/san/rig) RIG_SRC=$(CURDIR) RIG_TEST_ONLY=$(SUITES) \
 	RIG_FUSE_HDD=$(if $(TOOLS),$(abspath $(TOOLS))) \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	$(BUILD)/san/rig-tests

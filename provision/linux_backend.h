@@ -40,7 +40,12 @@ struct lx {
 	uint64_t bytes;             /* the disk's size; 0 unknown (dry run) */
 	uint32_t sector;
 	struct gpt_part **geo;      /* per layout; NULL when the size is unknown */
+	const char *root;           /* where facts are read: "" this machine, or ctx->sysroot */
 	struct disk_facts facts;    /* disk targets, as last checked */
+	/* The disk as checked and confirmed in prepare: every destructive
+	 * command is preceded by a check that the device still is this disk. */
+	char *id_name, *id_model, *id_serial;
+	uint64_t id_size;
 	/* the provisioned layout */
 	char *disk;                 /* /dev/loopN or the resolved disk */
 	int image_made;
@@ -84,6 +89,16 @@ int lx_loop_is_ours(struct provision_ctx *ctx, const struct lx *s);
 
 /* Read the disk target's facts into s->facts and apply the safety rules. */
 int lx_check_disk(struct provision_ctx *ctx, struct lx *s);
+/* Remember s->facts as the disk that was checked and confirmed. */
+void lx_remember_identity(struct lx *s);
+/*
+ * Run a command that writes to the target (sgdisk, mkfs.*), immediately
+ * after checking that the target is still what was checked: for a disk,
+ * the same name, model, serial and size as when it was confirmed; for an
+ * image, the loop device still reads rig's image. A changed target is
+ * refused (-EPERM) and the command is not run.
+ */
+int lx_run_destructive(struct provision_ctx *ctx, struct lx *s, const char *const *argv);
 /* Ask to type the disk's model or serial (refused without a terminal). */
 int lx_typed_confirmation(struct provision_ctx *ctx, struct lx *s);
 

@@ -53,6 +53,11 @@ struct provision_ctx {
 	void (*note)(void *opaque, int warning, const char *text);
 	void *note_opaque;
 	void *state;              /* the backend's, between calls */
+	/* Tests only (NULL in rig): read disk facts from this recorded machine
+	 * (tests/fixtures/linux/NAME) instead of this one's /sys and /proc.
+	 * Accepted only with a spawner that runs nothing (spawner.fake), so a
+	 * recorded machine's device names never reach a real command. */
+	const char *sysroot;
 };
 
 struct backend_ops {

@@ -27,6 +27,7 @@
 #include "module.h"
 #include "schedule.h"
 #include "store.h"
+#include "util/fault.h"
 #include "util/prng.h"
 #include "util/progress.h"
 #include "util/spawn.h"
@@ -680,6 +681,14 @@ enum run_status runner_run(const struct plan *p, const struct run_options *o,
 			p->name, sched.n, (unsigned long long)run.seed,
 			seed_drawn ? " (drawn; pass --seed to repeat it)" : "", run.dir.buf);
 	warn_cache(&run);
+	if (fault_spec()) {
+		/* Failures made on purpose (util/fault.h): said and recorded. */
+		struct strbuf e2 = STRBUF_INIT;
+		store_add_note(run.store, 0, "fault_injection", fault_spec(), &e2);
+		sb_release(&e2);
+		event(&run, "warning", "fault injection is active (RIG_FAULT=%s): failures in "
+				       "this run are made on purpose", fault_spec());
+	}
 
 	struct sigaction old_int, old_term;
 	rig_cancel = 0;

@@ -2,8 +2,8 @@
  * The test runner: registers every suite the Makefile found (suites.inc),
  * runs them with CUnit's basic interface, and exits with the number of
  * failures, so `make check` fails when any assertion does. CUnit's summary
- * is the last thing printed. RIG_SUITES=a,b runs only the suites whose names
- * contain one of those words (for working on one area; CI runs them all).
+ * is the last thing printed. RIG_TEST_ONLY=a,b runs only the suites whose
+ * names contain one of those words (the others count as inactive).
  */
 #include <CUnit/Basic.h>
 #include <stdio.h>
@@ -25,7 +25,8 @@ int main(int argc, char **argv)
 #define SUITE(fn) fn();
 #include "suites.inc"
 #undef SUITE
-	const char *only = getenv("RIG_SUITES");
+	/* RIG_TEST_ONLY=a,b: only the suites whose names contain a or b. */
+	const char *only = getenv("RIG_TEST_ONLY");
 	if (only && *only) {
 		for (CU_pSuite s = CU_get_registry()->pSuite; s; s = s->pNext) {
 			int keep = 0;

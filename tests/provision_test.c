@@ -647,14 +647,8 @@ void register_provision_tests(void)
 	test_add(c, "--image-size, --allow, rig devices", test_run_options);
 
 	CU_pSuite s = test_suite("provisioning image and disk targets (Linux, root)");
-	if (!test_require_root(s, "loop devices, partitions, mkfs and mount"))
+	if (!pt_require_provisioning(s, "loop devices, partitions, mkfs and mount"))
 		return;
-	if (!pt_have_tools()) {
-		printf("SKIPPED suite '%s': sgdisk, losetup, partx or mkfs.* missing (./setup)\n",
-		       s->pName);
-		CU_set_suite_active(s, CU_FALSE);
-		return;
-	}
 	test_add(s, "linux-ten-partitions: volumes, positions, byte ranges, sgdisk -p",
 		 test_ten_partitions);
 	test_add(s, "linux-fs-halves in both orders, reprovisioned", test_fs_halves);

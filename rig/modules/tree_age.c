@@ -43,6 +43,7 @@
 
 #include "../../platform/platform.h"
 #include "../module.h"
+#include "../util/fault.h"
 #include "../util/payload.h"
 #include "../util/prng.h"
 #include "../util/strbuf.h"
@@ -180,7 +181,7 @@ static int replace_one(struct churner *ch, uint64_t i)
 	if (rc < 0) {
 		churn_error(ch, "write", ch->tmp, -rc);
 	} else if (rc == 0) {
-		int s = plat_full_sync(fd);
+		int s = fault_full_sync(fd);
 		if (s < 0)
 			rc = churn_error(ch, "sync", ch->tmp, -s);
 	}
