@@ -1,0 +1,124 @@
+/* Running a backend's commands; see command.h. */
+#include "command.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../rig/util/strbuf.h"
+
+/* Never raised: commands get their own process group (spawn_opts) but are
+ * never stopped half-way. */
+static volatile sig_atomic_t never_cancel;
+
+void prov_vnote(struct provision_ctx *ctx, int warning, const char *fmt, va_list ap)
+{
+	if (!ctx->note)
+		return;
+	struct strbuf sb = STRBUF_INIT;
+	sb_vaddf(&sb, fmt, ap);
+	ctx->note(ctx->note_opaque, warning, sb.buf);
+	sb_release(&sb);
+}
+
+void prov_note(struct provision_ctx *ctx, int warning, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	prov_vnote(ctx, warning, fmt, ap);
+	va_end(ap);
+}
+
+int prov_cancelled(struct provision_ctx *ctx)
+{
+	if (ctx->cancel && *ctx->cancel) {
+		sb_adds(ctx->err, "interrupted");
+		return 1;
+	}
+	return 0;
+}
+
+void prov_output_head(struct strbuf *sb, const char *out)
+{
+	const char *p = out;
+	int lines = 0;
+	while (*p && lines < PROV_ERR_LINES) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		sb_addf(sb, "\n  %.*s", (int)n, p);
+		lines++;
+		p = nl ? nl + 1 : p + n;
+	}
+	if (*p)
+		sb_adds(sb, "\n  ... (the whole output is in commands.log)");
+}
+
+int prov_run_result(struct provision_ctx *ctx, const char *const *argv, struct spawn_result *r)
+{
+	struct spawn_opts o = { .split = 1, .cancel = &never_cancel };
+	struct strbuf e = STRBUF_INIT;
+	int rc = spawn_run_opts(ctx->sp, argv, NULL, &o, r, &e);
+	if (rc < 0) {
+		memset(r, 0, sizeof(*r));
+		sb_adds(ctx->err, e.buf);
+		sb_release(&e);
+		return rc;
+	}
+	sb_release(&e);
+	if (!r->exited || r->status != 0) {
+		struct strbuf text = STRBUF_INIT;
+		spawn_argv_text(&text, argv);
+		if (r->exited)
+			sb_addf(ctx->err, "%s failed with exit status %d", text.buf, r->status);
+		else
+			sb_addf(ctx->err, "%s was killed by signal %d", text.buf, r->status);
+		if (r->output_len) {
+			sb_addch(ctx->err, ':');
+			prov_output_head(ctx->err, r->output);
+		}
+		sb_release(&text);
+		rc = -EIO;
+	}
+	return rc;
+}
+
+int prov_run(struct provision_ctx *ctx, const char *const *argv, struct spawn_result *out)
+{
+	struct spawn_result r;
+	int rc = prov_run_result(ctx, argv, &r);
+	if (out && rc == 0)
+		*out = r;
+	else
+		spawn_result_release(&r);
+	return rc;
+}
+
+void prov_sleep_ms(unsigned ms)
+{
+	struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+int prov_in_path(const char *name)
+{
+	const char *path = getenv("PATH");
+	if (!path || !*path)
+		path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+	struct strbuf sb = STRBUF_INIT;
+	int found = 0;
+	for (const char *p = path; !found;) {
+		const char *c = strchr(p, ':');
+		size_t n = c ? (size_t)(c - p) : strlen(p);
+		sb_reset(&sb);
+		sb_addf(&sb, "%.*s/%s", (int)n, n ? p : ".", name);
+		found = access(sb.buf, X_OK) == 0;
+		if (!c)
+			break;
+		p = c + 1;
+	}
+	sb_release(&sb);
+	return found;
+}
