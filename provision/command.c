@@ -2,12 +2,14 @@
 #include "command.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "../rig/util/strbuf.h"
+#include "safety.h"
 
 /* Never raised: commands get their own process group (spawn_opts) but are
  * never stopped half-way. */
@@ -121,4 +123,66 @@ int prov_in_path(const char *name)
 	}
 	sb_release(&sb);
 	return found;
+}
+
+int prov_typed_confirmation(struct provision_ctx *ctx, const struct disk_facts *f)
+{
+	if (!isatty(STDIN_FILENO)) {
+		sb_addf(ctx->err, "erasing %s needs a typed confirmation: run rig in a terminal, "
+				  "or pass --yes", f->path);
+		return -EPERM;
+	}
+	fprintf(stderr, "rig: this ERASES everything on %s (%s): %llu bytes, model %s, serial %s\n"
+			"rig: type its model or serial to go on: ",
+		f->path, f->name, (unsigned long long)f->size, f->model ? f->model : "unknown",
+		f->serial ? f->serial : "unknown");
+	fflush(stderr);
+	char line[512];
+	if (!fgets(line, sizeof(line), stdin) || !safety_confirm_matches(f, line)) {
+		sb_addf(ctx->err, "the typed confirmation does not match %s; nothing was changed",
+			f->path);
+		return -EPERM;
+	}
+	return 0;
+}
+
+void prov_teardown_error(struct provision_ctx *ctx, struct strbuf *acc, int *rc, int r)
+{
+	if (r >= 0)
+		return;
+	if (acc->len)
+		sb_adds(acc, "; ");
+	sb_adds(acc, ctx->err->buf);
+	sb_reset(ctx->err);
+	if (*rc == 0)
+		*rc = r;
+}
+
+void prov_undo(struct provision_ctx *ctx, size_t li,
+	       int (*teardown)(struct provision_ctx *ctx, size_t li), struct volume *v, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		volume_release(&v[k]);
+	free(v);
+	struct strbuf keep = STRBUF_INIT, terr = STRBUF_INIT;
+	sb_adds(&keep, ctx->err->buf);
+	struct provision_ctx t = *ctx;
+	t.err = &terr;
+	if (teardown(&t, li) < 0)
+		sb_addf(&keep, "; cleaning up also failed: %s", terr.buf);
+	sb_reset(ctx->err);
+	sb_adds(ctx->err, keep.buf);
+	sb_release(&keep);
+	sb_release(&terr);
+}
+
+void prov_last_teardown(struct provision_ctx *ctx,
+			int (*teardown)(struct provision_ctx *ctx, size_t li))
+{
+	struct strbuf e = STRBUF_INIT;
+	struct provision_ctx t = *ctx;
+	t.err = &e;
+	if (teardown(&t, 0) < 0)
+		prov_note(ctx, 1, "cleaning up at the end of the run failed: %s", e.buf);
+	sb_release(&e);
 }

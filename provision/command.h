@@ -34,6 +34,22 @@ int prov_run(struct provision_ctx *ctx, const char *const *argv, struct spawn_re
 /* The first PROV_ERR_LINES lines of out, each on its own indented line. */
 void prov_output_head(struct strbuf *sb, const char *out);
 void prov_sleep_ms(unsigned ms);
+/* Ask to type the disk's model (macOS: media name) or serial before it
+ * is erased; refused without a terminal (then --yes is the way). */
+struct disk_facts;
+int prov_typed_confirmation(struct provision_ctx *ctx, const struct disk_facts *f);
+/* In a teardown: keep the first error (its code in *rc, its text in acc),
+ * append later ones; ctx->err is emptied for the next step. */
+void prov_teardown_error(struct provision_ctx *ctx, struct strbuf *acc, int *rc, int r);
+/* After a failed provision: release its volumes v[n], and tear down what
+ * was done; ctx->err keeps the reason of the failure, with the teardown's
+ * own failure appended. */
+void prov_undo(struct provision_ctx *ctx, size_t li,
+	       int (*teardown)(struct provision_ctx *ctx, size_t li), struct volume *v, size_t n);
+/* At the end of a run, when something is left: one more teardown, a
+ * warning when it fails. */
+void prov_last_teardown(struct provision_ctx *ctx,
+			int (*teardown)(struct provision_ctx *ctx, size_t li));
 /* Whether an executable name is on PATH. */
 int prov_in_path(const char *name);
 

@@ -311,22 +311,5 @@ int lx_check_disk(struct provision_ctx *ctx, struct lx *s)
 
 int lx_typed_confirmation(struct provision_ctx *ctx, struct lx *s)
 {
-	const struct disk_facts *f = &s->facts;
-	if (!isatty(STDIN_FILENO)) {
-		sb_addf(ctx->err, "erasing %s needs a typed confirmation: run rig in a terminal, "
-				  "or pass --yes", f->path);
-		return -EPERM;
-	}
-	fprintf(stderr, "rig: this ERASES everything on %s (%s): %llu bytes, model %s, serial %s\n"
-			"rig: type its model or serial to go on: ",
-		f->path, f->name, (unsigned long long)f->size, f->model ? f->model : "unknown",
-		f->serial ? f->serial : "unknown");
-	fflush(stderr);
-	char line[512];
-	if (!fgets(line, sizeof(line), stdin) || !safety_confirm_matches(f, line)) {
-		sb_addf(ctx->err, "the typed confirmation does not match %s; nothing was changed",
-			f->path);
-		return -EPERM;
-	}
-	return 0;
+	return prov_typed_confirmation(ctx, &s->facts);
 }
