@@ -146,8 +146,9 @@ int mac_layout_check(const struct plan_layout *l, const uint64_t *sizes, const c
 	if (d->nparts && d->parts[0].content && !strcmp(d->parts[0].content, "EFI"))
 		k = 1;
 	if (d->nparts - k != l->nparts) {
-		sb_addf(err, "%s has %zu partitions after partitionDisk (EFI %s); layout %s has %zu",
-			disk, d->nparts, k ? "included" : "missing", l->name, l->nparts);
+		sb_addf(err, "%s has %zu partition(s) %s; layout %s has %zu", disk, d->nparts - k,
+			k ? "after its EFI partition" : "and no EFI partition first", l->name,
+			l->nparts);
 		return -EIO;
 	}
 	for (size_t i = 0; i < l->nparts; i++, k++) {
