@@ -48,6 +48,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../platform/platform.h"
 #include "../rig/util/strbuf.h"
 #include "../rig/util/xalloc.h"
 #include "command.h"
@@ -179,6 +180,32 @@ static int p_attach(const char *b, size_t n, void *res, struct strbuf *e)
 	return mac_parse_attach(b, n, res, e);
 }
 
+static int p_hdi_info(const char *b, size_t n, void *res, struct strbuf *e)
+{
+	return mac_parse_hdi_info(b, n, res, e);
+}
+
+/* `hdiutil info -plist`: the disk an image file is attached as, or NULL
+ * (caller frees); -1 when hdiutil cannot say. */
+static int attached_as(struct provision_ctx *ctx, struct mx *s, const char *file, char **disk)
+{
+	const char *argv[] = { "hdiutil", "info", "-plist", NULL };
+	struct mac_hdi_info h = { 0 };
+	*disk = NULL;
+	int rc = mx_plist(ctx, s, argv, p_hdi_info, &h);
+	for (size_t i = 0; rc == 0 && i < h.nimages && !*disk; i++) {
+		if (!h.images[i].path || strcmp(h.images[i].path, file))
+			continue;
+		for (size_t k = 0; k < h.images[i].nents && !*disk; k++)
+			if (h.images[i].ents[k].dev && !strncmp(h.images[i].ents[k].dev, "/dev/", 5))
+				*disk = mac_whole_of(h.images[i].ents[k].dev);
+		if (!*disk)
+			*disk = xstrdup("a disk");
+	}
+	mac_hdi_info_release(&h);
+	return rc;
+}
+
 static int info_of(struct provision_ctx *ctx, struct mx *s, const char *dev, struct mac_info *i)
 {
 	const char *argv[] = { "diskutil", "info", "-plist", dev, NULL };
@@ -272,6 +299,16 @@ static int check_image(struct provision_ctx *ctx, struct mx *s)
 	struct stat st;
 	if (lstat(s->image_file, &st) < 0)
 		return 0;
+	char *disk = NULL;
+	int rc = attached_as(ctx, s, s->image_file, &disk);
+	if (rc == 0 && disk) {
+		sb_addf(ctx->err, "image %s is attached as %s; detach it first (hdiutil detach %s) "
+				  "if nothing uses it", s->image_file, disk, disk);
+		free(disk);
+		return -EBUSY;
+	}
+	if (rc < 0)
+		return rc;
 	if (!S_ISREG(st.st_mode)) {
 		sb_addf(ctx->err, "image %s exists and is not a regular file; rig never "
 				  "overwrites it", s->image_file);
@@ -585,6 +622,9 @@ static char *volume_facts(struct provision_ctx *ctx, const struct mx *s, size_t 
 	if (v->vol.alloc_block)
 		sb_addf(&j, ",\"allocation_block_size\":%u", v->vol.alloc_block);
 	json_str(&j, "mount_point", v->mount);
+	struct strbuf mo = STRBUF_INIT;
+	json_str(&j, "mount_options", plat_mount_flags(v->mount, &mo) == 0 ? mo.buf : NULL);
+	sb_release(&mo);
 	sb_addf(&j, ",\"partition_bytes\":%llu", (unsigned long long)v->m.size);
 	sb_addch(&j, '}');
 	return sb_detach(&j);
@@ -731,6 +771,13 @@ static int mx_teardown(struct provision_ctx *ctx, size_t li)
 	free_vols(s);
 	if (s->is_image && s->attached) {
 		int r = detach(ctx, s);
+		char *still = NULL;
+		if (r == 0 && !s->dry && (r = attached_as(ctx, s, s->image_made, &still)) == 0 && still) {
+			sb_addf(ctx->err, "hdiutil info still lists %s as %s after hdiutil detach %s",
+				s->image_made, still, s->disk);
+			r = -EBUSY;
+		}
+		free(still);
 		prov_teardown_error(ctx, &acc, &rc, r);
 		if (r == 0)
 			s->attached = 0;

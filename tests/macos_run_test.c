@@ -101,6 +101,14 @@ static void check_eq_text(const char *what, const char *got, const char *want)
 	CU_ASSERT(ok);
 }
 
+static void check_has(const char *what, const char *got, const char *want)
+{
+	int ok = got && strstr(got, want);
+	if (!ok)
+		fprintf(stderr, "\n%s lacks:\n%s\nin:\n%s\n", what, want, got ? got : "(none)");
+	CU_ASSERT(ok);
+}
+
 /* Nothing of rig's left: no fake volume mounted, no image attached. */
 static void check_clean(struct fx *x)
 {
@@ -195,11 +203,10 @@ static void test_halves(void)
 	check_eq_text("halves: cells measured", cells, "8");
 	char *facts = pt_run_query(x.run, "SELECT facts_json FROM volumes WHERE name = 'HFS' "
 					  "AND layout = 'apfs-first'");
-	CU_ASSERT_PTR_NOT_NULL(facts && strstr(facts, "\"media_name\":\"WDC WD20SPZX-22UA7T0\","
-						      "\"serial\":null,\"bus\":\"USB\","
-						      "\"solid_state\":false,\"internal\":false,"
-						      "\"block_size\":512,\"fs_personality\":"
-						      "\"Journaled HFS+\",\"fs_type\":\"hfs\""));
+	check_has("halves: facts", facts, "\"media_name\":\"WDC WD20SPZX-22UA7T0\","
+		  "\"serial\":null,\"bus\":\"USB\",\"solid_state\":false,\"internal\":false,"
+		  "\"block_size\":512,\"fs_personality\":\"Journaled HFS+\",\"fs_type\":\"hfs\"");
+	check_has("halves: mount options", facts, "\"mount_options\":\"r");
 	check_clean(&x);
 	free(facts);
 	free(cells);
@@ -312,7 +319,9 @@ static void test_image_busy_detach(void)
 		"diskutil unmount disk3s1\ndiskutil mount disk3s1\ndiskutil info -plist disk3s1\n"
 		"diskutil unmount disk2s3\ndiskutil mount disk2s3\ndiskutil info -plist disk2s3\n"
 		/* busy twice, then detached without -force */
-		"hdiutil detach disk2\nhdiutil detach disk2\nhdiutil detach disk2\n",
+		"hdiutil detach disk2\nhdiutil detach disk2\nhdiutil detach disk2\n"
+		/* and checked: nothing attached any more */
+		"hdiutil info -plist\n",
 		x.dir, x.dir);
 	check_eq_text("image: the commands", calls, want.buf);
 	char *v = volumes(&x);
@@ -347,7 +356,7 @@ static void test_detach_force(void)
 	char *calls = calls_from(&x, "hdiutil detach");
 	check_eq_text("busy: the detaches", calls,
 		      "hdiutil detach disk2\nhdiutil detach disk2\nhdiutil detach disk2\n"
-		      "hdiutil detach -force disk2\n");
+		      "hdiutil detach -force disk2\nhdiutil info -plist\n");
 	char *warn = pt_run_query(x.run, "SELECT msg FROM events WHERE level = 'warning'");
 	CU_ASSERT_PTR_NOT_NULL(warn && strstr(warn, "disk2 stayed busy; it was detached with "
 						    "-force (hdiutil detach disk2 failed with exit "
@@ -357,6 +366,40 @@ static void test_detach_force(void)
 	free(calls);
 	free(out);
 	free(text);
+	fx_done(&x);
+}
+
+/* An image file that is attached already is never touched. */
+static void test_image_attached(void)
+{
+	struct fx x;
+	fx_init(&x, 1);
+	struct strbuf img = STRBUF_INIT, tool = STRBUF_INIT;
+	sb_addf(&img, "%s/rig-test.dmg", x.dir);
+	sb_addf(&tool, "%s/hdiutil", x.bin);
+	CU_ASSERT_EQUAL(test_write_file(img.buf, "not a real image"), 0);
+	const char *attach[] = { tool.buf, "attach", "-nomount", img.buf, NULL };
+	CU_ASSERT_EQUAL(pt_cmd(attach, NULL), 0);
+	char *text = image_plan(&x, ""), *out = NULL;
+	const char *args[] = { "run", "--platform", "macos", "--force", "-q", "-o", x.run, x.plan,
+			       NULL };
+	CU_ASSERT_EQUAL_FATAL(test_write_file(x.plan, text), 0);
+	CU_ASSERT_EQUAL(pt_rig(x.bin, args, &out), 1);
+	struct strbuf want = STRBUF_INIT;
+	sb_addf(&want, "image %s is attached as disk2; detach it first (hdiutil detach disk2)",
+		img.buf);
+	check_has("attached image: the refusal", out, want.buf);
+	char *calls = calls_from(&x, "hdiutil info");
+	check_eq_text("attached image: reads only", calls, "hdiutil info -plist\n");
+	char *left = test_read_file(img.buf, NULL);
+	check_eq_text("attached image: untouched", left, "not a real image");
+	free(left);
+	free(calls);
+	sb_release(&want);
+	free(out);
+	free(text);
+	sb_release(&img);
+	sb_release(&tool);
 	fx_done(&x);
 }
 
@@ -370,17 +413,14 @@ static void test_partition_fails(void)
 	char *text = pt_config("hfs-apfs-halves", pairs), *out = NULL;
 	CU_ASSERT_EQUAL(run_plan(&x, text, &out), 1);
 	/* what diskutil said, with the command that failed, then its output */
-	const char *want = "rig run: cannot provision layout apfs-first: diskutil partitionDisk "
-			   "disk4 GPT APFS APFS 1000092991488B JHFS+ HFS 1000094040064B "
-			   "'Free Space' gap R: error -69888: Couldn't unmount disk; diskutil "
-			   "partitionDisk disk4 GPT APFS APFS 1000092991488B JHFS+ HFS "
-			   "1000094040064B 'Free Space' gap R failed with exit status 1:\n"
-			   "  Started partitioning on disk4\n  Unmounting disk\n"
-			   "  Error: -69888: Couldn't unmount disk\n";
-	int ok = out && strstr(out, want);
-	if (!ok)
-		fprintf(stderr, "\nwant:\n%s\ngot:\n%s\n", want, out ? out : "");
-	CU_ASSERT(ok);
+	check_has("partitionDisk fails: the message", out,
+		  "rig run: cannot provision layout apfs-first: diskutil partitionDisk "
+		  "disk4 GPT APFS APFS 1000092991488B JHFS+ HFS 1000094040064B "
+		  "'Free Space' gap R: error -69888: Couldn't unmount disk; diskutil "
+		  "partitionDisk disk4 GPT APFS APFS 1000092991488B JHFS+ HFS "
+		  "1000094040064B 'Free Space' gap R failed with exit status 1:\n"
+		  "  Started partitioning on disk4\n  Unmounting disk\n"
+		  "  Error: -69888: Couldn't unmount disk\n");
 	/* cleanup attempted: the disk is unmounted; nothing else ran */
 	char *calls = calls_from(&x, "diskutil partitionDisk");
 	check_eq_text("partitionDisk fails: after it", calls,
@@ -401,16 +441,13 @@ static void test_info_fails(void)
 	ctl(&x, "fault", "info-error", "1", "disk2", NULL, NULL, NULL);
 	char *text = image_plan(&x, ""), *out = NULL;
 	CU_ASSERT_EQUAL(run_plan(&x, text, &out), 1);
-	const char *want = "rig run: cannot provision layout ab: diskutil info -plist disk2: "
-			   "Could not find disk: disk2; diskutil info -plist disk2 failed with "
-			   "exit status 1:";
-	int ok = out && strstr(out, want);
-	if (!ok)
-		fprintf(stderr, "\nwant:\n%s\ngot:\n%s\n", want, out ? out : "");
-	CU_ASSERT(ok);
+	check_has("info fails: the message", out,
+		  "rig run: cannot provision layout ab: diskutil info -plist disk2: "
+		  "Could not find disk: disk2; diskutil info -plist disk2 failed with "
+		  "exit status 1:");
 	char *calls = calls_from(&x, "diskutil info -plist disk2");
 	check_eq_text("info fails: after it", calls,
-		      "diskutil info -plist disk2\nhdiutil detach disk2\n");
+		      "diskutil info -plist disk2\nhdiutil detach disk2\nhdiutil info -plist\n");
 	struct strbuf p = STRBUF_INIT;
 	sb_addf(&p, "%s/rig-test.dmg", x.dir);
 	CU_ASSERT_NOT_EQUAL(access(p.buf, F_OK), 0); /* the image rig made is gone */
@@ -480,13 +517,8 @@ static void test_plan_configs(void)
 		const char *args[] = { "plan", "--platform", "macos", p.buf, NULL };
 		char *out = NULL;
 		CU_ASSERT_EQUAL(pt_rig(x.bin, args, &out), 0);
-		for (size_t k = 0; k < 3 && plans[i].want[k]; k++) {
-			int ok = out && strstr(out, plans[i].want[k]);
-			if (!ok)
-				fprintf(stderr, "\nrig plan %s lacks:\n%s\nin:\n%s\n", plans[i].config,
-					plans[i].want[k], out ? out : "");
-			CU_ASSERT(ok);
-		}
+		for (size_t k = 0; k < 3 && plans[i].want[k]; k++)
+			check_has(plans[i].config, out, plans[i].want[k]);
 		free(out);
 		sb_release(&p);
 	}
@@ -507,6 +539,7 @@ void register_macos_run_tests(void)
 	test_add(s, "rig run: ten containers", test_ten_containers);
 	test_add(s, "rig run: image target, remount, detach busy twice", test_image_busy_detach);
 	test_add(s, "rig run: detach always busy: -force, with a warning", test_detach_force);
+	test_add(s, "rig run: an attached image file is refused", test_image_attached);
 	test_add(s, "rig run: partitionDisk fails with -69888", test_partition_fails);
 	test_add(s, "rig run: diskutil info errors", test_info_fails);
 	test_add(s, "rig run: an internal disk is refused before any change", test_refused);
