@@ -570,7 +570,7 @@ static int map_volume(struct provision_ctx *ctx, struct mx *s, size_t li, size_t
 			v->m.volume, pt->name, v->vol.fs_type ? v->vol.fs_type : "unknown", pt->fs, type);
 		return -EIO;
 	}
-	if (!v->vol.volume || strcmp(v->vol.volume, pt->name)) {
+	if (!mac_name_matches(pt->fs, v->vol.volume, pt->name)) {
 		sb_addf(ctx->err, "%s is named '%s'; the plan names it '%s'", v->m.volume,
 			v->vol.volume ? v->vol.volume : "", pt->name);
 		return -EIO;

@@ -94,6 +94,10 @@ const char *mac_content(const char *fs);
 int mac_layout_sizes(const struct plan_layout *l, uint64_t total, uint64_t *sizes,
 		     struct strbuf *err);
 
+/* Whether a volume name diskutil reports is the plan's (case ignored for
+ * fat32, whose labels are capitals). */
+int mac_name_matches(const char *fs, const char *got, const char *want);
+
 /* One partition as diskutil made it, matched to the plan. */
 struct mac_made {
 	char *part;       /* disk4s2 */

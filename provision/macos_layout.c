@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "../rig/util/strbuf.h"
 #include "../rig/util/xalloc.h"
@@ -118,6 +119,14 @@ int mac_layout_sizes(const struct plan_layout *l, uint64_t total, uint64_t *size
 	return 0;
 }
 
+int mac_name_matches(const char *fs, const char *got, const char *want)
+{
+	if (!got || !want)
+		return 0;
+	/* FAT keeps labels in capitals: "Data" comes back as "DATA". */
+	return !strcmp(fs, "fat32") ? !strcasecmp(got, want) : !strcmp(got, want);
+}
+
 void mac_made_release(struct mac_made *m, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -171,7 +180,7 @@ int mac_layout_check(const struct plan_layout *l, const uint64_t *sizes, const c
 		made[i].size = e->size;
 		if (strcmp(pt->fs, "apfs")) {
 			made[i].volume = xstrdup(e->id);
-			if (!e->name || strcmp(e->name, pt->name)) {
+			if (!mac_name_matches(pt->fs, e->name, pt->name)) {
 				sb_addf(err, "%s is named '%s'; layout %s names it '%s'", e->id,
 					e->name ? e->name : "", l->name, pt->name);
 				return -EIO;

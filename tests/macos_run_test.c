@@ -369,6 +369,39 @@ static void test_detach_force(void)
 	fx_done(&x);
 }
 
+/* FAT32: diskutil gives it a label in capitals; the volume keeps the plan's name. */
+static void test_fat32(void)
+{
+	struct fx x;
+	fx_init(&x, 1);
+	struct strbuf sb = STRBUF_INIT;
+	sb_addf(&sb, "rig: 1\nname: fat\nseed: 1\ntarget:\n  image: { path: %s/fat.dmg, size: 1G }\n"
+		     "layouts:\n  - name: one\n    partitions:\n"
+		     "      - { name: Data, fs: fat32, size: rest }\n"
+		     "cache: { flush: false }\nsteps:\n  - write: { files: 1, size: 64K }\n", x.dir);
+	char *out = NULL;
+	int rc = run_plan(&x, sb.buf, &out);
+	if (rc != 0)
+		fprintf(stderr, "\n%s\n", out ? out : "");
+	CU_ASSERT_EQUAL(rc, 0);
+	char *calls = calls_from(&x, "diskutil partitionDisk");
+	check_eq_text("fat32: the commands", calls,
+		      "diskutil partitionDisk disk2 GPT 'MS-DOS FAT32' Data 861929472B 'Free Space' gap R\n"
+		      "diskutil list -plist disk2\ndiskutil apfs list -plist\n"
+		      "diskutil info -plist disk2s2\nhdiutil detach disk2\nhdiutil info -plist\n");
+	char *v = volumes(&x);
+	check_eq_text("fat32: the volume", v, "one:Data:1:210763776:1072693248:/dev/disk2s2");
+	char *facts = pt_run_query(x.run, "SELECT facts_json FROM volumes");
+	check_has("fat32: facts", facts, "\"fs_personality\":\"MS-DOS FAT32\",\"fs_type\":\"msdos\"");
+	check_clean(&x);
+	free(facts);
+	free(v);
+	free(calls);
+	free(out);
+	sb_release(&sb);
+	fx_done(&x);
+}
+
 /* An image file that is attached already is never touched. */
 static void test_image_attached(void)
 {
@@ -539,6 +572,7 @@ void register_macos_run_tests(void)
 	test_add(s, "rig run: ten containers", test_ten_containers);
 	test_add(s, "rig run: image target, remount, detach busy twice", test_image_busy_detach);
 	test_add(s, "rig run: detach always busy: -force, with a warning", test_detach_force);
+	test_add(s, "rig run: fat32, whose label comes back in capitals", test_fat32);
 	test_add(s, "rig run: an attached image file is refused", test_image_attached);
 	test_add(s, "rig run: partitionDisk fails with -69888", test_partition_fails);
 	test_add(s, "rig run: diskutil info errors", test_info_fails);

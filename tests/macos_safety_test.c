@@ -316,6 +316,9 @@ static void test_sizes(void)
 	CU_ASSERT_PTR_NULL(mac_format("ext4"));
 	CU_ASSERT_STRING_EQUAL(mac_fs_type("hfs+"), "hfs");
 	CU_ASSERT_STRING_EQUAL(mac_fs_type("fat32"), "msdos");
+	CU_ASSERT(mac_name_matches("fat32", "DATA", "Data"));
+	CU_ASSERT(!mac_name_matches("exfat", "DATA", "Data"));
+	CU_ASSERT(!mac_name_matches("hfs+", NULL, "Data"));
 }
 
 /* The check of a re-read layout against the plan, on the real captures:
