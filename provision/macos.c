@@ -386,6 +386,10 @@ static int mx_prepare(struct provision_ctx *ctx)
 	s->dry = ctx->sp && ctx->sp->dry_run;
 	s->is_image = p->target.kind == TARGET_IMAGE;
 	int rc = s->dry ? 0 : check_tools(ctx, s);
+	if (rc == 0 && !s->dry && strcmp(plat_name(), "macos"))
+		prov_note(ctx, 1, "the macOS backend runs on %s here (--platform macos): diskutil and "
+				  "hdiutil are the ones first on PATH, and the file systems measured are "
+				  "whatever their volumes are, not APFS or HFS+", plat_name());
 	if (rc == 0 && s->is_image) {
 		s->image_file = image_file_of(p->target.image_path);
 		s->total = ctx->image_size ? ctx->image_size : p->target.image_size;
