@@ -753,7 +753,7 @@ static int detach(struct provision_ctx *ctx, struct mx *s)
 		sb_release(&e);
 		prov_sleep_ms(DETACH_WAIT_MS);
 	}
-	const char *force[] = { "hdiutil", "detach", "-force", s->disk, NULL };
+	const char *force[] = { "hdiutil", "detach", s->disk, "-force", NULL };
 	int rc = mx_run(ctx, force, NULL);
 	if (rc == 0)
 		prov_note(ctx, 1, "%s stayed busy; it was detached with -force (%s)", s->disk, first.buf);

@@ -360,7 +360,7 @@ static void test_detach_force(void)
 	char *calls = calls_from(&x, "hdiutil detach");
 	check_eq_text("busy: the detaches", calls,
 		      "hdiutil detach disk2\nhdiutil detach disk2\nhdiutil detach disk2\n"
-		      "hdiutil detach -force disk2\nhdiutil info -plist\n");
+		      "hdiutil detach disk2 -force\nhdiutil info -plist\n");
 	char *warn = pt_run_query(x.run, "SELECT group_concat(msg, '|') FROM events WHERE "
 					 "level = 'warning'");
 	CU_ASSERT_PTR_NOT_NULL(warn && strstr(warn, "disk2 stayed busy; it was detached with "
