@@ -54,6 +54,7 @@
 #include "../platform/platform.h"
 #include "../rig/util/strbuf.h"
 #include "../rig/util/xalloc.h"
+#include "command.h"
 #include "linux_backend.h"
 
 /* --- the partition table --- */
@@ -569,21 +570,7 @@ static int lx_provision(struct provision_ctx *ctx, size_t li, struct volume **vo
 		sb_release(&mkfs);
 	}
 	if (rc < 0) {
-		for (size_t k = 0; k < l->nparts; k++)
-			volume_release(&v[k]);
-		free(v);
-		/* Undo what was done; the reason stays the first failure. */
-		struct strbuf keep = STRBUF_INIT;
-		sb_adds(&keep, ctx->err->buf);
-		struct strbuf terr = STRBUF_INIT;
-		struct provision_ctx t = *ctx;
-		t.err = &terr;
-		if (lx_teardown(&t, li) < 0)
-			sb_addf(&keep, "; cleaning up also failed: %s", terr.buf);
-		sb_reset(ctx->err);
-		sb_adds(ctx->err, keep.buf);
-		sb_release(&keep);
-		sb_release(&terr);
+		prov_undo(ctx, li, lx_teardown, v, l->nparts);
 		return rc;
 	}
 	*vols = v;
@@ -607,19 +594,6 @@ static int lx_remount(struct provision_ctx *ctx, struct volume *vol)
 	return -ENOENT;
 }
 
-/* Keep the first error; later ones are appended. */
-static void teardown_error(struct provision_ctx *ctx, struct strbuf *acc, int *rc, int r)
-{
-	if (r >= 0)
-		return;
-	if (acc->len)
-		sb_adds(acc, "; ");
-	sb_adds(acc, ctx->err->buf);
-	sb_reset(ctx->err);
-	if (*rc == 0)
-		*rc = r;
-}
-
 static int has_partitions(const struct lx *s)
 {
 	return s->dry ? s->parts_added : linux_partition_count("", lx_base_name(s->disk)) > 0;
@@ -637,13 +611,13 @@ static int lx_teardown(struct provision_ctx *ctx, size_t li)
 	for (size_t k = s->nv; k-- > 0;) {
 		struct lvol *v = &s->v[k];
 		if (v->mounted)
-			teardown_error(ctx, &acc, &rc, do_umount(ctx, v));
+			prov_teardown_error(ctx, &acc, &rc, do_umount(ctx, v));
 		if (v->mnt_made && !v->mounted) {
 			lx_note(ctx, 0, "rmdir %s", v->mnt);
 			if (!s->dry && rmdir(v->mnt) < 0 && errno != ENOENT) {
 				sb_addf(ctx->err, "cannot remove mount point %s: %s", v->mnt,
 					strerror(errno));
-				teardown_error(ctx, &acc, &rc, -errno);
+				prov_teardown_error(ctx, &acc, &rc, -errno);
 			}
 			v->mnt_made = 0;
 		}
@@ -665,16 +639,16 @@ static int lx_teardown(struct provision_ctx *ctx, size_t li)
 	if (s->is_image && s->attached) {
 		if (has_partitions(s)) {
 			const char *argv[] = { "partx", "--delete", s->disk, NULL };
-			teardown_error(ctx, &acc, &rc, lx_run(ctx, argv, NULL));
+			prov_teardown_error(ctx, &acc, &rc, lx_run(ctx, argv, NULL));
 		}
 		if (lx_loop_is_ours(ctx, s)) {
 			const char *argv[] = { "losetup", "--detach", s->disk, NULL };
 			int r = lx_run(ctx, argv, NULL);
-			teardown_error(ctx, &acc, &rc, r);
+			prov_teardown_error(ctx, &acc, &rc, r);
 			if (r == 0)
 				s->attached = 0;
 		} else {
-			teardown_error(ctx, &acc, &rc, -EIO);
+			prov_teardown_error(ctx, &acc, &rc, -EIO);
 			s->attached = 0; /* not ours any more: never touch it again */
 		}
 	}
@@ -686,7 +660,7 @@ static int lx_teardown(struct provision_ctx *ctx, size_t li)
 			lx_note(ctx, 0, "delete %s", s->image);
 			if (!s->dry && unlink(s->image) < 0 && errno != ENOENT) {
 				sb_addf(ctx->err, "cannot delete image %s: %s", s->image, strerror(errno));
-				teardown_error(ctx, &acc, &rc, -errno);
+				prov_teardown_error(ctx, &acc, &rc, -errno);
 			}
 		}
 		s->image_made = 0;
@@ -708,12 +682,7 @@ static void lx_finish(struct provision_ctx *ctx)
 		return;
 	/* Anything a failed teardown left: one more try. */
 	if (s->nv || s->attached || s->image_made) {
-		struct strbuf e = STRBUF_INIT;
-		struct provision_ctx t = *ctx;
-		t.err = &e;
-		if (lx_teardown(&t, 0) < 0)
-			lx_note(ctx, 1, "cleaning up at the end of the run failed: %s", e.buf);
-		sb_release(&e);
+		prov_last_teardown(ctx, lx_teardown);
 	}
 	free_state(s);
 	ctx->state = NULL;

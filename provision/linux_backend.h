@@ -21,7 +21,6 @@ struct strbuf;
 #define GUID_MARK 0x72696721u     /* "rig!": the first field of rig's disk GUIDs */
 #define NODE_TIMEOUT_MS 10000     /* partition nodes appear within milliseconds */
 #define UMOUNT_TRIES 10           /* 100 ms apart: a busy file system gets 1 s */
-#define ERR_LINES 12              /* command output kept in an error message */
 
 struct lvol {
 	char *part;        /* /dev/loop3p1 */

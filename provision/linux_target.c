@@ -27,94 +27,31 @@
 
 #include "../rig/util/strbuf.h"
 #include "../rig/util/xalloc.h"
+#include "command.h"
 #include "linux_backend.h"
 
-/* Never raised: commands get their own process group (spawn_opts) but are
- * never stopped half-way. */
-static volatile sig_atomic_t never_cancel;
-
+/* The shared command helpers (command.c) under the names linux.c uses. */
 void lx_note(struct provision_ctx *ctx, int warning, const char *fmt, ...)
 {
-	if (!ctx->note)
-		return;
-	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
 	va_start(ap, fmt);
-	sb_vaddf(&sb, fmt, ap);
+	prov_vnote(ctx, warning, fmt, ap);
 	va_end(ap);
-	ctx->note(ctx->note_opaque, warning, sb.buf);
-	sb_release(&sb);
 }
 
 int lx_cancelled(struct provision_ctx *ctx)
 {
-	if (ctx->cancel && *ctx->cancel) {
-		sb_adds(ctx->err, "interrupted");
-		return 1;
-	}
-	return 0;
+	return prov_cancelled(ctx);
 }
 
-/* The first lines of a command's output, for an error message. */
-static void add_output_head(struct strbuf *sb, const char *out)
-{
-	const char *p = out;
-	int lines = 0;
-	while (*p && lines < ERR_LINES) {
-		const char *nl = strchr(p, '\n');
-		size_t n = nl ? (size_t)(nl - p) : strlen(p);
-		sb_addf(sb, "\n  %.*s", (int)n, p);
-		lines++;
-		p = nl ? nl + 1 : p + n;
-	}
-	if (*p)
-		sb_adds(sb, "\n  ... (the whole output is in commands.log)");
-}
-
-/*
- * Run a command; 0 only when it exited with status 0. On failure ctx->err
- * says which command, its status and the start of its output. out, when
- * not NULL, receives the result (the caller releases it), with stdout
- * also apart (losetup's warnings go to stderr, the device name to stdout).
- */
 int lx_run(struct provision_ctx *ctx, const char *const *argv, struct spawn_result *out)
 {
-	struct spawn_opts o = { .split = 1, .cancel = &never_cancel };
-	struct spawn_result r;
-	struct strbuf e = STRBUF_INIT;
-	int rc = spawn_run_opts(ctx->sp, argv, NULL, &o, &r, &e);
-	if (rc < 0) {
-		sb_adds(ctx->err, e.buf);
-		sb_release(&e);
-		return rc;
-	}
-	sb_release(&e);
-	if (!r.exited || r.status != 0) {
-		struct strbuf text = STRBUF_INIT;
-		spawn_argv_text(&text, argv);
-		if (r.exited)
-			sb_addf(ctx->err, "%s failed with exit status %d", text.buf, r.status);
-		else
-			sb_addf(ctx->err, "%s was killed by signal %d", text.buf, r.status);
-		if (r.output_len) {
-			sb_addch(ctx->err, ':');
-			add_output_head(ctx->err, r.output);
-		}
-		sb_release(&text);
-		rc = -EIO;
-	}
-	if (out && rc == 0)
-		*out = r;
-	else
-		spawn_result_release(&r);
-	return rc;
+	return prov_run(ctx, argv, out);
 }
 
 void lx_sleep_ms(unsigned ms)
 {
-	struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
+	prov_sleep_ms(ms);
 }
 
 const char *lx_base_name(const char *path)
@@ -124,27 +61,6 @@ const char *lx_base_name(const char *path)
 }
 
 /* --- tools --- */
-
-static int in_path(const char *name)
-{
-	const char *path = getenv("PATH");
-	if (!path || !*path)
-		path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-	struct strbuf sb = STRBUF_INIT;
-	int found = 0;
-	for (const char *p = path; !found;) {
-		const char *c = strchr(p, ':');
-		size_t n = c ? (size_t)(c - p) : strlen(p);
-		sb_reset(&sb);
-		sb_addf(&sb, "%.*s/%s", (int)n, n ? p : ".", name);
-		found = access(sb.buf, X_OK) == 0;
-		if (!c)
-			break;
-		p = c + 1;
-	}
-	sb_release(&sb);
-	return found;
-}
 
 const char *lx_mkfs_tool(const char *fs)
 {
@@ -185,7 +101,7 @@ int lx_check_tools(struct provision_ctx *ctx, const struct lx *s)
 	}
 	struct strbuf missing = STRBUF_INIT;
 	for (size_t k = 0; k < n; k++)
-		if (!in_path(tools[k]))
+		if (!prov_in_path(tools[k]))
 			sb_addf(&missing, "%s%s", missing.len ? ", " : "", tools[k]);
 	if (missing.len) {
 		sb_addf(ctx->err, "missing tools: %s (Debian packages gdisk, util-linux, "
@@ -466,22 +382,5 @@ int lx_run_destructive(struct provision_ctx *ctx, struct lx *s, const char *cons
 
 int lx_typed_confirmation(struct provision_ctx *ctx, struct lx *s)
 {
-	const struct disk_facts *f = &s->facts;
-	if (!isatty(STDIN_FILENO)) {
-		sb_addf(ctx->err, "erasing %s needs a typed confirmation: run rig in a terminal, "
-				  "or pass --yes", f->path);
-		return -EPERM;
-	}
-	fprintf(stderr, "rig: this ERASES everything on %s (%s): %llu bytes, model %s, serial %s\n"
-			"rig: type its model or serial to go on: ",
-		f->path, f->name, (unsigned long long)f->size, f->model ? f->model : "unknown",
-		f->serial ? f->serial : "unknown");
-	fflush(stderr);
-	char line[512];
-	if (!fgets(line, sizeof(line), stdin) || !safety_confirm_matches(f, line)) {
-		sb_addf(ctx->err, "the typed confirmation does not match %s; nothing was changed",
-			f->path);
-		return -EPERM;
-	}
-	return 0;
+	return prov_typed_confirmation(ctx, &s->facts);
 }

@@ -20,10 +20,9 @@ const struct backend_ops *provision_backend(const struct plan *p, struct strbuf 
 		return &provision_dir_ops;
 	if (p->platform == PLATFORM_LINUX)
 		return &provision_linux_ops;
-	sb_addf(err, "provisioning %s targets for %s is not available yet in this build "
-		     "(it arrives with the macOS backend); `rig validate` and `rig plan` work "
-		     "on this plan, `rig run` does not (`--fs-map` can rehearse it on Linux)",
-		p->target.kind == TARGET_IMAGE ? "image" : "disk",
-		plan_platform_name(p->platform));
+	if (p->platform == PLATFORM_MACOS)
+		return &provision_macos_ops;
+	sb_addf(err, "no provisioning backend for %s targets of platform %s",
+		p->target.kind == TARGET_IMAGE ? "image" : "disk", plan_platform_name(p->platform));
 	return NULL;
 }

@@ -1,7 +1,7 @@
 /*
  * Provisioning backends: turn one layout of a plan into mounted volumes and
- * back. One const ops struct per backend (dir.c, linux.c; macos.c with its
- * issue), chosen by provision_backend() from the plan's target.
+ * back. One const ops struct per backend (dir.c, linux.c, macos.c), chosen
+ * by provision_backend() from the plan's target and platform.
  *
  * Every external command a backend runs goes through the spawner it is
  * given (argument vectors, logged; in dry-run mode only recorded, which is
@@ -77,11 +77,13 @@ struct backend_ops {
 
 extern const struct backend_ops provision_dir_ops;
 extern const struct backend_ops provision_linux_ops; /* image and disk targets on Linux */
+extern const struct backend_ops provision_macos_ops; /* image and disk targets on macOS */
 
 /* The backend for the plan's target and platform, or NULL with the reason
- * in err (e.g. the macOS backend, not yet available). The Linux backend is
- * portable C, so `rig plan` can list a Linux plan's commands anywhere; it
- * refuses to run anywhere but Linux. */
+ * in err. Both are portable C, so `rig plan` can list a plan's commands
+ * anywhere. The Linux backend refuses to run anywhere but Linux; the macOS
+ * backend runs whatever diskutil and hdiutil are first on PATH (on Linux
+ * only the fake ones of tests/tools/macos exist). */
 const struct backend_ops *provision_backend(const struct plan *p, struct strbuf *err);
 
 #endif

@@ -19,12 +19,15 @@ const struct rig_cmd rig_cmds[] = {
 	  "  -o, --output DIR      the run folder (must not exist, or be empty)\n"
 	  "      --runs DIR        where run folders go (default: runs)\n"
 	  "      --seed N          seed every random choice (overrides the plan's)\n"
-	  "      --platform NAME   linux or macos (default: this machine's)\n"
+	  "      --platform NAME   linux or macos (default: this machine's); macos on Linux\n"
+	  "                        runs the macOS backend with the diskutil and hdiutil\n"
+	  "                        first on PATH (only the test fakes of tests/tools/macos)\n"
 	  "      --fs-map MAP      rewrite file systems, e.g. apfs=ext4,hfs+=xfs\n"
 	  "  -y, --yes             do not ask before erasing a disk target\n"
 	  "      --force           overwrite an image file that rig did not make\n"
 	  "      --allow RULES     waive safety rules for a disk target: loop (a loop device\n"
-	  "                        rig did not attach), virtual, internal; comma-separated\n"
+	  "                        rig did not attach), virtual (macOS: Virtual), internal\n"
+	  "                        (macOS: Internal); comma-separated\n"
 	  "      --image-size SIZE replace the image target's size (e.g. 512M, for quick runs)\n"
 	  "  -q, --quiet           no progress lines\n"
 	  "\n"
@@ -38,7 +41,8 @@ const struct rig_cmd rig_cmds[] = {
 	  "commands the backend would run. Nothing is run, nothing is written.\n"
 	  "\n"
 	  "      --seed N          the seed for orders (default: the plan's, else 0)\n"
-	  "      --platform NAME   linux or macos (default: this machine's)\n"
+	  "      --platform NAME   linux or macos (default: this machine's); for macos the\n"
+	  "                        target's size is read with the diskutil first on PATH\n"
 	  "      --fs-map MAP      rewrite file systems, e.g. apfs=ext4,hfs+=xfs\n"
 	  "      --full            one line per cell instead of per phase\n" },
 	{ "validate", cmd_validate, "check plans and report every error",
@@ -66,11 +70,15 @@ const struct rig_cmd rig_cmds[] = {
 	  "disks differ, and writes DIR/compare.html and DIR/compare.csv (DIR defaults\n"
 	  "to the current directory).\n" },
 	{ "devices", cmd_devices, "list disks and whether rig may erase them",
-	  "usage: rig devices\n"
+	  "usage: rig devices [--platform NAME]\n"
 	  "\n"
-	  "Lists this machine's disks (Linux: from /sys/block) with size, rotational flag,\n"
-	  "model, serial and what is mounted from them, and says whether rig would erase\n"
-	  "each as a disk target, or which safety rule refuses it. Changes nothing.\n" },
+	  "Lists this machine's disks (Linux: from /sys/block; macOS: from diskutil list\n"
+	  "and info -plist) with size, rotational flag or solid state, model (macOS: media\n"
+	  "name), serial and what is mounted from them, and says whether rig would erase\n"
+	  "each as a disk target, or which safety rule refuses it. Changes nothing.\n"
+	  "\n"
+	  "      --platform NAME   linux or macos (default: this machine's); macos uses the\n"
+	  "                        diskutil first on PATH (on Linux: tests/tools/macos)\n" },
 	{ "help", cmd_help, "show help on a command, a module or a topic",
 	  "usage: rig help [COMMAND | MODULE | TOPIC]\n"
 	  "\n"
