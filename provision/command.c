@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "../rig/util/strbuf.h"
+#include "../rig/util/xalloc.h"
 #include "safety.h"
 
 /* Never raised: commands get their own process group (spawn_opts) but are
@@ -185,4 +186,83 @@ void prov_last_teardown(struct provision_ctx *ctx,
 	if (teardown(&t, 0) < 0)
 		prov_note(ctx, 1, "cleaning up at the end of the run failed: %s", e.buf);
 	sb_release(&e);
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+void disk_identity_take(struct disk_identity *id, const struct disk_facts *f)
+{
+	disk_identity_release(id);
+	id->taken = 1;
+	id->name = dup_or_null(f->name);
+	id->model = dup_or_null(f->model);
+	id->serial = dup_or_null(f->serial);
+	id->size = f->size;
+	id->whole = f->whole;
+	id->is_virtual = f->is_virtual;
+	id->internal = f->internal;
+}
+
+void disk_identity_release(struct disk_identity *id)
+{
+	free(id->name);
+	free(id->model);
+	free(id->serial);
+	memset(id, 0, sizeof(*id));
+}
+
+static int same_text(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/* One fact of the identity compared; a difference is described in why. */
+static void compare(struct strbuf *why, const char *what, const char *was, const char *now)
+{
+	if (same_text(was, now))
+		return;
+	sb_addf(why, "%s%s was %s, is %s", why->len ? ", " : "", what, was ? was : "unknown",
+		now ? now : "unknown");
+}
+
+static const char *yes_no(int v)
+{
+	return v == 1 ? "yes" : v == 0 ? "no" : "unknown";
+}
+
+int prov_same_disk(struct provision_ctx *ctx, const struct disk_identity *id,
+		   const struct disk_facts *now, const char *dev, const char *const *argv)
+{
+	struct strbuf why = STRBUF_INIT;
+	if (!now->exists) {
+		sb_addf(&why, "it is gone (%s)", now->missing ? now->missing : "no such device");
+	} else {
+		compare(&why, "name", id->name, now->name);
+		compare(&why, "model", id->model, now->model);
+		compare(&why, "serial", id->serial, now->serial);
+		if (now->size != id->size)
+			sb_addf(&why, "%ssize was %llu bytes, is %llu", why.len ? ", " : "",
+				(unsigned long long)id->size, (unsigned long long)now->size);
+		if (!now->whole != !id->whole)
+			sb_addf(&why, "%sit was %sa whole disk, is %s", why.len ? ", " : "",
+				id->whole ? "" : "not ", now->whole ? "one" : "not");
+		compare(&why, "virtual", yes_no(id->is_virtual), yes_no(now->is_virtual));
+		compare(&why, "internal", yes_no(id->internal), yes_no(now->internal));
+	}
+	int ok = !why.len;
+	if (!ok) {
+		struct strbuf cmd = STRBUF_INIT;
+		if (argv)
+			spawn_argv_text(&cmd, argv);
+		sb_addf(ctx->err, "refusing to %s%s: %s is no longer the disk that was checked "
+				  "and confirmed: %s (rule identity: the disk's name, model, serial "
+				  "and size are checked again before every command that writes to it)",
+			argv ? "run " : "go on with ", argv ? cmd.buf : dev, dev, why.buf);
+		sb_release(&cmd);
+	}
+	sb_release(&why);
+	return ok;
 }

@@ -9,6 +9,7 @@
 #define RIG_PROVISION_COMMAND_H
 
 #include <stdarg.h>
+#include <stdint.h>
 
 #include "../rig/util/spawn.h"
 #include "provision.h"
@@ -50,6 +51,29 @@ void prov_undo(struct provision_ctx *ctx, size_t li,
  * warning when it fails. */
 void prov_last_teardown(struct provision_ctx *ctx,
 			int (*teardown)(struct provision_ctx *ctx, size_t li));
+/*
+ * The identity of a disk target as checked and confirmed in prepare, so
+ * that every destructive command can be preceded by a check that the path
+ * still names that disk (Linux: sysfs; macOS: `diskutil info -plist`).
+ * Model is the macOS media name; serial where the platform has one.
+ */
+struct disk_identity {
+	int taken;
+	char *name, *model, *serial;
+	uint64_t size;
+	int whole, is_virtual, internal;
+};
+void disk_identity_take(struct disk_identity *id, const struct disk_facts *f);
+void disk_identity_release(struct disk_identity *id);
+/*
+ * Is now (facts read afresh) still the disk of id? 1 when it is; 0 when it
+ * changed or vanished, with ctx->err saying "refusing to run ARGV: DEV is
+ * no longer the disk that was checked and confirmed: WHAT CHANGED (rule
+ * identity: ...)". argv NULL: "refusing to go on with DEV".
+ */
+int prov_same_disk(struct provision_ctx *ctx, const struct disk_identity *id,
+		   const struct disk_facts *now, const char *dev, const char *const *argv);
+
 /* Whether an executable name is on PATH. */
 int prov_in_path(const char *name);
 

@@ -378,9 +378,7 @@ static void free_state(struct lx *s)
 		free(s->geo);
 	}
 	disk_facts_release(&s->facts);
-	free(s->id_name);
-	free(s->id_model);
-	free(s->id_serial);
+	disk_identity_release(&s->id);
 	free(s->disk);
 	free(s->v);
 	free(s);

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "../rig/util/spawn.h"
+#include "command.h"
 #include "linux.h"
 #include "provision.h"
 #include "safety.h"
@@ -43,8 +44,7 @@ struct lx {
 	struct disk_facts facts;    /* disk targets, as last checked */
 	/* The disk as checked and confirmed in prepare: every destructive
 	 * command is preceded by a check that the device still is this disk. */
-	char *id_name, *id_model, *id_serial;
-	uint64_t id_size;
+	struct disk_identity id;
 	/* the provisioned layout */
 	char *disk;                 /* /dev/loopN or the resolved disk */
 	int image_made;

@@ -309,34 +309,9 @@ int lx_check_disk(struct provision_ctx *ctx, struct lx *s)
 	return rc;
 }
 
-static char *dup_or_null(const char *s)
-{
-	return s ? xstrdup(s) : NULL;
-}
-
 void lx_remember_identity(struct lx *s)
 {
-	free(s->id_name);
-	free(s->id_model);
-	free(s->id_serial);
-	s->id_name = dup_or_null(s->facts.name);
-	s->id_model = dup_or_null(s->facts.model);
-	s->id_serial = dup_or_null(s->facts.serial);
-	s->id_size = s->facts.size;
-}
-
-static int same_text(const char *a, const char *b)
-{
-	return (!a && !b) || (a && b && !strcmp(a, b));
-}
-
-/* One fact of the identity compared; a difference is described in why. */
-static void compare(struct strbuf *why, const char *what, const char *was, const char *now)
-{
-	if (same_text(was, now))
-		return;
-	sb_addf(why, "%s%s was %s, is %s", why->len ? ", " : "", what, was ? was : "unknown",
-		now ? now : "unknown");
+	disk_identity_take(&s->id, &s->facts);
 }
 
 /* Is the disk target still the disk that was confirmed? */
@@ -345,28 +320,7 @@ static int same_disk(struct provision_ctx *ctx, struct lx *s, const char *const 
 	const char *dev = ctx->plan->target.device;
 	struct disk_facts now;
 	linux_disk_facts(s->root, dev, &now);
-	struct strbuf why = STRBUF_INIT;
-	if (!now.exists) {
-		sb_addf(&why, "it is gone (%s)", now.missing ? now.missing : "no such device");
-	} else {
-		compare(&why, "name", s->id_name, now.name);
-		compare(&why, "model", s->id_model, now.model);
-		compare(&why, "serial", s->id_serial, now.serial);
-		if (now.size != s->id_size)
-			sb_addf(&why, "%ssize was %llu bytes, is %llu", why.len ? ", " : "",
-				(unsigned long long)s->id_size, (unsigned long long)now.size);
-	}
-	int ok = !why.len;
-	if (!ok) {
-		struct strbuf cmd = STRBUF_INIT;
-		spawn_argv_text(&cmd, argv);
-		sb_addf(ctx->err, "refusing to run %s: %s is no longer the disk that was checked "
-				  "and confirmed: %s (rule identity: the disk's name, model, serial "
-				  "and size are checked again before every command that writes to it)",
-			cmd.buf, dev, why.buf);
-		sb_release(&cmd);
-	}
-	sb_release(&why);
+	int ok = prov_same_disk(ctx, &s->id, &now, dev, argv);
 	disk_facts_release(&now);
 	return ok;
 }

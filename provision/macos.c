@@ -2,13 +2,20 @@
  * The macOS backend: image and disk targets, with diskutil and hdiutil.
  * For each layout, from scratch:
  *
- *   image  `hdiutil create -sectors N -layout NONE -type UDIF PATH` (a blank
+ *   image  (with --force an existing file is checked again just before:
+ *          a regular file, not attached)
+ *          `hdiutil create -sectors N -layout NONE -type UDIF PATH` (a blank
  *          disk image, no partition map, no file system; hdiutil names the
  *          file it made on its `created:` line), then
  *          `hdiutil attach -nomount -plist FILE` (the whole disk from
  *          system-entities)
- *   disk   the safety rules again, on facts read afresh
- *   both   `diskutil info -plist DISK` (TotalSize), then
+ *   disk   the safety rules again, on facts read afresh, and the identity
+ *          (media name, serial where known, size, whole, virtual, internal)
+ *          compared with the disk checked and confirmed in prepare
+ *   both   `diskutil info -plist DISK` (TotalSize; a disk target's identity
+ *          compared again: command.c's prov_same_disk, as on Linux), an
+ *          image's disk checked to be still its file's (`hdiutil info
+ *          -plist`), then
  *          `diskutil partitionDisk DISK GPT FMT NAME BYTESB ... "Free Space" gap R`
  *          with byte sizes from macos_layout.c; then the result is re-read
  *          (`diskutil list -plist DISK`, `diskutil apfs list -plist`) and
@@ -75,6 +82,7 @@ struct mx {
 	uint64_t total;          /* TotalSize; 0 unknown */
 	struct mac_info info;    /* the disk target's, as last read */
 	struct disk_facts facts;
+	struct disk_identity id; /* the disk target as checked and confirmed in prepare */
 	uint64_t **sizes;        /* per layout; NULL when the size is unknown */
 	struct mvol *v;
 	size_t nv;
@@ -262,6 +270,8 @@ static int check_disk(struct provision_ctx *ctx, struct mx *s)
 	} else if (rc < 0) {
 		sb_addf(ctx->err, "refusing to erase %s: %s (rule %s: %s)", t->device, fact.buf,
 			rule->name, rule->what);
+	} else if (s->id.taken && !prov_same_disk(ctx, &s->id, &s->facts, t->device, NULL)) {
+		rc = -EPERM;
 	}
 	sb_release(&e);
 	sb_release(&fact);
@@ -293,8 +303,9 @@ static char *image_file_of(const char *path)
 	return sb_detach(&sb);
 }
 
-/* Before anything changes: may the image file be (re)made? */
-static int check_image(struct provision_ctx *ctx, struct mx *s)
+/* Before anything changes, and again just before hdiutil create: may the
+ * image file be (re)made? */
+static int check_image(struct provision_ctx *ctx, struct mx *s, int quiet)
 {
 	struct stat st;
 	if (lstat(s->image_file, &st) < 0)
@@ -319,7 +330,8 @@ static int check_image(struct provision_ctx *ctx, struct mx *s)
 				  "another path", s->image_file);
 		return -EEXIST;
 	}
-	prov_note(ctx, 1, "overwriting %s (--force)", s->image_file);
+	if (!quiet)
+		prov_note(ctx, 1, "overwriting %s (--force)", s->image_file);
 	return 0;
 }
 
@@ -374,6 +386,7 @@ static void free_state(struct mx *s)
 	free(s->disk);
 	mac_info_release(&s->info);
 	disk_facts_release(&s->facts);
+	disk_identity_release(&s->id);
 	free_sizes(s);
 	free_vols(s);
 	free(s);
@@ -395,11 +408,13 @@ static int mx_prepare(struct provision_ctx *ctx)
 		s->total = ctx->image_size ? ctx->image_size : p->target.image_size;
 		s->total = (s->total + 511) / 512 * 512;
 		if (!s->dry)
-			rc = check_image(ctx, s);
+			rc = check_image(ctx, s, 0);
 	} else if (rc == 0) {
 		rc = check_disk(ctx, s);
 		if (rc == 0 && !s->dry && !ctx->yes)
 			rc = prov_typed_confirmation(ctx, &s->facts);
+		if (rc == 0 && !s->dry)
+			disk_identity_take(&s->id, &s->facts);
 		s->total = s->facts.exists ? s->facts.size : 0;
 		if (s->dry && !s->total)
 			prov_note(ctx, 0, "the size of %s is not known here: S1, S2, ... stand for the "
@@ -426,7 +441,10 @@ static int create_and_attach(struct provision_ctx *ctx, struct mx *s)
 				 "-type", "UDIF", ctx->force ? "-ov" : ctx->plan->target.image_path,
 				 ctx->force ? ctx->plan->target.image_path : NULL, NULL };
 	struct spawn_result r;
-	int rc = mx_run(ctx, create, &r);
+	/* -ov overwrites: the path is checked again right before */
+	int rc = s->dry ? 0 : check_image(ctx, s, 1);
+	if (rc == 0)
+		rc = mx_run(ctx, create, &r);
 	sb_release(&sectors);
 	if (rc < 0)
 		return rc;
@@ -467,7 +485,44 @@ static int create_and_attach(struct provision_ctx *ctx, struct mx *s)
 	return 0;
 }
 
-static int partition_disk(struct provision_ctx *ctx, struct mx *s, size_t li)
+/*
+ * Right before a command that erases s->disk: is it still the disk to
+ * erase? A disk target: the one checked and confirmed in prepare, by the
+ * facts of di (its `diskutil info -plist`, just read): media name, size,
+ * whole, virtual, internal (rule identity, shared with Linux). An image: the
+ * disk hdiutil lists its file as (`hdiutil info -plist`).
+ */
+static int still_the_disk(struct provision_ctx *ctx, struct mx *s, const struct mac_info *di,
+			  const char *const *argv)
+{
+	if (s->dry)
+		return 0;
+	if (!s->is_image) {
+		const char *dev = ctx->plan->target.device;
+		struct mac_system none = { 0 };
+		struct disk_facts now;
+		mac_disk_facts(&none, dev, di, &now);
+		int ok = prov_same_disk(ctx, &s->id, &now, dev, argv);
+		disk_facts_release(&now);
+		return ok ? 0 : -EPERM;
+	}
+	char *as = NULL;
+	int rc = attached_as(ctx, s, s->image_made, &as);
+	if (rc == 0 && (!as || strcmp(as, s->disk))) {
+		struct strbuf cmd = STRBUF_INIT;
+		spawn_argv_text(&cmd, argv);
+		sb_addf(ctx->err, "refusing to run %s: %s is no longer the disk of image %s "
+				  "(hdiutil info lists the image as %s; rule identity)", cmd.buf,
+			s->disk, s->image_made, as ? as : "not attached");
+		sb_release(&cmd);
+		rc = -EPERM;
+	}
+	free(as);
+	return rc;
+}
+
+static int partition_disk(struct provision_ctx *ctx, struct mx *s, size_t li,
+			  const struct mac_info *di)
 {
 	const struct plan_layout *l = &ctx->plan->layouts[li];
 	struct strbuf *sz = xcalloc(l->nparts, sizeof(*sz));
@@ -491,8 +546,11 @@ static int partition_disk(struct provision_ctx *ctx, struct mx *s, size_t li)
 	argv[n++] = "gap";
 	argv[n++] = "R";
 	argv[n] = NULL;
-	s->partitioned = 1;
-	int rc = mx_run(ctx, argv, NULL);
+	int rc = still_the_disk(ctx, s, di, argv);
+	if (rc == 0) {
+		s->partitioned = 1;
+		rc = mx_run(ctx, argv, NULL);
+	}
 	for (size_t i = 0; i < l->nparts; i++)
 		sb_release(&sz[i]);
 	free(sz);
@@ -636,6 +694,31 @@ static char *volume_facts(struct provision_ctx *ctx, const struct mx *s, size_t 
 
 static int mx_teardown(struct provision_ctx *ctx, size_t li);
 
+/* Before partitionDisk: `diskutil info -plist DISK`, kept in di for the
+ * identity check, and its TotalSize (an attached image's disk: the layout
+ * sizes follow it). */
+static int read_size(struct provision_ctx *ctx, struct mx *s, struct mac_info *di)
+{
+	if (!s->dry && !s->is_image) {
+		/* a disk target that is gone is the identity check's to say */
+		struct strbuf e = STRBUF_INIT;
+		if (mac_read_info(query_ctx, ctx, s->disk, di, &e) < 0)
+			di->error = xstrdup(e.buf);
+		sb_release(&e);
+		return 0;
+	}
+	int rc = info_of(ctx, s, s->disk, di);
+	if (rc == 0 && !s->dry && s->is_image) {
+		uint64_t total = di->total_size ? di->total_size : di->size;
+		if (total != s->total) {
+			s->total = total;
+			free_sizes(s);
+			rc = layouts_fit(ctx, s);
+		}
+	}
+	return rc;
+}
+
 static int mx_provision(struct provision_ctx *ctx, size_t li, struct volume **vols, size_t *nvols)
 {
 	struct mx *s = ctx->state;
@@ -652,22 +735,14 @@ static int mx_provision(struct provision_ctx *ctx, size_t li, struct volume **vo
 			s->disk = xstrdup(ctx->plan->target.device);
 	}
 	rc = cancelled(ctx, rc);
-	if (rc == 0) {
-		struct mac_info di;
-		rc = info_of(ctx, s, s->disk, &di);
-		if (rc == 0 && !s->dry) {
-			uint64_t total = di.total_size ? di.total_size : di.size;
-			if (total != s->total) { /* the image's disk, or a disk that changed */
-				s->total = total;
-				free_sizes(s);
-				rc = layouts_fit(ctx, s);
-			}
-		}
-		mac_info_release(&di);
-	}
+	struct mac_info di;
+	memset(&di, 0, sizeof(di));
+	if (rc == 0)
+		rc = read_size(ctx, s, &di);
 	rc = cancelled(ctx, rc);
 	if (rc == 0)
-		rc = partition_disk(ctx, s, li);
+		rc = partition_disk(ctx, s, li, &di);
+	mac_info_release(&di);
 	rc = cancelled(ctx, rc);
 	if (rc == 0)
 		rc = reread(ctx, s, li);
@@ -775,6 +850,7 @@ static int mx_teardown(struct provision_ctx *ctx, size_t li)
 	free_vols(s);
 	if (s->is_image && s->attached) {
 		int r = detach(ctx, s);
+		int detached = r == 0;
 		char *still = NULL;
 		if (r == 0 && !s->dry && (r = attached_as(ctx, s, s->image_made, &still)) == 0 && still) {
 			sb_addf(ctx->err, "hdiutil info still lists %s as %s after hdiutil detach %s",
@@ -782,9 +858,10 @@ static int mx_teardown(struct provision_ctx *ctx, size_t li)
 			r = -EBUSY;
 		}
 		free(still);
-		prov_teardown_error(ctx, &acc, &rc, r);
-		if (r == 0)
+		/* hdiutil detach said done; only hdiutil info listing it again keeps it attached */
+		if (detached && r != -EBUSY)
 			s->attached = 0;
+		prov_teardown_error(ctx, &acc, &rc, r);
 	} else if (!s->is_image && s->partitioned && s->disk) {
 		const char *argv[] = { "diskutil", "unmountDisk", s->disk, NULL };
 		prov_teardown_error(ctx, &acc, &rc, mx_run(ctx, argv, NULL));

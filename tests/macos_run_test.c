@@ -312,6 +312,8 @@ static void test_image_busy_detach(void)
 		"hdiutil create -sectors 4194304 -layout NONE -type UDIF %s/rig-test\n"
 		"hdiutil attach -nomount -plist %s/rig-test.dmg\n"
 		"diskutil info -plist disk2\n"
+		/* identity: disk2 is still the image's, right before it is partitioned */
+		"hdiutil info -plist\n"
 		"diskutil partitionDisk disk2 GPT APFS A 967835648B ExFAT B 967835648B "
 		"'Free Space' gap R\n"
 		"diskutil list -plist disk2\n"
