@@ -731,7 +731,7 @@ static int mx_provision(struct provision_ctx *ctx, size_t li, struct volume **vo
 	} else {
 		if (!s->dry)
 			rc = check_disk(ctx, s);
-		if (rc == 0)
+		if (rc == 0 && !s->disk) /* kept when the last unmountDisk failed */
 			s->disk = xstrdup(ctx->plan->target.device);
 	}
 	rc = cancelled(ctx, rc);
@@ -844,7 +844,7 @@ static int mx_teardown(struct provision_ctx *ctx, size_t li)
 	struct mx *s = ctx->state;
 	if (!s)
 		return 0;
-	int rc = 0;
+	int rc = 0, still_mounted = 0;
 	struct strbuf acc = STRBUF_INIT;
 	sb_reset(ctx->err);
 	free_vols(s);
@@ -864,9 +864,11 @@ static int mx_teardown(struct provision_ctx *ctx, size_t li)
 		prov_teardown_error(ctx, &acc, &rc, r);
 	} else if (!s->is_image && s->partitioned && s->disk) {
 		const char *argv[] = { "diskutil", "unmountDisk", s->disk, NULL };
-		prov_teardown_error(ctx, &acc, &rc, mx_run(ctx, argv, NULL));
+		int r = mx_run(ctx, argv, NULL);
+		prov_teardown_error(ctx, &acc, &rc, r);
+		still_mounted = r < 0; /* the end of the run tries again */
 	}
-	s->partitioned = 0;
+	s->partitioned = still_mounted;
 	if (s->is_image && s->image_made && !s->attached) {
 		if (ctx->plan->target.keep) {
 			prov_note(ctx, 0, "keep %s (keep: true)", s->image_made);
@@ -881,7 +883,7 @@ static int mx_teardown(struct provision_ctx *ctx, size_t li)
 		free(s->image_made);
 		s->image_made = NULL;
 	}
-	if (!s->attached) {
+	if (!s->attached && !still_mounted) {
 		free(s->disk);
 		s->disk = NULL;
 	}

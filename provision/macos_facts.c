@@ -180,9 +180,15 @@ void mac_system_read(mac_query_fn q, void *opaque, struct mac_system *s)
 	trace_root(q, opaque, s);
 	struct strbuf e = STRBUF_INIT;
 	const char *list[] = { "diskutil", "list", "-plist", NULL };
-	read_plist(q, opaque, list, parse_list, &s->list, &e);
 	const char *apfs[] = { "diskutil", "apfs", "list", "-plist", NULL };
-	read_plist(q, opaque, apfs, parse_apfs, &s->apfs, &e);
+	/* Without them no disk's volumes (at /, under /System) can be told:
+	 * every disk is refused, as when / cannot be traced. */
+	if ((read_plist(q, opaque, list, parse_list, &s->list, &e) < 0 ||
+	     read_plist(q, opaque, apfs, parse_apfs, &s->apfs, &e) < 0) && !s->root_error) {
+		struct strbuf why = STRBUF_INIT;
+		sb_addf(&why, "the volumes of the disks cannot be told: %s", e.buf);
+		s->root_error = sb_detach(&why);
+	}
 	sb_release(&e);
 }
 

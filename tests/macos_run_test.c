@@ -572,6 +572,111 @@ static void test_plan_configs(void)
 	fx_done(&x);
 }
 
+/*
+ * Fault injection (RIG_FAULT, rig/util/fault.h) on the macOS backend: every
+ * command of the halves plan (a disk target, two layouts) and of an image
+ * plan (remount between steps) failing once. Each must end the run with an
+ * error naming the command and its output, tear down what was built, and
+ * leave nothing mounted or attached in the fake's state (check_clean), the
+ * image file deleted. A faked command is not run: the fake's calls.log
+ * does not show it.
+ */
+struct mac_fault {
+	const char *plan;     /* "halves" or "image" */
+	const char *rule;
+	const char *names;    /* how the error names the failed command */
+	const char *status;   /* the run's */
+};
+
+static void test_every_command_fails_once(void)
+{
+	static const struct mac_fault rows[] = {
+		/* the halves: prepare's reads, then per layout the rules again, the
+		 * identity read, partitionDisk, the re-reads, the volumes, unmountDisk */
+		{ "halves", "spawn:diskutil info:1", "diskutil info -plist /", NULL },
+		{ "halves", "spawn:diskutil list:1", "the volumes of the disks cannot be told: "
+						     "diskutil list -plist", NULL },
+		{ "halves", "spawn:diskutil apfs list:1", "the volumes of the disks cannot be told: "
+							  "diskutil apfs list -plist", NULL },
+		{ "halves", "spawn:diskutil info -plist disk4:1", "diskutil info -plist disk4", NULL },
+		{ "halves", "spawn:diskutil info -plist disk4:3", "diskutil info -plist disk4", "failed" },
+		{ "halves", "spawn:diskutil partitionDisk:1", "diskutil partitionDisk disk4 GPT APFS APFS",
+		  "failed" },
+		{ "halves", "spawn:diskutil partitionDisk:2", "diskutil partitionDisk disk4 GPT JHFS+ HFS",
+		  "failed" },
+		{ "halves", "spawn:diskutil list -plist disk4:1", "diskutil list -plist disk4", "failed" },
+		{ "halves", "spawn:diskutil apfs list:3", "diskutil apfs list -plist", "failed" },
+		{ "halves", "spawn:diskutil info -plist disk4s2:1", "diskutil info -plist disk4s2",
+		  "failed" },
+		{ "halves", "spawn:diskutil info -plist disk5s1:1", "diskutil info -plist disk5s1",
+		  "failed" },
+		{ "halves", "spawn:diskutil unmountDisk:1", "diskutil unmountDisk disk4", "failed" },
+		/* the image: create, attach, the size and identity reads, partitionDisk,
+		 * the re-reads, the volumes, remount, detach and its check */
+		{ "image", "spawn:hdiutil create:1", "hdiutil create -sectors 4194304", "failed" },
+		{ "image", "spawn:hdiutil attach:1", "hdiutil attach -nomount -plist", "failed" },
+		{ "image", "spawn:diskutil info -plist disk2:1", "diskutil info -plist disk2", "failed" },
+		{ "image", "spawn:hdiutil info:1", "hdiutil info -plist", "failed" },
+		{ "image", "spawn:diskutil partitionDisk:1", "diskutil partitionDisk disk2 GPT APFS A",
+		  "failed" },
+		{ "image", "spawn:diskutil list:1", "diskutil list -plist disk2", "failed" },
+		{ "image", "spawn:diskutil apfs list:1", "diskutil apfs list -plist", "failed" },
+		{ "image", "spawn:diskutil info -plist disk3s1:1", "diskutil info -plist disk3s1",
+		  "failed" },
+		{ "image", "spawn:diskutil unmount:1", "diskutil unmount disk3s1", "failed" },
+		{ "image", "spawn:diskutil mount:1", "diskutil mount disk3s1", "failed" },
+		{ "image", "spawn:hdiutil detach:1", "hdiutil detach disk2", "failed" },
+		{ "image", "spawn:hdiutil info:2", "hdiutil info -plist", "failed" },
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const struct mac_fault *r = &rows[i];
+		struct fx x;
+		fx_init(&x, strcmp(r->plan, "halves") != 0); /* the image: disk2 */
+		char *text = NULL;
+		if (!strcmp(r->plan, "halves")) {
+			static const char *const pairs[] = { "files: 160, sizes: 2M..2G, block: 1M",
+							     "files: 1, sizes: 64K, block: 64K", NULL };
+			text = pt_config("hfs-apfs-halves", pairs);
+		} else {
+			text = image_plan(&x, "");
+		}
+		char *out = NULL;
+		setenv("RIG_FAULT", r->rule, 1);
+		int rc = run_plan(&x, text, &out);
+		unsetenv("RIG_FAULT");
+		struct strbuf want = STRBUF_INIT;
+		sb_addf(&want, "failure injected by RIG_FAULT (%s)", r->rule);
+		int ok = rc == 1 && out && strstr(out, r->names) && strstr(out, want.buf);
+		char *st = r->status ? pt_run_query(x.run, "SELECT status FROM run") : NULL;
+		if (r->status)
+			ok = ok && st && !strcmp(st, r->status);
+		/* rig's command log has the faked command with its output, once */
+		char *faked = r->status ? pt_run_query(x.run, "SELECT count(*) FROM commands WHERE "
+							     "output LIKE '%failure injected%'")
+					: NULL;
+		if (r->status)
+			ok = ok && faked && !strcmp(faked, "1");
+		free(faked);
+		if (!ok)
+			fprintf(stderr, "\n%s %s: rig exited %d (want 1), run %s (want %s):\n%s\n", r->plan,
+				r->rule, rc, st ? st : "-", r->status ? r->status : "-",
+				out ? out : "");
+		CU_ASSERT_TRUE(ok);
+		check_clean(&x);
+		sb_reset(&want);
+		sb_addf(&want, "%s/rig-test.dmg", x.dir);
+		if (access(want.buf, F_OK) == 0) {
+			fprintf(stderr, "\n%s %s: the image is left\n", r->plan, r->rule);
+			CU_FAIL("image left behind");
+		}
+		free(st);
+		sb_release(&want);
+		free(out);
+		free(text);
+		fx_done(&x);
+	}
+}
+
 void register_macos_run_tests(void)
 {
 	CU_pSuite s = test_suite("macos backend end to end (fake diskutil and hdiutil)");
@@ -585,4 +690,6 @@ void register_macos_run_tests(void)
 	test_add(s, "rig run: diskutil info errors", test_info_fails);
 	test_add(s, "rig run: an internal disk is refused before any change", test_refused);
 	test_add(s, "rig plan --platform macos: every macOS config", test_plan_configs);
+	test_add(s, "RIG_FAULT: every command failing once: named, torn down, nothing left",
+		 test_every_command_fails_once);
 }

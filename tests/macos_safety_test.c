@@ -132,7 +132,15 @@ static const struct reply no_root[] = {
 static const struct reply no_store[] = {
 	{ "diskutil info -plist /", ROOT, NULL, NULL, NULL, NULL },
 	{ "diskutil list -plist", LIST, NULL, NULL, NULL, NULL },
+	{ "diskutil apfs list -plist", APFS, NULL, NULL, NULL, NULL },
 	{ "diskutil info -plist disk0", NVME, NULL, NULL, NULL, NULL },
+};
+
+/* diskutil apfs list cannot be read: no disk's volumes can be told. */
+static const struct reply no_apfs[] = {
+	{ "diskutil info -plist /", ROOT, NULL, NULL, NULL, NULL },
+	{ "diskutil list -plist", LIST, NULL, NULL, NULL, NULL },
+	{ "diskutil info -plist disk2", USB, NULL, NULL, NULL, NULL },
 };
 
 #define RP(a) { a, sizeof(a) / sizeof(a[0]) }
@@ -155,6 +163,8 @@ static const struct refusal refusals[] = {
 	{ RP(no_store), "disk0", "x", SAFETY_ALLOW_INTERNAL, "root-disk",
 	  "whose physical store disk0s2 is on disk0 (by its name: " },
 	{ RP(no_root), "disk2", "Cruzer Fit", 0, "root-disk", "cannot tell which disk holds /" },
+	{ RP(no_apfs), "disk2", "Cruzer Fit", 0, "root-disk",
+	  "the volumes of the disks cannot be told: diskutil apfs list -plist failed" },
 	/* a volume at / or under /System, when the disk is not the one traced from / */
 	{ RP(stick_root), "disk0", "x", SAFETY_ALLOW_INTERNAL, "system-volume",
 	  "disk1s1 is mounted at /System/Volumes/Data (APFS container disk1 on disk0)" },
