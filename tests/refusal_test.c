@@ -20,8 +20,10 @@
  * ParentWholeDisk), internal and virtual disks, a partition, a volume at /
  * or under /System, a confirm that does not match, and a disk that is
  * another one at `rig run` than at `rig plan`, or changes between the
- * confirmation and partitionDisk (the identity check) - refused with only
- * read-only queries in the log; control rows are erased.
+ * confirmation and partitionDisk (the identity check), an image's disk that
+ * is no longer its file's, an existing image file attached by someone
+ * before `hdiutil create -ov` - refused with only read-only queries in the
+ * log (or the destructive commands before the change); controls are erased.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -172,6 +174,19 @@ static void image_disk_other_file(const char *root)
 	sb_release(&p);
 }
 
+static void image_file_attached(const char *root)
+{
+	/* the existing image file (machine mac-image) is attached by someone */
+	struct strbuf p = STRBUF_INIT, t = STRBUF_INIT;
+	sb_addf(&p, "%s/disks/disk20", root);
+	const char *slash = strrchr(root, '/'); /* root is TMP/fake, the image TMP/rig-test.dmg */
+	sb_addf(&t, "kind=image\nsize=1048576\nmedia=Disk Image\ninternal=0\nbus=Disk Image\n"
+		    "virtual=1\nimage=%.*s/rig-test.dmg\n", (int)(slash - root), root);
+	CU_ASSERT_EQUAL(test_write_file(p.buf, t.buf), 0);
+	sb_release(&p);
+	sb_release(&t);
+}
+
 /* --- the table --- */
 
 static const struct row rows[] = {
@@ -296,6 +311,9 @@ static const struct row rows[] = {
 						  "the disk that was checked and confirmed: size was "
 						  "2000398934016 bytes, is 1000204886016",
 	  "diskutil partitionDisk\n", 0 },
+	{ "macos", "an existing image file attached by someone before hdiutil create -ov",
+	  "mac-image", "image", "", 0, "hdiutil info -plist", image_file_attached,
+	  "/rig-test.dmg is attached as disk20; detach it first", "", 0 },
 	{ "macos", "an image's disk is another image's before partitionDisk", "mac", "image", "", 0,
 	  "hdiutil attach", image_disk_other_file, "is no longer the disk of image",
 	  "hdiutil create\n", 0 },
@@ -306,6 +324,8 @@ static const struct row rows[] = {
 	{ "macos", "an internal disk, waived", "mac", "disk3", "APPLE HDD ST1000DM003",
 	  SAFETY_ALLOW_INTERNAL, NULL, NULL, NULL,
 	  "diskutil partitionDisk\ndiskutil partitionDisk\n", 0 },
+	{ "macos", "an existing image file, --force", "mac-image", "image", "", 0, NULL, NULL, NULL,
+	  "hdiutil create\ndiskutil partitionDisk\nhdiutil create\ndiskutil partitionDisk\n", 0 },
 	{ "macos", "an image target", "mac", "image", "", 0, NULL, NULL, NULL,
 	  "hdiutil create\ndiskutil partitionDisk\nhdiutil create\ndiskutil partitionDisk\n", 0 },
 };
@@ -509,6 +529,7 @@ static int linux_driver(const struct row *row, struct outcome *o)
  *                disk5 external with a volume at /System/Volumes/Update,
  *                disk6 a RAM disk (Virtual), disk7 external with a volume at /
  *   mac-extboot  / in container disk9 on disk8, an external SSD
+ *   mac-image    mac, and a file at the image target's path (rig-test.dmg)
  */
 static void mac_write(const char *root, const char *rel, const char *text)
 {
@@ -567,6 +588,8 @@ static void mac_machine(const char *bin, const char *root, const char *name)
 	mac_ctl(bin, d5);
 	mac_ctl(bin, d6);
 	mac_ctl(bin, d7);
+	if (!strcmp(name, "mac-image"))
+		mac_write(root, "../rig-test.dmg", "an image file rig did not make\n");
 	mac_write(root, "parts/disk5", "disk5s1|EFI|msdos|EFI|20480|209715200|disk5s1|\n"
 				       "disk5s2|Apple_HFS|hfs|Update|210763776|999994105856|disk5s2|"
 				       "/System/Volumes/Update\n");
