@@ -700,12 +700,14 @@ static int mx_teardown(struct provision_ctx *ctx, size_t li);
 static int read_size(struct provision_ctx *ctx, struct mx *s, struct mac_info *di)
 {
 	if (!s->dry && !s->is_image) {
-		/* a disk target that is gone is the identity check's to say */
+		/* diskutil's error dict (a disk that is gone) is the identity
+		 * check's to say; a read that failed otherwise is an error */
 		struct strbuf e = STRBUF_INIT;
-		if (mac_read_info(query_ctx, ctx, s->disk, di, &e) < 0)
-			di->error = xstrdup(e.buf);
+		int rc = mac_read_info(query_ctx, ctx, s->disk, di, &e) < 0 ? -EIO : 0;
+		if (rc < 0)
+			sb_adds(ctx->err, e.buf);
 		sb_release(&e);
-		return 0;
+		return rc;
 	}
 	int rc = info_of(ctx, s, s->disk, di);
 	if (rc == 0 && !s->dry && s->is_image) {
