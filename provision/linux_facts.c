@@ -632,6 +632,41 @@ int linux_is_mounted(const char *root, const char *dir)
 	return s != NULL;
 }
 
+size_t linux_mounts_under(const char *root, const char *prefix, struct linux_mount **out)
+{
+	struct strbuf p = STRBUF_INIT;
+	sb_addf(&p, "%s/proc/self/mountinfo", root);
+	char *text = read_whole(p.buf, 16 << 20, NULL);
+	sb_release(&p);
+	*out = NULL;
+	if (!text)
+		return 0;
+	size_t n = 0, len = strlen(prefix);
+	char *save = NULL;
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		struct mount_line m;
+		if (parse_mount_line(line, &m) < 0 || strncmp(m.dir, prefix, len) || m.dir[len] != '/')
+			continue;
+		*out = xrealloc(*out, (n + 1) * sizeof(**out));
+		(*out)[n].dir = xstrdup(m.dir);
+		(*out)[n].source = xstrdup(m.source);
+		(*out)[n].fstype = xstrdup(m.fstype);
+		n++;
+	}
+	free(text);
+	return n;
+}
+
+void linux_mounts_free(struct linux_mount *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(m[i].dir);
+		free(m[i].source);
+		free(m[i].fstype);
+	}
+	free(m);
+}
+
 size_t linux_partition_count(const char *root, const char *disk)
 {
 	struct strbuf dir = STRBUF_INIT;
