@@ -30,7 +30,8 @@ const struct rig_cmd rig_cmds[] = {
 	  "      --image-size SIZE replace the image target's size (e.g. 512M, for quick runs)\n"
 	  "  -q, --quiet           no progress lines\n"
 	  "\n"
-	  "Ctrl-C stops between operations and keeps everything measured.\n"
+	  "Ctrl-C stops between operations and keeps everything measured; `rig resume\n"
+	  "RUN` continues a run that stopped (Ctrl-C, a crash, a kill, a reboot).\n"
 	  "Exit status: 0 completed, 1 failed or interrupted, 2 bad usage or invalid plan.\n" },
 	{ "resume", cmd_resume, "continue an interrupted run in its run folder",
 	  "usage: rig resume [options] RUN\n"

@@ -97,7 +97,8 @@ int cmd_run(int argc, char **argv)
 	case RUN_FAILED:
 		fprintf(stderr, "rig run: %s\n", err.buf);
 		if (dir.len)
-			fprintf(stderr, "rig run: what was measured is in %s\n", dir.buf);
+			fprintf(stderr, "rig run: what was measured is in %s; `rig resume %s` "
+					"continues it\n", dir.buf, dir.buf);
 		rc = EXIT_FAILED;
 		break;
 	default:
