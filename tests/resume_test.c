@@ -363,6 +363,9 @@ static int same_as_reference(const char *out, const char *ref, int seed)
 	return bad;
 }
 
+/* Resumes that kept the provisioning, in this process (a kill worker). */
+static int kept;
+
 /*
  * Kill `rig run` at a random point, resume (every third seed kill the
  * first resume too), and resume until it says completed. Returns the
@@ -401,6 +404,9 @@ static int kill_and_resume(const char *plan, const char *out, const char *ref, i
 		return 1;
 	}
 	free(o);
+	char *k = pt_run_query(out, "SELECT count(*) FROM resumes WHERE reprovisioned = 0");
+	kept += k ? atoi(k) : 0;
+	free(k);
 	return same_as_reference(out, ref, seed);
 }
 
@@ -503,6 +509,8 @@ static int kill_test(const char *tmp, int image, int seeds, int workers, int *re
 				mine += kill_and_resume(plan.buf, out.buf, ref.buf, seed, span, &cut);
 				mine += left_behind(wdir.buf, out.buf, image, seed);
 			}
+			if (kept)
+				fprintf(stderr, "[worker %d: %d resumes kept the provisioning] ", w, kept);
 			_exit((mine > 15 ? 15 : mine) | (cut > 15 ? 15 : cut) << 4);
 		}
 	}
@@ -698,6 +706,99 @@ static void test_completed_and_report(void)
 	free(tmp);
 }
 
+/*
+ * Killed in a long `null` cell that is not its layout's first, with no
+ * module state before it: the resume keeps the provisioning (the work
+ * folders; as root the loop device and its mounts) and starts at that cell.
+ */
+static void kept_case(int image)
+{
+	char *tmp = test_tmpdir();
+	struct strbuf plan = STRBUF_INIT, text = STRBUF_INIT, out = STRBUF_INIT, db = STRBUF_INIT;
+	if (image)
+		sb_addf(&text, "rig: 1\nname: keep\ntarget:\n  image: { path: \"%s/k.img\", size: 32M }\n"
+			       "layouts:\n  - name: one\n    partitions:\n"
+			       "      - { name: p1, fs: ext4, size: rest }\n", tmp);
+	else
+		sb_addf(&text, "rig: 1\nname: keep\ntarget:\n  dirs: [\"%s/a\"]\n", tmp);
+	sb_adds(&text, "report: { formats: [csv] }\ncache: { flush: false, direct: false }\nsteps:\n"
+		       "  - null: { value: 1 }\n  - null: { value: 2, time: 1500ms }\n"
+		       "  - null: { value: 3 }\n");
+	sb_addf(&plan, "%s/plan.yaml", tmp);
+	CU_ASSERT_EQUAL_FATAL(test_write_file(plan.buf, text.buf), 0);
+	sb_addf(&out, "%s/out", tmp);
+	sb_addf(&db, "%s/results.db", out.buf);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execl(test_rig_bin(), test_rig_bin(), "run", "-q", "-o", out.buf, plan.buf,
+		      (char *)NULL);
+		_exit(127);
+	}
+	char *v = NULL;
+	for (int i = 0; i < 1000; i++) { /* until cell 2 has started */
+		struct timespec ts = { 0, 10000000 };
+		nanosleep(&ts, NULL);
+		free(v);
+		v = access(db.buf, R_OK) == 0 ? pt_query(db.buf, "SELECT count(*) FROM cells") : NULL;
+		if (v && !strcmp(v, "2"))
+			break;
+	}
+	free(v);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	char *o = NULL;
+	const char *res[] = { "resume", out.buf, NULL };
+	CU_ASSERT_EQUAL(test_run_rig(res, &o), 0);
+	CU_ASSERT_PTR_NOT_NULL(o && strstr(o, "was kept as recorded"));
+	free(o);
+	v = pt_query(db.buf, "SELECT reprovisioned || ' ' || from_seq || ' ' || first_unfinished ||"
+			     " ' ' || (SELECT group_concat(attempts) FROM cells) FROM resumes");
+	CU_ASSERT_STRING_EQUAL(v ? v : "", "0 2 2 1,2,1");
+	free(v);
+	v = pt_query(db.buf, "SELECT group_concat(value) FROM (SELECT value FROM samples WHERE"
+			     " superseded = 0 AND metric = 'value' ORDER BY seq)");
+	CU_ASSERT_STRING_EQUAL(v ? v : "", "1.0,2.0,3.0");
+	free(v);
+	if (image) {
+		/* Provisioned once: one mkfs; and nothing left. */
+		sb_reset(&db);
+		sb_addf(&db, "%s/commands.log", out.buf);
+		char *log = test_read_file(db.buf, NULL);
+		int mkfs = 0;
+		for (const char *c = log; c && (c = strstr(c, "$ mkfs.ext4")); c++)
+			mkfs++;
+		CU_ASSERT_EQUAL(mkfs, 1);
+		CU_ASSERT_PTR_NOT_NULL(log && strstr(log, "kept what the interrupted run provisioned"));
+		free(log);
+		struct strbuf what = STRBUF_INIT;
+		CU_ASSERT_EQUAL(pt_leftovers(tmp, &what), 0);
+		sb_release(&what);
+	} else {
+		sb_reset(&db);
+		sb_addf(&db, "%s/a/rig-out", tmp);
+		CU_ASSERT_NOT_EQUAL(access(db.buf, F_OK), 0);
+	}
+	sb_release(&plan);
+	sb_release(&text);
+	sb_release(&out);
+	sb_release(&db);
+	test_rmtree(tmp);
+	free(tmp);
+}
+
+static void test_kept_dirs(void)
+{
+	kept_case(0);
+}
+
+static void test_kept_image(void)
+{
+	kept_case(1);
+}
+
 void register_resume_tests(void)
 {
 	CU_pSuite s = test_suite("resume");
@@ -710,10 +811,14 @@ void register_resume_tests(void)
 		 test_refusals);
 	test_add(s, "a resumed run's report says so; a completed run is left alone",
 		 test_completed_and_report);
+	test_add(s, "killed in a null cell: the work folders are kept", test_kept_dirs);
 	test_add(s, "kill -9 at 20 random points of a dirs run: resume gives every cell once",
 		 test_kill_dirs);
 	CU_pSuite r = test_suite("resume (root: image on a loop device)");
-	if (test_require_root(r, "loop devices, mkfs and mount"))
-		test_add(r, "kill -9 at random points of an image run: every cell once, nothing left",
-			 test_kill_image);
+	if (!test_require_root(r, "loop devices, mkfs and mount"))
+		return;
+	test_add(r, "killed in a null cell: the loop device and its mounts are kept",
+		 test_kept_image);
+	test_add(r, "kill -9 at random points of an image run: every cell once, nothing left",
+		 test_kill_image);
 }
