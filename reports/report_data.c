@@ -592,7 +592,8 @@ struct rdata *rdata_load(struct store *s, struct strbuf *err)
 	sqlite3 *db = store_db(s), *own = NULL;
 	const char *file = sqlite3_db_filename(db, "main");
 	if (file && *file &&
-	    sqlite3_open_v2(file, &own, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) == SQLITE_OK) {
+	    sqlite3_open_v2(file, &own, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) == SQLITE_OK &&
+	    store_reader_setup(own) == 0) {
 		db = own;
 	} else if (own) {
 		sqlite3_close(own);
@@ -605,7 +606,8 @@ struct rdata *rdata_load(struct store *s, struct strbuf *err)
 	struct sample_job sj = { .err = STRBUF_INIT };
 	pthread_t th;
 	int threaded = 0;
-	if (own && sqlite3_open_v2(file, &sj.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) == SQLITE_OK) {
+	if (own && sqlite3_open_v2(file, &sj.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) == SQLITE_OK &&
+	    store_reader_setup(sj.db) == 0) {
 		sqlite3_exec(sj.db, "BEGIN", NULL, NULL, NULL);
 		threaded = pthread_create(&th, NULL, load_samples, &sj) == 0;
 	} else if (sj.db) {

@@ -544,6 +544,19 @@ void store_close(struct store *s)
 	store_free(s);
 }
 
+int store_reader_setup(struct sqlite3 *db)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t ver = 0;
+	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		ver = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (ver != 1)
+		return 0;
+	return sqlite3_exec(db, shadow_v1_sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -EIO;
+}
+
 struct sqlite3 *store_db(struct store *s)
 {
 	return s->db;

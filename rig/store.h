@@ -17,6 +17,7 @@
 
 struct strbuf;
 struct store;
+struct sqlite3;
 
 struct store_run {
 	const char *id;            /* run folder name */
@@ -126,6 +127,11 @@ int store_resume_end(struct store *s, int64_t id, const char *ended_utc, const c
 
 /* Tests: the schema version store_create writes (1 or 2; 0 = current). */
 void store_test_create_version(int version);
+
+/* A reader's own read-only connection to a store (reports open their own):
+ * a version 1 store gets the same temporary views store_open gives it, so
+ * the connection sees version 2. 0 or -EIO. */
+int store_reader_setup(struct sqlite3 *db);
 
 /* Read access for reports: the raw sqlite3 handle (reports run SQL). */
 struct sqlite3 *store_db(struct store *s);

@@ -706,6 +706,69 @@ static void test_completed_and_report(void)
 	free(tmp);
 }
 
+/* A run of rig 0.1 (schema 1): made by downgrading a new store. */
+static void test_v1_run(void)
+{
+	char *tmp = test_tmpdir();
+	struct strbuf plan = STRBUF_INIT, text = STRBUF_INIT, out = STRBUF_INIT, p = STRBUF_INIT;
+	sb_addf(&text, "rig: 1\nname: old\ntarget:\n  dirs: [\"%s/a\"]\n"
+		       "steps:\n  - null: { files: 2 }\n  - null: {}\n", tmp);
+	sb_addf(&plan, "%s/plan.yaml", tmp);
+	CU_ASSERT_EQUAL_FATAL(test_write_file(plan.buf, text.buf), 0);
+	sb_addf(&out, "%s/out", tmp);
+	char *o = NULL;
+	const char *run[] = { "run", "-q", "-o", out.buf, plan.buf, NULL };
+	CU_ASSERT_EQUAL_FATAL(test_run_rig(run, &o), 0);
+	free(o);
+	sb_addf(&p, "%s/results.csv", out.buf);
+	char *csv = test_read_file(p.buf, NULL);
+	sb_reset(&p);
+	sb_addf(&p, "%s/results.db", out.buf);
+	sqlite3 *db;
+	CU_ASSERT_EQUAL_FATAL(sqlite3_open(p.buf, &db), SQLITE_OK);
+	CU_ASSERT_EQUAL(sqlite3_exec(db, "ALTER TABLE run DROP COLUMN options_json;"
+				     "ALTER TABLE cells DROP COLUMN attempts;"
+				     "ALTER TABLE samples DROP COLUMN superseded;"
+				     "ALTER TABLE file_samples DROP COLUMN superseded;"
+				     "ALTER TABLE notes DROP COLUMN superseded;"
+				     "DROP TABLE resumes; PRAGMA user_version = 1;",
+				     NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	/* rig report reads it as it is, without changing it. */
+	const char *rep[] = { "report", out.buf, NULL };
+	CU_ASSERT_EQUAL(test_run_rig(rep, &o), 0);
+	free(o);
+	char *v = pt_query(p.buf, "PRAGMA user_version");
+	CU_ASSERT_STRING_EQUAL(v ? v : "", "1");
+	free(v);
+	sb_reset(&p);
+	sb_addf(&p, "%s/results.csv", out.buf);
+	char *again = test_read_file(p.buf, NULL);
+	CU_ASSERT_TRUE(csv && again && !strcmp(csv, again));
+	free(csv);
+	free(again);
+	/* An unfinished version 1 run cannot be resumed (its options are unknown);
+	 * the read-write open has migrated the store. */
+	sb_reset(&p);
+	sb_addf(&p, "%s/results.db", out.buf);
+	CU_ASSERT_EQUAL_FATAL(sqlite3_open(p.buf, &db), SQLITE_OK);
+	sqlite3_exec(db, "UPDATE run SET status = 'running'", NULL, NULL, NULL);
+	sqlite3_close(db);
+	const char *res[] = { "resume", out.buf, NULL };
+	CU_ASSERT_EQUAL(test_run_rig(res, &o), 2);
+	CU_ASSERT_PTR_NOT_NULL(o && strstr(o, "results store schema 1"));
+	free(o);
+	v = pt_query(p.buf, "PRAGMA user_version");
+	CU_ASSERT_STRING_EQUAL(v ? v : "", "2");
+	free(v);
+	sb_release(&plan);
+	sb_release(&text);
+	sb_release(&out);
+	sb_release(&p);
+	test_rmtree(tmp);
+	free(tmp);
+}
+
 /*
  * Killed in a long `null` cell that is not its layout's first, with no
  * module state before it: the resume keeps the provisioning (the work
@@ -811,6 +874,8 @@ void register_resume_tests(void)
 		 test_refusals);
 	test_add(s, "a resumed run's report says so; a completed run is left alone",
 		 test_completed_and_report);
+	test_add(s, "a version 1 run: reported as it is, migrated by resume, not resumed",
+		 test_v1_run);
 	test_add(s, "killed in a null cell: the work folders are kept", test_kept_dirs);
 	test_add(s, "kill -9 at 20 random points of a dirs run: resume gives every cell once",
 		 test_kill_dirs);
