@@ -65,6 +65,23 @@ static int dir_resume(struct provision_ctx *ctx)
 {
 	const struct plan_target *t = &ctx->plan->target;
 	struct provision_resume *r = ctx->resume;
+	/* Commands the killed run started (an exec'd benchmark) may still
+	 * work in the folders. */
+	char **needles = xcalloc(t->ndirs + 1, sizeof(*needles));
+	size_t n = 0;
+	for (size_t i = 0; i < t->ndirs; i++) {
+		struct strbuf w = STRBUF_INIT;
+		work_dir(&w, t->dirs[i], ctx->run_id);
+		if ((needles[n] = realpath(w.buf, NULL)))
+			n++;
+		sb_release(&w);
+	}
+	int rc = n ? provision_wait_orphans(ctx, (const char *const *)needles) : 0;
+	for (size_t i = 0; i < n; i++)
+		free(needles[i]);
+	free(needles);
+	if (rc < 0)
+		return rc;
 	struct strbuf why = STRBUF_INIT;
 	if (!r->vols)
 		sb_adds(&why, "no volumes were recorded");

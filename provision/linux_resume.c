@@ -174,12 +174,31 @@ static int image_made_by_run(const struct lx *s)
 int lx_resume(struct provision_ctx *ctx, struct lx *s)
 {
 	struct provision_resume *r = ctx->resume;
+	/* First the commands the killed run left running: a late `losetup`
+	 * would attach the image after we looked, a late `mount` mount. */
+	const char *needles[4] = { s->mnt_root, s->is_image ? s->image : NULL, NULL, NULL };
+	int rc = provision_wait_orphans(ctx, needles);
+	if (rc < 0)
+		return rc;
+	char *loop = s->is_image ? linux_loop_of("", s->image) : NULL;
+	struct strbuf dev = STRBUF_INIT;
+	if (!s->is_image)
+		sb_adds(&dev, ctx->plan->target.device);
+	else if (loop)
+		sb_addf(&dev, "/dev/%s", loop);
+	if (dev.len) { /* sgdisk, partx, mkfs on the device or its partitions */
+		needles[s->is_image ? 2 : 1] = dev.buf;
+		rc = provision_wait_orphans(ctx, needles);
+	}
+	sb_release(&dev);
+	if (rc < 0) {
+		free(loop);
+		return rc;
+	}
 	struct linux_mount *m = NULL;
 	size_t nm = linux_mounts_under("", s->mnt_root, &m);
-	char *loop = s->is_image ? linux_loop_of("", s->image) : NULL;
 	struct strbuf why = STRBUF_INIT;
 	verify(ctx, s, loop, m, nm, &why);
-	int rc = 0;
 	if (r->reuse && !why.len) {
 		adopt(ctx, s, loop);
 		r->reused = 1;

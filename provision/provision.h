@@ -89,6 +89,17 @@ struct backend_ops {
 	void (*finish)(struct provision_ctx *ctx);
 };
 
+/*
+ * A resumed run, before it looks at what the interrupted one left: the
+ * commands that run started outlive it (their own process group), and a
+ * `losetup`, `mount` or an exec'd benchmark may still attach, mount or
+ * write. Wait until no other process names one of needles in its arguments
+ * or works below one of them (linux_procs_using; nothing is found where
+ * there is no /proc), up to ORPHAN_WAIT_MS; then -EBUSY naming them.
+ */
+#define ORPHAN_WAIT_MS 10000
+int provision_wait_orphans(struct provision_ctx *ctx, const char *const *needles);
+
 extern const struct backend_ops provision_dir_ops;
 extern const struct backend_ops provision_linux_ops; /* image and disk targets on Linux */
 

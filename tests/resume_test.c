@@ -27,6 +27,8 @@
 #include "rig/store.h"
 #include "rig/util/strbuf.h"
 #include "rig/util/xalloc.h"
+#include "provision/linux.h"
+#include "provision/provision.h"
 #include "provision_util.h"
 #include "test.h"
 
@@ -577,6 +579,57 @@ static void test_kill_image(void)
 	free(tmp);
 }
 
+/* The commands a killed run left running are found by argument and folder. */
+static void test_orphans(void)
+{
+	char *tmp = test_tmpdir();
+	struct strbuf arg = STRBUF_INIT, dir = STRBUF_INIT, err = STRBUF_INIT;
+	struct strbuf loop10 = STRBUF_INIT;
+	sb_addf(&arg, "%s/d.img", tmp);
+	sb_addf(&loop10, "%s/loop10", tmp);
+	sb_addf(&dir, "%s/mnt", tmp);
+	CU_ASSERT_EQUAL_FATAL(mkdir(dir.buf, 0777), 0);
+	pid_t a = fork();
+	if (a == 0) { /* an argument naming the image (a late losetup) */
+		execlp("sh", "sh", "-c", "sleep 0.6; :", "sh", arg.buf, loop10.buf, (char *)NULL);
+		_exit(127);
+	}
+	pid_t b = fork();
+	if (b == 0) { /* working below the mount points (an exec'd benchmark) */
+		if (chdir(dir.buf) == 0)
+			execlp("sleep", "sleep", "0.6", (char *)NULL);
+		_exit(127);
+	}
+	struct timespec ts = { 0, 100000000 };
+	nanosleep(&ts, NULL);
+	const char *both[] = { arg.buf, dir.buf, NULL };
+	struct strbuf what = STRBUF_INIT;
+	CU_ASSERT_EQUAL(linux_procs_using("", both, &what), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(what.buf, "d.img"));
+	/* loop1 is not loop10: a needle followed by a digit is another name */
+	struct strbuf other = STRBUF_INIT;
+	sb_addf(&other, "%s/loop1", tmp);
+	const char *shorter[] = { other.buf, NULL };
+	CU_ASSERT_EQUAL(linux_procs_using("", shorter, NULL), 0);
+	sb_addch(&other, '0');
+	CU_ASSERT_EQUAL(linux_procs_using("", shorter, NULL), 1);
+	struct provision_ctx ctx = { .err = &err };
+	double t0 = now_ms();
+	CU_ASSERT_EQUAL(provision_wait_orphans(&ctx, both), 0); /* until both have ended */
+	CU_ASSERT_TRUE(now_ms() - t0 >= 300);
+	CU_ASSERT_EQUAL(linux_procs_using("", both, NULL), 0);
+	waitpid(a, NULL, 0);
+	waitpid(b, NULL, 0);
+	sb_release(&what);
+	sb_release(&other);
+	sb_release(&loop10);
+	sb_release(&arg);
+	sb_release(&dir);
+	sb_release(&err);
+	test_rmtree(tmp);
+	free(tmp);
+}
+
 /* --- what resume refuses, and a completed run --- */
 
 static void test_refusals(void)
@@ -883,6 +936,7 @@ void register_resume_tests(void)
 	test_add(s, "reprovision: repeat makes every repetition its own block", test_point_blocks);
 	test_add(s, "store: restart supersedes in one transaction; version 1 migrates",
 		 test_store_restart_and_migration);
+	test_add(s, "commands a killed run left running are waited for", test_orphans);
 	test_add(s, "refused: a live run, another rig version, a changed plan, no run folder",
 		 test_refusals);
 	test_add(s, "a resumed run's report says so; a completed run is left alone",
