@@ -691,6 +691,15 @@ static enum run_status run_body(struct run *run, const struct schedule *sched, s
 			sb_addf(err, "cannot prepare the target: %s", run->perr.buf);
 			if (run->backend->finish)
 				run->backend->finish(&run->pctx);
+			if (run->resuming) {
+				/* Not resumed: the run stays as it was (resumable
+				 * once the reason is gone), its reports too. */
+				event(run, "info", "rig resume refused: %s", err->buf);
+				sigaction(SIGINT, &old_int, NULL);
+				sigaction(SIGTERM, &old_term, NULL);
+				sb_release(&msg);
+				return RUN_NOT_STARTED;
+			}
 			goto stop;
 		}
 	}

@@ -54,7 +54,10 @@ enum run_status runner_run(const struct plan *p, const struct run_options *o,
  * provisioning is kept: resume.h. Of o, only yes, force, allow (added to
  * the recorded ones), quiet and argv_text are used; the rest is recorded.
  * RUN_OK with info set when the run had completed already (nothing done);
- * RUN_NOT_STARTED when refused (nothing changed); RUN_FAILED as runner_run.
+ * RUN_NOT_STARTED when refused, also when the target cannot be prepared
+ * (not root, tools missing; the store is left as it was, except for an
+ * event saying so, and what the stopped run left may have been torn
+ * down); RUN_FAILED as runner_run.
  */
 enum run_status runner_resume(const char *dir, const struct run_options *o,
 			      struct strbuf *run_dir, struct strbuf *info, struct strbuf *err);
