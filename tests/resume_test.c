@@ -630,18 +630,43 @@ static void test_orphans(void)
 	free(tmp);
 }
 
+/* A test's folder: TMP/plan.yaml from fmt (its one %s is TMP) and tail,
+ * and TMP/out for the run folder. */
+struct fx {
+	char *tmp;
+	struct strbuf plan, out;
+};
+
+static void fx_open(struct fx *f, const char *fmt, const char *tail)
+{
+	struct strbuf text = STRBUF_INIT;
+	f->tmp = test_tmpdir();
+	sb_init(&f->plan);
+	sb_init(&f->out);
+	sb_addf(&text, fmt, f->tmp);
+	sb_adds(&text, tail);
+	sb_addf(&f->plan, "%s/plan.yaml", f->tmp);
+	sb_addf(&f->out, "%s/out", f->tmp);
+	CU_ASSERT_EQUAL(test_write_file(f->plan.buf, text.buf), 0);
+	sb_release(&text);
+}
+
+static void fx_close(struct fx *f)
+{
+	sb_release(&f->plan);
+	sb_release(&f->out);
+	test_rmtree(f->tmp);
+	free(f->tmp);
+}
+
 /* --- what resume refuses, and a completed run --- */
 
 static void test_refusals(void)
 {
-	char *tmp = test_tmpdir();
-	struct strbuf plan = STRBUF_INIT, text = STRBUF_INIT, out = STRBUF_INIT,
-		      p = STRBUF_INIT;
-	sb_addf(&text, "rig: 1\nname: ref\ntarget:\n  dirs: [\"%s/a\"]\nsteps:\n"
-		       "  - null: {}\n  - null: { time: 30s }\n", tmp);
-	sb_addf(&plan, "%s/plan.yaml", tmp);
-	CU_ASSERT_EQUAL_FATAL(test_write_file(plan.buf, text.buf), 0);
-	sb_addf(&out, "%s/out", tmp);
+	struct fx f;
+	fx_open(&f, "rig: 1\nname: ref\ntarget:\n  dirs: [\"%s/a\"]\n",
+		"steps:\n  - null: {}\n  - null: { time: 30s }\n");
+	struct strbuf p = STRBUF_INIT;
 	char *o = NULL;
 
 	/* A live run is never resumed next to itself. */
@@ -650,11 +675,11 @@ static void test_refusals(void)
 		int fd = open("/dev/null", O_WRONLY);
 		dup2(fd, 1);
 		dup2(fd, 2);
-		execl(test_rig_bin(), test_rig_bin(), "run", "-q", "-o", out.buf, plan.buf,
+		execl(test_rig_bin(), test_rig_bin(), "run", "-q", "-o", f.out.buf, f.plan.buf,
 		      (char *)NULL);
 		_exit(127);
 	}
-	sb_addf(&p, "%s/results.db", out.buf);
+	sb_addf(&p, "%s/results.db", f.out.buf);
 	char *v = NULL;
 	for (int i = 0; i < 300; i++) {
 		struct timespec ts = { 0, 20000000 };
@@ -665,7 +690,7 @@ static void test_refusals(void)
 			break;
 	}
 	free(v);
-	const char *res[] = { "resume", out.buf, NULL };
+	const char *res[] = { "resume", f.out.buf, NULL };
 	CU_ASSERT_EQUAL(test_run_rig(res, &o), 2);
 	CU_ASSERT_PTR_NOT_NULL(o && strstr(o, "still going"));
 	free(o);
@@ -686,7 +711,7 @@ static void test_refusals(void)
 
 	/* The plan changed on disk. */
 	sb_reset(&p);
-	sb_addf(&p, "%s/plan.yaml", out.buf);
+	sb_addf(&p, "%s/plan.yaml", f.out.buf);
 	char *orig = test_read_file(p.buf, NULL);
 	CU_ASSERT_EQUAL(chmod(p.buf, 0644), 0);
 	struct strbuf changed = STRBUF_INIT;
@@ -706,10 +731,10 @@ static void test_refusals(void)
 		struct strbuf ip = STRBUF_INIT, iout = STRBUF_INIT, itext = STRBUF_INIT;
 		sb_addf(&itext, "rig: 1\nname: img\ntarget:\n  image: { path: \"%s/i.img\", size: 32M }\n"
 				"layouts:\n  - name: l\n    partitions:\n      - { name: p, fs: ext4, size: rest }\n"
-				"report: { formats: [csv] }\nsteps:\n  - null: { time: 500ms }\n", tmp);
-		sb_addf(&ip, "%s/img.yaml", tmp);
+				"report: { formats: [csv] }\nsteps:\n  - null: { time: 500ms }\n", f.tmp);
+		sb_addf(&ip, "%s/img.yaml", f.tmp);
 		CU_ASSERT_EQUAL(test_write_file(ip.buf, itext.buf), 0);
-		sb_addf(&iout, "%s/iout", tmp);
+		sb_addf(&iout, "%s/iout", f.tmp);
 		const char *irun[] = { "run", "-q", "-o", iout.buf, ip.buf, NULL };
 		CU_ASSERT_EQUAL(run_killed(irun, 200), -SIGKILL);
 		const char *ires[] = { "resume", iout.buf, NULL };
@@ -734,9 +759,9 @@ static void test_refusals(void)
 			free(o);
 		}
 		struct strbuf what = STRBUF_INIT;
-		CU_ASSERT_EQUAL(pt_leftovers(tmp, &what), 0);
+		CU_ASSERT_EQUAL(pt_leftovers(f.tmp, &what), 0);
 		sb_reset(&ip);
-		sb_addf(&ip, "%s/i.img", tmp);
+		sb_addf(&ip, "%s/i.img", f.tmp);
 		unlink(ip.buf);
 		sb_release(&what);
 		sb_release(&ip);
@@ -745,96 +770,84 @@ static void test_refusals(void)
 	}
 
 	/* Not a run folder. */
-	const char *bad[] = { "resume", tmp, NULL };
+	const char *bad[] = { "resume", f.tmp, NULL };
 	CU_ASSERT_EQUAL(test_run_rig(bad, &o), 2);
 	free(o);
 	CU_ASSERT_EQUAL(test_run_rig((const char *[]){ "resume", NULL }, &o), 2);
 	CU_ASSERT_PTR_NOT_NULL(o && strstr(o, "usage: rig resume"));
 	free(o);
 
-	sb_release(&plan);
-	sb_release(&text);
-	sb_release(&out);
 	sb_release(&p);
-	test_rmtree(tmp);
-	free(tmp);
+	fx_close(&f);
 }
 
 static void test_completed_and_report(void)
 {
-	char *tmp = test_tmpdir();
-	struct strbuf plan = STRBUF_INIT, text = STRBUF_INIT, out = STRBUF_INIT, p = STRBUF_INIT;
-	sb_addf(&text, "rig: 1\nname: done\ntarget:\n  dirs: [\"%s/a\"]\nreport: { formats: [html, csv, json] }\n"
-		       "steps:\n  - null: {}\n  - null: { time: 30s }\n", tmp);
-	sb_addf(&plan, "%s/plan.yaml", tmp);
-	CU_ASSERT_EQUAL_FATAL(test_write_file(plan.buf, text.buf), 0);
-	sb_addf(&out, "%s/out", tmp);
-	const char *run[] = { "run", "-q", "-o", out.buf, plan.buf, NULL };
+	struct fx f;
+	fx_open(&f, "rig: 1\nname: done\ntarget:\n  dirs: [\"%s/a\"]\n",
+		"report: { formats: [html, csv, json] }\nsteps:\n  - null: {}\n"
+		"  - null: { time: 30s }\n");
+	struct strbuf text = STRBUF_INIT, p = STRBUF_INIT;
+	const char *run[] = { "run", "-q", "-o", f.out.buf, f.plan.buf, NULL };
 	/* Killed in the 30 s cell, and the resume killed in it again: the
 	 * report of the run as it stands says it was resumed. */
 	CU_ASSERT_EQUAL(run_killed(run, 400), -SIGKILL);
-	const char *res[] = { "resume", "-q", out.buf, NULL };
+	const char *res[] = { "resume", "-q", f.out.buf, NULL };
 	CU_ASSERT_EQUAL(run_killed(res, 400), -SIGKILL);
-	char *v = pt_run_query(out.buf, "SELECT count(*) FROM resumes");
+	char *v = pt_run_query(f.out.buf, "SELECT count(*) FROM resumes");
 	CU_ASSERT_STRING_EQUAL(v ? v : "", "1");
 	free(v);
 	/* rig report of a resumed run says so. */
 	char *o = NULL;
-	const char *rep[] = { "report", out.buf, NULL };
+	const char *rep[] = { "report", f.out.buf, NULL };
 	CU_ASSERT_EQUAL(test_run_rig(rep, &o), 0);
 	free(o);
-	sb_addf(&p, "%s/report.html", out.buf);
+	sb_addf(&p, "%s/report.html", f.out.buf);
 	char *html = test_read_file(p.buf, NULL);
 	CU_ASSERT_PTR_NOT_NULL(html && strstr(html, "This run was resumed 1 time"));
 	free(html);
 	sb_reset(&p);
-	sb_addf(&p, "%s/results.json", out.buf);
+	sb_addf(&p, "%s/results.json", f.out.buf);
 	char *json = test_read_file(p.buf, NULL);
 	CU_ASSERT_PTR_NOT_NULL(json && strstr(json, "\"resumes\":[{\"started_utc\""));
 	free(json);
 
 	/* A completed run: resume says so, changes nothing, exit 0. */
 	sb_reset(&text);
-	sb_addf(&text, "rig: 1\nname: done\ntarget:\n  dirs: [\"%s/a\"]\nsteps:\n  - null: {}\n", tmp);
-	CU_ASSERT_EQUAL(test_write_file(plan.buf, text.buf), 0);
-	sb_reset(&out);
-	sb_addf(&out, "%s/out2", tmp);
-	const char *run2[] = { "run", "-q", "-o", out.buf, plan.buf, NULL };
+	sb_addf(&text, "rig: 1\nname: done\ntarget:\n  dirs: [\"%s/a\"]\nsteps:\n  - null: {}\n", f.tmp);
+	CU_ASSERT_EQUAL(test_write_file(f.plan.buf, text.buf), 0);
+	sb_reset(&f.out);
+	sb_addf(&f.out, "%s/out2", f.tmp);
+	const char *run2[] = { "run", "-q", "-o", f.out.buf, f.plan.buf, NULL };
 	CU_ASSERT_EQUAL(test_run_rig(run2, &o), 0);
 	free(o);
-	const char *res2[] = { "resume", out.buf, NULL };
+	const char *res2[] = { "resume", f.out.buf, NULL };
 	CU_ASSERT_EQUAL(test_run_rig(res2, &o), 0);
 	CU_ASSERT_PTR_NOT_NULL(o && strstr(o, "completed; there is nothing to resume"));
 	free(o);
-	v = pt_run_query(out.buf, "SELECT count(*) FROM resumes");
+	v = pt_run_query(f.out.buf, "SELECT count(*) FROM resumes");
 	CU_ASSERT_STRING_EQUAL(v ? v : "", "0");
 	free(v);
-	sb_release(&plan);
 	sb_release(&text);
-	sb_release(&out);
 	sb_release(&p);
-	test_rmtree(tmp);
-	free(tmp);
+	fx_close(&f);
 }
 
 /* A run of rig 0.1 (schema 1): made by downgrading a new store. */
 static void test_v1_run(void)
 {
-	char *tmp = test_tmpdir();
-	struct strbuf plan = STRBUF_INIT, text = STRBUF_INIT, out = STRBUF_INIT, p = STRBUF_INIT;
-	sb_addf(&text, "rig: 1\nname: old\ntarget:\n  dirs: [\"%s/a\"]\n"
-		       "steps:\n  - null: { files: 2 }\n  - null: {}\n", tmp);
-	sb_addf(&plan, "%s/plan.yaml", tmp);
-	CU_ASSERT_EQUAL_FATAL(test_write_file(plan.buf, text.buf), 0);
-	sb_addf(&out, "%s/out", tmp);
+	struct fx f;
+	fx_open(&f, "rig: 1\nname: old\ntarget:\n  dirs: [\"%s/a\"]\n",
+		"steps:\n  - null: { files: 2 }\n  - null: {}\n");
+	struct strbuf p = STRBUF_INIT;
 	char *o = NULL;
-	const char *run[] = { "run", "-q", "-o", out.buf, plan.buf, NULL };
+	const char *run[] = { "run", "-q", "-o", f.out.buf, f.plan.buf, NULL };
 	CU_ASSERT_EQUAL_FATAL(test_run_rig(run, &o), 0);
 	free(o);
-	sb_addf(&p, "%s/results.csv", out.buf);
+	sb_addf(&p, "%s/results.csv", f.out.buf);
 	char *csv = test_read_file(p.buf, NULL);
 	sb_reset(&p);
-	sb_addf(&p, "%s/results.db", out.buf);
+	sb_addf(&p, "%s/results.db", f.out.buf);
 	sqlite3 *db;
 	CU_ASSERT_EQUAL_FATAL(sqlite3_open(p.buf, &db), SQLITE_OK);
 	CU_ASSERT_EQUAL(sqlite3_exec(db, "ALTER TABLE run DROP COLUMN options_json;"
@@ -846,14 +859,14 @@ static void test_v1_run(void)
 				     NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	/* rig report reads it as it is, without changing it. */
-	const char *rep[] = { "report", out.buf, NULL };
+	const char *rep[] = { "report", f.out.buf, NULL };
 	CU_ASSERT_EQUAL(test_run_rig(rep, &o), 0);
 	free(o);
 	char *v = pt_query(p.buf, "PRAGMA user_version");
 	CU_ASSERT_STRING_EQUAL(v ? v : "", "1");
 	free(v);
 	sb_reset(&p);
-	sb_addf(&p, "%s/results.csv", out.buf);
+	sb_addf(&p, "%s/results.csv", f.out.buf);
 	char *again = test_read_file(p.buf, NULL);
 	CU_ASSERT_TRUE(csv && again && !strcmp(csv, again));
 	free(csv);
@@ -861,23 +874,19 @@ static void test_v1_run(void)
 	/* An unfinished version 1 run cannot be resumed (its options are unknown);
 	 * the read-write open has migrated the store. */
 	sb_reset(&p);
-	sb_addf(&p, "%s/results.db", out.buf);
+	sb_addf(&p, "%s/results.db", f.out.buf);
 	CU_ASSERT_EQUAL_FATAL(sqlite3_open(p.buf, &db), SQLITE_OK);
 	sqlite3_exec(db, "UPDATE run SET status = 'running'", NULL, NULL, NULL);
 	sqlite3_close(db);
-	const char *res[] = { "resume", out.buf, NULL };
+	const char *res[] = { "resume", f.out.buf, NULL };
 	CU_ASSERT_EQUAL(test_run_rig(res, &o), 2);
 	CU_ASSERT_PTR_NOT_NULL(o && strstr(o, "results store schema 1"));
 	free(o);
 	v = pt_query(p.buf, "PRAGMA user_version");
 	CU_ASSERT_STRING_EQUAL(v ? v : "", "2");
 	free(v);
-	sb_release(&plan);
-	sb_release(&text);
-	sb_release(&out);
 	sb_release(&p);
-	test_rmtree(tmp);
-	free(tmp);
+	fx_close(&f);
 }
 
 /*
@@ -887,27 +896,22 @@ static void test_v1_run(void)
  */
 static void kept_case(int image)
 {
-	char *tmp = test_tmpdir();
-	struct strbuf plan = STRBUF_INIT, text = STRBUF_INIT, out = STRBUF_INIT, db = STRBUF_INIT;
-	if (image)
-		sb_addf(&text, "rig: 1\nname: keep\ntarget:\n  image: { path: \"%s/k.img\", size: 32M }\n"
-			       "layouts:\n  - name: one\n    partitions:\n"
-			       "      - { name: p1, fs: ext4, size: rest }\n", tmp);
-	else
-		sb_addf(&text, "rig: 1\nname: keep\ntarget:\n  dirs: [\"%s/a\"]\n", tmp);
-	sb_adds(&text, "report: { formats: [csv] }\ncache: { flush: false, direct: false }\nsteps:\n"
-		       "  - null: { value: 1 }\n  - null: { value: 2, time: 1500ms }\n"
-		       "  - null: { value: 3 }\n");
-	sb_addf(&plan, "%s/plan.yaml", tmp);
-	CU_ASSERT_EQUAL_FATAL(test_write_file(plan.buf, text.buf), 0);
-	sb_addf(&out, "%s/out", tmp);
-	sb_addf(&db, "%s/results.db", out.buf);
+	struct fx f;
+	fx_open(&f, image ? "rig: 1\nname: keep\ntarget:\n  image: { path: \"%s/k.img\", size: 32M }\n"
+			    "layouts:\n  - name: one\n    partitions:\n"
+			    "      - { name: p1, fs: ext4, size: rest }\n"
+			  : "rig: 1\nname: keep\ntarget:\n  dirs: [\"%s/a\"]\n",
+		"report: { formats: [csv] }\ncache: { flush: false, direct: false }\nsteps:\n"
+		"  - null: { value: 1 }\n  - null: { value: 2, time: 1500ms }\n"
+		"  - null: { value: 3 }\n");
+	struct strbuf db = STRBUF_INIT;
+	sb_addf(&db, "%s/results.db", f.out.buf);
 	pid_t pid = fork();
 	if (pid == 0) {
 		int fd = open("/dev/null", O_WRONLY);
 		dup2(fd, 1);
 		dup2(fd, 2);
-		execl(test_rig_bin(), test_rig_bin(), "run", "-q", "-o", out.buf, plan.buf,
+		execl(test_rig_bin(), test_rig_bin(), "run", "-q", "-o", f.out.buf, f.plan.buf,
 		      (char *)NULL);
 		_exit(127);
 	}
@@ -924,7 +928,7 @@ static void kept_case(int image)
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	char *o = NULL;
-	const char *res[] = { "resume", out.buf, NULL };
+	const char *res[] = { "resume", f.out.buf, NULL };
 	CU_ASSERT_EQUAL(test_run_rig(res, &o), 0);
 	CU_ASSERT_PTR_NOT_NULL(o && strstr(o, "was kept as recorded"));
 	free(o);
@@ -939,7 +943,7 @@ static void kept_case(int image)
 	if (image) {
 		/* Provisioned once: one mkfs; and nothing left. */
 		sb_reset(&db);
-		sb_addf(&db, "%s/commands.log", out.buf);
+		sb_addf(&db, "%s/commands.log", f.out.buf);
 		char *log = test_read_file(db.buf, NULL);
 		int mkfs = 0;
 		for (const char *c = log; c && (c = strstr(c, "$ mkfs.ext4")); c++)
@@ -948,19 +952,15 @@ static void kept_case(int image)
 		CU_ASSERT_PTR_NOT_NULL(log && strstr(log, "kept what the interrupted run provisioned"));
 		free(log);
 		struct strbuf what = STRBUF_INIT;
-		CU_ASSERT_EQUAL(pt_leftovers(tmp, &what), 0);
+		CU_ASSERT_EQUAL(pt_leftovers(f.tmp, &what), 0);
 		sb_release(&what);
 	} else {
 		sb_reset(&db);
-		sb_addf(&db, "%s/a/rig-out", tmp);
+		sb_addf(&db, "%s/a/rig-out", f.tmp);
 		CU_ASSERT_NOT_EQUAL(access(db.buf, F_OK), 0);
 	}
-	sb_release(&plan);
-	sb_release(&text);
-	sb_release(&out);
 	sb_release(&db);
-	test_rmtree(tmp);
-	free(tmp);
+	fx_close(&f);
 }
 
 static void test_kept_dirs(void)
