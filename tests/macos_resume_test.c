@@ -9,7 +9,8 @@
  * on disk per the fake's state. And the two ways a resume goes: killed in
  * a pause (null) cell that is not its layout's first, the provisioning is
  * kept (one partitionDisk in all); killed after partitionDisk, it is torn
- * down and made again.
+ * down and made again. A disk target killed in a write cell: its volumes
+ * unmounted, the disk provisioned again.
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -216,21 +217,23 @@ static char *resume_and_check(struct mfx *x, const char *what, const char *says)
 /*
  * Kill points, each a RIG_FAULT rule: after every provisioning command of
  * the image (create, attach, the disk's info, partitionDisk, the re-reads,
- * a volume's info), in the write and read cells, and in the teardown.
+ * a volume's info), in the write and read cells, and in the teardown. (After `diskutil list`
+ * or before `hdiutil detach` leaves what other points leave: dropped to
+ * keep the suite short.)
  */
 static const char *const kill_points[] = {
 	"signal:SIGKILL:after-spawn:hdiutil create:1",
 	"signal:SIGKILL:after-spawn:hdiutil attach:1",
 	"signal:SIGKILL:after-spawn:diskutil info:1",
 	"signal:SIGKILL:after-spawn:diskutil partitionDisk:1",
-	"signal:SIGKILL:after-spawn:diskutil list:1",
 	"signal:SIGKILL:after-spawn:diskutil info:3",
 	"signal:SIGKILL:io:write:1",
 	"signal:SIGKILL:io:read:3",
-	"signal:SIGKILL:before-spawn:hdiutil detach:1",
 	"signal:SIGKILL:after-spawn:hdiutil detach:1",
 	"signal:SIGKILL:after-spawn:hdiutil info:1",
 };
+
+static void rebuilt(struct mfx *x);
 
 static void test_kill_points(void)
 {
@@ -246,25 +249,25 @@ static void test_kill_points(void)
 		CU_ASSERT_NOT_EQUAL(rc, 0);
 		free(resume_and_check(&x, kill_points[i], NULL));
 	}
+	rebuilt(&x);
 	mfx_done(&x);
 }
 
 /*
- * Killed after partitionDisk: the resume tears down what the killed run
- * left (the attached image, its mounted volumes, the file) and makes it
- * again; the first resume is itself killed while it detaches the leftover.
+ * (A case of the kill test, against its reference.) Killed after
+ * partitionDisk: the resume tears down what the killed run left (the
+ * attached image, its mounted volumes, the file) and makes it again; the
+ * first resume is itself killed while it detaches the leftover.
  */
-static void test_rebuilt(void)
+static void rebuilt(struct mfx *x)
 {
-	struct mfx x;
-	mfx_init(&x, "20ms", 0);
-	mfx_case(&x, "rebuilt");
-	CU_ASSERT_NOT_EQUAL(run_with(&x, "signal:SIGKILL:after-spawn:diskutil partitionDisk:1"), 0);
+	mfx_case(x, "rebuilt");
+	CU_ASSERT_NOT_EQUAL(run_with(x, "signal:SIGKILL:after-spawn:diskutil partitionDisk:1"), 0);
 	char *out = NULL;
-	CU_ASSERT_NOT_EQUAL(resume_with(&x, "signal:SIGKILL:after-spawn:hdiutil detach:1", &out),
+	CU_ASSERT_NOT_EQUAL(resume_with(x, "signal:SIGKILL:after-spawn:hdiutil detach:1", &out),
 			    0);
 	free(out);
-	char *log = resume_and_check(&x, "rebuilt", "provisioned afresh from cell 1");
+	char *log = resume_and_check(x, "rebuilt", "provisioned afresh from cell 1");
 	CU_ASSERT_PTR_NOT_NULL(log && strstr(log, "# tear down what the interrupted run left: disk"));
 	/* Partitioned by the killed run and by the resume that completed (the
 	 * killed resume died tearing down, before it provisioned). */
@@ -272,10 +275,9 @@ static void test_rebuilt(void)
 	CU_ASSERT_EQUAL(count_of(log, "$ hdiutil create "), 2);
 	free(log);
 	/* The killed resume died in prepare, before it recorded itself. */
-	char *v = pt_run_query(x.run, "SELECT group_concat(reprovisioned) FROM resumes");
+	char *v = pt_run_query(x->run, "SELECT group_concat(reprovisioned) FROM resumes");
 	CU_ASSERT_STRING_EQUAL(v ? v : "", "1");
 	free(v);
-	mfx_done(&x);
 }
 
 /*
@@ -355,10 +357,8 @@ void register_macos_resume_tests(void)
 	CU_pSuite s = test_suite("macos resume (fake diskutil and hdiutil)");
 	test_add(s, "killed in a null cell: the attached image and its volumes are kept",
 		 test_kept);
-	test_add(s, "killed after partitionDisk (and in the resume): torn down and made again",
-		 test_rebuilt);
-	test_add(s, "kill -9 at 11 points of an image run: every cell once, nothing left",
-		 test_kill_points);
+	test_add(s, "kill -9 at 9 points of an image run (and in a resume): every cell once, "
+		    "nothing left", test_kill_points);
 	test_add(s, "a disk target killed in a write cell: unmounted and provisioned again",
 		 test_disk);
 }
