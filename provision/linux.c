@@ -449,7 +449,9 @@ static int lx_prepare(struct provision_ctx *ctx)
 				  : lx_absolute_image(p->target.image_path, ctx->err);
 		if (!s->image)
 			rc = -ENOENT;
-		else if (!s->dry)
+		else if (!s->dry && ctx->resume)
+			rc = lx_resume(ctx, s);
+		if (rc == 0 && s->image && !s->dry && !(ctx->resume && ctx->resume->reused))
 			rc = lx_check_image(ctx, s);
 	} else if (s->dry) {
 		linux_disk_facts(s->root, p->target.device, &s->facts);
@@ -475,7 +477,9 @@ static int lx_prepare(struct provision_ctx *ctx)
 				     "sectors computed at run time", p->target.device);
 		}
 	} else {
-		rc = lx_check_disk(ctx, s);
+		rc = ctx->resume ? lx_resume(ctx, s) : 0;
+		if (rc == 0)
+			rc = lx_check_disk(ctx, s);
 		if (rc == 0 && !ctx->yes)
 			rc = lx_typed_confirmation(ctx, s);
 		if (rc == 0)

@@ -86,6 +86,11 @@ int lx_attach(struct provision_ctx *ctx, struct lx *s);
 /* Is s->disk still attached to s->image? (1 in dry run) */
 int lx_loop_is_ours(struct provision_ctx *ctx, const struct lx *s);
 
+/* A resumed run: keep or tear down what the interrupted process left
+ * (linux_resume.c; provision.h, struct provision_resume). In prepare,
+ * before the image or disk checks; s->image and s->mnt_root are set. */
+int lx_resume(struct provision_ctx *ctx, struct lx *s);
+
 /* Read the disk target's facts into s->facts and apply the safety rules. */
 int lx_check_disk(struct provision_ctx *ctx, struct lx *s);
 /* Remember s->facts as the disk that was checked and confirmed. */

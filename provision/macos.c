@@ -60,6 +60,7 @@
 #include "../rig/util/xalloc.h"
 #include "command.h"
 #include "macos.h"
+#include "macos_resume.h"
 
 #define DETACH_TRIES 3       /* plain detaches while "Resource busy", then -force */
 #define DETACH_WAIT_MS 500
@@ -161,7 +162,7 @@ static int mx_plist(struct provision_ctx *ctx, struct mx *s, const char *const *
 	return rc;
 }
 
-static int p_info(const char *b, size_t n, void *res, struct strbuf *e)
+int p_info(const char *b, size_t n, void *res, struct strbuf *e)
 {
 	struct mac_info *i = res;
 	if (mac_parse_info(b, n, i, e) < 0)
@@ -173,12 +174,12 @@ static int p_info(const char *b, size_t n, void *res, struct strbuf *e)
 	return 0;
 }
 
-static int p_list(const char *b, size_t n, void *res, struct strbuf *e)
+int p_list(const char *b, size_t n, void *res, struct strbuf *e)
 {
 	return mac_parse_list(b, n, res, e);
 }
 
-static int p_apfs(const char *b, size_t n, void *res, struct strbuf *e)
+int p_apfs(const char *b, size_t n, void *res, struct strbuf *e)
 {
 	return mac_parse_apfs(b, n, res, e);
 }
@@ -188,7 +189,7 @@ static int p_attach(const char *b, size_t n, void *res, struct strbuf *e)
 	return mac_parse_attach(b, n, res, e);
 }
 
-static int p_hdi_info(const char *b, size_t n, void *res, struct strbuf *e)
+int p_hdi_info(const char *b, size_t n, void *res, struct strbuf *e)
 {
 	return mac_parse_hdi_info(b, n, res, e);
 }
@@ -392,6 +393,8 @@ static void free_state(struct mx *s)
 	free(s);
 }
 
+static int mx_resume(struct provision_ctx *ctx, struct mx *s);
+
 static int mx_prepare(struct provision_ctx *ctx)
 {
 	const struct plan *p = ctx->plan;
@@ -407,10 +410,14 @@ static int mx_prepare(struct provision_ctx *ctx)
 		s->image_file = image_file_of(p->target.image_path);
 		s->total = ctx->image_size ? ctx->image_size : p->target.image_size;
 		s->total = (s->total + 511) / 512 * 512;
-		if (!s->dry)
+		if (!s->dry && ctx->resume)
+			rc = mx_resume(ctx, s);
+		if (rc == 0 && !s->dry && !(ctx->resume && ctx->resume->reused))
 			rc = check_image(ctx, s, 0);
 	} else if (rc == 0) {
-		rc = check_disk(ctx, s);
+		rc = !s->dry && ctx->resume ? mx_resume(ctx, s) : 0;
+		if (rc == 0)
+			rc = check_disk(ctx, s);
 		if (rc == 0 && !s->dry && !ctx->yes)
 			rc = prov_typed_confirmation(ctx, &s->facts);
 		if (rc == 0 && !s->dry)
@@ -905,6 +912,72 @@ static void mx_finish(struct provision_ctx *ctx)
 	}
 	free_state(s);
 	ctx->state = NULL;
+}
+
+/*
+ * A resumed run (macos_resume.c finds what the killed one left): keep it,
+ * the state as after provision(layout), or tear it down as if this
+ * process had provisioned it, so that provisioning starts from scratch.
+ */
+static int mx_resume(struct provision_ctx *ctx, struct mx *s)
+{
+	struct provision_resume *r = ctx->resume;
+	struct mac_leftover lo;
+	int rc = mac_resume_find(ctx, s->image_file, &lo);
+	if (rc < 0)
+		return rc;
+	if (lo.keep) {
+		s->disk = lo.disk;
+		lo.disk = NULL;
+		s->attached = 1;
+		s->partitioned = 1;
+		s->image_made = xstrdup(s->image_file);
+		s->v = xcalloc(lo.n, sizeof(*s->v));
+		s->nv = lo.n;
+		for (size_t k = 0; k < lo.n; k++) {
+			s->v[k].m = lo.made[k];
+			s->v[k].mount = lo.mounts[k];
+			lo.mounts[k] = NULL;
+		}
+		memset(lo.made, 0, lo.n * sizeof(*lo.made));
+		r->reused = 1;
+		prov_note(ctx, 0, "kept what the interrupted run provisioned: %s with %zu mounted "
+				  "volumes", s->disk, s->nv);
+	} else if (lo.disk || lo.image_made) {
+		prov_note(ctx, 0, "tear down what the interrupted run left: %s%s%s",
+			  lo.disk ? lo.disk : "", lo.disk && lo.image_made ? ", " : "",
+			  lo.image_made ? s->image_file : "");
+		s->disk = lo.disk;
+		lo.disk = NULL;
+		s->attached = s->is_image && s->disk;
+		s->partitioned = !s->is_image;
+		if (lo.image_made)
+			s->image_made = xstrdup(s->image_file);
+		void *saved = ctx->state; /* prepare sets it only when it succeeds */
+		ctx->state = s;
+		rc = mx_teardown(ctx, r->layout);
+		ctx->state = saved;
+		struct stat st;
+		if (rc == 0 && lo.image_made && ctx->plan->target.keep &&
+		    lstat(s->image_file, &st) == 0) { /* made again from scratch */
+			prov_note(ctx, 0, "delete %s (made by the interrupted run)", s->image_file);
+			if (unlink(s->image_file) < 0) {
+				sb_addf(ctx->err, "cannot delete image %s: %s", s->image_file,
+					strerror(errno));
+				rc = -errno;
+			}
+		}
+		if (rc < 0) {
+			struct strbuf keep = STRBUF_INIT;
+			sb_addf(&keep, "cannot tear down what the interrupted run left: %s",
+				ctx->err->buf);
+			sb_reset(ctx->err);
+			sb_adds(ctx->err, keep.buf);
+			sb_release(&keep);
+		}
+	}
+	mac_leftover_release(&lo);
+	return rc;
 }
 
 const struct backend_ops provision_macos_ops = {

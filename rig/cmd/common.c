@@ -6,7 +6,9 @@
 #include <string.h>
 
 #include "../../platform/platform.h"
+#include "../../provision/safety.h"
 #include "../diag.h"
+#include "../util/strbuf.h"
 #include "cmd.h"
 
 const struct rig_cmd rig_cmds[] = {
@@ -31,8 +33,32 @@ const struct rig_cmd rig_cmds[] = {
 	  "      --image-size SIZE replace the image target's size (e.g. 512M, for quick runs)\n"
 	  "  -q, --quiet           no progress lines\n"
 	  "\n"
-	  "Ctrl-C stops between operations and keeps everything measured.\n"
+	  "Ctrl-C stops between operations and keeps everything measured; `rig resume\n"
+	  "RUN` continues a run that stopped (Ctrl-C, a crash, a kill, a reboot).\n"
 	  "Exit status: 0 completed, 1 failed or interrupted, 2 bad usage or invalid plan.\n" },
+	{ "resume", cmd_resume, "continue an interrupted run in its run folder",
+	  "usage: rig resume [options] RUN\n"
+	  "\n"
+	  "Continues the run in folder RUN after Ctrl-C, a crash, a kill, a power cut or a\n"
+	  "reboot: runs the cells not yet done in the original order, with the plan, seed\n"
+	  "and options the run recorded, appending to RUN's store and rewriting its\n"
+	  "reports. What the stopped run left provisioned (mounts, loop devices, work\n"
+	  "folders) is found and kept only when it is exactly what was recorded and no\n"
+	  "later cell needs module state that died with the process (read needs write's\n"
+	  "file set); otherwise it is torn down, the layout is provisioned afresh and its\n"
+	  "cells run again from its first. Samples of cells run again stay in the store,\n"
+	  "marked superseded, and are not counted. A completed run is left alone.\n"
+	  "Refused: a run still going, a run made by another rig version, a plan.yaml\n"
+	  "changed since the run started, a target that cannot be prepared (not root,\n"
+	  "tools missing; the run stays resumable).\n"
+	  "\n"
+	  "  -y, --yes             do not ask before erasing a disk target\n"
+	  "      --force           overwrite an image file that rig did not make\n"
+	  "      --allow RULES     waive more safety rules (added to the run's own)\n"
+	  "  -q, --quiet           no progress lines\n"
+	  "\n"
+	  "Exit status: 0 completed (or was already), 1 failed or interrupted again,\n"
+	  "2 bad usage or a run that cannot be resumed.\n" },
 	{ "plan", cmd_plan, "show what a plan would do, touching nothing",
 	  "usage: rig plan [options] PLAN\n"
 	  "\n"
@@ -120,6 +146,16 @@ int parse_seed(const char *s, uint64_t *out)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+int cmd_parse_allow(const char *cmd, const char *arg, unsigned *allow)
+{
+	struct strbuf e = STRBUF_INIT;
+	int rc = 0;
+	if (safety_parse_allow(arg, allow, &e) < 0)
+		rc = cmd_usage_error(cmd, "%s", e.buf);
+	sb_release(&e);
+	return rc;
 }
 
 int parse_platform(const char *s, enum plan_platform *out)
