@@ -22,9 +22,10 @@
  * fit in what is left binds every combination; otherwise it binds each
  * value of each variable once (the n-th binding takes value n mod count of
  * every variable): every value is still checked, though not every pair.
- * This keeps validation linear in the plan's size: aliases can multiply a
- * few lines into thousands of steps. */
-#define MAX_BINDINGS 200000
+ * This keeps validation linear in the plan's size (aliases can multiply a
+ * few lines into thousands of steps) and short: a binding costs about a
+ * microsecond, several with sanitizers and tens under a fuzzer. */
+#define MAX_BINDINGS 50000
 
 /* The enclosing sweeps of a step, innermost first. */
 struct scope {

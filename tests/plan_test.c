@@ -433,6 +433,27 @@ static void test_limits(void)
 	diag_release(&d);
 	plan_free(p);
 
+	/* Thousands of steps through aliases, each using a variable of 20
+	 * values: more bindings than the plan's budget even one value at a
+	 * time (reached before the step limit; one "too large" error). */
+	struct strbuf sb = STRBUF_INIT;
+	sb_adds(&sb, HDR DIRS "steps:\n  - sweep:\n      t: [");
+	for (int i = 1; i <= 20; i++)
+		sb_addf(&sb, "%s%ds", i > 1 ? ", " : "", i);
+	sb_adds(&sb, "]\n      steps:\n        - cycle: { times: 1, steps: &a0 "
+		     "[ { pause: { time: $t } }, { pause: { time: $t } } ] }\n");
+	for (int i = 1; i < 12; i++)
+		sb_addf(&sb, "        - cycle: { times: 1, steps: &a%d [ { cycle: { times: 1, "
+			"steps: *a%d } }, { cycle: { times: 1, steps: *a%d } } ] }\n", i, i - 1, i - 1);
+	p = parse(sb.buf, &d);
+	CU_ASSERT_EQUAL(d.nerrors, 1);
+	e = first_error(&d);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	CU_ASSERT_PTR_NOT_NULL(strstr(e->msg, "the plan is too large to check"));
+	diag_release(&d);
+	plan_free(p);
+	sb_release(&sb);
+
 	/* Aliases that are not cycles stay allowed: the same list twice. */
 	p = parse(HDR DIRS "steps:\n  - cycle: { times: 1, steps: &s [ { null: {} } ] }\n"
 		  "  - cycle: { times: 2, steps: *s }\n", &d);
