@@ -154,6 +154,7 @@ clean:
 #                               on the first crash, hang, leak or sanitizer
 #                               report (the input is kept in build/fuzz/).
 #   make fuzz-NAME              build and run one harness.
+#   make fuzz-cov-NAME          line coverage of what its corpus reaches.
 #   make valgrind               the end-to-end suites against an unsanitized
 #                               rig (-O1 -g) run under valgrind memcheck;
 #                               part of `make check`.
@@ -185,6 +186,10 @@ FUZZ_SEEDS_plist := $(wildcard tests/fixtures/macos)
 FUZZ_RUN_OPTS := -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1
 
 .PHONY: fuzz fuzz-build fuzz-syntax valgrind $(FUZZ_RUNS)
+
+# Part of make check, before its own suites: the harnesses compile, and the
+# end-to-end suites pass under valgrind.
+check: fuzz-syntax valgrind
 
 $(BUILD)/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -237,7 +242,6 @@ fuzz-cov-%: $(BUILD)/fuzz/cov/%_fuzz
 # make check compiles the harnesses (not runs them) with the normal
 # compiler, so a change of the parsers' interfaces cannot leave them broken;
 # their crash inputs run as CUnit tests (tests/fuzz_test.c).
-check: fuzz-syntax
 fuzz-syntax:
 	$(CC) $(filter-out -MMD -MP,$(BASE_CFLAGS)) -fsyntax-only $(wildcard fuzz/*_fuzz.c)
 
@@ -261,8 +265,6 @@ $(BUILD)/vg/obj/%.o: %.c
 
 $(BUILD)/vg/rig: $(VG_LIB_OBJ) $(VG_MAIN_OBJ)
 	$(CC) $(VG_FLAGS) -o $@ $^ $(PKG_LIBS) -lpthread -lm
-
-check: valgrind
 
 ifeq ($(VALGRIND)$(PLATFORM),macos)
 valgrind:

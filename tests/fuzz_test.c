@@ -41,12 +41,13 @@ struct plan_case {
 static const struct plan_case plan_cases[] = {
 	{ "alias-self-reference.yaml", 7, 8,
 	  "this list of steps contains itself (through an alias)", 1 },
+	{ "alias-repeated-errors.yaml", 9, 37, "unknown module 'c$cle' (did you mean 'cycle'?)", 10 },
 	{ "alias-doubling.yaml", 8, 36,
 	  "the plan has more than 10000 steps (each use of an alias counts)", 1 },
-	/* Both bad values, in each of the 20 steps; the one of $c was
-	 * never bound before. */
+	/* Both bad values, each once (the 20 steps report the same thing at
+	 * the same place); the one of $c was never bound before. */
 	{ "sweep-combinations.yaml", 17, 210,
-	  "invalid number 'xyz' for 'threads' in step 'randread' (the value of $c)", 40 },
+	  "invalid number 'xyz' for 'threads' in step 'randread' (the value of $c)", 2 },
 };
 
 enum units_kind { U_SIZE, U_DURATION, U_PERCENT };
