@@ -272,7 +272,7 @@ valgrind:
 else
 valgrind: $(BUILD)/vg/rig $(BUILD)/san/rig-tests $(TOOLS)
 	@test -n "$(VALGRIND)" || { echo "valgrind: not installed (run ./setup)"; exit 1; }
-	rm -rf $(BUILD)/vg/logs && mkdir -p $(BUILD)/vg/logs
+	rm -rf $(BUILD)/vg/logs && mkdir -p $(BUILD)/vg/logs && date +%s > $(BUILD)/vg/logs/started
 	RIG_BIN=$(abspath tests/valgrind/rig) RIG_VG_BIN=$(abspath $(BUILD)/vg/rig) \
 	RIG_VG_LOGS=$(abspath $(BUILD)/vg/logs) RIG_TEST_SUITES="$(VALGRIND_SUITES)" \
 	RIG_TEST_SKIP="$(VALGRIND_SKIP)" \
