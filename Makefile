@@ -2,10 +2,12 @@
 #
 #   make              build/rig (warnings are errors)
 #   make check        build with AddressSanitizer + UndefinedBehaviorSanitizer
-#                     into build/san and run every test suite (what CI runs)
+#                     into build/san and run every test suite (what CI runs;
+#                     SUITES=walk,tree: only the suites whose names contain those)
 #   make run          build and run configs/quick.yaml
 #   make install      PREFIX=/usr/local: binary, configs, man page
 #   make lint         the style checks alone (banned functions, no shell strings)
+#   make portable     provision/*.c compiles as ISO C11 -pedantic with POSIX alone
 #   make bench        (root) rig against fio, tar and du on loop devices; prints ratios
 #   make tools        test tools: build/tools/fuse-hdd, the synthetic hard disk (Linux)
 #
@@ -31,8 +33,12 @@ PLATFORM_DEFS := -D_GNU_SOURCE
 PLATFORM_PKGS := liburing
 endif
 
-PKGS     := yaml-0.1 sqlite3 libcrypto json-c cairo $(PLATFORM_PKGS)
+PKGS     := yaml-0.1 sqlite3 libcrypto json-c cairo libplist-2.0 $(PLATFORM_PKGS)
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
+# libplist 2.3 gave plist_from_memory a fourth argument (the format found):
+# chosen by the library's version, not by the operating system.
+PLIST_DEFS := $(shell pkg-config --atleast-version=2.3.0 libplist-2.0 2>/dev/null && \
+		echo -DRIG_LIBPLIST_FORMAT_ARG)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS))
 TEST_PKG_CFLAGS := $(shell pkg-config --cflags cunit)
 TEST_PKG_LIBS   := $(shell pkg-config --libs cunit)
@@ -40,7 +46,7 @@ TEST_PKG_LIBS   := $(shell pkg-config --libs cunit)
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
             -Wno-unused-parameter -Wformat=2 -Wno-format-nonliteral
 BASE_CFLAGS := -std=c11 $(PLATFORM_DEFS) -DRIG_VERSION='"$(VERSION)"' \
-            -DRIG_PLATFORM='"$(PLATFORM)"' -I. $(WARN) $(PKG_CFLAGS) -MMD -MP
+            -DRIG_PLATFORM='"$(PLATFORM)"' -I. $(WARN) $(PKG_CFLAGS) $(PLIST_DEFS) -MMD -MP
 OPT      ?= -O2 -g
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
             -fno-sanitize-recover=undefined
@@ -70,7 +76,7 @@ SAN_LIB_OBJ  := $(call objs,$(BUILD)/san,$(LIB_SRC))
 SAN_MAIN_OBJ := $(call objs,$(BUILD)/san,rig/main.c)
 SAN_TEST_OBJ := $(call objs,$(BUILD)/san,$(TEST_SRC))
 
-.PHONY: all check test lint run install uninstall clean deps bench tools
+.PHONY: all check test lint portable run install uninstall clean deps bench tools
 
 all: $(BUILD)/rig
 
@@ -111,14 +117,22 @@ $(BUILD)/san/obj/%.o: %.c
 	$(CC) $(BASE_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
 
 # The tests run the sanitized rig binary too (end-to-end suites).
-check test: lint $(BUILD)/san/rig $(BUILD)/san/rig-tests $(TOOLS)
-	RIG_BIN=$(abspath $(BUILD)/san/rig) RIG_SRC=$(CURDIR) \
+check test: lint portable $(BUILD)/san/rig $(BUILD)/san/rig-tests $(TOOLS)
+	RIG_BIN=$(abspath $(BUILD)/san/rig) RIG_SRC=$(CURDIR) RIG_TEST_ONLY=$(SUITES) \
 	RIG_FUSE_HDD=$(if $(TOOLS),$(abspath $(TOOLS))) \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	$(BUILD)/san/rig-tests
 
 lint:
 	@sh scripts/lint
+
+# provision/ is portable C (the macOS backend is built and tested on Linux):
+# ISO C11 with -pedantic and POSIX only, no _GNU_SOURCE or _DARWIN_C_SOURCE.
+portable:
+	@for f in provision/*.c; do \
+		$(CC) -std=c11 -pedantic -D_XOPEN_SOURCE=700 -I. $(WARN) $(PKG_CFLAGS) \
+			$(PLIST_DEFS) -fsyntax-only $$f || exit 1; \
+	done; echo "portable: provision/*.c is ISO C11 -pedantic with POSIX alone"
 
 # Benchmarks measure; they are not tests and are not run by `make check`.
 bench: $(BUILD)/rig
@@ -248,14 +262,15 @@ fuzz-syntax:
 # Valgrind: rig built without sanitizers (-O1 -g) into build/vg, run by the
 # end-to-end suites through tests/valgrind/rig (memcheck, definite leaks are
 # errors), with the sanitized test runner limited to those suites
-# ($RIG_TEST_SUITES). Every rig process's log must say 0 errors.
+# ($RIG_TEST_ONLY: words of their names). Every rig process's log must say
+# 0 errors.
 VG_FLAGS    := -O1 -g
 VG_LIB_OBJ  := $(call objs,$(BUILD)/vg,$(LIB_SRC))
 VG_MAIN_OBJ := $(call objs,$(BUILD)/vg,rig/main.c)
 # The end-to-end suites that reach the most of rig's code per second under
 # valgrind (measured with gcov: docs/testing.md); the ten-partition test is
 # left out (72 s under valgrind for 58 more lines, all in figure drawing).
-VALGRIND_SUITES ?= run exec meta fill seqio report_view provision
+VALGRIND_SUITES ?= rig run (dirs,command line,exec,meta,fill,seqio,rig report and rig compare,report.html,provisioning
 VALGRIND_SKIP   ?= linux-ten-partitions
 VALGRIND    := $(shell command -v valgrind 2>/dev/null)
 
@@ -274,7 +289,8 @@ valgrind: $(BUILD)/vg/rig $(BUILD)/san/rig-tests $(TOOLS)
 	@test -n "$(VALGRIND)" || { echo "valgrind: not installed (run ./setup)"; exit 1; }
 	rm -rf $(BUILD)/vg/logs && mkdir -p $(BUILD)/vg/logs && date +%s > $(BUILD)/vg/logs/started
 	RIG_BIN=$(abspath tests/valgrind/rig) RIG_VG_BIN=$(abspath $(BUILD)/vg/rig) \
-	RIG_VG_LOGS=$(abspath $(BUILD)/vg/logs) RIG_TEST_SUITES="$(VALGRIND_SUITES)" \
+	RIG_VG_VALGRIND=$(VALGRIND) \
+	RIG_VG_LOGS=$(abspath $(BUILD)/vg/logs) RIG_TEST_ONLY="$(VALGRIND_SUITES)" \
 	RIG_TEST_SKIP="$(VALGRIND_SKIP)" \
 	RIG_SRC=$(CURDIR) RIG_FUSE_HDD=$(if $(TOOLS),$(abspath $(TOOLS))) \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \

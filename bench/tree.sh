@@ -113,10 +113,14 @@ run_rig() { # $1: pair number; sets rig_tree, rig_enum, rig_entries
 		echo "  dirs: [\"$mnt/rig\"]"
 		echo "steps:"
 		echo "  - tree: { files: $FILES, dirs: $DIRS, depth: $DEPTH, sizes: \"$SIZES\" }"
-		echo "  - enumerate: {}"
-		# du -s on this very tree, cold as enumerate was: the same tree,
+		# du -s on this very tree, cold as enumerate is: the same tree,
 		# the same layout on disk, so the comparison is of the walkers alone.
-		echo "  - exec: { run: [sh, -c, \"sync; echo 3 > /proc/sys/vm/drop_caches; t0=\$(date +%s%N); du -s {dir}/tree > /dev/null; t1=\$(date +%s%N); echo du_ns=\$((t1 - t0))\"], parse: key=value }"
+		# Before enumerate in even pairs, after it in odd ones: the host may
+		# cache what the loop device read first.
+		local du_step="  - exec: { run: [sh, -c, \"sync; echo 3 > /proc/sys/vm/drop_caches; t0=\$(date +%s%N); du -s {dir}/tree > /dev/null; t1=\$(date +%s%N); echo du_ns=\$((t1 - t0))\"], parse: key=value }"
+		(( $1 % 2 )) || echo "$du_step"
+		echo "  - enumerate: {}"
+		(( $1 % 2 )) && echo "$du_step"
 		if [[ ! -e $archive ]]; then
 			echo "  - exec: { run: [tar, -cf, \"$archive\", -C, \"{dir}\", tree] }"
 		fi

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <stdio.h>
+#include <sys/statvfs.h>
 #include <sys/vfs.h>
 #include <time.h>
 
@@ -149,4 +150,27 @@ uint64_t plat_mem_bytes(void)
 {
 	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
 	return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : 0;
+}
+
+int plat_mount_flags(const char *dir, struct strbuf *sb)
+{
+	struct statvfs st;
+	if (statvfs(dir, &st) < 0)
+		return -errno;
+	static const struct { unsigned long flag; const char *name; } flags[] = {
+		{ ST_NOSUID, "nosuid" },
+#ifdef ST_NODEV
+		{ ST_NODEV, "nodev" },
+		{ ST_NOEXEC, "noexec" },
+		{ ST_SYNCHRONOUS, "sync" },
+		{ ST_NOATIME, "noatime" },
+		{ ST_NODIRATIME, "nodiratime" },
+		{ ST_RELATIME, "relatime" },
+#endif
+	};
+	sb_adds(sb, (st.f_flag & ST_RDONLY) ? "ro" : "rw");
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		if (st.f_flag & flags[i].flag)
+			sb_addf(sb, ",%s", flags[i].name);
+	return 0;
 }

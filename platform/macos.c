@@ -101,3 +101,27 @@ uint64_t plat_mem_bytes(void)
 		return 0;
 	return mem;
 }
+
+int plat_mount_flags(const char *dir, struct strbuf *sb)
+{
+	struct statfs st;
+	if (statfs(dir, &st) < 0)
+		return -errno;
+	static const struct { unsigned long flag; const char *name; } flags[] = {
+		{ MNT_NOSUID, "nosuid" },
+		{ MNT_NODEV, "nodev" },
+		{ MNT_NOEXEC, "noexec" },
+		{ MNT_SYNCHRONOUS, "sync" },
+		{ MNT_ASYNC, "async" },
+		{ MNT_NOATIME, "noatime" },
+		{ MNT_LOCAL, "local" },
+		{ MNT_JOURNALED, "journaled" },
+		{ MNT_DONTBROWSE, "nobrowse" },
+		{ MNT_IGNORE_OWNERSHIP, "noowners" },
+	};
+	sb_adds(sb, (st.f_flags & MNT_RDONLY) ? "ro" : "rw");
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		if (st.f_flags & flags[i].flag)
+			sb_addf(sb, ",%s", flags[i].name);
+	return 0;
+}

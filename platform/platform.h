@@ -26,6 +26,11 @@ void plat_cpu(struct strbuf *sb);
 /* Physical memory in bytes, 0 when unknown. */
 uint64_t plat_mem_bytes(void);
 
+/* The mount flags of the file system holding dir, as words ("rw,nosuid,
+ * noatime"; macOS adds "journaled", "local", "nobrowse", "noowners"):
+ * statvfs's f_flag (Linux), statfs's f_flags (macOS). 0 or a negative errno. */
+int plat_mount_flags(const char *dir, struct strbuf *sb);
+
 /*
  * Open a data file for measured I/O. With direct: O_DIRECT (Linux) or
  * F_NOCACHE (macOS). When the file system refuses direct I/O, the file is

@@ -41,6 +41,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +54,7 @@
 #include "../platform/platform.h"
 #include "../rig/util/strbuf.h"
 #include "../rig/util/xalloc.h"
+#include "command.h"
 #include "linux_backend.h"
 
 /* --- the partition table --- */
@@ -76,7 +78,7 @@ static int partition(struct provision_ctx *ctx, struct lx *s, size_t li)
 	const struct plan_layout *l = &ctx->plan->layouts[li];
 	if (!s->is_image) {
 		const char *zap[] = { "sgdisk", "--zap-all", s->disk, NULL };
-		int rc = lx_run(ctx, zap, NULL);
+		int rc = lx_run_destructive(ctx, s, zap);
 		if (rc < 0 || lx_cancelled(ctx))
 			return rc < 0 ? rc : -EINTR;
 	}
@@ -110,7 +112,7 @@ static int partition(struct provision_ctx *ctx, struct lx *s, size_t li)
 	}
 	argv[n++] = s->disk;
 	argv[n] = NULL;
-	int rc = lx_run(ctx, argv, NULL);
+	int rc = lx_run_destructive(ctx, s, argv);
 	for (size_t i = 0; i < a; i++)
 		sb_release(&args[i]);
 	free(args);
@@ -125,6 +127,20 @@ static int partition(struct provision_ctx *ctx, struct lx *s, size_t li)
 	return 0;
 }
 
+/* Whether the kernel has made partition part: its block device node, or
+ * on a recorded machine (tests) its sysfs entry. */
+static int node_exists(const struct lx *s, const char *part)
+{
+	struct stat st;
+	if (!s->root[0])
+		return stat(part, &st) == 0 && S_ISBLK(st.st_mode);
+	struct strbuf p = STRBUF_INIT;
+	sb_addf(&p, "%s/sys/block/%s/%s", s->root, lx_base_name(s->disk), lx_base_name(part));
+	int ok = stat(p.buf, &st) == 0;
+	sb_release(&p);
+	return ok;
+}
+
 /* Wait for partition node k and check that the kernel put it where the
  * table says. */
 static int wait_node(struct provision_ctx *ctx, struct lx *s, size_t li, size_t k)
@@ -132,9 +148,8 @@ static int wait_node(struct provision_ctx *ctx, struct lx *s, size_t li, size_t 
 	const char *part = s->v[k].part;
 	if (s->dry)
 		return 0;
-	struct stat st;
 	int waited = 0;
-	while (stat(part, &st) < 0 || !S_ISBLK(st.st_mode)) {
+	while (!node_exists(s, part)) {
 		if (waited >= NODE_TIMEOUT_MS || lx_cancelled(ctx)) {
 			if (waited >= NODE_TIMEOUT_MS)
 				sb_addf(ctx->err, "partition %s did not appear within %d s after "
@@ -147,8 +162,10 @@ static int wait_node(struct provision_ctx *ctx, struct lx *s, size_t li, size_t 
 	}
 	if (!s->geo)
 		return 0;
-	char *start = linux_attr("", "/sys/block/%s/%s/start", lx_base_name(s->disk), lx_base_name(part));
-	char *size = linux_attr("", "/sys/block/%s/%s/size", lx_base_name(s->disk), lx_base_name(part));
+	char *start = linux_attr(s->root, "/sys/block/%s/%s/start", lx_base_name(s->disk),
+				 lx_base_name(part));
+	char *size = linux_attr(s->root, "/sys/block/%s/%s/size", lx_base_name(s->disk),
+				lx_base_name(part));
 	uint64_t per = s->sector / 512; /* sysfs counts 512-byte units */
 	const struct gpt_part *g = &s->geo[li][k];
 	int ok = start && size && strtoull(start, NULL, 10) == g->first * per &&
@@ -165,8 +182,8 @@ static int wait_node(struct provision_ctx *ctx, struct lx *s, size_t li, size_t 
 
 /* --- file systems and mounts --- */
 
-static int make_fs(struct provision_ctx *ctx, const struct plan_partition *pt, const char *part,
-		   struct strbuf *cmd)
+static int make_fs(struct provision_ctx *ctx, struct lx *s, const struct plan_partition *pt,
+		   const char *part, struct strbuf *cmd)
 {
 	const char *argv[12];
 	size_t n = 0;
@@ -188,7 +205,7 @@ static int make_fs(struct provision_ctx *ctx, const struct plan_partition *pt, c
 	argv[n++] = part;
 	argv[n] = NULL;
 	spawn_argv_text(cmd, argv);
-	return lx_run(ctx, argv, NULL);
+	return lx_run_destructive(ctx, s, argv);
 }
 
 static int do_mount(struct provision_ctx *ctx, const char *fs, struct lvol *v)
@@ -262,11 +279,11 @@ static void mkdir_mnt(struct provision_ctx *ctx, struct lx *s, struct lvol *v, i
  * .../ata3/..., .../virtio2/..., .../virtual/block/loop0): "usb", "nvme",
  * "ata", "virtio", "scsi", "mmc", "virtual", or NULL when unknown.
  */
-static const char *disk_bus(const char *disk)
+static const char *disk_bus(const char *root, const char *disk)
 {
 	static const char *const buses[] = { "usb", "nvme", "ata", "virtio", "mmc", "scsi", "virtual" };
-	char link[512], target[1024];
-	snprintf(link, sizeof(link), "/sys/block/%s", disk);
+	char link[1024], target[PATH_MAX];
+	snprintf(link, sizeof(link), "%s/sys/block/%s", root, disk);
 	if (!realpath(link, target))
 		return NULL;
 	for (size_t i = 0; i < sizeof(buses) / sizeof(buses[0]); i++) {
@@ -303,13 +320,13 @@ static char *volume_facts(struct provision_ctx *ctx, struct lx *s, size_t li, si
 			s->dio == 1 ? "true" : s->dio == 0 ? "false" : "null");
 	}
 	const char *disk = lx_base_name(s->disk);
-	const char *bus = s->dry ? NULL : disk_bus(disk);
+	const char *bus = s->dry ? NULL : disk_bus(s->root, disk);
 	sb_adds(&j, ",\"bus\":");
 	if (bus)
 		sb_add_json(&j, bus);
 	else
 		sb_adds(&j, "null");
-	char *rot = s->dry ? NULL : linux_attr("", "/sys/block/%s/queue/rotational", disk);
+	char *rot = s->dry ? NULL : linux_attr(s->root, "/sys/block/%s/queue/rotational", disk);
 	sb_addf(&j, ",\"rotational\":%s", !rot ? "null" : !strcmp(rot, "1") ? "true" : "false");
 	free(rot);
 	if (!s->is_image) {
@@ -361,6 +378,9 @@ static void free_state(struct lx *s)
 		free(s->geo);
 	}
 	disk_facts_release(&s->facts);
+	free(s->id_name);
+	free(s->id_model);
+	free(s->id_serial);
 	free(s->disk);
 	free(s->v);
 	free(s);
@@ -391,8 +411,13 @@ static int lx_prepare(struct provision_ctx *ctx)
 	s->dry = ctx->sp && ctx->sp->dry_run;
 	s->is_image = p->target.kind == TARGET_IMAGE;
 	s->dio = -1;
+	s->root = ctx->sysroot ? ctx->sysroot : "";
 	int rc = 0;
-	if (!s->dry) {
+	if (s->root[0] && !(ctx->sp && ctx->sp->fake)) {
+		/* A recorded machine's device names must never reach a real command. */
+		sb_adds(ctx->err, "facts of a recorded machine need a spawner that runs nothing");
+		rc = -EINVAL;
+	} else if (!s->dry && !s->root[0]) {
 		if (strcmp(plat_name(), "linux")) {
 			sb_addf(ctx->err, "the Linux backend runs on Linux only, not on %s", plat_name());
 			rc = -ENOTSUP;
@@ -404,12 +429,12 @@ static int lx_prepare(struct provision_ctx *ctx)
 		} else {
 			rc = lx_check_tools(ctx, s);
 		}
-		if (rc == 0 && !(s->run_abs = realpath(ctx->run_dir, NULL))) {
-			sb_addf(ctx->err, "cannot resolve the run folder %s: %s", ctx->run_dir,
-				strerror(errno));
-			rc = -errno;
-		}
-	} else {
+	}
+	if (rc == 0 && !s->dry && !(s->run_abs = realpath(ctx->run_dir, NULL))) {
+		sb_addf(ctx->err, "cannot resolve the run folder %s: %s", ctx->run_dir,
+			strerror(errno));
+		rc = -errno;
+	} else if (rc == 0 && s->dry) {
 		s->run_abs = xstrdup(ctx->run_dir ? ctx->run_dir : "RUN");
 	}
 	if (rc < 0) {
@@ -426,18 +451,24 @@ static int lx_prepare(struct provision_ctx *ctx)
 				  : lx_absolute_image(p->target.image_path, ctx->err);
 		if (!s->image)
 			rc = -ENOENT;
-		else if (!s->dry)
+		else if (!s->dry && ctx->resume)
+			rc = lx_resume(ctx, s);
+		if (rc == 0 && s->image && !s->dry && !(ctx->resume && ctx->resume->reused))
 			rc = lx_check_image(ctx, s);
 	} else if (s->dry) {
-		linux_disk_facts("", p->target.device, &s->facts);
+		linux_disk_facts(s->root, p->target.device, &s->facts);
 		const struct safety_rule *rule = NULL;
 		struct strbuf fact = STRBUF_INIT;
 		if (safety_check(&s->facts, p->target.confirm, ctx->allow, &rule, &fact) < 0)
 			lx_note(ctx, 1, "on this machine rig would refuse %s: %s (rule %s)",
 			     p->target.device, fact.buf, rule->name);
 		else
-			lx_note(ctx, 0, "on this machine %s passes every safety rule; rig run asks to "
-				     "type its model or serial unless --yes", p->target.device);
+			lx_note(ctx, 0, "on this machine %s passes every safety rule (model %s, serial "
+				     "%s, %llu bytes); rig run checks them again and asks to type its "
+				     "model or serial unless --yes", p->target.device,
+			     s->facts.model ? s->facts.model : "unknown",
+			     s->facts.serial ? s->facts.serial : "unknown",
+			     (unsigned long long)s->facts.size);
 		sb_release(&fact);
 		if (s->facts.exists && s->facts.size) {
 			s->bytes = s->facts.size;
@@ -448,9 +479,19 @@ static int lx_prepare(struct provision_ctx *ctx)
 				     "sectors computed at run time", p->target.device);
 		}
 	} else {
-		rc = lx_check_disk(ctx, s);
+		rc = ctx->resume ? lx_resume(ctx, s) : 0;
+		if (rc == 0)
+			rc = lx_check_disk(ctx, s);
 		if (rc == 0 && !ctx->yes)
 			rc = lx_typed_confirmation(ctx, s);
+		if (rc == 0)
+			lx_remember_identity(s);
+		if (rc == 0 && s->facts.serial &&
+		    !safety_confirm_matches(&(struct disk_facts){ .serial = s->facts.serial },
+					    p->target.confirm))
+			lx_note(ctx, 1, "confirm names %s by its model; another disk of the same "
+				     "model at this path would pass too: confirm: \"%s\" (its serial) "
+				     "names this one disk", p->target.device, s->facts.serial);
 		s->bytes = s->facts.size;
 		s->sector = s->facts.sector ? s->facts.sector : 512;
 	}
@@ -482,7 +523,8 @@ static int lx_provision(struct provision_ctx *ctx, size_t li, struct volume **vo
 			rc = lx_check_disk(ctx, s);
 		}
 		if (rc == 0) {
-			char *real = s->dry ? NULL : realpath(ctx->plan->target.device, NULL);
+			char *real = s->dry || s->root[0] ? NULL
+							  : realpath(ctx->plan->target.device, NULL);
 			s->disk = real ? real : xstrdup(ctx->plan->target.device);
 		}
 	}
@@ -507,7 +549,7 @@ static int lx_provision(struct provision_ctx *ctx, size_t li, struct volume **vo
 	for (size_t k = 0; k < l->nparts && rc == 0; k++) {
 		const struct plan_partition *pt = &l->parts[k];
 		struct strbuf mkfs = STRBUF_INIT;
-		rc = make_fs(ctx, pt, s->v[k].part, &mkfs);
+		rc = make_fs(ctx, s, pt, s->v[k].part, &mkfs);
 		if (rc == 0 && lx_cancelled(ctx))
 			rc = -EINTR;
 		if (rc == 0)
@@ -532,21 +574,7 @@ static int lx_provision(struct provision_ctx *ctx, size_t li, struct volume **vo
 		sb_release(&mkfs);
 	}
 	if (rc < 0) {
-		for (size_t k = 0; k < l->nparts; k++)
-			volume_release(&v[k]);
-		free(v);
-		/* Undo what was done; the reason stays the first failure. */
-		struct strbuf keep = STRBUF_INIT;
-		sb_adds(&keep, ctx->err->buf);
-		struct strbuf terr = STRBUF_INIT;
-		struct provision_ctx t = *ctx;
-		t.err = &terr;
-		if (lx_teardown(&t, li) < 0)
-			sb_addf(&keep, "; cleaning up also failed: %s", terr.buf);
-		sb_reset(ctx->err);
-		sb_adds(ctx->err, keep.buf);
-		sb_release(&keep);
-		sb_release(&terr);
+		prov_undo(ctx, li, lx_teardown, v, l->nparts);
 		return rc;
 	}
 	*vols = v;
@@ -570,19 +598,6 @@ static int lx_remount(struct provision_ctx *ctx, struct volume *vol)
 	return -ENOENT;
 }
 
-/* Keep the first error; later ones are appended. */
-static void teardown_error(struct provision_ctx *ctx, struct strbuf *acc, int *rc, int r)
-{
-	if (r >= 0)
-		return;
-	if (acc->len)
-		sb_adds(acc, "; ");
-	sb_adds(acc, ctx->err->buf);
-	sb_reset(ctx->err);
-	if (*rc == 0)
-		*rc = r;
-}
-
 static int has_partitions(const struct lx *s)
 {
 	return s->dry ? s->parts_added : linux_partition_count("", lx_base_name(s->disk)) > 0;
@@ -600,13 +615,13 @@ static int lx_teardown(struct provision_ctx *ctx, size_t li)
 	for (size_t k = s->nv; k-- > 0;) {
 		struct lvol *v = &s->v[k];
 		if (v->mounted)
-			teardown_error(ctx, &acc, &rc, do_umount(ctx, v));
+			prov_teardown_error(ctx, &acc, &rc, do_umount(ctx, v));
 		if (v->mnt_made && !v->mounted) {
 			lx_note(ctx, 0, "rmdir %s", v->mnt);
 			if (!s->dry && rmdir(v->mnt) < 0 && errno != ENOENT) {
 				sb_addf(ctx->err, "cannot remove mount point %s: %s", v->mnt,
 					strerror(errno));
-				teardown_error(ctx, &acc, &rc, -errno);
+				prov_teardown_error(ctx, &acc, &rc, -errno);
 			}
 			v->mnt_made = 0;
 		}
@@ -628,16 +643,16 @@ static int lx_teardown(struct provision_ctx *ctx, size_t li)
 	if (s->is_image && s->attached) {
 		if (has_partitions(s)) {
 			const char *argv[] = { "partx", "--delete", s->disk, NULL };
-			teardown_error(ctx, &acc, &rc, lx_run(ctx, argv, NULL));
+			prov_teardown_error(ctx, &acc, &rc, lx_run(ctx, argv, NULL));
 		}
 		if (lx_loop_is_ours(ctx, s)) {
 			const char *argv[] = { "losetup", "--detach", s->disk, NULL };
 			int r = lx_run(ctx, argv, NULL);
-			teardown_error(ctx, &acc, &rc, r);
+			prov_teardown_error(ctx, &acc, &rc, r);
 			if (r == 0)
 				s->attached = 0;
 		} else {
-			teardown_error(ctx, &acc, &rc, -EIO);
+			prov_teardown_error(ctx, &acc, &rc, -EIO);
 			s->attached = 0; /* not ours any more: never touch it again */
 		}
 	}
@@ -649,7 +664,7 @@ static int lx_teardown(struct provision_ctx *ctx, size_t li)
 			lx_note(ctx, 0, "delete %s", s->image);
 			if (!s->dry && unlink(s->image) < 0 && errno != ENOENT) {
 				sb_addf(ctx->err, "cannot delete image %s: %s", s->image, strerror(errno));
-				teardown_error(ctx, &acc, &rc, -errno);
+				prov_teardown_error(ctx, &acc, &rc, -errno);
 			}
 		}
 		s->image_made = 0;
@@ -671,12 +686,7 @@ static void lx_finish(struct provision_ctx *ctx)
 		return;
 	/* Anything a failed teardown left: one more try. */
 	if (s->nv || s->attached || s->image_made) {
-		struct strbuf e = STRBUF_INIT;
-		struct provision_ctx t = *ctx;
-		t.err = &e;
-		if (lx_teardown(&t, 0) < 0)
-			lx_note(ctx, 1, "cleaning up at the end of the run failed: %s", e.buf);
-		sb_release(&e);
+		prov_last_teardown(ctx, lx_teardown);
 	}
 	free_state(s);
 	ctx->state = NULL;

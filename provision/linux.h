@@ -42,6 +42,23 @@ size_t linux_list_disks(const char *root, char ***names);
 /* The loop device ("loop3") whose backing file is file, or NULL. Caller frees. */
 char *linux_loop_of(const char *root, const char *file);
 
+/* The mounts below prefix (mount points prefix/...), in mount order: what
+ * a killed run left under RUN/mnt. Caller frees with linux_mounts_free. */
+struct linux_mount {
+	char *dir, *source, *fstype;
+};
+size_t linux_mounts_under(const char *root, const char *prefix, struct linux_mount **out);
+void linux_mounts_free(struct linux_mount *m, size_t n);
+
+/*
+ * The processes other than this one whose arguments contain one of needles
+ * (a NULL-terminated list), or whose working folder is one of them or below
+ * it, from root/proc: the commands a killed run started, which outlive it
+ * (they run in their own process group) and may still attach, mount or
+ * write. Returns how many; what (may be NULL) gets "PID n (argv)" for each.
+ */
+size_t linux_procs_using(const char *root, const char *const *needles, struct strbuf *what);
+
 /* How many partitions the kernel has for disk ("loop3"). */
 size_t linux_partition_count(const char *root, const char *disk);
 

@@ -21,7 +21,6 @@ struct strbuf;
 #define GUID_MARK 0x72696721u     /* "rig!": the first field of rig's disk GUIDs */
 #define NODE_TIMEOUT_MS 10000     /* partition nodes appear within milliseconds */
 #define UMOUNT_TRIES 10           /* 100 ms apart: a busy file system gets 1 s */
-#define ERR_LINES 12              /* command output kept in an error message */
 
 struct lvol {
 	char *part;        /* /dev/loop3p1 */
@@ -40,7 +39,12 @@ struct lx {
 	uint64_t bytes;             /* the disk's size; 0 unknown (dry run) */
 	uint32_t sector;
 	struct gpt_part **geo;      /* per layout; NULL when the size is unknown */
+	const char *root;           /* where facts are read: "" this machine, or ctx->sysroot */
 	struct disk_facts facts;    /* disk targets, as last checked */
+	/* The disk as checked and confirmed in prepare: every destructive
+	 * command is preceded by a check that the device still is this disk. */
+	char *id_name, *id_model, *id_serial;
+	uint64_t id_size;
 	/* the provisioned layout */
 	char *disk;                 /* /dev/loopN or the resolved disk */
 	int image_made;
@@ -82,8 +86,23 @@ int lx_attach(struct provision_ctx *ctx, struct lx *s);
 /* Is s->disk still attached to s->image? (1 in dry run) */
 int lx_loop_is_ours(struct provision_ctx *ctx, const struct lx *s);
 
+/* A resumed run: keep or tear down what the interrupted process left
+ * (linux_resume.c; provision.h, struct provision_resume). In prepare,
+ * before the image or disk checks; s->image and s->mnt_root are set. */
+int lx_resume(struct provision_ctx *ctx, struct lx *s);
+
 /* Read the disk target's facts into s->facts and apply the safety rules. */
 int lx_check_disk(struct provision_ctx *ctx, struct lx *s);
+/* Remember s->facts as the disk that was checked and confirmed. */
+void lx_remember_identity(struct lx *s);
+/*
+ * Run a command that writes to the target (sgdisk, mkfs.*), immediately
+ * after checking that the target is still what was checked: for a disk,
+ * the same name, model, serial and size as when it was confirmed; for an
+ * image, the loop device still reads rig's image. A changed target is
+ * refused (-EPERM) and the command is not run.
+ */
+int lx_run_destructive(struct provision_ctx *ctx, struct lx *s, const char *const *argv);
 /* Ask to type the disk's model or serial (refused without a terminal). */
 int lx_typed_confirmation(struct provision_ctx *ctx, struct lx *s);
 

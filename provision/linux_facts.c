@@ -632,6 +632,92 @@ int linux_is_mounted(const char *root, const char *dir)
 	return s != NULL;
 }
 
+/* Whether path is prefix or below it. */
+static int path_under(const char *path, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	return !strncmp(path, prefix, n) && (path[n] == '\0' || path[n] == '/');
+}
+
+size_t linux_procs_using(const char *root, const char *const *needles, struct strbuf *what)
+{
+	char **pids;
+	size_t np = list_dir(root, "/proc", &pids), found = 0;
+	long self = (long)getpid();
+	for (size_t i = 0; i < np; i++) {
+		char *end;
+		long pid = strtol(pids[i], &end, 10);
+		if (*end || pid <= 0 || pid == self)
+			continue;
+		struct strbuf p = STRBUF_INIT;
+		sb_addf(&p, "%s/proc/%ld/cmdline", root, pid);
+		size_t len = 0;
+		char *cmd = read_whole(p.buf, 1 << 16, &len);
+		sb_reset(&p);
+		sb_addf(&p, "%s/proc/%ld/cwd", root, pid);
+		char cwd[4096];
+		ssize_t cn = readlink(p.buf, cwd, sizeof(cwd) - 1);
+		cwd[cn > 0 ? cn : 0] = '\0';
+		sb_release(&p);
+		int hit = 0;
+		for (size_t k = 0; needles[k] && !hit; k++) {
+			hit = cn > 0 && path_under(cwd, needles[k]);
+			for (size_t off = 0; cmd && off < len && !hit; off += strlen(cmd + off) + 1) {
+				/* loop1 is not loop10, d.img not d.img2 */
+				const char *m = strstr(cmd + off, needles[k]);
+				hit = m && !isdigit((unsigned char)m[strlen(needles[k])]);
+			}
+		}
+		if (hit) {
+			for (size_t off = 0; cmd && off + 1 < len; off++)
+				if (!cmd[off])
+					cmd[off] = ' ';
+			if (what)
+				sb_addf(what, "%sPID %ld (%s)", found ? ", " : "", pid,
+					cmd && *cmd ? cmd : "?");
+			found++;
+		}
+		free(cmd);
+	}
+	free_list(pids, np);
+	return found;
+}
+
+size_t linux_mounts_under(const char *root, const char *prefix, struct linux_mount **out)
+{
+	struct strbuf p = STRBUF_INIT;
+	sb_addf(&p, "%s/proc/self/mountinfo", root);
+	char *text = read_whole(p.buf, 16 << 20, NULL);
+	sb_release(&p);
+	*out = NULL;
+	if (!text)
+		return 0;
+	size_t n = 0, len = strlen(prefix);
+	char *save = NULL;
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		struct mount_line m;
+		if (parse_mount_line(line, &m) < 0 || strncmp(m.dir, prefix, len) || m.dir[len] != '/')
+			continue;
+		*out = xrealloc(*out, (n + 1) * sizeof(**out));
+		(*out)[n].dir = xstrdup(m.dir);
+		(*out)[n].source = xstrdup(m.source);
+		(*out)[n].fstype = xstrdup(m.fstype);
+		n++;
+	}
+	free(text);
+	return n;
+}
+
+void linux_mounts_free(struct linux_mount *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(m[i].dir);
+		free(m[i].source);
+		free(m[i].fstype);
+	}
+	free(m);
+}
+
 size_t linux_partition_count(const char *root, const char *disk)
 {
 	struct strbuf dir = STRBUF_INIT;

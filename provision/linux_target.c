@@ -27,94 +27,31 @@
 
 #include "../rig/util/strbuf.h"
 #include "../rig/util/xalloc.h"
+#include "command.h"
 #include "linux_backend.h"
 
-/* Never raised: commands get their own process group (spawn_opts) but are
- * never stopped half-way. */
-static volatile sig_atomic_t never_cancel;
-
+/* The shared command helpers (command.c) under the names linux.c uses. */
 void lx_note(struct provision_ctx *ctx, int warning, const char *fmt, ...)
 {
-	if (!ctx->note)
-		return;
-	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
 	va_start(ap, fmt);
-	sb_vaddf(&sb, fmt, ap);
+	prov_vnote(ctx, warning, fmt, ap);
 	va_end(ap);
-	ctx->note(ctx->note_opaque, warning, sb.buf);
-	sb_release(&sb);
 }
 
 int lx_cancelled(struct provision_ctx *ctx)
 {
-	if (ctx->cancel && *ctx->cancel) {
-		sb_adds(ctx->err, "interrupted");
-		return 1;
-	}
-	return 0;
+	return prov_cancelled(ctx);
 }
 
-/* The first lines of a command's output, for an error message. */
-static void add_output_head(struct strbuf *sb, const char *out)
-{
-	const char *p = out;
-	int lines = 0;
-	while (*p && lines < ERR_LINES) {
-		const char *nl = strchr(p, '\n');
-		size_t n = nl ? (size_t)(nl - p) : strlen(p);
-		sb_addf(sb, "\n  %.*s", (int)n, p);
-		lines++;
-		p = nl ? nl + 1 : p + n;
-	}
-	if (*p)
-		sb_adds(sb, "\n  ... (the whole output is in commands.log)");
-}
-
-/*
- * Run a command; 0 only when it exited with status 0. On failure ctx->err
- * says which command, its status and the start of its output. out, when
- * not NULL, receives the result (the caller releases it), with stdout
- * also apart (losetup's warnings go to stderr, the device name to stdout).
- */
 int lx_run(struct provision_ctx *ctx, const char *const *argv, struct spawn_result *out)
 {
-	struct spawn_opts o = { .split = 1, .cancel = &never_cancel };
-	struct spawn_result r;
-	struct strbuf e = STRBUF_INIT;
-	int rc = spawn_run_opts(ctx->sp, argv, NULL, &o, &r, &e);
-	if (rc < 0) {
-		sb_adds(ctx->err, e.buf);
-		sb_release(&e);
-		return rc;
-	}
-	sb_release(&e);
-	if (!r.exited || r.status != 0) {
-		struct strbuf text = STRBUF_INIT;
-		spawn_argv_text(&text, argv);
-		if (r.exited)
-			sb_addf(ctx->err, "%s failed with exit status %d", text.buf, r.status);
-		else
-			sb_addf(ctx->err, "%s was killed by signal %d", text.buf, r.status);
-		if (r.output_len) {
-			sb_addch(ctx->err, ':');
-			add_output_head(ctx->err, r.output);
-		}
-		sb_release(&text);
-		rc = -EIO;
-	}
-	if (out && rc == 0)
-		*out = r;
-	else
-		spawn_result_release(&r);
-	return rc;
+	return prov_run(ctx, argv, out);
 }
 
 void lx_sleep_ms(unsigned ms)
 {
-	struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
+	prov_sleep_ms(ms);
 }
 
 const char *lx_base_name(const char *path)
@@ -124,27 +61,6 @@ const char *lx_base_name(const char *path)
 }
 
 /* --- tools --- */
-
-static int in_path(const char *name)
-{
-	const char *path = getenv("PATH");
-	if (!path || !*path)
-		path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-	struct strbuf sb = STRBUF_INIT;
-	int found = 0;
-	for (const char *p = path; !found;) {
-		const char *c = strchr(p, ':');
-		size_t n = c ? (size_t)(c - p) : strlen(p);
-		sb_reset(&sb);
-		sb_addf(&sb, "%.*s/%s", (int)n, n ? p : ".", name);
-		found = access(sb.buf, X_OK) == 0;
-		if (!c)
-			break;
-		p = c + 1;
-	}
-	sb_release(&sb);
-	return found;
-}
 
 const char *lx_mkfs_tool(const char *fs)
 {
@@ -185,7 +101,7 @@ int lx_check_tools(struct provision_ctx *ctx, const struct lx *s)
 	}
 	struct strbuf missing = STRBUF_INIT;
 	for (size_t k = 0; k < n; k++)
-		if (!in_path(tools[k]))
+		if (!prov_in_path(tools[k]))
 			sb_addf(&missing, "%s%s", missing.len ? ", " : "", tools[k]);
 	if (missing.len) {
 		sb_addf(ctx->err, "missing tools: %s (Debian packages gdisk, util-linux, "
@@ -382,7 +298,7 @@ int lx_check_disk(struct provision_ctx *ctx, struct lx *s)
 {
 	const struct plan_target *t = &ctx->plan->target;
 	disk_facts_release(&s->facts);
-	linux_disk_facts("", t->device, &s->facts);
+	linux_disk_facts(s->root, t->device, &s->facts);
 	const struct safety_rule *rule = NULL;
 	struct strbuf fact = STRBUF_INIT;
 	int rc = safety_check(&s->facts, t->confirm, ctx->allow, &rule, &fact);
@@ -393,24 +309,78 @@ int lx_check_disk(struct provision_ctx *ctx, struct lx *s)
 	return rc;
 }
 
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+void lx_remember_identity(struct lx *s)
+{
+	free(s->id_name);
+	free(s->id_model);
+	free(s->id_serial);
+	s->id_name = dup_or_null(s->facts.name);
+	s->id_model = dup_or_null(s->facts.model);
+	s->id_serial = dup_or_null(s->facts.serial);
+	s->id_size = s->facts.size;
+}
+
+static int same_text(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/* One fact of the identity compared; a difference is described in why. */
+static void compare(struct strbuf *why, const char *what, const char *was, const char *now)
+{
+	if (same_text(was, now))
+		return;
+	sb_addf(why, "%s%s was %s, is %s", why->len ? ", " : "", what, was ? was : "unknown",
+		now ? now : "unknown");
+}
+
+/* Is the disk target still the disk that was confirmed? */
+static int same_disk(struct provision_ctx *ctx, struct lx *s, const char *const *argv)
+{
+	const char *dev = ctx->plan->target.device;
+	struct disk_facts now;
+	linux_disk_facts(s->root, dev, &now);
+	struct strbuf why = STRBUF_INIT;
+	if (!now.exists) {
+		sb_addf(&why, "it is gone (%s)", now.missing ? now.missing : "no such device");
+	} else {
+		compare(&why, "name", s->id_name, now.name);
+		compare(&why, "model", s->id_model, now.model);
+		compare(&why, "serial", s->id_serial, now.serial);
+		if (now.size != s->id_size)
+			sb_addf(&why, "%ssize was %llu bytes, is %llu", why.len ? ", " : "",
+				(unsigned long long)s->id_size, (unsigned long long)now.size);
+	}
+	int ok = !why.len;
+	if (!ok) {
+		struct strbuf cmd = STRBUF_INIT;
+		spawn_argv_text(&cmd, argv);
+		sb_addf(ctx->err, "refusing to run %s: %s is no longer the disk that was checked "
+				  "and confirmed: %s (rule identity: the disk's name, model, serial "
+				  "and size are checked again before every command that writes to it)",
+			cmd.buf, dev, why.buf);
+		sb_release(&cmd);
+	}
+	sb_release(&why);
+	disk_facts_release(&now);
+	return ok;
+}
+
+int lx_run_destructive(struct provision_ctx *ctx, struct lx *s, const char *const *argv)
+{
+	if (!s->dry) {
+		if (s->is_image ? !lx_loop_is_ours(ctx, s) : !same_disk(ctx, s, argv))
+			return -EPERM;
+	}
+	return lx_run(ctx, argv, NULL);
+}
+
 int lx_typed_confirmation(struct provision_ctx *ctx, struct lx *s)
 {
-	const struct disk_facts *f = &s->facts;
-	if (!isatty(STDIN_FILENO)) {
-		sb_addf(ctx->err, "erasing %s needs a typed confirmation: run rig in a terminal, "
-				  "or pass --yes", f->path);
-		return -EPERM;
-	}
-	fprintf(stderr, "rig: this ERASES everything on %s (%s): %llu bytes, model %s, serial %s\n"
-			"rig: type its model or serial to go on: ",
-		f->path, f->name, (unsigned long long)f->size, f->model ? f->model : "unknown",
-		f->serial ? f->serial : "unknown");
-	fflush(stderr);
-	char line[512];
-	if (!fgets(line, sizeof(line), stdin) || !safety_confirm_matches(f, line)) {
-		sb_addf(ctx->err, "the typed confirmation does not match %s; nothing was changed",
-			f->path);
-		return -EPERM;
-	}
-	return 0;
+	return prov_typed_confirmation(ctx, &s->facts);
 }

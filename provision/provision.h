@@ -1,7 +1,7 @@
 /*
  * Provisioning backends: turn one layout of a plan into mounted volumes and
- * back. One const ops struct per backend (dir.c, linux.c; macos.c with its
- * issue), chosen by provision_backend() from the plan's target.
+ * back. One const ops struct per backend (dir.c, linux.c, macos.c), chosen
+ * by provision_backend() from the plan's target and platform.
  *
  * Every external command a backend runs goes through the spawner it is
  * given (argument vectors, logged; in dry-run mode only recorded, which is
@@ -34,6 +34,24 @@ struct volume {
 
 void volume_release(struct volume *v);
 
+/*
+ * A resumed run (rig resume): what the interrupted process of the same run
+ * may have left provisioned. With ctx->resume set, prepare() first looks
+ * for it (dirs: the work folders; Linux: the image's loop device and every
+ * mount under RUN/mnt), whatever the store recorded, and either keeps it
+ * (reuse, and it is exactly the recorded volumes of `layout`: then
+ * `reused` is set and the backend's state is as after provision(layout))
+ * or tears all of it down, so provisioning starts from scratch.
+ */
+struct provision_resume {
+	size_t layout;              /* the layout the recorded volumes belong to */
+	const struct volume *vols;  /* as recorded (store), in position order; NULL: none */
+	size_t nvols;
+	int reuse;                  /* keep them when they verify */
+	int reused;                 /* out */
+	struct strbuf *why;         /* out: why they were not kept / what was cleaned up */
+};
+
 struct provision_ctx {
 	const struct plan *plan;
 	const char *run_id;       /* the run folder's name */
@@ -52,7 +70,13 @@ struct provision_ctx {
 	 * records. NULL: dropped. */
 	void (*note)(void *opaque, int warning, const char *text);
 	void *note_opaque;
+	struct provision_resume *resume; /* NULL: a fresh run */
 	void *state;              /* the backend's, between calls */
+	/* Tests only (NULL in rig): read disk facts from this recorded machine
+	 * (tests/fixtures/linux/NAME) instead of this one's /sys and /proc.
+	 * Accepted only with a spawner that runs nothing (spawner.fake), so a
+	 * recorded machine's device names never reach a real command. */
+	const char *sysroot;
 };
 
 struct backend_ops {
@@ -70,13 +94,26 @@ struct backend_ops {
 	void (*finish)(struct provision_ctx *ctx);
 };
 
+/*
+ * A resumed run, before it looks at what the interrupted one left: the
+ * commands that run started outlive it (their own process group), and a
+ * `losetup`, `mount` or an exec'd benchmark may still attach, mount or
+ * write. Wait until no other process names one of needles in its arguments
+ * or works below one of them (linux_procs_using; nothing is found where
+ * there is no /proc), up to ORPHAN_WAIT_MS; then -EBUSY naming them.
+ */
+#define ORPHAN_WAIT_MS 10000
+int provision_wait_orphans(struct provision_ctx *ctx, const char *const *needles);
+
 extern const struct backend_ops provision_dir_ops;
 extern const struct backend_ops provision_linux_ops; /* image and disk targets on Linux */
+extern const struct backend_ops provision_macos_ops; /* image and disk targets on macOS */
 
 /* The backend for the plan's target and platform, or NULL with the reason
- * in err (e.g. the macOS backend, not yet available). The Linux backend is
- * portable C, so `rig plan` can list a Linux plan's commands anywhere; it
- * refuses to run anywhere but Linux. */
+ * in err. Both are portable C, so `rig plan` can list a plan's commands
+ * anywhere. The Linux backend refuses to run anywhere but Linux; the macOS
+ * backend runs whatever diskutil and hdiutil are first on PATH (on Linux
+ * only the fake ones of tests/tools/macos exist). */
 const struct backend_ops *provision_backend(const struct plan *p, struct strbuf *err);
 
 #endif

@@ -10,6 +10,9 @@
  * without a medium, and `confirm`. What a flag may waive: loop devices rig
  * did not attach (tests over a synthetic disk need them), virtual devices,
  * internal disks (macOS; Linux cannot tell, so it never refuses for it).
+ * On macOS, `mounted` stays empty (partitionDisk unmounts an external
+ * disk's volumes itself) and `system-volume` refuses a disk with a volume
+ * at / or under /System.
  * Rejected: a blanket --force for disks (one flag that turns off every
  * rule is one typo away from erasing the wrong disk).
  */
@@ -31,6 +34,7 @@ void disk_facts_release(struct disk_facts *f)
 	free(f->loop_backing);
 	free(f->root_via);
 	free(f->mounted);
+	free(f->system_mount);
 	free(f->in_use);
 	free(f->model);
 	free(f->serial);
@@ -41,15 +45,16 @@ const struct safety_rule safety_rules[] = {
 	{ "exists", 0, "the device exists and is a block device" },
 	{ "whole-disk", 0, "a whole disk, not a partition" },
 	{ "root-disk", 0, "never the disk that holds /, directly or through LVM, RAID or crypt" },
+	{ "system-volume", 0, "no volume of the disk is mounted at / or under /System" },
 	{ "mounted", 0, "no file system on the disk is mounted" },
 	{ "in-use", 0, "not used as swap, nor by device mapper or RAID" },
 	{ "read-only", 0, "the device is writable" },
 	{ "no-medium", 0, "the device has a medium (its size is not 0)" },
-	{ "virtual", SAFETY_ALLOW_VIRTUAL, "a physical disk, not ram, zram, dm, md or nbd "
-					    "(--allow virtual)" },
+	{ "virtual", SAFETY_ALLOW_VIRTUAL, "a physical disk, not ram, zram, dm, md or nbd, nor "
+					    "one macOS calls Virtual (--allow virtual)" },
 	{ "loop", SAFETY_ALLOW_LOOP, "not a loop device rig did not attach (--allow loop)" },
 	{ "internal", SAFETY_ALLOW_INTERNAL, "an external disk (--allow internal)" },
-	{ "confirm", 0, "`confirm` equals the disk's model or serial" },
+	{ "confirm", 0, "`confirm` equals the disk's model (macOS: media name) or serial" },
 	{ NULL, 0, NULL },
 };
 
@@ -89,6 +94,12 @@ static int r_root(const struct disk_facts *f, const char *confirm, struct strbuf
 {
 	(void)confirm;
 	return r_text(f->root_via, fact);
+}
+
+static int r_system(const struct disk_facts *f, const char *confirm, struct strbuf *fact)
+{
+	(void)confirm;
+	return r_text(f->system_mount, fact);
 }
 
 static int r_mounted(const struct disk_facts *f, const char *confirm, struct strbuf *fact)
@@ -163,7 +174,7 @@ static int r_confirm(const struct disk_facts *f, const char *confirm, struct str
 }
 
 static const rule_fn rule_fns[] = {
-	r_exists, r_whole, r_root, r_mounted, r_in_use, r_ro, r_medium,
+	r_exists, r_whole, r_root, r_system, r_mounted, r_in_use, r_ro, r_medium,
 	r_virtual, r_loop, r_internal, r_confirm,
 };
 _Static_assert(sizeof(rule_fns) / sizeof(rule_fns[0]) ==
@@ -244,4 +255,62 @@ int safety_parse_allow(const char *list, unsigned *out, struct strbuf *err)
 	}
 	*out = flags;
 	return 0;
+}
+
+static void human_size(struct strbuf *sb, uint64_t bytes)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	double v = (double)bytes;
+	size_t u = 0;
+	while (v >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
+		v /= 1024;
+		u++;
+	}
+	if (u == 0)
+		sb_addf(sb, "%llu B", (unsigned long long)bytes);
+	else
+		sb_addf(sb, "%.1f %s", v, units[u]);
+}
+
+void safety_describe(const struct disk_facts *f, const char *path, const char *extra,
+		     struct strbuf *out)
+{
+	struct strbuf size = STRBUF_INIT, fact = STRBUF_INIT;
+	human_size(&size, f->size);
+	sb_addf(out, "%-14s %10s  %-12s", path, size.buf,
+		f->rotational == 1 ? "rotational" : f->rotational == 0 ? "solid state" : "");
+	if (f->is_loop)
+		sb_addf(out, "  loop over %s", f->loop_backing ? f->loop_backing : "?");
+	else
+		sb_addf(out, "  model %s, serial %s", f->model ? f->model : "-",
+			f->serial ? f->serial : "-");
+	if (extra)
+		sb_addf(out, ", %s", extra);
+	sb_addch(out, '\n');
+	const struct safety_rule *rule = NULL;
+	int ok = safety_check(f, NULL, 0, &rule, &fact) == 0;
+	const char *used[] = { f->root_via, f->system_mount, f->mounted, f->in_use };
+	for (size_t k = 0; k < sizeof(used) / sizeof(used[0]); k++)
+		if (used[k] && strcmp(used[k], fact.buf))
+			sb_addf(out, "%16s%s\n", "", used[k]);
+	if (ok) {
+		sb_addf(out, "%16srig may erase it: a disk target with device: %s and confirm: ",
+			"", path);
+		if (f->model)
+			sb_addf(out, "\"%s\"%s", f->model, f->serial ? " or " : "");
+		if (f->serial)
+			sb_addf(out, "\"%s\"", f->serial);
+		if (!f->model && !f->serial)
+			sb_adds(out, "(none possible: neither model nor serial is known)");
+		sb_addch(out, '\n');
+	} else {
+		sb_addf(out, "%16srig refuses it: %s (rule %s", "", fact.buf, rule->name);
+		if (rule->waiver)
+			sb_addf(out, "; --allow %s waives it",
+				rule->waiver == SAFETY_ALLOW_LOOP ? "loop"
+				: rule->waiver == SAFETY_ALLOW_VIRTUAL ? "virtual" : "internal");
+		sb_adds(out, ")\n");
+	}
+	sb_release(&size);
+	sb_release(&fact);
 }

@@ -5,6 +5,11 @@
  * macOS), verdict out: the first rule the disk breaks, and the fact that
  * breaks it, in words a user can check ("sdb1 is mounted on /media/x").
  *
+ * The facts of macOS disks come from provision/macos_facts.c: the disk
+ * behind / traced through its APFS container's physical stores, Internal,
+ * VirtualOrPhysical, WholeDisk, the mount points of every volume on the
+ * disk (its APFS containers' included), MediaName.
+ *
  * The rules never look at the system themselves, so every refusal is
  * tested against recorded facts (tests/fixtures/linux/) and no real disk
  * is ever at risk in a test.
@@ -29,9 +34,12 @@ struct disk_facts {
 	char *loop_backing;  /* a loop device's backing file */
 	int loop_by_rig;     /* attached by this rig process */
 	int is_virtual;      /* nothing physical behind it: ram, zram, dm, md, nbd (not loop) */
-	int internal;        /* 1 internal, 0 external, -1 unknown (Linux cannot tell) */
+	int internal;        /* 1 internal, 0 external, -1 unknown (Linux cannot tell; macOS: `Internal`) */
 	char *root_via;      /* the disk holds /: how ("/ is mounted from vda1") */
-	char *mounted;       /* a file system of the disk is mounted ("sdb1 on /media/x") */
+	char *mounted;       /* a file system of the disk is mounted ("sdb1 on /media/x"); Linux:
+	                      * macOS's partitionDisk unmounts the disk's volumes itself */
+	char *system_mount;  /* a volume of the disk is mounted at / or under /System (macOS:
+	                      * "disk1s1 is mounted at /System/Volumes/Data") */
 	char *in_use;        /* used otherwise: swap, device mapper, RAID ("sdd2 is active swap") */
 	int read_only;
 	uint64_t size;       /* bytes; 0: no medium */
@@ -73,6 +81,15 @@ int safety_check(const struct disk_facts *f, const char *confirm, unsigned allow
 /* Whether s equals the disk's model or serial, or a loop device's backing
  * file (surrounding blanks ignored on both sides, case kept). */
 int safety_confirm_matches(const struct disk_facts *f, const char *s);
+
+/*
+ * `rig devices`' lines for one disk (Linux and macOS): path, size, solid
+ * state or rotational, model and serial (or a loop device's backing file),
+ * extra when not NULL; what uses it; and whether rig may erase it as a disk
+ * target (with the confirm to write) or which rule refuses it and why.
+ */
+void safety_describe(const struct disk_facts *f, const char *path, const char *extra,
+		     struct strbuf *out);
 
 /* "loop,virtual" -> SAFETY_ALLOW_* flags; -1 with the reason in err. */
 int safety_parse_allow(const char *list, unsigned *out, struct strbuf *err);

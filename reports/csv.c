@@ -36,7 +36,10 @@
 #include "rig/util/strbuf.h"
 #include "rig/util/xalloc.h"
 
-/* The leading columns shared by both files, in contract order. */
+/* The leading columns shared by both files, in contract order. Samples a
+ * resumed run superseded (an earlier attempt of a cell run again) stay in
+ * the store and are not written: the files hold what counts, as a run that
+ * was never interrupted would. */
 #define LEAD_HEADER "run,layout,rep,step,module,volume,fs,position,offset_start," \
 		    "offset_end,cycle,sweep_var,sweep_value,seq,start_utc"
 #define LEAD_SELECT "c.layout, c.rep, c.step, c.module, v.name, v.fs, v.position," \
@@ -48,6 +51,7 @@ static const char results_sql[] =
 	"SELECT " LEAD_SELECT ", x.metric, x.value, x.unit, x.cache"
 	" FROM samples x LEFT JOIN cells c ON c.seq = x.seq"
 	" LEFT JOIN volumes v ON v.id = c.volume_id"
+	" WHERE x.superseded = 0"
 	" ORDER BY x.seq, x.id";
 
 static const char files_header[] = LEAD_HEADER ",file,bytes,seconds,rate";
@@ -55,6 +59,7 @@ static const char files_sql[] =
 	"SELECT " LEAD_SELECT ", x.file, x.bytes, x.seconds"
 	" FROM file_samples x LEFT JOIN cells c ON c.seq = x.seq"
 	" LEFT JOIN volumes v ON v.id = c.volume_id"
+	" WHERE x.superseded = 0"
 	" ORDER BY x.seq, x.id";
 
 /* Powers of ten a double holds exactly (Clinger's fast path). */

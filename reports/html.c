@@ -118,6 +118,26 @@ static void header(struct hctx *c, const struct rdata *d)
 			   "before it stopped, and steps or repetitions may be missing.</div>\n",
 			d->failed_cells, d->ncells);
 	}
+	if (d->nresumes) {
+		/* Said where the results are read: the run did not go in one piece. */
+		sb_addf(h, "<div class=\"banner warn\"><b>This run was resumed %zu time%s</b> "
+			   "(<code>rig resume</code>): ", d->nresumes, d->nresumes > 1 ? "s" : "");
+		for (size_t i = 0; i < d->nresumes; i++) {
+			const struct rd_resume *r = &d->resumes[i];
+			sb_adds(h, i ? "; " : "");
+			h_text(h, r->started_utc);
+			sb_addf(h, ", from cell %u", r->from_seq);
+			if (r->why) {
+				sb_adds(h, " (");
+				h_text(h, r->why);
+				sb_adds(h, ")");
+			}
+		}
+		sb_addf(h, ". Every cell counts once, from its last attempt; %llu sample%s of "
+			   "earlier attempts %s kept in results.db as superseded and not counted.</div>\n",
+			(unsigned long long)d->superseded, d->superseded == 1 ? "" : "s",
+			d->superseded == 1 ? "is" : "are");
+	}
 	if (d->plan_problem) {
 		sb_adds(h, "<div class=\"banner warn\">");
 		h_text(h, d->plan_problem);
@@ -368,6 +388,15 @@ static void provenance(struct hctx *c, const struct rdata *d)
 	fact(h, "memory", mem ? tmp.buf : NULL);
 	fact(h, "started (UTC)", r->started_utc);
 	fact(h, "ended (UTC)", r->ended_utc);
+	if (d->nresumes) {
+		sb_reset(&tmp);
+		for (size_t i = 0; i < d->nresumes; i++)
+			sb_addf(&tmp, "%s%s (from cell %u, %s, %s)", i ? "; " : "",
+				d->resumes[i].started_utc, d->resumes[i].from_seq,
+				d->resumes[i].reprovisioned ? "provisioned afresh" : "provisioning kept",
+				d->resumes[i].status);
+		fact(h, "resumed (UTC)", tmp.buf);
+	}
 	if (d->plan) {
 		const struct plan_cache *pc = &d->plan->cache;
 		sb_reset(&tmp);

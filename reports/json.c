@@ -153,6 +153,24 @@ static void run_obj(struct strbuf *b, const struct rdata *d)
 	kstr(b, "ended_utc", r->ended_utc, &f);
 	kstr(b, "status", r->status, &f);
 	kstr(b, "error", r->error, &f);
+	key(b, "resumes", &f);
+	sb_addch(b, '[');
+	for (size_t i = 0; i < d->nresumes; i++) {
+		const struct rd_resume *x = &d->resumes[i];
+		int g = 1;
+		sb_adds(b, i ? ",{" : "{");
+		kstr(b, "started_utc", x->started_utc, &g);
+		kstr(b, "ended_utc", x->ended_utc, &g);
+		kstr(b, "status", x->status, &g);
+		kint(b, "first_unfinished", x->first_unfinished, &g);
+		kint(b, "from_seq", x->from_seq, &g);
+		key(b, "reprovisioned", &g);
+		sb_adds(b, x->reprovisioned ? "true" : "false");
+		kstr(b, "why", x->why, &g);
+		sb_addch(b, '}');
+	}
+	sb_addch(b, ']');
+	kint(b, "superseded_samples", (long long)d->superseded, &f);
 	sb_addch(b, '}');
 }
 

@@ -382,7 +382,8 @@ static void *load_samples(void *arg)
 {
 	struct sample_job *j = arg;
 	sqlite3_stmt *st;
-	j->rc = prepare(j->db, "SELECT seq, metric, value, unit, cache FROM samples ORDER BY id", &st, &j->err);
+	j->rc = prepare(j->db, "SELECT seq, metric, value, unit, cache FROM samples"
+			       " WHERE superseded = 0 ORDER BY id", &st, &j->err);
 	if (j->rc < 0)
 		return NULL;
 	/* Consecutive rows repeat metric, unit and cache: remember the last
@@ -446,7 +447,8 @@ static void adopt_samples(struct rdata *d, struct sample_job *j, const struct se
 static int load_files(struct rdata *d, sqlite3 *db, const struct seqmap *m, struct strbuf *err)
 {
 	sqlite3_stmt *st;
-	int rc = prepare(db, "SELECT seq, file, bytes, seconds FROM file_samples ORDER BY id", &st, err);
+	int rc = prepare(db, "SELECT seq, file, bytes, seconds FROM file_samples"
+			     " WHERE superseded = 0 ORDER BY id", &st, err);
 	if (rc < 0)
 		return rc;
 	size_t alloc = 0;
@@ -469,7 +471,7 @@ static int load_misc(struct rdata *d, sqlite3 *db, struct strbuf *err)
 {
 	sqlite3_stmt *st;
 	size_t alloc = 0;
-	int rc = prepare(db, "SELECT seq, key, value FROM notes ORDER BY id", &st, err);
+	int rc = prepare(db, "SELECT seq, key, value FROM notes WHERE superseded = 0 ORDER BY id", &st, err);
 	if (rc < 0)
 		return rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -500,6 +502,33 @@ static int load_misc(struct rdata *d, sqlite3 *db, struct strbuf *err)
 	sqlite3_finalize(st);
 	if ((rc = step_done(db, rc, err)) < 0)
 		return rc;
+
+	alloc = 0;
+	alloc = 0;
+	rc = prepare(db, "SELECT started_utc, ended_utc, status, why, first_unfinished, from_seq,"
+		     " reprovisioned FROM resumes ORDER BY id", &st, err);
+	if (rc < 0)
+		return rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		XGROW(d->resumes, d->nresumes + 1, alloc);
+		struct rd_resume *r = &d->resumes[d->nresumes++];
+		r->started_utc = rd_strdup(d, col_text(st, 0) ? col_text(st, 0) : "");
+		r->ended_utc = rd_strdup(d, col_text(st, 1));
+		r->status = rd_intern(d, col_text(st, 2) ? col_text(st, 2) : "running");
+		r->why = rd_strdup(d, col_text(st, 3));
+		r->first_unfinished = (uint32_t)sqlite3_column_int64(st, 4);
+		r->from_seq = (uint32_t)sqlite3_column_int64(st, 5);
+		r->reprovisioned = sqlite3_column_int(st, 6);
+	}
+	sqlite3_finalize(st);
+	if ((rc = step_done(db, rc, err)) < 0)
+		return rc;
+	rc = prepare(db, "SELECT count(*) FROM samples WHERE superseded = 1", &st, err);
+	if (rc < 0)
+		return rc;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		d->superseded = (uint64_t)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
 
 	alloc = 0;
 	rc = prepare(db, "SELECT utc, level, msg FROM events ORDER BY id", &st, err);
@@ -563,7 +592,8 @@ struct rdata *rdata_load(struct store *s, struct strbuf *err)
 	sqlite3 *db = store_db(s), *own = NULL;
 	const char *file = sqlite3_db_filename(db, "main");
 	if (file && *file &&
-	    sqlite3_open_v2(file, &own, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) == SQLITE_OK) {
+	    sqlite3_open_v2(file, &own, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) == SQLITE_OK &&
+	    store_reader_setup(own) == 0) {
 		db = own;
 	} else if (own) {
 		sqlite3_close(own);
@@ -576,7 +606,8 @@ struct rdata *rdata_load(struct store *s, struct strbuf *err)
 	struct sample_job sj = { .err = STRBUF_INIT };
 	pthread_t th;
 	int threaded = 0;
-	if (own && sqlite3_open_v2(file, &sj.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) == SQLITE_OK) {
+	if (own && sqlite3_open_v2(file, &sj.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) == SQLITE_OK &&
+	    store_reader_setup(sj.db) == 0) {
 		sqlite3_exec(sj.db, "BEGIN", NULL, NULL, NULL);
 		threaded = pthread_create(&th, NULL, load_samples, &sj) == 0;
 	} else if (sj.db) {
@@ -648,6 +679,7 @@ void rdata_free(struct rdata *d)
 	free(d->notes);
 	free(d->cmds);
 	free(d->events);
+	free(d->resumes);
 	free(d->by);
 	free(d->tmpls);
 	free(d->groups);

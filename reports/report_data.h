@@ -74,6 +74,12 @@ struct rd_command {
 	double seconds;             /* NaN when unknown */
 };
 struct rd_event { const char *utc, *level, *msg; };
+/* A `rig resume` of the run (store table resumes). */
+struct rd_resume {
+	const char *started_utc, *ended_utc, *status, *why;
+	uint32_t first_unfinished, from_seq;
+	int reprovisioned;
+};
 
 /* A step of the plan with the cycle and sweep numbers taken out of its
  * path ("2.cycle3.1" -> "2.cycle.1"): one section of the report. */
@@ -142,6 +148,9 @@ struct rdata {
 	size_t ncmds;
 	struct rd_event *events;
 	size_t nevents;
+	struct rd_resume *resumes;
+	size_t nresumes;
+	uint64_t superseded;        /* samples kept in the store but not counted (resumes) */
 
 	/* The plan's report section (defaults when the plan cannot be parsed). */
 	const char *title, *description;

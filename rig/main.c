@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "util/fault.h"
+#include "util/strbuf.h"
 
 int main(int argc, char **argv)
 {
@@ -13,6 +15,14 @@ int main(int argc, char **argv)
 		cmd_help(1, (char *[]){ "help", NULL });
 		return EXIT_USAGE;
 	}
+	/* A testing facility (util/fault.h); a bad rule stops rig before anything. */
+	struct strbuf ferr = STRBUF_INIT;
+	if (fault_init(&ferr) < 0) {
+		fprintf(stderr, "rig: %s\n", ferr.buf);
+		sb_release(&ferr);
+		return EXIT_USAGE;
+	}
+	sb_release(&ferr);
 	const char *name = argv[1];
 	if (!strcmp(name, "--version") || !strcmp(name, "-V"))
 		name = "version";

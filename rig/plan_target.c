@@ -118,6 +118,39 @@ static char *last_component(const char *path)
 	return xstrndup(path + b, n - b);
 }
 
+/*
+ * Text from the plan that goes into a command's arguments, commands.log or
+ * `rig plan`'s output (paths, the device, confirm): at most max bytes, no
+ * NUL and no control character (a newline would forge a line of the
+ * command log; arguments are vectors, so no other character is special).
+ * 1 when n's text is fine; else an error at n, naming what it is.
+ */
+static int text_ok(struct pctx *c, const yaml_node_t *n, const char *what, size_t max)
+{
+	const char *s = node_text(n);
+	if (!s)
+		return 1;
+	size_t len = n->data.scalar.length;
+	if (len > max) {
+		diag_error(c->d, node_mark(n), "%s is too long: %zu bytes, at most %zu", what, len, max);
+		return 0;
+	}
+	for (size_t i = 0; i < len; i++) {
+		unsigned char ch = (unsigned char)s[i];
+		if (ch < 0x20 || ch == 0x7f) {
+			diag_error(c->d, node_mark(n), "%s contains a control character (byte 0x%02x at "
+				   "offset %zu): paths, devices and confirm are used in commands and "
+				   "their log, one line each", what, ch, i);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+#define PATH_TEXT_MAX 4095   /* PATH_MAX less its NUL */
+#define DEVICE_TEXT_MAX 255
+#define CONFIRM_TEXT_MAX 255
+
 static const char name_rule[] =
 	"use 1 to 64 letters, digits, '.', '_', '+' or '-', starting with a letter or digit";
 
@@ -150,6 +183,8 @@ static void parse_dirs(struct pctx *c, struct key *dk, struct key *nk)
 				   path ? "nothing" : node_kind(dn));
 			continue;
 		}
+		if (!text_ok(c, dn, "the directory path", PATH_TEXT_MAX))
+			continue;
 		int twice = 0;
 		for (size_t j = 0; j < t->ndirs && !twice; j++)
 			twice = !strcmp(t->dirs[j], path);
@@ -204,9 +239,13 @@ static void parse_image(struct pctx *c, yaml_node_t *key, yaml_node_t *val)
 		return;
 	if (require_key(c, &k[0], val, "in image")) {
 		const char *s = key_scalar(c, &k[0], "a file path");
+		const char *file = s ? (strrchr(s, '/') ? strrchr(s, '/') + 1 : s) : NULL;
 		if (s && !*s)
 			diag_error(c->d, node_mark(k[0].val), "the image path is empty");
-		else if (s)
+		else if (s && (!*file || !strcmp(file, ".") || !strcmp(file, "..")))
+			diag_error(c->d, node_mark(k[0].val), "the image path '%s' names a folder: give "
+				   "a file, such as %s%srig.img", s, s, *file ? "/" : "");
+		else if (s && text_ok(c, k[0].val, "the image path", PATH_TEXT_MAX))
 			t->image_path = xstrdup(s);
 	}
 	if (require_key(c, &k[1], val, "in image")) {
@@ -232,7 +271,7 @@ static void parse_disk(struct pctx *c, yaml_node_t *val)
 		return;
 	if (require_key(c, &k[0], val, "in disk")) {
 		const char *s = key_scalar(c, &k[0], "a device (disk4 on macOS, /dev/sdb on Linux)");
-		if (s) {
+		if (s && text_ok(c, k[0].val, "the device", DEVICE_TEXT_MAX)) {
 			t->device = xstrdup(s);
 			c->device_mark = node_mark(k[0].val);
 		}
@@ -242,7 +281,7 @@ static void parse_disk(struct pctx *c, yaml_node_t *val)
 		if (s && !*s)
 			diag_error(c->d, node_mark(k[1].val), "'confirm' is empty: give the disk's media "
 				   "name (model) or serial number");
-		else if (s)
+		else if (s && text_ok(c, k[1].val, "'confirm'", CONFIRM_TEXT_MAX))
 			t->confirm = xstrdup(s);
 	}
 }
@@ -642,9 +681,17 @@ static void check_device(struct pctx *c, enum plan_platform pl)
 				   s, dev);
 		}
 	} else if (pl == PLATFORM_LINUX) {
-		if (strncmp(dev, "/dev/", 5) || !dev[5] || strpbrk(dev, " \t") || strstr(dev, ".."))
+		/* /dev/sdb, /dev/nvme0n1, /dev/disk/by-id/usb-WD_My_Passport_0820-0:0 */
+		static const char chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					    "0123456789/_.:+-@,=";
+		size_t bad = strspn(dev, chars);
+		if (strncmp(dev, "/dev/", 5) || !dev[5] || strstr(dev, ".."))
 			diag_error(c->d, m, "invalid device '%s' for linux: give the whole disk's device "
 				   "path, such as /dev/sdb", dev);
+		else if (dev[bad])
+			diag_error(c->d, m, "invalid device '%s' for linux: character '%c' at offset %zu; "
+				   "a device path has letters, digits and / _ . : + - @ , =", dev,
+				   dev[bad], bad);
 	}
 }
 

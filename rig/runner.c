@@ -14,6 +14,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <sys/file.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,8 +28,10 @@
 #include "../provision/provision.h"
 #include "../reports/report.h"
 #include "module.h"
+#include "resume.h"
 #include "schedule.h"
 #include "store.h"
+#include "util/fault.h"
 #include "util/prng.h"
 #include "util/progress.h"
 #include "util/spawn.h"
@@ -78,6 +83,14 @@ struct run {
 	size_t *vol_id_base;   /* index of layout li's first volume in vol_ids */
 	void **slots;          /* nvols * nmodules per-volume module state */
 	size_t nmodules;
+	int lock_fd;           /* RUN/plan.yaml, flock'ed while the run lives; -1 none */
+	/* a resumed run */
+	int resuming;
+	unsigned char *has_row; /* per seq: the store has the cell (restart, not start) */
+	struct provision_resume presume;
+	struct strbuf keep_why; /* why the resumed run does not keep the provisioning */
+	struct resume_point rp;
+	int64_t resume_id;
 };
 
 static void log_command(void *opaque, const char *argv_text, const struct spawn_result *r)
@@ -275,20 +288,6 @@ static void sink_note(void *opaque, const char *key, const char *value)
 
 /* --- provisioning --- */
 
-static size_t module_index(const struct rig_module *m)
-{
-	for (size_t i = 0; rig_modules[i]; i++)
-		if (rig_modules[i] == m)
-			return i;
-	return 0;
-}
-
-/* The state slot a module uses: its own, or that of the module it needs. */
-static size_t slot_of(const struct rig_module *m)
-{
-	return module_index(m->needs ? module_find(m->needs) : m);
-}
-
 static void release_states(struct run *run)
 {
 	if (!run->slots)
@@ -479,7 +478,19 @@ static int run_cell(struct run *run, const struct schedule *sched, const struct 
 		.sweep_var = c->sweep_var,
 		.sweep_value = c->sweep_value,
 	};
-	int rc = store_cell_start(run->store, &sc, start, err);
+	int rc;
+	if (run->has_row && run->has_row[c->seq]) {
+		/* A resumed run runs this cell again: the earlier attempt's samples
+		 * stay in the store, superseded. */
+		uint64_t nsup = 0;
+		rc = store_cell_restart(run->store, &sc, start, &nsup, err);
+		if (rc == 0)
+			event(run, "info", "cell %u (step %s, %s on %s) runs again; %" PRIu64
+			      " samples of its earlier attempt are kept as superseded",
+			      c->seq, c->path, m->name, vol->name, nsup);
+	} else {
+		rc = store_cell_start(run->store, &sc, start, err);
+	}
 	if (rc < 0) {
 		params_free(m, args);
 		free(args);
@@ -504,7 +515,7 @@ static int run_cell(struct run *run, const struct schedule *sched, const struct 
 		.direct_used = p->cache.direct && m->direct_io,
 		.sink = &sink,
 		.cancel = &rig_cancel,
-		.volstate = &run->slots[c->volume * run->nmodules + slot_of(m)],
+		.volstate = &run->slots[c->volume * run->nmodules + module_state_slot(m)],
 		.sp = &run->sp,
 		.err = &merr,
 	};
@@ -567,50 +578,313 @@ static void warn_cache(struct run *run)
 }
 
 
+/* The run folder's lock: held (flock, released by the kernel when the
+ * process dies, even by SIGKILL) while a run or a resume works in it, so a
+ * resume never runs next to a live run of the same folder. */
+static int lock_run(struct run *run, struct strbuf *err)
+{
+	struct strbuf path = STRBUF_INIT;
+	sb_addf(&path, "%s/plan.yaml", run->dir.buf);
+	run->lock_fd = open(path.buf, O_RDONLY | O_CLOEXEC);
+	int rc = 0;
+	if (run->lock_fd < 0) {
+		sb_addf(err, "cannot open %s: %s", path.buf, strerror(errno));
+		rc = -EIO;
+	} else if (flock(run->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno == EWOULDBLOCK)
+			sb_addf(err, "the run in %s is still going: another rig works in it",
+				run->dir.buf);
+		else
+			sb_addf(err, "cannot lock %s: %s", path.buf, strerror(errno));
+		close(run->lock_fd);
+		run->lock_fd = -1;
+		rc = -EBUSY;
+	}
+	sb_release(&path);
+	return rc;
+}
+
+/* The options a plan was run with, for a resume to parse and run it alike. */
+static void options_json(const struct run_options *o, struct strbuf *j)
+{
+	char cwd[4096];
+	sb_adds(j, "{\"platform\":");
+	sb_add_json(j, o->popt ? plan_platform_name(o->popt->platform) : plat_name());
+	sb_adds(j, ",\"fs_map\":");
+	if (o->popt && o->popt->fs_map)
+		sb_add_json(j, o->popt->fs_map);
+	else
+		sb_adds(j, "null");
+	sb_addf(j, ",\"image_size\":%llu,\"allow\":%u,\"force\":%s,\"cwd\":",
+		(unsigned long long)o->image_size, o->allow, o->force ? "true" : "false");
+	if (getcwd(cwd, sizeof(cwd)))
+		sb_add_json(j, cwd);
+	else
+		sb_adds(j, "null");
+	sb_addch(j, '}');
+}
+
+/* What a run and a resume share: the spawner, the backend context, ids. */
+static void setup_run(struct run *run)
+{
+	const struct run_options *o = run->opt;
+	run->sp.log = log_command;
+	run->sp.opaque = run;
+	run->pctx.plan = run->plan;
+	run->pctx.run_id = run->id.buf;
+	run->pctx.run_dir = run->dir.buf;
+	run->pctx.sp = &run->sp;
+	run->pctx.err = &run->perr;
+	run->pctx.yes = o->yes;
+	run->pctx.force = o->force;
+	run->pctx.allow = o->allow;
+	run->pctx.image_size = o->image_size;
+	run->pctx.cancel = &rig_cancel;
+	run->pctx.note = backend_note;
+	run->pctx.note_opaque = run;
+	alloc_vol_ids(run);
+}
+
+/*
+ * A resumed run keeps the provisioning the backend verified: the recorded
+ * volumes become this process's, with their store ids.
+ */
+static void keep_provisioning(struct run *run, int64_t *ids)
+{
+	const struct provision_resume *r = &run->presume;
+	run->provisioned = (long)r->layout;
+	run->nvols = r->nvols;
+	run->vols = xcalloc(r->nvols, sizeof(*run->vols));
+	for (size_t v = 0; v < r->nvols; v++) {
+		const struct volume *src = &r->vols[v];
+		struct volume *d = &run->vols[v];
+		*d = *src;
+		d->name = xstrdup(src->name);
+		d->fs = src->fs ? xstrdup(src->fs) : NULL;
+		d->dir = src->dir ? xstrdup(src->dir) : NULL;
+		d->device = src->device ? xstrdup(src->device) : NULL;
+		d->facts_json = src->facts_json ? xstrdup(src->facts_json) : NULL;
+		run->vol_ids[run->vol_id_base[r->layout] + v] = ids[v];
+	}
+	run->slots = xcalloc(run->nvols * run->nmodules, sizeof(void *));
+}
+
+/*
+ * Walk the schedule from cell `from` (a resume: after the backend decided
+ * whether the provisioning is kept), tear down, end the run and write the
+ * reports. The store and the run folder are open.
+ */
+static enum run_status run_body(struct run *run, const struct schedule *sched, size_t from,
+				int64_t *kept_ids, struct strbuf *err)
+{
+	const struct plan *p = run->plan;
+	enum run_status result = RUN_FAILED;
+	int rc = 0;
+	size_t done = 0;
+	struct strbuf msg = STRBUF_INIT;
+	if (fault_spec()) {
+		/* Failures made on purpose (util/fault.h): said and recorded. */
+		struct strbuf e2 = STRBUF_INIT;
+		store_add_note(run->store, 0, "fault_injection", fault_spec(), &e2);
+		sb_release(&e2);
+		event(run, "warning", "fault injection is active (RIG_FAULT=%s): failures in "
+				      "this run are made on purpose", fault_spec());
+	}
+	struct sigaction old_int, old_term;
+	rig_cancel = 0;
+	install_signals(&old_int, &old_term);
+
+	if (run->backend->prepare) {
+		sb_reset(&run->perr);
+		if (run->backend->prepare(&run->pctx) < 0) {
+			sb_addf(err, "cannot prepare the target: %s", run->perr.buf);
+			if (run->backend->finish)
+				run->backend->finish(&run->pctx);
+			if (run->resuming) {
+				/* Not resumed: the run stays as it was (resumable
+				 * once the reason is gone), its reports too. */
+				event(run, "info", "rig resume refused: %s", err->buf);
+				sigaction(SIGINT, &old_int, NULL);
+				sigaction(SIGTERM, &old_term, NULL);
+				sb_release(&msg);
+				return RUN_NOT_STARTED;
+			}
+			goto stop;
+		}
+	}
+	if (run->resuming) {
+		struct provision_resume *r = &run->presume;
+		int reprovision = !r->reused;
+		if (r->reused) {
+			keep_provisioning(run, kept_ids);
+			from = run->rp.unfinished;
+		} else {
+			from = run->rp.block;
+		}
+		char now[40];
+		utc_now_iso(now, sizeof(now));
+		uint32_t first = run->rp.unfinished < sched->n ? sched->cells[run->rp.unfinished].seq
+							    : (uint32_t)sched->n + 1;
+		uint32_t from_seq = from < sched->n ? sched->cells[from].seq : (uint32_t)sched->n + 1;
+		struct strbuf why = STRBUF_INIT;
+		if (first > sched->n)
+			sb_adds(&why, "every cell was done");
+		else if (r->reused)
+			sb_addf(&why, "the provisioning of layout %zu was kept as recorded", r->layout + 1);
+		else
+			sb_addf(&why, "provisioned afresh from cell %u: %s", from_seq,
+				run->keep_why.len ? run->keep_why.buf : "nothing to keep");
+		struct store_resume sr = {
+			.started_utc = now,
+			.argv = run->opt->argv_text ? run->opt->argv_text : "",
+			.rig_version = RIG_VERSION,
+			.first_unfinished = first,
+			.from_seq = from_seq,
+			.reprovisioned = reprovision && first <= sched->n,
+			.why = why.buf,
+		};
+		struct strbuf serr = STRBUF_INIT;
+		if (store_resume_begin(run->store, &sr, &serr) < 0) {
+			sb_adds(err, serr.buf);
+			sb_release(&serr);
+			sb_release(&why);
+			goto stop_teardown;
+		}
+		run->resume_id = sr.id;
+		event(run, "info", "resumed: first unfinished cell %u; %s", first, why.buf);
+		if (!run->opt->quiet)
+			fprintf(stderr, "rig: resuming %s at cell %u of %zu: %s\n", p->name,
+				from_seq > sched->n ? (uint32_t)sched->n : from_seq, sched->n, why.buf);
+		sb_release(&serr);
+		sb_release(&why);
+	}
+	for (size_t i = from; i < sched->n && !rig_cancel; i++) {
+		const struct cell *c = &sched->cells[i];
+		int fresh = c->first_of_layout ||
+			    (c->first_of_rep && p->reprovision == REPROVISION_REPEAT) ||
+			    (i == from && run->provisioned < 0);
+		if (fresh) {
+			if (teardown(run) < 0) {
+				sb_addf(err, "cannot tear down the previous layout: %s", run->perr.buf);
+				rc = -EIO;
+				break;
+			}
+			/* A resume records the volumes it provisions, whatever the cell. */
+			rc = provision(run, c->layout, c->first_of_layout || i == from, err);
+			if (rc < 0)
+				break;
+		}
+		rc = run_cell(run, sched, c, err);
+		if (rc < 0)
+			break;
+		if (!rig_cancel)
+			done++;
+	}
+	(void)rc;
+stop_teardown:
+	progress_end(&run->progress);
+	if (teardown(run) < 0) /* something may be left mounted or attached: say so */
+		sb_addf(err, "%scannot tear down the last layout: %s", err->len ? "; " : "",
+			run->perr.buf);
+	if (run->backend->finish)
+		run->backend->finish(&run->pctx);
+stop:
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	{
+		char ended[40];
+		const char *status;
+		utc_now_iso(ended, sizeof(ended));
+		if (rig_cancel) {
+			status = "interrupted";
+			sb_addf(err, "%sinterrupted after %zu of %zu cells; everything measured is kept",
+				err->len ? "; " : "", done + from, sched->n);
+		} else if (err->len) {
+			status = "failed";
+		} else {
+			status = "completed";
+			result = RUN_OK;
+		}
+		struct strbuf serr = STRBUF_INIT;
+		if (run->resume_id)
+			store_resume_end(run->store, run->resume_id, ended, status, &serr);
+		store_end_run(run->store, ended, status, err->len ? err->buf : NULL, &serr);
+		sb_release(&serr);
+		if (err->len)
+			event(run, "info", "run %s: %s", status, err->buf);
+	}
+	if (reports_write(run->store, run->dir.buf, &msg) < 0) {
+		sb_addf(err, "%scannot write the reports: %s", err->len ? "; " : "", msg.buf);
+		result = RUN_FAILED;
+	}
+	sb_release(&msg);
+	return result;
+}
+
+static void run_release(struct run *run)
+{
+	if (run->store)
+		store_close(run->store);
+	if (run->cmdlog)
+		fclose(run->cmdlog);
+	if (run->lock_fd >= 0)
+		close(run->lock_fd);
+	free(run->vol_ids);
+	free(run->vol_id_base);
+	free(run->has_row);
+	sb_release(&run->dir);
+	sb_release(&run->id);
+	sb_release(&run->perr);
+	sb_release(&run->keep_why);
+}
+
+static void run_init(struct run *run, const struct plan *p, const struct run_options *o)
+{
+	memset(run, 0, sizeof(*run));
+	run->plan = p;
+	run->opt = o;
+	run->provisioned = -1;
+	run->lock_fd = -1;
+	sb_init(&run->dir);
+	sb_init(&run->id);
+	sb_init(&run->perr);
+	sb_init(&run->keep_why);
+	for (run->nmodules = 0; rig_modules[run->nmodules]; run->nmodules++)
+		;
+	progress_init(&run->progress, o->quiet ? NULL : stderr);
+}
+
 enum run_status runner_run(const struct plan *p, const struct run_options *o,
 			   struct strbuf *run_dir, struct strbuf *err)
 {
 	struct run run;
-	memset(&run, 0, sizeof(run));
-	run.plan = p;
-	run.opt = o;
-	run.provisioned = -1;
-	sb_init(&run.dir);
-	sb_init(&run.id);
-	sb_init(&run.perr);
-	for (run.nmodules = 0; rig_modules[run.nmodules]; run.nmodules++)
-		;
-	progress_init(&run.progress, o->quiet ? NULL : stderr);
+	run_init(&run, p, o);
 
 	/* Everything that can be refused is refused before anything changes. */
 	if (check_modules(p, p->steps, p->nsteps, err) < 0)
-		return RUN_NOT_STARTED;
+		goto refused;
 	run.backend = provision_backend(p, err);
 	if (!run.backend)
-		return RUN_NOT_STARTED;
+		goto refused;
 	run.seed = o->has_seed ? o->seed : p->has_seed ? p->seed : draw_seed();
 	int seed_drawn = !o->has_seed && !p->has_seed;
 	struct schedule sched;
 	if (schedule_build(p, run.seed, &sched) < 0) {
 		sb_adds(err, "cannot build the schedule of a plan that is not valid");
-		return RUN_NOT_STARTED;
+		goto refused;
 	}
 
 	enum run_status result = RUN_FAILED;
-	int rc = 0;
-	size_t done = 0;
 	if (make_run_dir(&run, err) < 0) {
 		schedule_free(&sched);
-		sb_release(&run.dir);
-		sb_release(&run.id);
-		return RUN_NOT_STARTED;
+		goto refused;
 	}
 	sb_adds(run_dir, run.dir.buf);
 
 	struct strbuf path = STRBUF_INIT, host = STRBUF_INIT, os = STRBUF_INIT,
-		      hash = STRBUF_INIT, msg = STRBUF_INIT;
+		      hash = STRBUF_INIT, opts = STRBUF_INIT;
 	sb_addf(&path, "%s/plan.yaml", run.dir.buf);
-	if (write_file(path.buf, p->text, p->text_len, err) < 0)
+	if (write_file(path.buf, p->text, p->text_len, err) < 0 || lock_run(&run, err) < 0)
 		goto out;
 	sb_reset(&path);
 	sb_addf(&path, "%s/commands.log", run.dir.buf);
@@ -630,6 +904,7 @@ enum run_status runner_run(const struct plan *p, const struct run_options *o,
 	sysinfo_host(&host);
 	sysinfo_os(&os);
 	sha256_hex(p->text, p->text_len, &hash);
+	options_json(o, &opts);
 	struct store_run sr = {
 		.id = run.id.buf,
 		.plan_name = p->name,
@@ -644,6 +919,7 @@ enum run_status runner_run(const struct plan *p, const struct run_options *o,
 		.started_utc = started,
 		.platform = plat_name(),
 		.argv = o->argv_text ? o->argv_text : "",
+		.options_json = opts.buf,
 	};
 	if (store_begin_run(run.store, &sr, err) < 0)
 		goto out;
@@ -658,110 +934,257 @@ enum run_status runner_run(const struct plan *p, const struct run_options *o,
 		sb_release(&mem);
 		sb_release(&e2);
 	}
-
-	run.sp.log = log_command;
-	run.sp.opaque = &run;
-	run.pctx.plan = p;
-	run.pctx.run_id = run.id.buf;
-	run.pctx.run_dir = run.dir.buf;
-	run.pctx.sp = &run.sp;
-	run.pctx.err = &run.perr;
-	run.pctx.yes = o->yes;
-	run.pctx.force = o->force;
-	run.pctx.allow = o->allow;
-	run.pctx.image_size = o->image_size;
-	run.pctx.cancel = &rig_cancel;
-	run.pctx.note = backend_note;
-	run.pctx.note_opaque = &run;
-	alloc_vol_ids(&run);
+	setup_run(&run);
 
 	if (!o->quiet)
 		fprintf(stderr, "rig: running %s: %zu cells, seed %llu%s\nrig: run folder %s\n",
 			p->name, sched.n, (unsigned long long)run.seed,
 			seed_drawn ? " (drawn; pass --seed to repeat it)" : "", run.dir.buf);
 	warn_cache(&run);
-
-	struct sigaction old_int, old_term;
-	rig_cancel = 0;
-	install_signals(&old_int, &old_term);
-
-	if (run.backend->prepare) {
-		sb_reset(&run.perr);
-		if (run.backend->prepare(&run.pctx) < 0) {
-			sb_addf(err, "cannot prepare the target: %s", run.perr.buf);
-			if (run.backend->finish)
-				run.backend->finish(&run.pctx);
-			goto stop;
-		}
-	}
-	for (size_t i = 0; i < sched.n && !rig_cancel; i++) {
-		const struct cell *c = &sched.cells[i];
-		int fresh = c->first_of_layout ||
-			    (c->first_of_rep && p->reprovision == REPROVISION_REPEAT);
-		if (fresh) {
-			if (teardown(&run) < 0) {
-				sb_addf(err, "cannot tear down the previous layout: %s", run.perr.buf);
-				rc = -EIO;
-				break;
-			}
-			rc = provision(&run, c->layout, c->first_of_layout, err);
-			if (rc < 0)
-				break;
-		}
-		rc = run_cell(&run, &sched, c, err);
-		if (rc < 0)
-			break;
-		if (!rig_cancel)
-			done++;
-	}
-	progress_end(&run.progress);
-	if (teardown(&run) < 0) /* something may be left mounted or attached: say so */
-		sb_addf(err, "%scannot tear down the last layout: %s", err->len ? "; " : "",
-			run.perr.buf);
-	if (run.backend->finish)
-		run.backend->finish(&run.pctx);
-stop:
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	{
-		char ended[40];
-		const char *status;
-		utc_now_iso(ended, sizeof(ended));
-		if (rig_cancel) {
-			status = "interrupted";
-			sb_addf(err, "%sinterrupted after %zu of %zu cells; everything measured is kept",
-				err->len ? "; " : "", done, sched.n);
-		} else if (err->len) {
-			status = "failed";
-		} else {
-			status = "completed";
-			result = RUN_OK;
-		}
-		struct strbuf serr = STRBUF_INIT;
-		store_end_run(run.store, ended, status, err->len ? err->buf : NULL, &serr);
-		sb_release(&serr);
-		if (err->len)
-			event(&run, "info", "run %s: %s", status, err->buf);
-	}
-	if (reports_write(run.store, run.dir.buf, &msg) < 0) {
-		sb_addf(err, "%scannot write the reports: %s", err->len ? "; " : "", msg.buf);
-		result = RUN_FAILED;
-	}
+	result = run_body(&run, &sched, 0, NULL, err);
 out:
 	schedule_free(&sched);
-	if (run.store)
-		store_close(run.store);
-	if (run.cmdlog)
-		fclose(run.cmdlog);
-	free(run.vol_ids);
-	free(run.vol_id_base);
 	sb_release(&path);
 	sb_release(&host);
 	sb_release(&os);
 	sb_release(&hash);
-	sb_release(&msg);
-	sb_release(&run.dir);
-	sb_release(&run.id);
-	sb_release(&run.perr);
+	sb_release(&opts);
+	run_release(&run);
+	return result;
+refused:
+	run_release(&run);
+	return RUN_NOT_STARTED;
+}
+
+/* --- rig resume --- */
+
+/* The recorded options: plan parsing, and the backend's (image size...). */
+static int parse_options(const char *json, struct plan_options *po, char **fs_map,
+			 struct run_options *ro, char **cwd, struct strbuf *err)
+{
+	struct json_object *j = json ? json_tokener_parse(json) : NULL;
+	if (!j || !json_object_is_type(j, json_type_object)) {
+		if (j)
+			json_object_put(j);
+		sb_adds(err, "the store does not say which options the run had (it was recorded "
+			     "by a rig without resume, results store schema 1); it cannot be resumed");
+		return -EINVAL;
+	}
+	struct json_object *v;
+	if (json_object_object_get_ex(j, "platform", &v) &&
+	    !strcmp(json_object_get_string(v), "macos"))
+		po->platform = PLATFORM_MACOS;
+	else
+		po->platform = PLATFORM_LINUX;
+	if (json_object_object_get_ex(j, "fs_map", &v) && json_object_is_type(v, json_type_string))
+		*fs_map = xstrdup(json_object_get_string(v));
+	po->fs_map = *fs_map;
+	if (json_object_object_get_ex(j, "image_size", &v))
+		ro->image_size = (uint64_t)json_object_get_int64(v);
+	if (json_object_object_get_ex(j, "allow", &v))
+		ro->allow |= (unsigned)json_object_get_int64(v);
+	if (json_object_object_get_ex(j, "force", &v) && json_object_get_boolean(v))
+		ro->force = 1;
+	if (json_object_object_get_ex(j, "cwd", &v) && json_object_is_type(v, json_type_string))
+		*cwd = xstrdup(json_object_get_string(v));
+	json_object_put(j);
+	return 0;
+}
+
+/* The folder's plan.yaml must be the plan the store recorded. */
+static int check_plan_file(const char *dir, const struct resume_info *ri, struct strbuf *err)
+{
+	struct strbuf path = STRBUF_INIT, text = STRBUF_INIT, hash = STRBUF_INIT,
+		      stored = STRBUF_INIT;
+	sb_addf(&path, "%s/plan.yaml", dir);
+	int rc = 0;
+	FILE *f = fopen(path.buf, "rb");
+	if (!f) {
+		sb_addf(err, "cannot read %s: %s", path.buf, strerror(errno));
+		rc = -ENOENT;
+		goto out;
+	}
+	char buf[8192];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		sb_add(&text, buf, n);
+	fclose(f);
+	sha256_hex(text.buf, text.len, &hash);
+	if (ri->plan_text)
+		sha256_hex(ri->plan_text, strlen(ri->plan_text), &stored);
+	if (!ri->plan_text || !ri->plan_sha256 || strcmp(stored.buf, ri->plan_sha256)) {
+		sb_addf(err, "the plan recorded in the results store does not match its SHA-256; "
+			     "the store was changed and cannot be resumed");
+		rc = -EINVAL;
+	} else if (strcmp(hash.buf, ri->plan_sha256)) {
+		sb_addf(err, "%s was changed since the run started (SHA-256 %.12s..., the run "
+			     "recorded %.12s...); a resume runs the plan as recorded: put it back, "
+			     "or start a new run with the changed plan",
+			path.buf, hash.buf, ri->plan_sha256);
+		rc = -EINVAL;
+	}
+out:
+	sb_release(&path);
+	sb_release(&text);
+	sb_release(&hash);
+	sb_release(&stored);
+	return rc;
+}
+
+enum run_status runner_resume(const char *dir, const struct run_options *opt,
+			      struct strbuf *run_dir, struct strbuf *info, struct strbuf *err)
+{
+	struct run_options o = *opt;
+	struct plan_options po = { PLATFORM_LINUX, NULL };
+	struct resume_info ri;
+	memset(&ri, 0, sizeof(ri));
+	char *fs_map = NULL, *cwd = NULL, *abs = realpath(dir, NULL);
+	struct plan *p = NULL;
+	struct schedule sched;
+	memset(&sched, 0, sizeof(sched));
+	int have_sched = 0;
+	enum cell_state *state = NULL;
+	struct volume *vols = NULL;
+	int64_t *ids = NULL;
+	size_t nvols = 0, nvols_alloc = 0, li = 0;
+	enum run_status result = RUN_NOT_STARTED;
+	struct run run;
+	run_init(&run, NULL, &o);
+	if (!abs) {
+		sb_addf(err, "cannot use %s as a run folder: %s", dir, strerror(errno));
+		goto out;
+	}
+	sb_adds(&run.dir, abs);
+	sb_adds(run_dir, abs);
+	const char *slash = strrchr(abs, '/');
+	sb_adds(&run.id, slash && slash[1] ? slash + 1 : abs);
+
+	/* Refuse before anything changes. */
+	struct strbuf path = STRBUF_INIT;
+	sb_addf(&path, "%s/results.db", abs);
+	if (resume_never_recorded(path.buf)) {
+		sb_addf(err, "the run in %s was stopped before it recorded anything: nothing was "
+			     "provisioned or measured; start it again with `rig run`", abs);
+		sb_release(&path);
+		goto out;
+	}
+	if (lock_run(&run, err) < 0) {
+		sb_release(&path);
+		goto out;
+	}
+	run.store = store_open(path.buf, 0, err);
+	sb_release(&path);
+	if (!run.store || resume_read_run(run.store, &ri, err) < 0)
+		goto out;
+	if (!strcmp(ri.status, "completed")) {
+		/* A kill between the end of the run and its reports leaves no
+		 * results.csv (always written): write them, as `rig report` would. */
+		struct strbuf csv = STRBUF_INIT;
+		sb_addf(&csv, "%s/results.csv", abs);
+		int missing = access(csv.buf, F_OK) < 0;
+		sb_release(&csv);
+		sb_addf(info, "the run in %s completed; there is nothing to resume", abs);
+		result = RUN_OK;
+		if (missing) {
+			sb_adds(info, " (its reports were missing and are written again)");
+			if (reports_write(run.store, abs, err) < 0)
+				result = RUN_FAILED;
+		}
+		goto out;
+	}
+	if (!ri.rig_version || strcmp(ri.rig_version, RIG_VERSION)) {
+		sb_addf(err, "the run in %s was made by rig %s, this is rig %s: its schedule and "
+			     "modules may differ; resume it with rig %s", abs,
+			ri.rig_version ? ri.rig_version : "(unknown)", RIG_VERSION,
+			ri.rig_version ? ri.rig_version : "(unknown)");
+		goto out;
+	}
+	if (check_plan_file(abs, &ri, err) < 0 ||
+	    parse_options(ri.options_json, &po, &fs_map, &o, &cwd, err) < 0)
+		goto out;
+	/* Relative paths in the plan (dirs, the image) mean what they meant. */
+	if (cwd && chdir(cwd) < 0) {
+		sb_addf(err, "cannot change to %s, the folder the run was started in (the plan's "
+			     "relative paths are relative to it): %s", cwd, strerror(errno));
+		goto out;
+	}
+	struct diag d;
+	diag_init(&d, ri.plan_file, NULL);
+	p = plan_parse_text(ri.plan_file, ri.plan_text, strlen(ri.plan_text), &po, &d);
+	if (d.nerrors || !p) {
+		char m[512] = "";
+		if (d.nerrors)
+			diag_format_item(&d, 0, m, sizeof(m));
+		sb_addf(err, "the recorded plan does not parse with this rig: %s", m);
+		diag_release(&d);
+		goto out;
+	}
+	diag_release(&d);
+	run.plan = p;
+	if (check_modules(p, p->steps, p->nsteps, err) < 0)
+		goto out;
+	run.backend = provision_backend(p, err);
+	if (!run.backend)
+		goto out;
+	run.seed = ri.seed;
+	if (schedule_build(p, run.seed, &sched) < 0) {
+		sb_adds(err, "cannot build the schedule of the recorded plan");
+		goto out;
+	}
+	have_sched = 1;
+	state = xcalloc(sched.n + 1, sizeof(*state));
+	if (resume_read_cells(run.store, p, &sched, state, err) < 0) {
+		struct strbuf e = STRBUF_INIT;
+		sb_addf(&e, "the results store does not match the schedule of its plan and seed: %s",
+			err->buf);
+		sb_reset(err);
+		sb_adds(err, e.buf);
+		sb_release(&e);
+		goto out;
+	}
+	run.has_row = xcalloc(sched.n + 1, 1);
+	for (size_t i = 1; i <= sched.n; i++)
+		run.has_row[i] = state[i] != CELL_NEW;
+	resume_point(p, &sched, state, &run.rp);
+
+	/* From here on the run folder changes. */
+	result = RUN_FAILED;
+	sb_addf(&path, "%s/commands.log", abs);
+	run.cmdlog = fopen(path.buf, "a");
+	sb_release(&path);
+	if (!run.cmdlog) {
+		sb_addf(err, "cannot append to %s/commands.log: %s", abs, strerror(errno));
+		goto out;
+	}
+	setup_run(&run);
+	li = run.rp.unfinished < sched.n ? sched.cells[run.rp.unfinished].layout : 0;
+	nvols_alloc = plan_volume_count(p, li);
+	nvols = resume_read_volumes(run.store, p, li, &vols, &ids);
+	run.presume.layout = li;
+	run.presume.vols = nvols ? vols : NULL;
+	run.presume.nvols = nvols;
+	run.presume.reuse = resume_may_keep(&sched, &run.rp, &run.keep_why);
+	run.presume.why = &run.keep_why;
+	run.pctx.resume = &run.presume;
+	run.resuming = 1;
+	if (!o.quiet)
+		fprintf(stderr, "rig: resuming %s (seed %llu), run folder %s\n", p->name,
+			(unsigned long long)run.seed, abs);
+	warn_cache(&run);
+	result = run_body(&run, &sched, run.rp.unfinished, ids, err);
+out:
+	for (size_t i = 0; vols && i < nvols_alloc; i++)
+		volume_release(&vols[i]);
+	free(vols);
+	free(ids);
+	free(state);
+	if (have_sched)
+		schedule_free(&sched);
+	run_release(&run);
+	plan_free(p);
+	resume_info_release(&ri);
+	free(fs_map);
+	free(cwd);
+	free(abs);
 	return result;
 }

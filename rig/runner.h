@@ -32,6 +32,7 @@ struct run_options {
 	uint64_t image_size;      /* --image-size: replaces the plan's image size; 0 none */
 	int quiet;                /* no progress lines */
 	const char *argv_text;    /* the command line, for provenance */
+	const struct plan_options *popt; /* how the plan was parsed (recorded for a resume) */
 };
 
 enum run_status { RUN_OK = 0, RUN_FAILED = 1, RUN_NOT_STARTED = 2 };
@@ -44,6 +45,22 @@ enum run_status { RUN_OK = 0, RUN_FAILED = 1, RUN_NOT_STARTED = 2 };
  */
 enum run_status runner_run(const struct plan *p, const struct run_options *o,
 			   struct strbuf *run_dir, struct strbuf *err);
+
+/*
+ * Resume the run in folder dir (rig resume): check that it can be resumed
+ * (not live, not completed, same rig version, plan.yaml as recorded, the
+ * store's cells as the plan and seed schedule them), then run the cells not
+ * yet done in the original order; where it starts and whether the
+ * provisioning is kept: resume.h. Of o, only yes, force, allow (added to
+ * the recorded ones), quiet and argv_text are used; the rest is recorded.
+ * RUN_OK with info set when the run had completed already (nothing done);
+ * RUN_NOT_STARTED when refused, also when the target cannot be prepared
+ * (not root, tools missing; the store is left as it was, except for an
+ * event saying so, and what the stopped run left may have been torn
+ * down); RUN_FAILED as runner_run.
+ */
+enum run_status runner_resume(const char *dir, const struct run_options *o,
+			      struct strbuf *run_dir, struct strbuf *info, struct strbuf *err);
 
 /* Set by the SIGINT/SIGTERM handler the runner installs. */
 extern volatile sig_atomic_t rig_cancel;

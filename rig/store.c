@@ -61,14 +61,21 @@ enum stmt_id {
 	ST_NOTE,
 	ST_COMMAND,
 	ST_EVENT,
+	ST_REOPEN_RUN,
+	ST_RESUME,
+	ST_END_RESUME,
+	ST_CELL_RESTART,
+	ST_SUPERSEDE_SAMPLES,
+	ST_SUPERSEDE_FILES,
+	ST_SUPERSEDE_NOTES,
 	ST_COUNT
 };
 
 static const char *const stmt_sql[ST_COUNT] = {
 	[ST_RUN] = "INSERT INTO run (id, plan_name, plan_file, plan_text, plan_sha256,"
 		   " seed, seed_drawn, rig_version, host, os, platform, argv,"
-		   " started_utc, status) VALUES"
-		   " (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, 'running')",
+		   " started_utc, status, options_json) VALUES"
+		   " (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, 'running', ?14)",
 	[ST_END_RUN] = "UPDATE run SET ended_utc = ?1, status = ?2, error = ?3",
 	[ST_VOLUME] = "INSERT INTO volumes (layout, layout_index, name, fs, position,"
 		      " offset_start, offset_end, device, dir, facts_json) VALUES"
@@ -86,13 +93,31 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_COMMAND] = "INSERT INTO commands (start_utc, argv, status, seconds, output)"
 		       " VALUES (?1, ?2, ?3, ?4, ?5)",
 	[ST_EVENT] = "INSERT INTO events (utc, level, msg) VALUES (?1, ?2, ?3)",
+	[ST_REOPEN_RUN] = "UPDATE run SET ended_utc = NULL, status = 'running', error = NULL",
+	[ST_RESUME] = "INSERT INTO resumes (started_utc, argv, rig_version, first_unfinished,"
+		      " from_seq, reprovisioned, why, status)"
+		      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running')",
+	[ST_END_RESUME] = "UPDATE resumes SET ended_utc = ?2, status = ?3 WHERE id = ?1",
+	/* A cell run again: the row describes its last attempt. */
+	[ST_CELL_RESTART] = "UPDATE cells SET phase = ?2, layout = ?3, rep = ?4, step = ?5,"
+			    " module = ?6, volume_id = ?7, cycle = ?8, sweep_var = ?9,"
+			    " sweep_value = ?10, start_utc = ?11, end_utc = NULL,"
+			    " status = 'running', error = NULL, attempts = attempts + 1"
+			    " WHERE seq = ?1",
+	[ST_SUPERSEDE_SAMPLES] = "UPDATE samples SET superseded = 1 WHERE seq = ?1 AND superseded = 0",
+	[ST_SUPERSEDE_FILES] = "UPDATE file_samples SET superseded = 1"
+			       " WHERE seq = ?1 AND superseded = 0",
+	[ST_SUPERSEDE_NOTES] = "UPDATE notes SET superseded = 1 WHERE seq = ?1 AND superseded = 0",
 };
 
 /*
- * Schema version 1. Statuses are checked by the database so that a typo in
- * a caller fails loudly instead of producing rows no report recognizes.
+ * Schema version 1, as rig 0.1 created it. A new store is made by running
+ * this and then every migration (migrate_sql), so a migrated old store and
+ * a new one are the same schema by construction. Statuses are checked by
+ * the database so that a typo in a caller fails loudly instead of
+ * producing rows no report recognizes.
  */
-static const char schema_sql[] =
+static const char schema_v1_sql[] =
 	"CREATE TABLE run (\n"
 	"  id           TEXT NOT NULL PRIMARY KEY,\n"
 	"  plan_name    TEXT NOT NULL,\n"
@@ -184,6 +209,50 @@ static const char schema_sql[] =
 	"  level        TEXT NOT NULL,\n"
 	"  msg          TEXT NOT NULL\n"
 	");\n";
+
+/*
+ * Version 1 -> 2: resume. The run's options (to run the plan again exactly
+ * as parsed), how many times each cell was started, superseded samples
+ * (measured by an attempt of a cell that was later run again: kept, never
+ * counted), and one row per `rig resume`.
+ */
+static const char migrate_v2_sql[] =
+	"ALTER TABLE run ADD COLUMN options_json TEXT;\n"
+	"ALTER TABLE cells ADD COLUMN attempts INTEGER NOT NULL DEFAULT 1;\n"
+	"ALTER TABLE samples ADD COLUMN superseded INTEGER NOT NULL DEFAULT 0"
+	" CHECK (superseded IN (0, 1));\n"
+	"ALTER TABLE file_samples ADD COLUMN superseded INTEGER NOT NULL DEFAULT 0"
+	" CHECK (superseded IN (0, 1));\n"
+	"ALTER TABLE notes ADD COLUMN superseded INTEGER NOT NULL DEFAULT 0"
+	" CHECK (superseded IN (0, 1));\n"
+	"CREATE TABLE resumes (\n"
+	"  id               INTEGER PRIMARY KEY,\n"
+	"  started_utc      TEXT NOT NULL,\n"
+	"  ended_utc        TEXT,\n"
+	"  argv             TEXT,\n"
+	"  rig_version      TEXT,\n"
+	"  first_unfinished INTEGER NOT NULL,\n"
+	"  from_seq         INTEGER NOT NULL,\n"
+	"  reprovisioned    INTEGER NOT NULL CHECK (reprovisioned IN (0, 1)),\n"
+	"  why              TEXT,\n"
+	"  status           TEXT NOT NULL CHECK (status IN"
+	" ('running', 'completed', 'failed', 'interrupted'))\n"
+	");\n";
+
+/*
+ * A version 1 store opened read-only (rig report of an old run) is not
+ * changed: temporary views with the version 2 columns shadow its tables
+ * (SQLite looks names up in temp before main), so readers see version 2.
+ */
+static const char shadow_v1_sql[] =
+	"CREATE TEMP VIEW run AS SELECT *, NULL AS options_json FROM main.run;\n"
+	"CREATE TEMP VIEW cells AS SELECT *, 1 AS attempts FROM main.cells;\n"
+	"CREATE TEMP VIEW samples AS SELECT *, 0 AS superseded FROM main.samples;\n"
+	"CREATE TEMP VIEW file_samples AS SELECT *, 0 AS superseded FROM main.file_samples;\n"
+	"CREATE TEMP VIEW notes AS SELECT *, 0 AS superseded FROM main.notes;\n"
+	"CREATE TEMP TABLE resumes (id INTEGER PRIMARY KEY, started_utc TEXT, ended_utc TEXT,"
+	" argv TEXT, rig_version TEXT, first_unfinished INTEGER, from_seq INTEGER,"
+	" reprovisioned INTEGER, why TEXT, status TEXT);\n";
 
 struct store {
 	sqlite3 *db;
@@ -305,6 +374,14 @@ static struct store *store_alloc(const char *path, int readonly)
 	return s;
 }
 
+/* The schema version new stores get; tests make version 1 stores. */
+static int create_version = STORE_SCHEMA_VERSION;
+
+void store_test_create_version(int version)
+{
+	create_version = version ? version : STORE_SCHEMA_VERSION;
+}
+
 struct store *store_create(const char *path, struct strbuf *err)
 {
 	/* O_EXCL: refuse an existing file without a window for a race. */
@@ -332,9 +409,11 @@ struct store *store_create(const char *path, struct strbuf *err)
 	if (configure(s, NULL, "create") < 0)
 		goto fail;
 	sb_adds(&sql, "BEGIN IMMEDIATE;\n");
-	sb_adds(&sql, schema_sql);
+	sb_adds(&sql, schema_v1_sql);
+	if (create_version >= 2)
+		sb_adds(&sql, migrate_v2_sql);
 	sb_addf(&sql, "PRAGMA application_id = %d;\n", STORE_APPLICATION_ID);
-	sb_addf(&sql, "PRAGMA user_version = %d;\n", STORE_SCHEMA_VERSION);
+	sb_addf(&sql, "PRAGMA user_version = %d;\n", create_version);
 	sb_adds(&sql, "COMMIT;\n");
 	rc = sqlite3_exec(s->db, sql.buf, NULL, NULL, NULL);
 	sb_release(&sql);
@@ -351,8 +430,9 @@ fail:
 	return NULL;
 }
 
-/* 0 if the open database is a rig store of our schema version. */
-static int check_schema(struct store *s, struct strbuf *err)
+/* 0 if the open database is a rig store of our schema version or of an
+ * older one we migrate (*ver says which). */
+static int check_schema(struct store *s, int64_t *version, struct strbuf *err)
 {
 	sqlite3_stmt *st = NULL;
 	int64_t app = 0, ver = 0;
@@ -383,6 +463,9 @@ static int check_schema(struct store *s, struct strbuf *err)
 				", expected %d)", s->path, app, STORE_APPLICATION_ID);
 		return -EINVAL;
 	}
+	*version = ver;
+	if (ver == 1)
+		return 0; /* migrated by store_open */
 	if (ver != STORE_SCHEMA_VERSION) {
 		if (err)
 			sb_addf(err, "cannot open results store %s: schema version %" PRId64
@@ -392,6 +475,34 @@ static int check_schema(struct store *s, struct strbuf *err)
 				ver > STORE_SCHEMA_VERSION ? "use a newer rig"
 							   : "use the rig that wrote it");
 		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Bring a version 1 store to version 2: in the file, in one transaction,
+ * when opened for writing; as temporary views when read-only.
+ */
+static int migrate(struct store *s, struct strbuf *err)
+{
+	struct strbuf sql = STRBUF_INIT;
+	if (s->readonly) {
+		sb_adds(&sql, shadow_v1_sql);
+	} else {
+		sb_adds(&sql, "BEGIN IMMEDIATE;\n");
+		sb_adds(&sql, migrate_v2_sql);
+		sb_addf(&sql, "PRAGMA user_version = %d;\n", STORE_SCHEMA_VERSION);
+		sb_adds(&sql, "COMMIT;\n");
+	}
+	int rc = sqlite3_exec(s->db, sql.buf, NULL, NULL, NULL);
+	sb_release(&sql);
+	if (rc != SQLITE_OK) {
+		if (err)
+			sb_addf(err, "cannot open results store %s: cannot migrate schema version 1"
+				" to %d: %s", s->path, STORE_SCHEMA_VERSION, sqlite3_errmsg(s->db));
+		if (!s->readonly)
+			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		return -EIO;
 	}
 	return 0;
 }
@@ -419,7 +530,9 @@ struct store *store_open(const char *path, int readonly, struct strbuf *err)
 		store_free(s);
 		return NULL;
 	}
-	if (check_schema(s, err) < 0 || configure(s, err, "configure the connection") < 0) {
+	int64_t ver = 0;
+	if (check_schema(s, &ver, err) < 0 || configure(s, err, "configure the connection") < 0 ||
+	    (ver < STORE_SCHEMA_VERSION && migrate(s, err) < 0)) {
 		store_free(s);
 		return NULL;
 	}
@@ -429,6 +542,19 @@ struct store *store_open(const char *path, int readonly, struct strbuf *err)
 void store_close(struct store *s)
 {
 	store_free(s);
+}
+
+int store_reader_setup(struct sqlite3 *db)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t ver = 0;
+	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		ver = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (ver != 1)
+		return 0;
+	return sqlite3_exec(db, shadow_v1_sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -EIO;
 }
 
 struct sqlite3 *store_db(struct store *s)
@@ -458,6 +584,7 @@ int store_begin_run(struct store *s, const struct store_run *r, struct strbuf *e
 	bind_text(st, 11, r->platform);
 	bind_text(st, 12, r->argv);
 	bind_text(st, 13, r->started_utc);
+	bind_text(st, 14, r->options_json);
 	return stmt_run(s, st, err, what);
 }
 
@@ -508,14 +635,9 @@ int store_add_volume(struct store *s, struct store_volume *v, struct strbuf *err
 	return ret;
 }
 
-int store_cell_start(struct store *s, const struct store_cell *c,
-		     const char *start_utc, struct strbuf *err)
+/* The columns of a cell row shared by its first start and a restart. */
+static void bind_cell(sqlite3_stmt *st, const struct store_cell *c, const char *start_utc)
 {
-	char what[64];
-	snprintf(what, sizeof(what), "record the start of cell %" PRIu32, c->seq);
-	sqlite3_stmt *st = stmt_get(s, ST_CELL_START, err, what);
-	if (!st)
-		return -EIO;
 	sqlite3_bind_int64(st, 1, c->seq);
 	sqlite3_bind_int64(st, 2, c->phase);
 	bind_text(st, 3, c->layout ? c->layout : "");
@@ -530,7 +652,64 @@ int store_cell_start(struct store *s, const struct store_cell *c,
 		bind_text(st, 10, c->sweep_value);
 	}
 	bind_text(st, 11, start_utc);
+}
+
+int store_cell_start(struct store *s, const struct store_cell *c,
+		     const char *start_utc, struct strbuf *err)
+{
+	char what[64];
+	snprintf(what, sizeof(what), "record the start of cell %" PRIu32, c->seq);
+	sqlite3_stmt *st = stmt_get(s, ST_CELL_START, err, what);
+	if (!st)
+		return -EIO;
+	bind_cell(st, c, start_utc);
 	return stmt_run(s, st, err, what);
+}
+
+int store_cell_restart(struct store *s, const struct store_cell *c, const char *start_utc,
+		       uint64_t *superseded, struct strbuf *err)
+{
+	char what[64];
+	snprintf(what, sizeof(what), "record the restart of cell %" PRIu32, c->seq);
+	static const enum stmt_id marks[] = { ST_SUPERSEDE_SAMPLES, ST_SUPERSEDE_FILES,
+					      ST_SUPERSEDE_NOTES };
+	*superseded = 0;
+	/* One transaction: a crash leaves either the old attempt counted or the
+	 * new one started, never a finished cell whose samples are superseded. */
+	if (sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+		return db_fail(s, err, what);
+	int rc = 0;
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]) && rc == 0; i++) {
+		sqlite3_stmt *st = stmt_get(s, marks[i], err, what);
+		if (!st) {
+			rc = -EIO;
+			break;
+		}
+		sqlite3_bind_int64(st, 1, c->seq);
+		rc = stmt_run(s, st, err, what);
+		if (rc == 0 && marks[i] == ST_SUPERSEDE_SAMPLES)
+			*superseded = (uint64_t)sqlite3_changes(s->db);
+	}
+	if (rc == 0) {
+		sqlite3_stmt *st = stmt_get(s, ST_CELL_RESTART, err, what);
+		if (!st)
+			rc = -EIO;
+		else {
+			bind_cell(st, c, start_utc);
+			rc = stmt_run(s, st, err, what);
+			if (rc == 0 && sqlite3_changes(s->db) != 1) {
+				if (err)
+					sb_addf(err, "cannot %s in results store %s: the cell was"
+						" never started", what, s->path);
+				rc = -ENOENT;
+			}
+		}
+	}
+	if (rc == 0 && sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		rc = db_fail(s, err, what);
+	if (rc < 0)
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
 }
 
 int store_cell_end(struct store *s, uint32_t seq, const char *end_utc,
@@ -630,5 +809,41 @@ int store_add_event(struct store *s, const char *utc, const char *level,
 	bind_text(st, 1, utc);
 	bind_text(st, 2, level);
 	bind_text(st, 3, msg);
+	return stmt_run(s, st, err, what);
+}
+
+int store_resume_begin(struct store *s, struct store_resume *r, struct strbuf *err)
+{
+	const char *what = "record the resume";
+	sqlite3_stmt *re = stmt_get(s, ST_REOPEN_RUN, err, what);
+	sqlite3_stmt *st = stmt_get(s, ST_RESUME, err, what);
+	if (!re || !st)
+		return -EIO;
+	int rc = stmt_run(s, re, err, what);
+	if (rc < 0)
+		return rc;
+	bind_text(st, 1, r->started_utc);
+	bind_text(st, 2, r->argv);
+	bind_text(st, 3, r->rig_version);
+	sqlite3_bind_int64(st, 4, r->first_unfinished);
+	sqlite3_bind_int64(st, 5, r->from_seq);
+	sqlite3_bind_int(st, 6, r->reprovisioned ? 1 : 0);
+	bind_text(st, 7, r->why);
+	rc = stmt_run(s, st, err, what);
+	if (rc == 0)
+		r->id = sqlite3_last_insert_rowid(s->db);
+	return rc;
+}
+
+int store_resume_end(struct store *s, int64_t id, const char *ended_utc, const char *status,
+		     struct strbuf *err)
+{
+	const char *what = "record the end of the resume";
+	sqlite3_stmt *st = stmt_get(s, ST_END_RESUME, err, what);
+	if (!st)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, id);
+	bind_text(st, 2, ended_utc);
+	bind_text(st, 3, status);
 	return stmt_run(s, st, err, what);
 }

@@ -13,10 +13,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STORE_SCHEMA_VERSION 1
+#define STORE_SCHEMA_VERSION 2
 
 struct strbuf;
 struct store;
+struct sqlite3;
 
 struct store_run {
 	const char *id;            /* run folder name */
@@ -32,6 +33,7 @@ struct store_run {
 	const char *started_utc;   /* ISO 8601 */
 	const char *platform;      /* linux / macos */
 	const char *argv;          /* the command line, for provenance */
+	const char *options_json;  /* how the plan was parsed and run (resume); may be NULL */
 };
 
 struct store_volume {
@@ -65,8 +67,11 @@ struct store_cell {
  * no file behind. */
 struct store *store_create(const char *path, struct strbuf *err);
 /* Open an existing store of this schema version, read-only (reports) or
- * read-write (to append, e.g. a resumed run). NULL with the reason in err if
- * the file is missing, not a rig store, or of another schema version. */
+ * read-write (to append, e.g. a resumed run). A version 1 store is migrated
+ * to version 2 in the file when opened read-write, and seen as version 2
+ * through temporary views when read-only (the file is not changed). NULL
+ * with the reason in err if the file is missing, not a rig store, or of
+ * another schema version. */
 struct store *store_open(const char *path, int readonly, struct strbuf *err);
 void store_close(struct store *s);
 
@@ -78,6 +83,14 @@ int store_add_volume(struct store *s, struct store_volume *v, struct strbuf *err
 /* Insert the cell as started; status "running". */
 int store_cell_start(struct store *s, const struct store_cell *c,
 		     const char *start_utc, struct strbuf *err);
+/*
+ * Start a cell again that has a row already (a resumed run): in one
+ * transaction its samples, file samples and notes so far are marked
+ * superseded (kept, never counted) and the row describes the new attempt
+ * (status "running", attempts + 1). *superseded: samples marked.
+ */
+int store_cell_restart(struct store *s, const struct store_cell *c, const char *start_utc,
+		       uint64_t *superseded, struct strbuf *err);
 /* status: "done", "failed", "interrupted"; error may be NULL */
 int store_cell_end(struct store *s, uint32_t seq, const char *end_utc,
 		   const char *status, const char *error, struct strbuf *err);
@@ -96,6 +109,29 @@ int store_add_command(struct store *s, const char *start_utc, const char *argv_t
 /* A run-level event: warnings at start, provisioning steps, errors. */
 int store_add_event(struct store *s, const char *utc, const char *level,
 		    const char *msg, struct strbuf *err);
+
+struct store_resume {
+	int64_t id;                /* set by store_resume_begin */
+	const char *started_utc;
+	const char *argv;
+	const char *rig_version;
+	uint32_t first_unfinished; /* seq of the first cell not done */
+	uint32_t from_seq;         /* seq of the first cell this resume runs */
+	int reprovisioned;         /* 1: the layout was provisioned afresh */
+	const char *why;           /* why it starts where it does */
+};
+/* A resume starts: the run is `running` again, a resumes row is added. */
+int store_resume_begin(struct store *s, struct store_resume *r, struct strbuf *err);
+int store_resume_end(struct store *s, int64_t id, const char *ended_utc, const char *status,
+		     struct strbuf *err);
+
+/* Tests: the schema version store_create writes (1 or 2; 0 = current). */
+void store_test_create_version(int version);
+
+/* A reader's own read-only connection to a store (reports open their own):
+ * a version 1 store gets the same temporary views store_open gives it, so
+ * the connection sees version 2. 0 or -EIO. */
+int store_reader_setup(struct sqlite3 *db);
 
 /* Read access for reports: the raw sqlite3 handle (reports run SQL). */
 struct sqlite3 *store_db(struct store *s);

@@ -199,6 +199,26 @@ static const struct bad_case bad_cases[] = {
 	{ "duplicate layout names", HDR IMG LAYOUT_EXT4 "  - name: l\n    partitions:\n"
 	  "      - { name: A, fs: ext4, size: rest }\n" STEPS, 9, 11,
 	  "duplicate layout name 'l' (also at line 6)", 1 },
+	/* text that goes into commands and their log */
+	{ "image path with a newline", HDR "target:\n  image: { path: \"/tmp/a\\nb.img\", size: 1G }\n"
+	  LAYOUT_EXT4 STEPS, 4, 18,
+	  "the image path contains a control character (byte 0x0a at offset 6)", 1 },
+	{ "image path names a folder", HDR "target:\n  image: { path: /tmp/.., size: 1G }\n"
+	  LAYOUT_EXT4 STEPS, 4, 18, "the image path '/tmp/..' names a folder", 1 },
+	{ "image path ends in a slash", HDR "target:\n  image: { path: /var/tmp/, size: 1G }\n"
+	  LAYOUT_EXT4 STEPS, 4, 18, "give a file, such as /var/tmp/rig.img", 1 },
+	{ "device with a blank", HDR "target:\n  disk: { device: \"/dev/sd b\", confirm: X }\n"
+	  LAYOUT_EXT4 STEPS, 4, 19, "invalid device '/dev/sd b' for linux: character ' ' at offset 7", 1 },
+	{ "device with a quote", HDR "target:\n  disk: { device: \"/dev/sdb'\", confirm: X }\n"
+	  LAYOUT_EXT4 STEPS, 4, 19, "character ''' at offset 8", 1 },
+	{ "device with a newline", HDR "target:\n  disk: { device: \"/dev/sdb\\n\", confirm: X }\n"
+	  LAYOUT_EXT4 STEPS, 4, 19, "the device contains a control character (byte 0x0a", 1 },
+	{ "device with a NUL", HDR "target:\n  disk: { device: \"/dev/sdb\\0/dev/sda\", confirm: X }\n"
+	  LAYOUT_EXT4 STEPS, 4, 19, "the device contains a control character (byte 0x00 at offset 8)", 1 },
+	{ "confirm with a tab", HDR "target:\n  disk: { device: /dev/sdb, confirm: \"X\\ty\" }\n"
+	  LAYOUT_EXT4 STEPS, 4, 38, "'confirm' contains a control character (byte 0x09", 1 },
+	{ "directory with a bell", HDR "target:\n  dirs: [\"/tmp/a\\u0007b\"]\n" STEPS, 4, 10,
+	  "the directory path contains a control character (byte 0x07 at offset 6)", 1 },
 	{ "bad partition name", HDR IMG LAYOUT_OPEN "      - { name: \"a b\", fs: ext4, size: rest }\n" STEPS,
 	  8, 17, "invalid partition name 'a b'", 1 },
 	{ "xfs label too long", HDR IMG LAYOUT_OPEN "      - { name: VeryLongName1, fs: xfs, size: rest }\n"
@@ -334,6 +354,44 @@ static void test_bad_plans(void)
 		diag_release(&d);
 		plan_free(p);
 	}
+}
+
+static void test_long_text(void)
+{
+	/* Lengths: a device of 256 bytes, an image path of 4096. */
+	struct strbuf dev = STRBUF_INIT, img = STRBUF_INIT, y = STRBUF_INIT;
+	sb_adds(&dev, "/dev/");
+	while (dev.len < 256)
+		sb_addch(&dev, 'a');
+	sb_adds(&img, "/tmp/");
+	while (img.len < 4096)
+		sb_addch(&img, 'b');
+	sb_addf(&y, HDR "target:\n  disk: { device: %s, confirm: X }\n" LAYOUT_EXT4 STEPS, dev.buf);
+	struct diag d;
+	struct plan *p = parse(y.buf, &d);
+	const struct diag_item *e = first_error(&d);
+	CU_ASSERT_TRUE(e && e->mark.line == 4 && e->mark.col == 19 &&
+		       strstr(e->msg, "the device is too long: 256 bytes, at most 255"));
+	diag_release(&d);
+	plan_free(p);
+	sb_reset(&y);
+	sb_addf(&y, HDR "target:\n  image: { path: %s, size: 1G }\n" LAYOUT_EXT4 STEPS, img.buf);
+	p = parse(y.buf, &d);
+	e = first_error(&d);
+	CU_ASSERT_TRUE(e && strstr(e->msg, "the image path is too long: 4096 bytes, at most 4095"));
+	diag_release(&d);
+	plan_free(p);
+	/* at the limit: fine */
+	sb_setlen(&img, 4095);
+	sb_reset(&y);
+	sb_addf(&y, HDR "target:\n  image: { path: %s, size: 1G }\n" LAYOUT_EXT4 STEPS, img.buf);
+	p = parse(y.buf, &d);
+	CU_ASSERT_EQUAL(d.nerrors, 0);
+	diag_release(&d);
+	plan_free(p);
+	sb_release(&dev);
+	sb_release(&img);
+	sb_release(&y);
 }
 
 /* --- valid plans --- */
@@ -868,6 +926,7 @@ void register_plan_tests(void)
 {
 	CU_pSuite s = test_suite("plan");
 	test_add(s, "invalid plans: first error's position and message", test_bad_plans);
+	test_add(s, "paths, devices and confirm: length and control characters", test_long_text);
 	test_add(s, "configs/*.yaml validate without errors", test_configs_validate);
 	test_add(s, "every error of a file is collected", test_all_errors_collected);
 	test_add(s, "limits: nesting depth, a list inside itself", test_limits);

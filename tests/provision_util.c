@@ -167,6 +167,19 @@ int pt_rig(const char *bin_dir, const char *const *args, char **out)
 	return rc;
 }
 
+int pt_require_provisioning(CU_pSuite s, const char *why)
+{
+	if (!test_require_root(s, why))
+		return 0;
+	if (!pt_have_tools()) {
+		printf("SKIPPED suite '%s': sgdisk, losetup, partx or mkfs.* missing (./setup)\n",
+		       s->pName);
+		CU_set_suite_active(s, CU_FALSE);
+		return 0;
+	}
+	return 1;
+}
+
 int pt_have_tools(void)
 {
 	static const char *const tools[] = { "sgdisk", "losetup", "partx", "mkfs.ext4",

@@ -45,4 +45,9 @@ int pt_rig(const char *bin_dir, const char *const *args, char **out);
 /* Whether the tools the Linux backend runs are installed. */
 int pt_have_tools(void);
 
+/* Deactivate suite s with a message unless rig runs as root with those
+ * tools installed (why: what the suite needs root for). 1 when it may run. */
+struct CU_Suite;
+int pt_require_provisioning(struct CU_Suite *s, const char *why);
+
 #endif

@@ -28,6 +28,7 @@ int cmd_usage_error(const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 int cmd_run(int argc, char **argv);
+int cmd_resume(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_report(int argc, char **argv);
@@ -43,6 +44,8 @@ struct plan_cli {
 };
 /* A seed: an integer 0..2^63-1 (stored as SQLite's signed integer). */
 int parse_seed(const char *s, uint64_t *out);
+/* --allow RULES: 0, or EXIT_USAGE after printing the error and usage. */
+int cmd_parse_allow(const char *cmd, const char *arg, unsigned *allow);
 /* "linux" / "macos" -> enum; -1 if neither. */
 int parse_platform(const char *s, enum plan_platform *out);
 /* The platform this binary runs on. */

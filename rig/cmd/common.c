@@ -6,7 +6,9 @@
 #include <string.h>
 
 #include "../../platform/platform.h"
+#include "../../provision/safety.h"
 #include "../diag.h"
+#include "../util/strbuf.h"
 #include "cmd.h"
 
 const struct rig_cmd rig_cmds[] = {
@@ -19,17 +21,44 @@ const struct rig_cmd rig_cmds[] = {
 	  "  -o, --output DIR      the run folder (must not exist, or be empty)\n"
 	  "      --runs DIR        where run folders go (default: runs)\n"
 	  "      --seed N          seed every random choice (overrides the plan's)\n"
-	  "      --platform NAME   linux or macos (default: this machine's)\n"
+	  "      --platform NAME   linux or macos (default: this machine's); macos on Linux\n"
+	  "                        runs the macOS backend with the diskutil and hdiutil\n"
+	  "                        first on PATH (only the test fakes of tests/tools/macos)\n"
 	  "      --fs-map MAP      rewrite file systems, e.g. apfs=ext4,hfs+=xfs\n"
 	  "  -y, --yes             do not ask before erasing a disk target\n"
 	  "      --force           overwrite an image file that rig did not make\n"
 	  "      --allow RULES     waive safety rules for a disk target: loop (a loop device\n"
-	  "                        rig did not attach), virtual, internal; comma-separated\n"
+	  "                        rig did not attach), virtual (macOS: Virtual), internal\n"
+	  "                        (macOS: Internal); comma-separated\n"
 	  "      --image-size SIZE replace the image target's size (e.g. 512M, for quick runs)\n"
 	  "  -q, --quiet           no progress lines\n"
 	  "\n"
-	  "Ctrl-C stops between operations and keeps everything measured.\n"
+	  "Ctrl-C stops between operations and keeps everything measured; `rig resume\n"
+	  "RUN` continues a run that stopped (Ctrl-C, a crash, a kill, a reboot).\n"
 	  "Exit status: 0 completed, 1 failed or interrupted, 2 bad usage or invalid plan.\n" },
+	{ "resume", cmd_resume, "continue an interrupted run in its run folder",
+	  "usage: rig resume [options] RUN\n"
+	  "\n"
+	  "Continues the run in folder RUN after Ctrl-C, a crash, a kill, a power cut or a\n"
+	  "reboot: runs the cells not yet done in the original order, with the plan, seed\n"
+	  "and options the run recorded, appending to RUN's store and rewriting its\n"
+	  "reports. What the stopped run left provisioned (mounts, loop devices, work\n"
+	  "folders) is found and kept only when it is exactly what was recorded and no\n"
+	  "later cell needs module state that died with the process (read needs write's\n"
+	  "file set); otherwise it is torn down, the layout is provisioned afresh and its\n"
+	  "cells run again from its first. Samples of cells run again stay in the store,\n"
+	  "marked superseded, and are not counted. A completed run is left alone.\n"
+	  "Refused: a run still going, a run made by another rig version, a plan.yaml\n"
+	  "changed since the run started, a target that cannot be prepared (not root,\n"
+	  "tools missing; the run stays resumable).\n"
+	  "\n"
+	  "  -y, --yes             do not ask before erasing a disk target\n"
+	  "      --force           overwrite an image file that rig did not make\n"
+	  "      --allow RULES     waive more safety rules (added to the run's own)\n"
+	  "  -q, --quiet           no progress lines\n"
+	  "\n"
+	  "Exit status: 0 completed (or was already), 1 failed or interrupted again,\n"
+	  "2 bad usage or a run that cannot be resumed.\n" },
 	{ "plan", cmd_plan, "show what a plan would do, touching nothing",
 	  "usage: rig plan [options] PLAN\n"
 	  "\n"
@@ -38,7 +67,8 @@ const struct rig_cmd rig_cmds[] = {
 	  "commands the backend would run. Nothing is run, nothing is written.\n"
 	  "\n"
 	  "      --seed N          the seed for orders (default: the plan's, else 0)\n"
-	  "      --platform NAME   linux or macos (default: this machine's)\n"
+	  "      --platform NAME   linux or macos (default: this machine's); for macos the\n"
+	  "                        target's size is read with the diskutil first on PATH\n"
 	  "      --fs-map MAP      rewrite file systems, e.g. apfs=ext4,hfs+=xfs\n"
 	  "      --full            one line per cell instead of per phase\n" },
 	{ "validate", cmd_validate, "check plans and report every error",
@@ -66,11 +96,15 @@ const struct rig_cmd rig_cmds[] = {
 	  "disks differ, and writes DIR/compare.html and DIR/compare.csv (DIR defaults\n"
 	  "to the current directory).\n" },
 	{ "devices", cmd_devices, "list disks and whether rig may erase them",
-	  "usage: rig devices\n"
+	  "usage: rig devices [--platform NAME]\n"
 	  "\n"
-	  "Lists this machine's disks (Linux: from /sys/block) with size, rotational flag,\n"
-	  "model, serial and what is mounted from them, and says whether rig would erase\n"
-	  "each as a disk target, or which safety rule refuses it. Changes nothing.\n" },
+	  "Lists this machine's disks (Linux: from /sys/block; macOS: from diskutil list\n"
+	  "and info -plist) with size, rotational flag or solid state, model (macOS: media\n"
+	  "name), serial and what is mounted from them, and says whether rig would erase\n"
+	  "each as a disk target, or which safety rule refuses it. Changes nothing.\n"
+	  "\n"
+	  "      --platform NAME   linux or macos (default: this machine's); macos uses the\n"
+	  "                        diskutil first on PATH (on Linux: tests/tools/macos)\n" },
 	{ "help", cmd_help, "show help on a command, a module or a topic",
 	  "usage: rig help [COMMAND | MODULE | TOPIC]\n"
 	  "\n"
@@ -112,6 +146,16 @@ int parse_seed(const char *s, uint64_t *out)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+int cmd_parse_allow(const char *cmd, const char *arg, unsigned *allow)
+{
+	struct strbuf e = STRBUF_INIT;
+	int rc = 0;
+	if (safety_parse_allow(arg, allow, &e) < 0)
+		rc = cmd_usage_error(cmd, "%s", e.buf);
+	sb_release(&e);
+	return rc;
 }
 
 int parse_platform(const char *s, enum plan_platform *out)

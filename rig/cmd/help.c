@@ -76,7 +76,8 @@ static const struct {
 	  "warning at start.\n" },
 	{ "exit",
 	  "Exit status: 0 ok; 1 the run failed or was interrupted (what was measured\n"
-	  "is kept); 2 bad usage, an invalid plan, or a run refused before it started.\n" },
+	  "is kept; `rig resume RUN` continues it); 2 bad usage, an invalid plan, or a\n"
+	  "run refused before it started.\n" },
 };
 
 static void help_overview(void)

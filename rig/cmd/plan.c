@@ -63,10 +63,16 @@ static void dry_start(struct dry *d, const struct plan *p)
 	d->ctx.sp = &d->sp;
 	d->ctx.err = &d->err;
 	d->ctx.note = dry_note;
-	printf("\nprovision with the %s backend (nothing is run here; RUN stands for the run "
-	       "folder%s):\n", d->ops->name,
-	       p->target.kind == TARGET_IMAGE ? ", /dev/loopN for the loop device losetup picks "
-						"at run time" : "");
+	if (d->ops == &provision_macos_ops)
+		printf("\nprovision with the %s backend (nothing is run here%s; volumes stay where "
+		       "diskutil mounts them, /Volumes/NAME):\n", d->ops->name,
+		       p->target.kind == TARGET_IMAGE ? "; diskN stands for the disk hdiutil attaches "
+							"at run time" : "");
+	else
+		printf("\nprovision with the %s backend (nothing is run here; RUN stands for the run "
+		       "folder%s):\n", d->ops->name,
+		       p->target.kind == TARGET_IMAGE ? ", /dev/loopN for the loop device losetup "
+							"picks at run time" : "");
 	if (d->ops->prepare && d->ops->prepare(&d->ctx) < 0) {
 		printf("  rig run would stop here: %s\n", d->err.buf);
 		d->ops = NULL;

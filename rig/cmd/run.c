@@ -6,7 +6,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../provision/safety.h"
 #include "../runner.h"
 #include "../units.h"
 #include "../util/spawn.h"
@@ -48,16 +47,10 @@ int cmd_run(int argc, char **argv)
 		case 'M': po.fs_map = optarg; break;
 		case 'y': ro.yes = 1; break;
 		case 'f': ro.force = 1; break;
-		case 'A': {
-			struct strbuf e = STRBUF_INIT;
-			if (safety_parse_allow(optarg, &ro.allow, &e) < 0) {
-				cmd_usage_error("run", "%s", e.buf);
-				sb_release(&e);
+		case 'A':
+			if (cmd_parse_allow("run", optarg, &ro.allow))
 				return EXIT_USAGE;
-			}
-			sb_release(&e);
 			break;
-		}
 		case 'I': {
 			const char *why = NULL;
 			if (units_parse_size(optarg, &ro.image_size, &why) < 0 || ro.image_size < (1u << 20))
@@ -86,6 +79,7 @@ int cmd_run(int argc, char **argv)
 	sb_adds(&full, "rig ");
 	spawn_argv_text(&full, (const char *const *)argv);
 	ro.argv_text = full.buf;
+	ro.popt = &po;
 	enum run_status st = runner_run(p, &ro, &dir, &err);
 	int rc;
 	switch (st) {
@@ -103,7 +97,8 @@ int cmd_run(int argc, char **argv)
 	case RUN_FAILED:
 		fprintf(stderr, "rig run: %s\n", err.buf);
 		if (dir.len)
-			fprintf(stderr, "rig run: what was measured is in %s\n", dir.buf);
+			fprintf(stderr, "rig run: what was measured is in %s; `rig resume %s` "
+					"continues it\n", dir.buf, dir.buf);
 		rc = EXIT_FAILED;
 		break;
 	default:

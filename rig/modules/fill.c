@@ -92,6 +92,7 @@
 
 #include "../../platform/platform.h"
 #include "../module.h"
+#include "../util/fault.h"
 #include "../util/payload.h"
 #include "../util/prng.h"
 #include "../util/strbuf.h"
@@ -344,7 +345,7 @@ static int fill_write_one(struct rig_ctx *ctx, struct payload *pay, const char *
 			break;
 		}
 		size_t len = size - off < FILL_BLOCK ? (size_t)(size - off) : FILL_BLOCK;
-		ssize_t w = pwrite(fd, payload_block(pay, stream, off, len), len, (off_t)off);
+		ssize_t w = fault_pwrite(fd, payload_block(pay, stream, off, len), len, (off_t)off);
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
@@ -366,7 +367,7 @@ static int fill_write_one(struct rig_ctx *ctx, struct payload *pay, const char *
 	}
 	*written = off;
 	if (rc == FW_DONE || rc == FW_FULL) {
-		int s = plat_full_sync(fd);
+		int s = fault_full_sync(fd);
 		if (s < 0 && is_full(-s)) {
 			if (rc == FW_DONE)
 				*full_errno = -s;

@@ -52,6 +52,7 @@
 #include "../../platform/aio.h"
 #include "../../platform/platform.h"
 #include "../module.h"
+#include "../util/fault.h"
 #include "../util/payload.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
@@ -122,7 +123,7 @@ static int write_all(int fd, const void *buf, size_t len, uint64_t off)
 {
 	const unsigned char *p = buf;
 	while (len) {
-		ssize_t n = pwrite(fd, p, len, (off_t)off);
+		ssize_t n = fault_pwrite(fd, p, len, (off_t)off);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -200,7 +201,7 @@ static int prepare_file(struct rig_ctx *ctx, const char *path, uint64_t span, ui
 		sb_addf(ctx->err, "cannot truncate %s: %s", tmp.buf, strerror(-rc));
 	}
 	if (rc == 0) {
-		rc = plat_full_sync(fd);
+		rc = fault_full_sync(fd);
 		if (rc < 0)
 			sb_addf(ctx->err, "cannot sync %s: %s", tmp.buf, strerror(-rc));
 	}
@@ -481,7 +482,7 @@ static int randio_run(struct rig_ctx *ctx, const struct randio_args *a, int writ
 	uint64_t sync_ns = 0;
 	if (write) {
 		uint64_t t = plat_clock_ns();
-		rc = plat_full_sync(fd);
+		rc = fault_full_sync(fd);
 		sync_ns = plat_clock_ns() - t;
 		if (rc < 0) {
 			sb_addf(ctx->err, "cannot sync %s: %s", path.buf, strerror(-rc));

@@ -26,6 +26,7 @@
 
 #include "../../platform/aio.h"
 #include "../../platform/platform.h"
+#include "../util/fault.h"
 #include "../util/payload.h"
 #include "../util/strbuf.h"
 #include "randio.h"
@@ -144,6 +145,8 @@ void *randio_queue_worker(void *arg)
 		for (int i = 0; i < got; i++) {
 			unsigned s = comp[i].slot;
 			inflight--;
+			comp[i].res = fault_io_result(job->write ? FAULT_WRITE : FAULT_READ,
+						      comp[i].res);
 			if (comp[i].res != (int32_t)job->block) {
 				set_error(w, comp[i].res < 0 ? comp[i].res : -EIO, w->slots[s].off,
 					  comp[i].res);
@@ -199,8 +202,8 @@ void *randio_psync_worker(void *arg)
 		}
 		ssize_t r;
 		do
-			r = job->write ? pwrite(job->fd, buf, len, (off_t)off)
-				       : pread(job->fd, buf, len, (off_t)off);
+			r = job->write ? fault_pwrite(job->fd, buf, len, (off_t)off)
+				       : fault_pread(job->fd, buf, len, (off_t)off);
 		while (r < 0 && errno == EINTR && !*job->cancel);
 		uint64_t t1 = plat_clock_ns();
 		if (r != (ssize_t)len) {

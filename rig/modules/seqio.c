@@ -57,6 +57,7 @@
 #include "../../platform/platform.h"
 #include "../module.h"
 #include "../util/fit.h"
+#include "../util/fault.h"
 #include "../util/payload.h"
 #include "../util/prng.h"
 #include "../util/strbuf.h"
@@ -209,7 +210,7 @@ static int put(struct rig_ctx *ctx, int fd, const void *buf, size_t len, uint64_
 {
 	const unsigned char *b = buf;
 	while (len) {
-		ssize_t w = pwrite(fd, b, len, (off_t)off);
+		ssize_t w = fault_pwrite(fd, b, len, (off_t)off);
 		if (w < 0) {
 			if (errno == EINTR) {
 				if (*ctx->cancel)
@@ -282,7 +283,7 @@ static int write_one(struct rig_ctx *ctx, struct writer *w, const char *path,
 		}
 	}
 	if (rc == 0 && w->sync) {
-		int s = plat_full_sync(fd);
+		int s = fault_full_sync(fd);
 		if (s < 0) {
 			sb_addf(ctx->err, "cannot sync %s: %s", path, strerror(-s));
 			rc = s;
@@ -506,7 +507,7 @@ static int drop_cached(struct rig_ctx *ctx, const struct seqio_set *set)
 			break;
 		}
 		if (!set->synced) {
-			int s = plat_full_sync(fd);
+			int s = fault_full_sync(fd);
 			if (s < 0) {
 				sb_addf(ctx->err, "cannot sync %s: %s", path.buf, strerror(-s));
 				rc = s;
@@ -545,7 +546,7 @@ static int read_one(struct rig_ctx *ctx, const char *path, const struct seqio_fi
 			rc = 1;
 			break;
 		}
-		ssize_t r = read(fd, buf, blk);
+		ssize_t r = fault_read(fd, buf, blk);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;

@@ -65,6 +65,7 @@
 
 #include "../../platform/platform.h"
 #include "../module.h"
+#include "../util/fault.h"
 #include "../util/payload.h"
 #include "../util/prng.h"
 #include "../util/strbuf.h"
@@ -316,7 +317,7 @@ int tree_write_payload(struct rig_ctx *ctx, struct payload *pay, int fd, uint64_
 		size_t len = size - off < TREE_BLOCK ? (size_t)(size - off) : TREE_BLOCK;
 		const unsigned char *p = payload_block(pay, stream, off, len);
 		for (size_t done = 0; done < len;) {
-			ssize_t w = write(fd, p + done, len - done);
+			ssize_t w = fault_write(fd, p + done, len - done);
 			if (w < 0) {
 				if (errno != EINTR)
 					return -errno;

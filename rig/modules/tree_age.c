@@ -3,15 +3,16 @@
  * 001's backup tool and its 5%-per-cycle replacements). Both work on the
  * tree's state in the volume's `tree` slot (tree.h).
  *
- * enumerate walks <dir>/tree with fts (FTS_PHYSICAL | FTS_NOCHDIR: no
- * symlinks followed, no chdir), which lstats every entry as backup tools
- * do, and counts directories, files and bytes; the counts must equal what
+ * enumerate walks <dir>/tree with walk_tree (walk.h: directories opened
+ * relative to their parents, entries stat'ed with fstatat in inode order as
+ * GNU du does, no symlinks followed, no chdir), which stats every entry as
+ * backup tools do, and counts directories, files and bytes; the counts must equal what
  * the tree holds (dirs + 1 for the root, files, the bytes churn keeps
  * current), else the cell fails: a tree that is not what was built makes
- * the time meaningless. Timed: fts_open to fts_close. A cold cache comes
- * from the runner (sync and drop before read-type steps, when root). fts
- * holds the entries of the directories on the current path only, so its
- * memory follows the widest directory, not the tree.
+ * the time meaningless. Timed: the whole walk. A cold cache comes from the
+ * runner (sync and drop before read-type steps, when root). The walk holds
+ * the entries of the directories on the current path only, so its memory
+ * follows the widest directory, not the tree.
  *
  * churn replaces round(fraction x files) files (at least one), chosen
  * with Floyd's algorithm from a prng seeded by the cell's seed, repetition
@@ -33,7 +34,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <fts.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,10 +43,12 @@
 
 #include "../../platform/platform.h"
 #include "../module.h"
+#include "../util/fault.h"
 #include "../util/payload.h"
 #include "../util/prng.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
+#include "walk.h"
 
 #define TMP_NAME ".rig-tmp" /* tree names start with 'd' or 'f': no clash */
 
@@ -90,69 +92,18 @@ static struct tree_state *get_tree(struct rig_ctx *ctx, const char *module)
 
 /* --- enumerate --- */
 
-struct counts {
-	uint64_t dirs, files, other, bytes;
-};
-
 static int enumerate_run(struct rig_ctx *ctx, const void *a)
 {
 	(void)a;
 	const struct tree_state *t = get_tree(ctx, "enumerate");
 	if (!t)
 		return -ENOENT;
-	struct counts c = { 0, 0, 0, 0 };
-	char *paths[] = { t->root, NULL };
-	int rc = 0, cancelled = 0;
-
+	struct walk_counts c = { 0, 0, 0, 0 };
 	uint64_t t0 = plat_clock_ns();
-	errno = 0;
-	FTS *f = fts_open(paths, FTS_PHYSICAL | FTS_NOCHDIR, NULL);
-	if (!f) {
-		rc = -errno;
-		sb_addf(ctx->err, "cannot walk %s: %s", t->root, strerror(-rc));
-		return rc;
-	}
-	FTSENT *e;
-	errno = 0;
-	while ((e = fts_read(f))) {
-		switch (e->fts_info) {
-		case FTS_D:
-			c.dirs++;
-			break;
-		case FTS_DP:
-			break;
-		case FTS_F:
-			c.files++;
-			c.bytes += (uint64_t)e->fts_statp->st_size;
-			break;
-		case FTS_DNR:
-		case FTS_ERR:
-		case FTS_NS:
-			rc = -(e->fts_errno ? e->fts_errno : EIO);
-			sb_addf(ctx->err, "cannot %s %s: %s",
-				e->fts_info == FTS_NS ? "stat" : "read directory", e->fts_path,
-				strerror(-rc));
-			break;
-		default: /* symlinks, devices, cycles: nothing the tree holds */
-			c.other++;
-			break;
-		}
-		if (rc < 0)
-			break;
-		if (*ctx->cancel) {
-			cancelled = 1;
-			break;
-		}
-		errno = 0;
-	}
-	if (!e && rc == 0 && !cancelled && errno) {
-		rc = -errno;
-		sb_addf(ctx->err, "cannot walk %s: %s", t->root, strerror(-rc));
-	}
-	fts_close(f);
+	int rc = walk_tree(t->root, &c, ctx->cancel, ctx->err);
 	uint64_t ns = plat_clock_ns() - t0;
-	if (rc < 0 || cancelled)
-		return rc;
+	if (rc)
+		return rc < 0 ? rc : 0;
 
 	if (c.dirs != t->dirs + 1 || c.files != t->files || c.bytes != t->bytes || c.other) {
 		sb_addf(ctx->err, "the tree in %s is not what was built: found %llu directories, "
@@ -230,7 +181,7 @@ static int replace_one(struct churner *ch, uint64_t i)
 	if (rc < 0) {
 		churn_error(ch, "write", ch->tmp, -rc);
 	} else if (rc == 0) {
-		int s = plat_full_sync(fd);
+		int s = fault_full_sync(fd);
 		if (s < 0)
 			rc = churn_error(ch, "sync", ch->tmp, -s);
 	}
@@ -334,9 +285,9 @@ static int churn_run(struct rig_ctx *ctx, const void *a)
 
 const struct rig_module rig_module_enumerate = {
 	.name = "enumerate",
-	.summary = "walks the whole tree (fts), stats every entry, checks the counts",
-	.help = "Walks the tree the last `tree` step built (fts, physical, no chdir), stats "
-		"every entry as backup tools do, and checks the counts of directories, files "
+	.summary = "walks the whole tree, stats every entry, checks the counts",
+	.help = "Walks the tree the last `tree` step built (no symlinks followed, no chdir), "
+		"stats every entry as backup tools do (in inode order per directory, as du), and checks the counts of directories, files "
 		"and bytes against what the tree holds after any churn: a mismatch fails the "
 		"cell. entries counts the files and the directories, the tree's root included.",
 	.kind = MOD_READS,

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "../../platform/platform.h"
+#include "fault.h"
 #include "strbuf.h"
 #include "xalloc.h"
 
@@ -125,6 +126,30 @@ static void close_pipes(int *fds, size_t n)
 			close(fds[i]);
 }
 
+/* A result that did not come from running the command (sp->fake, or a
+ * fault injected): r->output set; the rest as a real run fills it (its
+ * output on stderr), then logged. */
+static void finish_fake(struct spawner *sp, const char *text, int split, struct spawn_result *r)
+{
+	if (!r->output)
+		r->output = xstrdup("");
+	r->output_len = strlen(r->output);
+	if (split) {
+		if (!r->stdout_text)
+			r->stdout_text = xstrdup("");
+		r->stdout_len = strlen(r->stdout_text);
+		if (!r->stderr_text)
+			r->stderr_text = xstrdup(r->output);
+		r->stderr_len = strlen(r->stderr_text);
+	} else {
+		free(r->stdout_text);
+		free(r->stderr_text);
+		r->stdout_text = r->stderr_text = NULL;
+	}
+	if (sp && sp->log)
+		sp->log(sp->opaque, text, r);
+}
+
 int spawn_run(struct spawner *sp, const char *const *argv, const char *cwd,
 	      struct spawn_result *r, struct strbuf *err)
 {
@@ -151,6 +176,27 @@ int spawn_run_opts(struct spawner *sp, const char *const *argv, const char *cwd,
 		sb_release(&text);
 		return 0;
 	}
+	if (sp && sp->fake) {
+		int rc = sp->fake(sp->opaque, argv, r);
+		if (rc < 0)
+			sb_addf(err, "cannot run %s: %s", text.buf, strerror(-rc));
+		else
+			finish_fake(sp, text.buf, split, r);
+		sb_release(&text);
+		return rc;
+	}
+	struct strbuf injected = STRBUF_INIT;
+	int istatus = 0;
+	if (fault_spawn_before(argv, &istatus, &injected)) {
+		r->exited = 1;
+		r->status = istatus;
+		r->output = sb_detach(&injected);
+		finish_fake(sp, text.buf, split, r);
+		fault_spawn_after(argv);
+		sb_release(&text);
+		return 0;
+	}
+	sb_release(&injected);
 	/* fds[0..1]: stdout (or both); fds[2..3]: stderr when split. */
 	int fds[4] = { -1, -1, -1, -1 };
 	if (pipe(fds) < 0 || (split && pipe(fds + 2) < 0)) {
@@ -261,6 +307,7 @@ int spawn_run_opts(struct spawner *sp, const char *const *argv, const char *cwd,
 	}
 	if (sp && sp->log)
 		sp->log(sp->opaque, text.buf, r);
+	fault_spawn_after(argv);
 	sb_release(&text);
 	return 0;
 }

@@ -14,6 +14,10 @@
  * the command printed, in the order it arrived (chunk by chunk: two pipes
  * cannot give a finer order). Rejected: a flag that moves stderr out of
  * r->output (every logger would have to learn a second field).
+ *
+ * Fault injection (fault.h) is asked before every command that is not a
+ * dry run: a RIG_FAULT rule may replace the command by a failure with a
+ * recorded output, which is logged like any result.
  */
 #ifndef RIG_SPAWN_H
 #define RIG_SPAWN_H
@@ -65,6 +69,13 @@ struct spawner {
 	int dry_run;
 	spawn_log_fn log;  /* may be NULL */
 	void *opaque;
+	/* Tests only (NULL in rig): called instead of running any command.
+	 * Fills r as a run would (output owned and NUL-terminated; with split,
+	 * stdout_text may be set, the rest is filled in) and returns 0, or a
+	 * negative errno for a command that could not start. The result is
+	 * logged like a real one. This is how the refusal suite drives a
+	 * backend against a recorded machine without running anything. */
+	int (*fake)(void *opaque, const char *const *argv, struct spawn_result *r);
 };
 
 /*

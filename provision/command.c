@@ -1,0 +1,188 @@
+/* Running a backend's commands; see command.h. */
+#include "command.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../rig/util/strbuf.h"
+#include "safety.h"
+
+/* Never raised: commands get their own process group (spawn_opts) but are
+ * never stopped half-way. */
+static volatile sig_atomic_t never_cancel;
+
+void prov_vnote(struct provision_ctx *ctx, int warning, const char *fmt, va_list ap)
+{
+	if (!ctx->note)
+		return;
+	struct strbuf sb = STRBUF_INIT;
+	sb_vaddf(&sb, fmt, ap);
+	ctx->note(ctx->note_opaque, warning, sb.buf);
+	sb_release(&sb);
+}
+
+void prov_note(struct provision_ctx *ctx, int warning, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	prov_vnote(ctx, warning, fmt, ap);
+	va_end(ap);
+}
+
+int prov_cancelled(struct provision_ctx *ctx)
+{
+	if (ctx->cancel && *ctx->cancel) {
+		sb_adds(ctx->err, "interrupted");
+		return 1;
+	}
+	return 0;
+}
+
+void prov_output_head(struct strbuf *sb, const char *out)
+{
+	const char *p = out;
+	int lines = 0;
+	while (*p && lines < PROV_ERR_LINES) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		sb_addf(sb, "\n  %.*s", (int)n, p);
+		lines++;
+		p = nl ? nl + 1 : p + n;
+	}
+	if (*p)
+		sb_adds(sb, "\n  ... (the whole output is in commands.log)");
+}
+
+int prov_run_result(struct provision_ctx *ctx, const char *const *argv, struct spawn_result *r)
+{
+	struct spawn_opts o = { .split = 1, .cancel = &never_cancel };
+	struct strbuf e = STRBUF_INIT;
+	int rc = spawn_run_opts(ctx->sp, argv, NULL, &o, r, &e);
+	if (rc < 0) {
+		memset(r, 0, sizeof(*r));
+		sb_adds(ctx->err, e.buf);
+		sb_release(&e);
+		return rc;
+	}
+	sb_release(&e);
+	if (!r->exited || r->status != 0) {
+		struct strbuf text = STRBUF_INIT;
+		spawn_argv_text(&text, argv);
+		if (r->exited)
+			sb_addf(ctx->err, "%s failed with exit status %d", text.buf, r->status);
+		else
+			sb_addf(ctx->err, "%s was killed by signal %d", text.buf, r->status);
+		if (r->output_len) {
+			sb_addch(ctx->err, ':');
+			prov_output_head(ctx->err, r->output);
+		}
+		sb_release(&text);
+		rc = -EIO;
+	}
+	return rc;
+}
+
+int prov_run(struct provision_ctx *ctx, const char *const *argv, struct spawn_result *out)
+{
+	struct spawn_result r;
+	int rc = prov_run_result(ctx, argv, &r);
+	if (out && rc == 0)
+		*out = r;
+	else
+		spawn_result_release(&r);
+	return rc;
+}
+
+void prov_sleep_ms(unsigned ms)
+{
+	struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+int prov_in_path(const char *name)
+{
+	const char *path = getenv("PATH");
+	if (!path || !*path)
+		path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+	struct strbuf sb = STRBUF_INIT;
+	int found = 0;
+	for (const char *p = path; !found;) {
+		const char *c = strchr(p, ':');
+		size_t n = c ? (size_t)(c - p) : strlen(p);
+		sb_reset(&sb);
+		sb_addf(&sb, "%.*s/%s", (int)n, n ? p : ".", name);
+		found = access(sb.buf, X_OK) == 0;
+		if (!c)
+			break;
+		p = c + 1;
+	}
+	sb_release(&sb);
+	return found;
+}
+
+int prov_typed_confirmation(struct provision_ctx *ctx, const struct disk_facts *f)
+{
+	if (!isatty(STDIN_FILENO)) {
+		sb_addf(ctx->err, "erasing %s needs a typed confirmation: run rig in a terminal, "
+				  "or pass --yes", f->path);
+		return -EPERM;
+	}
+	fprintf(stderr, "rig: this ERASES everything on %s (%s): %llu bytes, model %s, serial %s\n"
+			"rig: type its model or serial to go on: ",
+		f->path, f->name, (unsigned long long)f->size, f->model ? f->model : "unknown",
+		f->serial ? f->serial : "unknown");
+	fflush(stderr);
+	char line[512];
+	if (!fgets(line, sizeof(line), stdin) || !safety_confirm_matches(f, line)) {
+		sb_addf(ctx->err, "the typed confirmation does not match %s; nothing was changed",
+			f->path);
+		return -EPERM;
+	}
+	return 0;
+}
+
+void prov_teardown_error(struct provision_ctx *ctx, struct strbuf *acc, int *rc, int r)
+{
+	if (r >= 0)
+		return;
+	if (acc->len)
+		sb_adds(acc, "; ");
+	sb_adds(acc, ctx->err->buf);
+	sb_reset(ctx->err);
+	if (*rc == 0)
+		*rc = r;
+}
+
+void prov_undo(struct provision_ctx *ctx, size_t li,
+	       int (*teardown)(struct provision_ctx *ctx, size_t li), struct volume *v, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		volume_release(&v[k]);
+	free(v);
+	struct strbuf keep = STRBUF_INIT, terr = STRBUF_INIT;
+	sb_adds(&keep, ctx->err->buf);
+	struct provision_ctx t = *ctx;
+	t.err = &terr;
+	if (teardown(&t, li) < 0)
+		sb_addf(&keep, "; cleaning up also failed: %s", terr.buf);
+	sb_reset(ctx->err);
+	sb_adds(ctx->err, keep.buf);
+	sb_release(&keep);
+	sb_release(&terr);
+}
+
+void prov_last_teardown(struct provision_ctx *ctx,
+			int (*teardown)(struct provision_ctx *ctx, size_t li))
+{
+	struct strbuf e = STRBUF_INIT;
+	struct provision_ctx t = *ctx;
+	t.err = &e;
+	if (teardown(&t, 0) < 0)
+		prov_note(ctx, 1, "cleaning up at the end of the run failed: %s", e.buf);
+	sb_release(&e);
+}

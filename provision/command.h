@@ -1,0 +1,56 @@
+/*
+ * What every provisioning backend does around the commands it runs
+ * (linux*.c, macos*.c): notes for the command log and `rig plan`, the
+ * cancel check between commands, running one command with its failure
+ * described (the command, its exit status, the first lines of its
+ * output), and finding a tool on PATH. Portable C.
+ */
+#ifndef RIG_PROVISION_COMMAND_H
+#define RIG_PROVISION_COMMAND_H
+
+#include <stdarg.h>
+
+#include "../rig/util/spawn.h"
+#include "provision.h"
+
+#define PROV_ERR_LINES 12 /* command output kept in an error message */
+
+/* ctx->note with a format; dropped when the context has no note hook. */
+void prov_note(struct provision_ctx *ctx, int warning, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void prov_vnote(struct provision_ctx *ctx, int warning, const char *fmt, va_list ap);
+/* Whether Ctrl-C was pressed; if so, "interrupted" goes into ctx->err. */
+int prov_cancelled(struct provision_ctx *ctx);
+/*
+ * Run a command through ctx->sp in its own process group (never stopped
+ * half-way); 0 only when it exited with status 0. On failure ctx->err
+ * says which command, its status and the start of its output. *r always
+ * receives the result, stdout also apart (zeroed when the command could
+ * not start); the caller releases it.
+ */
+int prov_run_result(struct provision_ctx *ctx, const char *const *argv, struct spawn_result *r);
+/* The same; out, when not NULL, receives the result on success only. */
+int prov_run(struct provision_ctx *ctx, const char *const *argv, struct spawn_result *out);
+/* The first PROV_ERR_LINES lines of out, each on its own indented line. */
+void prov_output_head(struct strbuf *sb, const char *out);
+void prov_sleep_ms(unsigned ms);
+/* Ask to type the disk's model (macOS: media name) or serial before it
+ * is erased; refused without a terminal (then --yes is the way). */
+struct disk_facts;
+int prov_typed_confirmation(struct provision_ctx *ctx, const struct disk_facts *f);
+/* In a teardown: keep the first error (its code in *rc, its text in acc),
+ * append later ones; ctx->err is emptied for the next step. */
+void prov_teardown_error(struct provision_ctx *ctx, struct strbuf *acc, int *rc, int r);
+/* After a failed provision: release its volumes v[n], and tear down what
+ * was done; ctx->err keeps the reason of the failure, with the teardown's
+ * own failure appended. */
+void prov_undo(struct provision_ctx *ctx, size_t li,
+	       int (*teardown)(struct provision_ctx *ctx, size_t li), struct volume *v, size_t n);
+/* At the end of a run, when something is left: one more teardown, a
+ * warning when it fails. */
+void prov_last_teardown(struct provision_ctx *ctx,
+			int (*teardown)(struct provision_ctx *ctx, size_t li));
+/* Whether an executable name is on PATH. */
+int prov_in_path(const char *name);
+
+#endif

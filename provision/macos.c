@@ -1,0 +1,836 @@
+/*
+ * The macOS backend: image and disk targets, with diskutil and hdiutil.
+ * For each layout, from scratch:
+ *
+ *   image  `hdiutil create -sectors N -layout NONE -type UDIF PATH` (a blank
+ *          disk image, no partition map, no file system; hdiutil names the
+ *          file it made on its `created:` line), then
+ *          `hdiutil attach -nomount -plist FILE` (the whole disk from
+ *          system-entities)
+ *   disk   the safety rules again, on facts read afresh
+ *   both   `diskutil info -plist DISK` (TotalSize), then
+ *          `diskutil partitionDisk DISK GPT FMT NAME BYTESB ... "Free Space" gap R`
+ *          with byte sizes from macos_layout.c; then the result is re-read
+ *          (`diskutil list -plist DISK`, `diskutil apfs list -plist`) and
+ *          checked against the plan (types, order, sizes, one container
+ *          and one volume per APFS partition); each volume's
+ *          `diskutil info -plist` gives its mount point (mounted with
+ *          `diskutil mount` when it is not), file system and offset.
+ *
+ * Teardown: an image is detached (`hdiutil detach`, again while it says
+ * "Resource busy", then with -force) and its file deleted unless `keep:
+ * true`; a disk keeps its partitions and is unmounted (`diskutil
+ * unmountDisk`). Remount: `diskutil unmount` and `diskutil mount` of the
+ * volume, and it must come back at the same mount point.
+ *
+ * partitionDisk is given no partition count: with the "Free Space" triplet
+ * the man page leaves open whether that counts, and the count is optional.
+ * Volumes stay where diskutil mounts them (/Volumes/NAME): rig does not
+ * choose mount points on macOS. Rejected: `diskutil apfs resizeContainer`
+ * to keep an existing container (seed 000 grew its layout so); the plan
+ * language has no way to ask for it, and partitionDisk from scratch is what
+ * every layout here means.
+ *
+ * Errors name the command and what diskutil said: its `Error: -NNNNN:` line
+ * or the ErrorMessage of its -plist error dict, then its first lines of
+ * output. Every command goes through the spawner (logged; in `rig plan`
+ * only printed, and names known only at run time are placeholders: diskN
+ * for an attached image, /Volumes/NAME). Read-only queries in `rig plan`
+ * (the target disk's facts and size) run for real, unlogged, when diskutil
+ * is there.
+ *
+ * The cache: purge(8) is the platform's (platform/macos.c), as root.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../platform/platform.h"
+#include "../rig/util/strbuf.h"
+#include "../rig/util/xalloc.h"
+#include "command.h"
+#include "macos.h"
+
+#define DETACH_TRIES 3       /* plain detaches while "Resource busy", then -force */
+#define DETACH_WAIT_MS 500
+
+struct mvol {
+	struct mac_made m;
+	char *mount;
+	struct mac_info part;    /* diskutil info of the partition */
+	struct mac_info vol;     /* ... and of the volume (the same for non-APFS) */
+};
+
+struct mx {
+	int dry;
+	int is_image;
+	char *image_file;        /* the file hdiutil creates: the plan's path, .dmg added */
+	char *image_made;        /* the file it did create (its `created:` line) */
+	char *disk;              /* diskN: the target, or the attached image */
+	int attached;
+	int partitioned;
+	uint64_t total;          /* TotalSize; 0 unknown */
+	struct mac_info info;    /* the disk target's, as last read */
+	struct disk_facts facts;
+	uint64_t **sizes;        /* per layout; NULL when the size is unknown */
+	struct mvol *v;
+	size_t nv;
+};
+
+/* --- commands --- */
+
+/* What diskutil said about its failure: its Error line or error dict. */
+static void diskutil_says(const struct spawn_result *r, struct strbuf *sb)
+{
+	long code = 0;
+	struct strbuf msg = STRBUF_INIT;
+	if (r->output && mac_error_line(r->output, &code, &msg)) {
+		sb_addf(sb, "error %ld: %s", code, msg.buf);
+	} else if (r->stdout_text && r->stdout_len) {
+		struct mac_info i;
+		struct strbuf e = STRBUF_INIT;
+		if (mac_parse_info(r->stdout_text, r->stdout_len, &i, &e) == 0 && i.error)
+			sb_adds(sb, i.error);
+		mac_info_release(&i);
+		sb_release(&e);
+	}
+	sb_release(&msg);
+}
+
+/* Run a command; on failure ctx->err leads with what the tool said. */
+static int mx_run(struct provision_ctx *ctx, const char *const *argv, struct spawn_result *out)
+{
+	struct spawn_result r;
+	struct strbuf e = STRBUF_INIT;
+	struct provision_ctx q = *ctx;
+	q.err = &e;
+	int rc = prov_run_result(&q, argv, &r);
+	if (rc < 0) {
+		struct strbuf says = STRBUF_INIT;
+		diskutil_says(&r, &says);
+		if (says.len) {
+			struct strbuf t = STRBUF_INIT;
+			spawn_argv_text(&t, argv);
+			sb_addf(ctx->err, "%s: %s; ", t.buf, says.buf);
+			sb_release(&t);
+		}
+		sb_adds(ctx->err, e.buf);
+		sb_release(&says);
+	}
+	sb_release(&e);
+	if (out && rc == 0)
+		*out = r;
+	else
+		spawn_result_release(&r);
+	return rc;
+}
+
+/* A command whose stdout is a plist, parsed by parse; nothing parsed in dry run. */
+static int mx_plist(struct provision_ctx *ctx, struct mx *s, const char *const *argv,
+		    int (*parse)(const char *, size_t, void *, struct strbuf *), void *res)
+{
+	struct spawn_result r;
+	int rc = mx_run(ctx, argv, &r);
+	if (rc < 0 || s->dry) {
+		if (rc == 0)
+			spawn_result_release(&r);
+		return rc;
+	}
+	struct strbuf e = STRBUF_INIT;
+	rc = parse(r.stdout_text ? r.stdout_text : "", r.stdout_len, res, &e);
+	if (rc < 0) {
+		struct strbuf t = STRBUF_INIT;
+		spawn_argv_text(&t, argv);
+		sb_addf(ctx->err, "%s printed no usable plist: %s", t.buf, e.buf);
+		sb_release(&t);
+		rc = -EIO;
+	}
+	sb_release(&e);
+	spawn_result_release(&r);
+	return rc;
+}
+
+static int p_info(const char *b, size_t n, void *res, struct strbuf *e)
+{
+	struct mac_info *i = res;
+	if (mac_parse_info(b, n, i, e) < 0)
+		return -1;
+	if (i->error) {
+		sb_adds(e, i->error);
+		return -1;
+	}
+	return 0;
+}
+
+static int p_list(const char *b, size_t n, void *res, struct strbuf *e)
+{
+	return mac_parse_list(b, n, res, e);
+}
+
+static int p_apfs(const char *b, size_t n, void *res, struct strbuf *e)
+{
+	return mac_parse_apfs(b, n, res, e);
+}
+
+static int p_attach(const char *b, size_t n, void *res, struct strbuf *e)
+{
+	return mac_parse_attach(b, n, res, e);
+}
+
+static int p_hdi_info(const char *b, size_t n, void *res, struct strbuf *e)
+{
+	return mac_parse_hdi_info(b, n, res, e);
+}
+
+/* `hdiutil info -plist`: the disk an image file is attached as, or NULL
+ * (caller frees); -1 when hdiutil cannot say. */
+static int attached_as(struct provision_ctx *ctx, struct mx *s, const char *file, char **disk)
+{
+	const char *argv[] = { "hdiutil", "info", "-plist", NULL };
+	struct mac_hdi_info h = { 0 };
+	*disk = NULL;
+	int rc = mx_plist(ctx, s, argv, p_hdi_info, &h);
+	for (size_t i = 0; rc == 0 && i < h.nimages && !*disk; i++) {
+		if (!h.images[i].path || strcmp(h.images[i].path, file))
+			continue;
+		for (size_t k = 0; k < h.images[i].nents && !*disk; k++)
+			if (h.images[i].ents[k].dev && !strncmp(h.images[i].ents[k].dev, "/dev/", 5))
+				*disk = mac_whole_of(h.images[i].ents[k].dev);
+		if (!*disk)
+			*disk = xstrdup("a disk");
+	}
+	mac_hdi_info_release(&h);
+	return rc;
+}
+
+static int info_of(struct provision_ctx *ctx, struct mx *s, const char *dev, struct mac_info *i)
+{
+	const char *argv[] = { "diskutil", "info", "-plist", dev, NULL };
+	memset(i, 0, sizeof(*i));
+	return mx_plist(ctx, s, argv, p_info, i);
+}
+
+static int cancelled(struct provision_ctx *ctx, int rc)
+{
+	if (rc == 0 && prov_cancelled(ctx))
+		return -EINTR;
+	return rc;
+}
+
+/* --- the target --- */
+
+static int query_ctx(void *opaque, const char *const *argv, char **out, struct strbuf *err)
+{
+	struct provision_ctx *ctx = opaque;
+	return mac_spawn_query(ctx->sp, argv, out, err);
+}
+
+static int query_quiet(void *opaque, const char *const *argv, char **out, struct strbuf *err)
+{
+	(void)opaque;
+	struct spawner real = { 0 };
+	return mac_spawn_query(&real, argv, out, err);
+}
+
+/* Read the disk target's facts and apply the rules; dry: only say it. */
+static int check_disk(struct provision_ctx *ctx, struct mx *s)
+{
+	const struct plan_target *t = &ctx->plan->target;
+	mac_query_fn q = s->dry ? query_quiet : query_ctx;
+	struct mac_system sys;
+	struct strbuf e = STRBUF_INIT, fact = STRBUF_INIT;
+	mac_system_read(q, ctx, &sys);
+	mac_info_release(&s->info);
+	disk_facts_release(&s->facts);
+	if (mac_read_info(q, ctx, t->device, &s->info, &e) < 0)
+		s->info.error = xstrdup(e.buf);
+	mac_disk_facts(&sys, t->device, &s->info, &s->facts);
+	mac_system_release(&sys);
+	const struct safety_rule *rule = NULL;
+	int rc = safety_check(&s->facts, t->confirm, ctx->allow, &rule, &fact);
+	if (s->dry) {
+		if (rc < 0)
+			prov_note(ctx, 1, "on this machine rig would refuse %s: %s (rule %s)",
+				  t->device, fact.buf, rule->name);
+		else
+			prov_note(ctx, 0, "on this machine %s passes every safety rule; rig run asks "
+					  "to type its media name unless --yes", t->device);
+		rc = 0;
+	} else if (rc < 0) {
+		sb_addf(ctx->err, "refusing to erase %s: %s (rule %s: %s)", t->device, fact.buf,
+			rule->name, rule->what);
+	}
+	sb_release(&e);
+	sb_release(&fact);
+	return rc;
+}
+
+static int check_tools(struct provision_ctx *ctx, const struct mx *s)
+{
+	const char *tools[] = { "diskutil", s->is_image ? "hdiutil" : NULL };
+	struct strbuf missing = STRBUF_INIT;
+	for (size_t k = 0; k < 2; k++)
+		if (tools[k] && !prov_in_path(tools[k]))
+			sb_addf(&missing, "%s%s", missing.len ? ", " : "", tools[k]);
+	if (!missing.len)
+		return 0;
+	sb_addf(ctx->err, "missing tools: %s (they come with macOS; on Linux, only the fake "
+			  "ones of tests/tools/macos can stand in for them)", missing.buf);
+	sb_release(&missing);
+	return -ENOENT;
+}
+
+static char *image_file_of(const char *path)
+{
+	size_t n = strlen(path);
+	struct strbuf sb = STRBUF_INIT;
+	sb_adds(&sb, path);
+	if (n < 4 || strcmp(path + n - 4, ".dmg"))
+		sb_adds(&sb, ".dmg");
+	return sb_detach(&sb);
+}
+
+/* Before anything changes: may the image file be (re)made? */
+static int check_image(struct provision_ctx *ctx, struct mx *s)
+{
+	struct stat st;
+	if (lstat(s->image_file, &st) < 0)
+		return 0;
+	char *disk = NULL;
+	int rc = attached_as(ctx, s, s->image_file, &disk);
+	if (rc == 0 && disk) {
+		sb_addf(ctx->err, "image %s is attached as %s; detach it first (hdiutil detach %s) "
+				  "if nothing uses it", s->image_file, disk, disk);
+		free(disk);
+		return -EBUSY;
+	}
+	if (rc < 0)
+		return rc;
+	if (!S_ISREG(st.st_mode)) {
+		sb_addf(ctx->err, "image %s exists and is not a regular file; rig never "
+				  "overwrites it", s->image_file);
+		return -EEXIST;
+	}
+	if (!ctx->force) {
+		sb_addf(ctx->err, "image %s exists; pass --force to overwrite it, or choose "
+				  "another path", s->image_file);
+		return -EEXIST;
+	}
+	prov_note(ctx, 1, "overwriting %s (--force)", s->image_file);
+	return 0;
+}
+
+static int layouts_fit(struct provision_ctx *ctx, struct mx *s)
+{
+	const struct plan *p = ctx->plan;
+	s->sizes = xcalloc(p->nlayouts + 1, sizeof(*s->sizes));
+	for (size_t li = 0; li < p->nlayouts; li++) {
+		s->sizes[li] = xcalloc(p->layouts[li].nparts, sizeof(uint64_t));
+		struct strbuf e = STRBUF_INIT;
+		if (mac_layout_sizes(&p->layouts[li], s->total, s->sizes[li], &e) < 0) {
+			sb_addf(ctx->err, "layout %s does not fit %s (TotalSize %llu): %s",
+				p->layouts[li].name, s->is_image ? "the image" : p->target.device,
+				(unsigned long long)s->total, e.buf);
+			sb_release(&e);
+			return -ENOSPC;
+		}
+		sb_release(&e);
+	}
+	return 0;
+}
+
+static void free_sizes(struct mx *s)
+{
+	if (!s->sizes)
+		return;
+	for (size_t i = 0; s->sizes[i]; i++)
+		free(s->sizes[i]);
+	free(s->sizes);
+	s->sizes = NULL;
+}
+
+static void free_vols(struct mx *s)
+{
+	for (size_t k = 0; k < s->nv; k++) {
+		mac_made_release(&s->v[k].m, 1);
+		free(s->v[k].mount);
+		mac_info_release(&s->v[k].part);
+		mac_info_release(&s->v[k].vol);
+	}
+	free(s->v);
+	s->v = NULL;
+	s->nv = 0;
+}
+
+static void free_state(struct mx *s)
+{
+	if (!s)
+		return;
+	free(s->image_file);
+	free(s->image_made);
+	free(s->disk);
+	mac_info_release(&s->info);
+	disk_facts_release(&s->facts);
+	free_sizes(s);
+	free_vols(s);
+	free(s);
+}
+
+static int mx_prepare(struct provision_ctx *ctx)
+{
+	const struct plan *p = ctx->plan;
+	struct mx *s = xcalloc(1, sizeof(*s));
+	s->dry = ctx->sp && ctx->sp->dry_run;
+	s->is_image = p->target.kind == TARGET_IMAGE;
+	int rc = s->dry ? 0 : check_tools(ctx, s);
+	if (rc == 0 && !s->dry && strcmp(plat_name(), "macos"))
+		prov_note(ctx, 1, "the macOS backend runs on %s here (--platform macos): diskutil and "
+				  "hdiutil are the ones first on PATH, and the file systems measured are "
+				  "whatever their volumes are, not APFS or HFS+", plat_name());
+	if (rc == 0 && s->is_image) {
+		s->image_file = image_file_of(p->target.image_path);
+		s->total = ctx->image_size ? ctx->image_size : p->target.image_size;
+		s->total = (s->total + 511) / 512 * 512;
+		if (!s->dry)
+			rc = check_image(ctx, s);
+	} else if (rc == 0) {
+		rc = check_disk(ctx, s);
+		if (rc == 0 && !s->dry && !ctx->yes)
+			rc = prov_typed_confirmation(ctx, &s->facts);
+		s->total = s->facts.exists ? s->facts.size : 0;
+		if (s->dry && !s->total)
+			prov_note(ctx, 0, "the size of %s is not known here: S1, S2, ... stand for the "
+					  "byte sizes computed from its TotalSize at run time",
+				  p->target.device);
+	}
+	if (rc == 0 && s->total)
+		rc = layouts_fit(ctx, s);
+	if (rc < 0) {
+		free_state(s);
+		return rc;
+	}
+	ctx->state = s;
+	return 0;
+}
+
+/* --- provisioning --- */
+
+static int create_and_attach(struct provision_ctx *ctx, struct mx *s)
+{
+	struct strbuf sectors = STRBUF_INIT;
+	sb_addf(&sectors, "%llu", (unsigned long long)(s->total / 512));
+	const char *create[] = { "hdiutil", "create", "-sectors", sectors.buf, "-layout", "NONE",
+				 "-type", "UDIF", ctx->force ? "-ov" : ctx->plan->target.image_path,
+				 ctx->force ? ctx->plan->target.image_path : NULL, NULL };
+	struct spawn_result r;
+	int rc = mx_run(ctx, create, &r);
+	sb_release(&sectors);
+	if (rc < 0)
+		return rc;
+	s->image_made = s->dry ? xstrdup(s->image_file) : mac_created_path(r.stdout_text);
+	spawn_result_release(&r);
+	if (!s->image_made) {
+		sb_addf(ctx->err, "hdiutil create printed no `created:` line; rig does not know "
+				  "which file it made (it expected %s)", s->image_file);
+		return -EIO;
+	}
+	rc = cancelled(ctx, 0);
+	if (rc < 0)
+		return rc;
+	const char *attach[] = { "hdiutil", "attach", "-nomount", "-plist", s->image_made, NULL };
+	struct mac_attach at = { 0 };
+	rc = mx_plist(ctx, s, attach, p_attach, &at);
+	if (rc < 0) {
+		mac_attach_release(&at);
+		return rc;
+	}
+	if (s->dry) {
+		s->disk = xstrdup("diskN");
+	} else {
+		/* The whole disk: the entry without a slice (with -layout NONE, the only one). */
+		for (size_t i = 0; i < at.nents && !s->disk; i++) {
+			const char *d = at.ents[i].dev;
+			if (d && !strncmp(d, "/dev/disk", 9) && !strchr(d + 9, 's'))
+				s->disk = xstrdup(d + 5);
+		}
+	}
+	mac_attach_release(&at);
+	if (!s->disk) {
+		sb_addf(ctx->err, "hdiutil attach -plist %s named no whole disk in system-entities",
+			s->image_made);
+		return -EIO;
+	}
+	s->attached = 1;
+	return 0;
+}
+
+static int partition_disk(struct provision_ctx *ctx, struct mx *s, size_t li)
+{
+	const struct plan_layout *l = &ctx->plan->layouts[li];
+	struct strbuf *sz = xcalloc(l->nparts, sizeof(*sz));
+	const char **argv = xcalloc(3 * l->nparts + 10, sizeof(char *));
+	size_t n = 0;
+	argv[n++] = "diskutil";
+	argv[n++] = "partitionDisk";
+	argv[n++] = s->disk;
+	argv[n++] = "GPT";
+	for (size_t i = 0; i < l->nparts; i++) {
+		sb_init(&sz[i]);
+		if (s->sizes)
+			sb_addf(&sz[i], "%lluB", (unsigned long long)s->sizes[li][i]);
+		else
+			sb_addf(&sz[i], "S%zuB", i + 1);
+		argv[n++] = mac_format(l->parts[i].fs);
+		argv[n++] = l->parts[i].name;
+		argv[n++] = sz[i].buf;
+	}
+	argv[n++] = "Free Space";
+	argv[n++] = "gap";
+	argv[n++] = "R";
+	argv[n] = NULL;
+	s->partitioned = 1;
+	int rc = mx_run(ctx, argv, NULL);
+	for (size_t i = 0; i < l->nparts; i++)
+		sb_release(&sz[i]);
+	free(sz);
+	free(argv);
+	return rc;
+}
+
+/* Re-read the disk and match each plan partition to what diskutil made. */
+static int reread(struct provision_ctx *ctx, struct mx *s, size_t li)
+{
+	const struct plan_layout *l = &ctx->plan->layouts[li];
+	const char *list[] = { "diskutil", "list", "-plist", s->disk, NULL };
+	const char *apfs[] = { "diskutil", "apfs", "list", "-plist", NULL };
+	struct mac_list ml = { 0 };
+	struct mac_apfs ma = { 0 };
+	int rc = mx_plist(ctx, s, list, p_list, &ml);
+	if (rc == 0)
+		rc = mx_plist(ctx, s, apfs, p_apfs, &ma);
+	if (rc == 0 && s->dry) {
+		prov_note(ctx, 0, "check that %s holds the EFI partition and then %zu partition%s of "
+				  "the types, order and sizes above; then per volume `diskutil info "
+				  "-plist` for its identifier, mount point and offset",
+			  s->disk, l->nparts, l->nparts == 1 ? "" : "s");
+		for (size_t k = 0; k < l->nparts; k++) {
+			struct strbuf sb = STRBUF_INIT;
+			sb_addf(&sb, "/Volumes/%s", l->parts[k].name);
+			s->v[k].mount = sb_detach(&sb);
+		}
+	} else if (rc == 0) {
+		struct mac_made *made = xcalloc(l->nparts, sizeof(*made));
+		struct strbuf e = STRBUF_INIT;
+		uint64_t *sizes = s->sizes[li];
+		rc = mac_layout_check(l, sizes, s->disk, &ml, &ma, made, &e);
+		if (rc < 0)
+			sb_addf(ctx->err, "after diskutil partitionDisk %s: %s", s->disk, e.buf);
+		for (size_t k = 0; k < l->nparts; k++)
+			s->v[k].m = made[k];
+		free(made);
+		sb_release(&e);
+	}
+	mac_list_release(&ml);
+	mac_apfs_release(&ma);
+	return rc;
+}
+
+/* The diskutil info of a volume's partition. */
+static const struct mac_info *part_info(const struct mvol *v)
+{
+	return v->m.container ? &v->part : &v->vol;
+}
+
+/* Info of a volume's partition and volume; mount it when diskutil did not. */
+static int map_volume(struct provision_ctx *ctx, struct mx *s, size_t li, size_t k)
+{
+	const struct plan_partition *pt = &ctx->plan->layouts[li].parts[k];
+	struct mvol *v = &s->v[k];
+	/* HFS+, ExFAT, FAT32: the partition is the volume, one info serves. */
+	int rc = v->m.container ? info_of(ctx, s, v->m.part, &v->part) : 0;
+	if (rc == 0)
+		rc = info_of(ctx, s, v->m.volume, &v->vol);
+	if (rc == 0 && !v->vol.mount) {
+		const char *argv[] = { "diskutil", "mount", v->m.volume, NULL };
+		rc = mx_run(ctx, argv, NULL);
+		if (rc == 0) {
+			mac_info_release(&v->vol);
+			rc = info_of(ctx, s, v->m.volume, &v->vol);
+		}
+		if (rc == 0 && !v->vol.mount) {
+			sb_addf(ctx->err, "%s (%s) is not mounted after diskutil mount %s", v->m.volume,
+				pt->name, v->m.volume);
+			rc = -EIO;
+		}
+	}
+	if (rc < 0)
+		return rc;
+	const char *type = mac_fs_type(pt->fs);
+	if (!v->vol.fs_type || strcmp(v->vol.fs_type, type)) {
+		sb_addf(ctx->err, "%s (%s) has file system %s; the plan asks for %s (%s)",
+			v->m.volume, pt->name, v->vol.fs_type ? v->vol.fs_type : "unknown", pt->fs, type);
+		return -EIO;
+	}
+	if (!mac_name_matches(pt->fs, v->vol.volume, pt->name)) {
+		sb_addf(ctx->err, "%s is named '%s'; the plan names it '%s'", v->m.volume,
+			v->vol.volume ? v->vol.volume : "", pt->name);
+		return -EIO;
+	}
+	v->mount = xstrdup(v->vol.mount);
+	return 0;
+}
+
+static void json_str(struct strbuf *j, const char *key, const char *val)
+{
+	sb_addf(j, ",\"%s\":", key);
+	if (val)
+		sb_add_json(j, val);
+	else
+		sb_adds(j, "null");
+}
+
+static void json_bool(struct strbuf *j, const char *key, int val)
+{
+	sb_addf(j, ",\"%s\":%s", key, val == 1 ? "true" : val == 0 ? "false" : "null");
+}
+
+/* The facts recorded with a volume (docs/architecture.md lists them). */
+static char *volume_facts(struct provision_ctx *ctx, const struct mx *s, size_t li, size_t k)
+{
+	const struct mvol *v = &s->v[k];
+	const struct mac_info *d = s->is_image ? part_info(v) : &s->info;
+	struct strbuf j = STRBUF_INIT;
+	sb_adds(&j, "{\"target\":");
+	sb_add_json(&j, s->is_image ? "image" : "disk");
+	json_str(&j, "disk", s->disk);
+	json_str(&j, "partition", v->m.part);
+	json_str(&j, "volume", v->m.volume);
+	json_str(&j, "container", v->m.container);
+	sb_addf(&j, ",\"number\":%zu", k + 1);
+	json_str(&j, "name", ctx->plan->layouts[li].parts[k].name);
+	if (s->is_image)
+		json_str(&j, "image", s->image_made);
+	else
+		json_str(&j, "media_name", s->info.media);
+	json_str(&j, "serial", NULL); /* diskutil's plists have none */
+	json_str(&j, "bus", d->bus);
+	json_bool(&j, "solid_state", d->solid_state);
+	json_bool(&j, "internal", d->internal);
+	if (d->block_size)
+		sb_addf(&j, ",\"block_size\":%u", d->block_size);
+	json_str(&j, "fs_personality", v->vol.fs_name);
+	json_str(&j, "fs_type", v->vol.fs_type);
+	if (v->vol.alloc_block)
+		sb_addf(&j, ",\"allocation_block_size\":%u", v->vol.alloc_block);
+	json_str(&j, "mount_point", v->mount);
+	struct strbuf mo = STRBUF_INIT;
+	json_str(&j, "mount_options", plat_mount_flags(v->mount, &mo) == 0 ? mo.buf : NULL);
+	sb_release(&mo);
+	sb_addf(&j, ",\"partition_bytes\":%llu", (unsigned long long)v->m.size);
+	sb_addch(&j, '}');
+	return sb_detach(&j);
+}
+
+static int mx_teardown(struct provision_ctx *ctx, size_t li);
+
+static int mx_provision(struct provision_ctx *ctx, size_t li, struct volume **vols, size_t *nvols)
+{
+	struct mx *s = ctx->state;
+	const struct plan_layout *l = &ctx->plan->layouts[li];
+	s->v = xcalloc(l->nparts, sizeof(*s->v));
+	s->nv = l->nparts;
+	int rc = 0;
+	if (s->is_image) {
+		rc = create_and_attach(ctx, s);
+	} else {
+		if (!s->dry)
+			rc = check_disk(ctx, s);
+		if (rc == 0)
+			s->disk = xstrdup(ctx->plan->target.device);
+	}
+	rc = cancelled(ctx, rc);
+	if (rc == 0) {
+		struct mac_info di;
+		rc = info_of(ctx, s, s->disk, &di);
+		if (rc == 0 && !s->dry) {
+			uint64_t total = di.total_size ? di.total_size : di.size;
+			if (total != s->total) { /* the image's disk, or a disk that changed */
+				s->total = total;
+				free_sizes(s);
+				rc = layouts_fit(ctx, s);
+			}
+		}
+		mac_info_release(&di);
+	}
+	rc = cancelled(ctx, rc);
+	if (rc == 0)
+		rc = partition_disk(ctx, s, li);
+	rc = cancelled(ctx, rc);
+	if (rc == 0)
+		rc = reread(ctx, s, li);
+	for (size_t k = 0; k < l->nparts && rc == 0 && !s->dry; k++)
+		rc = cancelled(ctx, map_volume(ctx, s, li, k));
+	struct volume *v = xcalloc(l->nparts, sizeof(*v));
+	for (size_t k = 0; k < l->nparts && rc == 0; k++) {
+		const struct plan_partition *pt = &l->parts[k];
+		v[k].name = xstrdup(pt->name);
+		v[k].fs = xstrdup(pt->fs);
+		v[k].position = (uint32_t)k + 1;
+		v[k].dir = xstrdup(s->v[k].mount);
+		if (s->dry)
+			continue;
+		struct strbuf dev = STRBUF_INIT;
+		sb_addf(&dev, "/dev/%s", s->v[k].m.volume);
+		v[k].device = sb_detach(&dev);
+		const struct mac_info *pi = part_info(&s->v[k]);
+		if (pi->has_offset) {
+			v[k].has_offsets = 1;
+			v[k].offset_start = pi->offset;
+			v[k].offset_end = pi->offset + s->v[k].m.size;
+		}
+		v[k].facts_json = volume_facts(ctx, s, li, k);
+	}
+	if (rc < 0) {
+		prov_undo(ctx, li, mx_teardown, v, l->nparts);
+		return rc;
+	}
+	*vols = v;
+	*nvols = l->nparts;
+	return 0;
+}
+
+static int mx_remount(struct provision_ctx *ctx, struct volume *vol)
+{
+	struct mx *s = ctx->state;
+	for (size_t k = 0; s && k < s->nv; k++) {
+		struct mvol *v = &s->v[k];
+		if (!v->mount || strcmp(v->mount, vol->dir))
+			continue;
+		const char *um[] = { "diskutil", "unmount", v->m.volume, NULL };
+		const char *mo[] = { "diskutil", "mount", v->m.volume, NULL };
+		int rc = mx_run(ctx, um, NULL);
+		if (rc == 0)
+			rc = mx_run(ctx, mo, NULL);
+		struct mac_info i;
+		memset(&i, 0, sizeof(i));
+		if (rc == 0)
+			rc = info_of(ctx, s, v->m.volume, &i);
+		if (rc == 0 && !s->dry && (!i.mount || strcmp(i.mount, v->mount))) {
+			sb_addf(ctx->err, "%s came back at %s, not at %s where it was measured",
+				v->m.volume, i.mount ? i.mount : "(not mounted)", v->mount);
+			rc = -EIO;
+		}
+		mac_info_release(&i);
+		return rc;
+	}
+	sb_addf(ctx->err, "cannot remount %s: not mounted by rig", vol->dir);
+	return -ENOENT;
+}
+
+/* hdiutil detach, again while busy, at last with -force. */
+static int detach(struct provision_ctx *ctx, struct mx *s)
+{
+	const char *argv[] = { "hdiutil", "detach", s->disk, NULL };
+	struct strbuf first = STRBUF_INIT;
+	for (int i = 0; i < (s->dry ? 1 : DETACH_TRIES); i++) {
+		struct strbuf e = STRBUF_INIT;
+		struct provision_ctx q = *ctx;
+		q.err = &e;
+		int rc = mx_run(&q, argv, NULL);
+		int busy = rc < 0 && strstr(e.buf, "Resource busy");
+		if (rc == 0 || !busy) {
+			if (rc < 0)
+				sb_adds(ctx->err, e.buf);
+			sb_release(&e);
+			sb_release(&first);
+			return rc;
+		}
+		if (!first.len)
+			sb_adds(&first, e.buf);
+		sb_release(&e);
+		prov_sleep_ms(DETACH_WAIT_MS);
+	}
+	const char *force[] = { "hdiutil", "detach", s->disk, "-force", NULL };
+	int rc = mx_run(ctx, force, NULL);
+	if (rc == 0)
+		prov_note(ctx, 1, "%s stayed busy; it was detached with -force (%s)", s->disk, first.buf);
+	else
+		sb_addf(ctx->err, "; before that: %s", first.buf);
+	sb_release(&first);
+	return rc;
+}
+
+static int mx_teardown(struct provision_ctx *ctx, size_t li)
+{
+	(void)li;
+	struct mx *s = ctx->state;
+	if (!s)
+		return 0;
+	int rc = 0;
+	struct strbuf acc = STRBUF_INIT;
+	sb_reset(ctx->err);
+	free_vols(s);
+	if (s->is_image && s->attached) {
+		int r = detach(ctx, s);
+		char *still = NULL;
+		if (r == 0 && !s->dry && (r = attached_as(ctx, s, s->image_made, &still)) == 0 && still) {
+			sb_addf(ctx->err, "hdiutil info still lists %s as %s after hdiutil detach %s",
+				s->image_made, still, s->disk);
+			r = -EBUSY;
+		}
+		free(still);
+		prov_teardown_error(ctx, &acc, &rc, r);
+		if (r == 0)
+			s->attached = 0;
+	} else if (!s->is_image && s->partitioned && s->disk) {
+		const char *argv[] = { "diskutil", "unmountDisk", s->disk, NULL };
+		prov_teardown_error(ctx, &acc, &rc, mx_run(ctx, argv, NULL));
+	}
+	s->partitioned = 0;
+	if (s->is_image && s->image_made && !s->attached) {
+		if (ctx->plan->target.keep) {
+			prov_note(ctx, 0, "keep %s (keep: true)", s->image_made);
+		} else {
+			prov_note(ctx, 0, "delete %s", s->image_made);
+			if (!s->dry && unlink(s->image_made) < 0 && errno != ENOENT) {
+				sb_addf(ctx->err, "cannot delete image %s: %s", s->image_made,
+					strerror(errno));
+				prov_teardown_error(ctx, &acc, &rc, -errno);
+			}
+		}
+		free(s->image_made);
+		s->image_made = NULL;
+	}
+	if (!s->attached) {
+		free(s->disk);
+		s->disk = NULL;
+	}
+	sb_reset(ctx->err);
+	sb_adds(ctx->err, acc.buf);
+	sb_release(&acc);
+	return rc;
+}
+
+static void mx_finish(struct provision_ctx *ctx)
+{
+	struct mx *s = ctx->state;
+	if (!s)
+		return;
+	if (s->nv || s->attached || s->image_made || s->partitioned) {
+		prov_last_teardown(ctx, mx_teardown);
+	}
+	free_state(s);
+	ctx->state = NULL;
+}
+
+const struct backend_ops provision_macos_ops = {
+	.name = "macos",
+	.prepare = mx_prepare,
+	.provision = mx_provision,
+	.remount = mx_remount,
+	.teardown = mx_teardown,
+	.finish = mx_finish,
+};
