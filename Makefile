@@ -270,7 +270,7 @@ VG_MAIN_OBJ := $(call objs,$(BUILD)/vg,rig/main.c)
 # The end-to-end suites that reach the most of rig's code per second under
 # valgrind (measured with gcov: docs/testing.md); the ten-partition test is
 # left out (72 s under valgrind for 58 more lines, all in figure drawing).
-VALGRIND_SUITES ?= rig run (dirs,command line,exec,meta,fill,seqio,rig report and rig compare,report.html,provisioning
+VALGRIND_SUITES ?= rig run (dirs,command line,exec,meta,fill,seqio,rig report and rig compare,report.html in,provisioning
 VALGRIND_SKIP   ?= linux-ten-partitions
 VALGRIND    := $(shell command -v valgrind 2>/dev/null)
 
