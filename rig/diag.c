@@ -42,6 +42,14 @@ static void add(struct diag *d, enum diag_level level, struct mark m,
 {
 	struct strbuf sb = STRBUF_INIT;
 	sb_vaddf(&sb, fmt, ap);
+	for (size_t i = 0; i < d->n; i++) {
+		const struct diag_item *it = &d->items[i];
+		if (it->level == level && it->mark.line == m.line && it->mark.col == m.col &&
+		    !strcmp(it->msg, sb.buf)) {
+			sb_release(&sb);
+			return;
+		}
+	}
 	XGROW(d->items, d->n + 1, d->alloc);
 	d->items[d->n].level = level;
 	d->items[d->n].mark = m;

@@ -37,6 +37,9 @@ struct diag {
 
 void diag_init(struct diag *d, const char *file, const char *text);
 void diag_release(struct diag *d);
+/* Add an item. One equal to an item already there (level, line, column and
+ * message) is dropped: a mistake inside a YAML node that aliases use many
+ * times is reported once, at the node. */
 void diag_error(struct diag *d, struct mark m, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void diag_warning(struct diag *d, struct mark m, const char *fmt, ...)

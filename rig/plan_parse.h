@@ -11,6 +11,12 @@
 
 #include "plan.h"
 
+/* Limits that keep a plan's parse finite and small whatever the text:
+ * YAML aliases can make a list of steps contain itself, or double a list
+ * at every level (2^n steps from n lines). Real plans are far below them. */
+#define PLAN_MAX_DEPTH 32      /* cycle and sweep blocks inside each other */
+#define PLAN_MAX_STEPS 10000   /* steps in all, each use of an alias counted */
+
 struct pctx {
 	yaml_document_t *doc;
 	struct diag *d;
@@ -33,6 +39,15 @@ struct pctx {
 	const char *map_from[8], *map_to[8];
 	size_t nmap;
 	struct mark device_mark;
+	/* Step lists being parsed, outermost first: a list met again on this
+	 * path contains itself through an alias. */
+	yaml_node_t *step_path[PLAN_MAX_DEPTH + 1]; /* the plan's own list, then blocks */
+	size_t depth;
+	/* Steps parsed so far, each use of an alias counted. */
+	size_t nsteps_seen;
+	/* Parameter bindings validated so far (see validate_bindings). */
+	uint64_t nbinds;
+	int too_large;  /* "too large" reported once */
 };
 
 struct fsref {

@@ -1,6 +1,6 @@
 /*
- * The steps of a plan: module steps, `cycle` and `sweep` blocks, nested to
- * any depth. Each module step keeps its parameters as written (struct pval)
+ * The steps of a plan: module steps, `cycle` and `sweep` blocks, nested up
+ * to PLAN_MAX_DEPTH deep. Each module step keeps its parameters as written (struct pval)
  * and is validated here by binding them exactly as the runner will
  * (params_bind), once for every value of each sweep variable it refers to,
  * so that `to: $level` with `level: [90%, 120%]` is an error at `120%`.
@@ -18,9 +18,14 @@
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
-/* Combinations of sweep values validated per step; beyond it, the rest are
- * trusted (each value list is still checked on its own by then). */
-#define MAX_COMBINATIONS 100000
+/* Bindings validated per plan. A step whose combinations of sweep values
+ * fit in what is left binds every combination; otherwise it binds each
+ * value of each variable once (the n-th binding takes value n mod count of
+ * every variable): every value is still checked, though not every pair.
+ * This keeps validation linear in the plan's size (aliases can multiply a
+ * few lines into thousands of steps) and short: a binding costs about a
+ * microsecond, several with sanitizers and tens under a fuzzer. */
+#define MAX_BINDINGS 50000
 
 /* The enclosing sweeps of a step, innermost first. */
 struct scope {
@@ -180,23 +185,39 @@ static void validate_bindings(struct pctx *c, const struct plan_step *st, struct
 			}
 		}
 	}
-	size_t combos = 1;
+	uint64_t product = 1; /* 0: an empty list, reported already */
+	size_t most = 1;
 	for (size_t k = 0; k < nused; k++) {
-		combos *= used[k]->sweep->nvalues; /* 0: an empty list, reported already */
-		if (combos > MAX_COMBINATIONS)
-			combos = MAX_COMBINATIONS;
+		size_t nv = used[k]->sweep->nvalues;
+		product = nv && product > MAX_BINDINGS / nv ? MAX_BINDINGS + 1 : product * nv;
+		if (nv > most)
+			most = nv;
 	}
+	uint64_t left = MAX_BINDINGS - c->nbinds;
+	int diagonal = product > left;
+	uint64_t combos = diagonal ? most : product;
+	if (combos > left) {
+		if (!c->too_large)
+			diag_error(c->d, st->mark, "the plan is too large to check: its steps bind "
+				   "more than %d combinations of sweep values", MAX_BINDINGS);
+		c->too_large = 1;
+		free(used);
+		return;
+	}
+	c->nbinds += combos;
 	struct binding *b = xcalloc(nused + 1, sizeof(*b));
 	size_t *idx = xcalloc(nused + 1, sizeof(*idx));
 	size_t from = c->d->n;
-	for (size_t n = 0; n < combos; n++) {
+	for (uint64_t n = 0; n < combos; n++) {
 		for (size_t k = 0; k < nused; k++) {
 			const struct plan_step *sw = used[k]->sweep;
+			if (diagonal)
+				idx[k] = (size_t)(n % sw->nvalues);
 			b[k] = (struct binding){ sw->var, sw->values[idx[k]], sw->value_marks[idx[k]],
 						 k + 1 < nused ? &b[k + 1] : NULL };
 		}
 		bind_once(c, st, nused ? &b[0] : NULL, from, values_only);
-		for (size_t k = 0; k < nused; k++) {
+		for (size_t k = 0; !diagonal && k < nused; k++) {
 			if (++idx[k] < used[k]->sweep->nvalues)
 				break;
 			idx[k] = 0;
@@ -509,6 +530,26 @@ static int parse_item(struct pctx *c, yaml_node_t *item, struct scope *sc, struc
 	return 0;
 }
 
+/* Whether the list seq may be parsed here: not inside itself (an alias to
+ * an enclosing list), not nested too deep, and not past the step limit.
+ * Reports why not. */
+static int list_allowed(struct pctx *c, yaml_node_t *seq)
+{
+	for (size_t i = 0; i < c->depth; i++) {
+		if (c->step_path[i] == seq) {
+			diag_error(c->d, node_mark(seq), "this list of steps contains itself "
+				   "(through an alias): the steps of a plan must be finite");
+			return 0;
+		}
+	}
+	if (c->depth > PLAN_MAX_DEPTH) {
+		diag_error(c->d, node_mark(seq), "steps nested more than %d deep (cycle and "
+			   "sweep blocks inside each other)", PLAN_MAX_DEPTH);
+		return 0;
+	}
+	return 1;
+}
+
 static void parse_list(struct pctx *c, yaml_node_t *seq, struct scope *sc,
 		       struct plan_step **out, size_t *n)
 {
@@ -516,13 +557,26 @@ static void parse_list(struct pctx *c, yaml_node_t *seq, struct scope *sc,
 	/* Sized once, so that scopes may point at steps while nested lists parse. */
 	struct plan_step *steps = xcalloc(total + 1, sizeof(struct plan_step));
 	size_t k = 0;
+	*out = steps;
+	*n = 0;
+	if (!list_allowed(c, seq))
+		return;
+	c->step_path[c->depth++] = seq;
 	for (size_t i = 0; i < total; i++) {
-		if (parse_item(c, node_at(c, seq->data.sequence.items.start[i]), sc, &steps[k]))
+		yaml_node_t *item = node_at(c, seq->data.sequence.items.start[i]);
+		if (++c->nsteps_seen > PLAN_MAX_STEPS) {
+			if (!c->too_large)
+				diag_error(c->d, node_mark(item), "the plan has more than %d steps "
+					   "(each use of an alias counts)", PLAN_MAX_STEPS);
+			c->too_large = 1;
+			break;
+		}
+		if (parse_item(c, item, sc, &steps[k]))
 			k++;
 		else
 			memset(&steps[k], 0, sizeof(steps[k]));
 	}
-	*out = steps;
+	c->depth--;
 	*n = k;
 }
 

@@ -251,9 +251,12 @@ void units_format_duration(struct strbuf *sb, uint64_t ns)
 void units_format_percent(struct strbuf *sb, double pct)
 {
 	/* Fixed notation (the grammar has no exponents), with the fewest
-	 * decimals that read back as the same double. */
-	char buf[400];
-	for (int prec = 0; prec <= 30; prec++) {
+	 * decimals that read back as the same double. Every double's exact
+	 * value has at most 1074 decimals, so the loop always ends with a text
+	 * that parses back, also for tiny values such as 1.46e-17% (found by
+	 * fuzz/units_fuzz.c: 30 decimals, the old limit, printed it as 0%). */
+	char buf[400 + 1100];
+	for (int prec = 0; prec <= 1100; prec++) {
 		snprintf(buf, sizeof(buf), "%.*f", prec, pct);
 		if (strtod(buf, NULL) == pct)
 			break;

@@ -445,6 +445,81 @@ static void test_all_errors_collected(void)
 	plan_free(p);
 }
 
+/* depth cycles inside each other, a null step in the innermost. */
+static char *nested_cycles(int depth)
+{
+	struct strbuf sb = STRBUF_INIT;
+	sb_adds(&sb, HDR DIRS "steps:\n");
+	for (int i = 0; i < depth; i++)
+		sb_addf(&sb, "%*s- cycle:\n%*stimes: 1\n%*ssteps:\n", 2 + 4 * i, "", 6 + 4 * i, "",
+			6 + 4 * i, "");
+	sb_addf(&sb, "%*s- null: {}\n", 2 + 4 * depth, "");
+	return sb_detach(&sb);
+}
+
+static void test_limits(void)
+{
+	struct diag d;
+	char *text = nested_cycles(32);
+	struct plan *p = parse(text, &d);
+	CU_ASSERT_EQUAL(d.nerrors, 0);
+	diag_release(&d);
+	plan_free(p);
+	free(text);
+
+	/* The 33rd cycle's list of steps, which starts at its null step (each
+	 * cycle takes three lines from line 6). */
+	text = nested_cycles(32 + 1);
+	p = parse(text, &d);
+	CU_ASSERT_EQUAL(d.nerrors, 1);
+	const struct diag_item *e = first_error(&d);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	CU_ASSERT_PTR_NOT_NULL(strstr(e->msg, "steps nested more than 32 deep"));
+	CU_ASSERT_EQUAL(e->mark.line, 6 + 3 * 33);
+	diag_release(&d);
+	plan_free(p);
+	free(text);
+
+	/* An alias to a step list inside itself, one level down. */
+	p = parse(HDR DIRS "steps:\n  - cycle:\n      times: 2\n      steps: &s\n"
+		  "        - null: {}\n        - cycle: { times: 1, steps: *s }\n", &d);
+	CU_ASSERT_EQUAL(d.nerrors, 1);
+	e = first_error(&d);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	CU_ASSERT_PTR_NOT_NULL(strstr(e->msg, "this list of steps contains itself"));
+	CU_ASSERT_EQUAL(e->mark.line, 8);
+	diag_release(&d);
+	plan_free(p);
+
+	/* Thousands of steps through aliases, each using a variable of 20
+	 * values: more bindings than the plan's budget even one value at a
+	 * time (reached before the step limit; one "too large" error). */
+	struct strbuf sb = STRBUF_INIT;
+	sb_adds(&sb, HDR DIRS "steps:\n  - sweep:\n      t: [");
+	for (int i = 1; i <= 20; i++)
+		sb_addf(&sb, "%s%ds", i > 1 ? ", " : "", i);
+	sb_adds(&sb, "]\n      steps:\n        - cycle: { times: 1, steps: &a0 "
+		     "[ { pause: { time: $t } }, { pause: { time: $t } } ] }\n");
+	for (int i = 1; i < 12; i++)
+		sb_addf(&sb, "        - cycle: { times: 1, steps: &a%d [ { cycle: { times: 1, "
+			"steps: *a%d } }, { cycle: { times: 1, steps: *a%d } } ] }\n", i, i - 1, i - 1);
+	p = parse(sb.buf, &d);
+	CU_ASSERT_EQUAL(d.nerrors, 1);
+	e = first_error(&d);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	CU_ASSERT_PTR_NOT_NULL(strstr(e->msg, "the plan is too large to check"));
+	diag_release(&d);
+	plan_free(p);
+	sb_release(&sb);
+
+	/* Aliases that are not cycles stay allowed: the same list twice. */
+	p = parse(HDR DIRS "steps:\n  - cycle: { times: 1, steps: &s [ { null: {} } ] }\n"
+		  "  - cycle: { times: 2, steps: *s }\n", &d);
+	CU_ASSERT_EQUAL(d.nerrors, 0);
+	diag_release(&d);
+	plan_free(p);
+}
+
 static void test_parsed_values(void)
 {
 	struct diag d;
@@ -854,6 +929,7 @@ void register_plan_tests(void)
 	test_add(s, "paths, devices and confirm: length and control characters", test_long_text);
 	test_add(s, "configs/*.yaml validate without errors", test_configs_validate);
 	test_add(s, "every error of a file is collected", test_all_errors_collected);
+	test_add(s, "limits: nesting depth, a list inside itself", test_limits);
 	test_add(s, "parsed values: layouts, count/{n}, sizes, report", test_parsed_values);
 	test_add(s, "defaults and volume names of dirs", test_defaults);
 	test_add(s, "steps: cycle, sweep, nesting, marks", test_steps_nesting);

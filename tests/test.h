@@ -16,7 +16,8 @@ void test_add(CU_pSuite s, const char *name, void (*fn)(void));
 /* Deactivate suite s with a message unless running as root. Returns 1 if root. */
 int test_require_root(CU_pSuite s, const char *why);
 
-/* The sanitized rig binary under test ($RIG_BIN) and the source tree ($RIG_SRC). */
+/* The rig binary under test ($RIG_BIN: the sanitized build, or under `make
+ * valgrind` tests/valgrind/rig) and the source tree ($RIG_SRC). */
 const char *test_rig_bin(void);
 const char *test_src(void);
 /* A fresh temporary directory (mkdtemp under $TMPDIR or /tmp); caller frees
