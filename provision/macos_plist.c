@@ -499,7 +499,7 @@ int mac_error_line(const char *text, long *code, struct strbuf *msg)
 		return 0;
 	char *end;
 	long c = strtol(found + 7, &end, 10);
-	if (end == found + 7 || *end != ':')
+	if (end == found + 7 || *end != ':' || c >= 0) /* "-0" is no error code */
 		return 0;
 	end++;
 	while (*end == ' ')

@@ -295,6 +295,10 @@ static void test_text(void)
 	free(t);
 	CU_ASSERT_PTR_NULL(mac_created_path("hdiutil: create failed - File exists\n"));
 	CU_ASSERT_EQUAL(mac_error_line("Error: nothing numeric\n", &code, &m), 0);
+	/* Found by fuzz/plist_fuzz.c: "-0" parsed as error code 0; codes are negative. */
+	CU_ASSERT_EQUAL(mac_error_line("9r17T4 \nError: -0::   ", &code, &m), 0);
+	CU_ASSERT_EQUAL(mac_error_line("Error: -1: x\n", &code, &m), 1);
+	CU_ASSERT_EQUAL(code, -1);
 	sb_release(&m);
 }
 
