@@ -258,21 +258,6 @@ void csv_add_double(struct strbuf *sb, double v)
 	add_g(sb, neg, d17, 17, x17);
 }
 
-/* Append a 64-bit integer in decimal (printf is slow per field). */
-static void add_int(struct strbuf *sb, long long v)
-{
-	char buf[24];
-	int n = sizeof(buf);
-	unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
-	do {
-		buf[--n] = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	if (v < 0)
-		buf[--n] = '-';
-	sb_add(sb, buf + n, sizeof(buf) - (size_t)n);
-}
-
 /* Append one result column as a CSV field: NULL is an empty field. */
 static void add_column(struct strbuf *sb, sqlite3_stmt *st, int i)
 {
@@ -280,7 +265,7 @@ static void add_column(struct strbuf *sb, sqlite3_stmt *st, int i)
 	case SQLITE_NULL:
 		break;
 	case SQLITE_INTEGER:
-		add_int(sb, (long long)sqlite3_column_int64(st, i));
+		sb_add_int(sb, (long long)sqlite3_column_int64(st, i));
 		break;
 	case SQLITE_FLOAT:
 		csv_add_double(sb, sqlite3_column_double(st, i));

@@ -111,24 +111,10 @@ static void knum(struct strbuf *b, const char *k, double v, int *first)
 	jnum(b, v);
 }
 
-static void add_int(struct strbuf *b, long long v)
-{
-	char buf[24];
-	int n = sizeof(buf);
-	unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
-	do {
-		buf[--n] = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	if (v < 0)
-		buf[--n] = '-';
-	sb_add(b, buf + n, sizeof(buf) - (size_t)n);
-}
-
 static void kint(struct strbuf *b, const char *k, long long v, int *first)
 {
 	key(b, k, first);
-	add_int(b, v);
+	sb_add_int(b, v);
 }
 
 static void run_obj(struct strbuf *b, const struct rdata *d)
@@ -268,7 +254,7 @@ static void cells(struct rout *o, const struct rdata *d)
 		kstr(b, "volume", d->vols[c->vol].name, &f);
 		key(b, "cycle", &f);
 		if (c->cycle)
-			add_int(b, c->cycle);
+			sb_add_int(b, c->cycle);
 		else
 			sb_adds(b, "null");
 		kstr(b, "sweep_var", c->sweep_var, &f);
@@ -290,7 +276,7 @@ static void samples(struct rout *o, const struct rdata *d)
 	for (size_t i = 0; i < d->nsamples; i++) {
 		const struct rd_sample *s = &d->samples[i];
 		sb_adds(b, i ? ",\n{\"seq\":" : "\n{\"seq\":");
-		add_int(b, d->cells[s->cell].seq);
+		sb_add_int(b, d->cells[s->cell].seq);
 		sb_adds(b, ",\"metric\":");
 		jstr(b, rd_str(d, s->metric));
 		sb_adds(b, ",\"value\":");

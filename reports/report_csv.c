@@ -69,20 +69,6 @@ static uint32_t *by_cell(const struct rdata *d, const uint32_t *cell_of, size_t 
 	return out;
 }
 
-static void add_int(struct strbuf *sb, long long v)
-{
-	char buf[24];
-	int n = sizeof(buf);
-	unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
-	do {
-		buf[--n] = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	if (v < 0)
-		buf[--n] = '-';
-	sb_add(sb, buf + n, sizeof(buf) - (size_t)n);
-}
-
 /* run,layout,rep,step,module,volume,fs,position,offset_start,offset_end,
  * cycle,sweep_var,sweep_value,seq,start_utc, and the trailing comma. */
 static void lead(struct strbuf *sb, const struct rdata *d, const struct rd_cell *c)
@@ -92,7 +78,7 @@ static void lead(struct strbuf *sb, const struct rdata *d, const struct rd_cell 
 	sb_addch(sb, ',');
 	sb_add_csv(sb, c->layout);
 	sb_addch(sb, ',');
-	add_int(sb, c->rep);
+	sb_add_int(sb, c->rep);
 	sb_addch(sb, ',');
 	sb_add_csv(sb, c->step);
 	sb_addch(sb, ',');
@@ -103,16 +89,16 @@ static void lead(struct strbuf *sb, const struct rdata *d, const struct rd_cell 
 	if (v->fs)
 		sb_add_csv(sb, v->fs);
 	sb_addch(sb, ',');
-	add_int(sb, v->position);
+	sb_add_int(sb, v->position);
 	sb_addch(sb, ',');
 	if (v->has_offsets)
-		add_int(sb, v->off_start);
+		sb_add_int(sb, v->off_start);
 	sb_addch(sb, ',');
 	if (v->has_offsets)
-		add_int(sb, v->off_end);
+		sb_add_int(sb, v->off_end);
 	sb_addch(sb, ',');
 	if (c->cycle)
-		add_int(sb, c->cycle);
+		sb_add_int(sb, c->cycle);
 	sb_addch(sb, ',');
 	if (c->sweep_var)
 		sb_add_csv(sb, c->sweep_var);
@@ -120,7 +106,7 @@ static void lead(struct strbuf *sb, const struct rdata *d, const struct rd_cell 
 	if (c->sweep_value)
 		sb_add_csv(sb, c->sweep_value);
 	sb_addch(sb, ',');
-	add_int(sb, c->seq);
+	sb_add_int(sb, c->seq);
 	sb_addch(sb, ',');
 	if (c->start_utc)
 		sb_add_csv(sb, c->start_utc);
@@ -191,7 +177,7 @@ int rcsv_write_files(const struct rdata *d, const char *path, struct strbuf *err
 		sb_add(&o.buf, ld.buf, ld.len);
 		sb_add_csv(&o.buf, f->file);
 		sb_addch(&o.buf, ',');
-		add_int(&o.buf, f->bytes);
+		sb_add_int(&o.buf, f->bytes);
 		sb_addch(&o.buf, ',');
 		csv_add_double(&o.buf, f->seconds);
 		sb_addch(&o.buf, ',');

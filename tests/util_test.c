@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,10 +227,25 @@ static void test_strbuf_escapes(void)
 	sb_release(&sb);
 }
 
+static void test_strbuf_int(void)
+{
+	const long long cases[] = { 0, 7, -7, 10, 1234567890123LL, LLONG_MAX, LLONG_MIN };
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char want[32];
+		snprintf(want, sizeof(want), "%lld", cases[i]);
+		sb_reset(&sb);
+		sb_add_int(&sb, cases[i]);
+		CU_ASSERT_STRING_EQUAL(sb.buf, want);
+	}
+	sb_release(&sb);
+}
+
 void register_util_tests(void)
 {
 	CU_pSuite s = test_suite("util");
 	test_add(s, "strbuf basics", test_strbuf_basic);
 	test_add(s, "strbuf CSV quoting (RFC 4180)", test_strbuf_csv);
 	test_add(s, "strbuf HTML and JSON escapes", test_strbuf_escapes);
+	test_add(s, "strbuf integers in decimal, both extremes", test_strbuf_int);
 }

@@ -100,6 +100,20 @@ void sb_setlen(struct strbuf *sb, size_t len)
 	sb->buf[len] = '\0';
 }
 
+void sb_add_int(struct strbuf *sb, long long v)
+{
+	char buf[24];
+	int n = sizeof(buf);
+	unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+	do {
+		buf[--n] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		buf[--n] = '-';
+	sb_add(sb, buf + n, sizeof(buf) - (size_t)n);
+}
+
 void sb_add_csv(struct strbuf *sb, const char *s)
 {
 	if (!strpbrk(s, ",\"\r\n")) {

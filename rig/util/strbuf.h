@@ -32,6 +32,8 @@ void sb_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
 void sb_setlen(struct strbuf *sb, size_t len); /* len <= sb->len */
 /* Append s quoted for CSV (RFC 4180): quoted only when it needs to be. */
+/* A 64-bit integer in decimal, without printf (it is slow per field in reports). */
+void sb_add_int(struct strbuf *sb, long long v);
 void sb_add_csv(struct strbuf *sb, const char *s);
 /* Append s escaped for HTML/XML text and attribute values. */
 void sb_add_html(struct strbuf *sb, const char *s);
