@@ -1,7 +1,10 @@
 /* Platform layer for Linux; see platform.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <stdio.h>
 #include <sys/statvfs.h>
@@ -118,6 +121,26 @@ int plat_no_readahead(int fd)
 unsigned plat_direct_align(void)
 {
 	return 4096; /* covers 512e and 4Kn devices and every page size we meet */
+}
+
+#define HUGE_PAGE (2u << 20)
+
+void *plat_alloc_io(size_t len, size_t align)
+{
+	void *p = NULL;
+	if (len >= HUGE_PAGE / 2 && len <= SIZE_MAX - HUGE_PAGE && align <= HUGE_PAGE) {
+		/* Whole huge pages: THP backs only 2 MiB-aligned 2 MiB ranges that
+		 * lie inside the mapping. Without THP (or when the kernel has none
+		 * free) this is still good aligned memory. */
+		size_t whole = (len + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+		if (posix_memalign(&p, HUGE_PAGE, whole) != 0)
+			return NULL;
+		(void)madvise(p, whole, MADV_HUGEPAGE);
+		return p;
+	}
+	if (posix_memalign(&p, align, len ? len : 1) != 0)
+		return NULL;
+	return p;
 }
 
 void plat_cpu(struct strbuf *sb)

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/param.h>
@@ -80,6 +81,17 @@ int plat_no_readahead(int fd)
 unsigned plat_direct_align(void)
 {
 	return 4096;
+}
+
+/* macOS has no transparent huge pages (superpages are x86-only and need
+ * mach_vm_allocate); F_NOCACHE I/O goes through the unified buffer cache
+ * path anyway. Plain aligned memory. */
+void *plat_alloc_io(size_t len, size_t align)
+{
+	void *p = NULL;
+	if (posix_memalign(&p, align, len ? len : 1) != 0)
+		return NULL;
+	return p;
 }
 
 void plat_cpu(struct strbuf *sb)

@@ -49,6 +49,18 @@ int plat_drop_file_cache(int fd);
 int plat_no_readahead(int fd);
 /* Buffer, offset and length alignment that direct I/O needs. */
 unsigned plat_direct_align(void);
+/*
+ * Memory for the data path (payload pools, read buffers, I/O slots), aligned
+ * to at least `align` (a power of two, at least sizeof(void *)); release it
+ * with free(). NULL when out of memory. On Linux a buffer of 1 MiB or more
+ * is placed in whole 2 MiB transparent huge pages where the kernel allows
+ * (madvise MADV_HUGEPAGE; the length is rounded up to 2 MiB): a direct I/O
+ * of 1 MiB then pins one page instead of 256, and walking a 64 MiB pool
+ * meets 33 TLB entries instead of 16,640. Measured on a RAM-backed loop
+ * device (bench/README.md): 1 MiB O_DIRECT writes from the 64 MiB payload
+ * pool +15%, 1 MiB O_DIRECT reads +26%. Elsewhere, plain aligned memory.
+ */
+void *plat_alloc_io(size_t len, size_t align);
 
 /*
  * Push written data out and drop the system's file caches: sync, then

@@ -7,10 +7,12 @@
  * holds each write's stamps over the base's bytes, verifies with
  * payload_check_restamped, and never repeats a sector. Plus the
  * least-squares fit of rig/util/fit.c, which write and read use for
- * time = overhead + bytes / rate.
+ * time = overhead + bytes / rate. And plat_alloc_io, the memory of the
+ * data path: aligned, whole, and on Linux advised into huge pages.
  */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -465,6 +467,67 @@ static void test_fit_degenerate(void)
 	CU_ASSERT(!isnan(f.intercept));
 }
 
+#ifdef __linux__
+/* The VmFlags line of the mapping that holds p, from /proc/self/smaps. */
+static int vmflags_of(const void *p, char *out, size_t size)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	if (!f)
+		return -1;
+	char line[512];
+	int inside = 0, found = -1;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+			inside = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+			continue;
+		}
+		if (inside && !strncmp(line, "VmFlags:", 8)) {
+			snprintf(out, size, "%s", line + 8);
+			found = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return found;
+}
+#endif
+
+static void test_alloc_io(void)
+{
+	size_t sizes[] = { 1, 4096, 128 * 1024, MIB - 1, MIB, 3 * MIB + 5, 65 * MIB };
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		unsigned char *b = plat_alloc_io(sizes[i], plat_direct_align());
+		CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+		CU_ASSERT_EQUAL((uintptr_t)b % plat_direct_align(), 0);
+		memset(b, 0xa5, sizes[i]); /* all of it is ours (ASan would say) */
+		CU_ASSERT_EQUAL(b[sizes[i] - 1], 0xa5);
+#ifdef __linux__
+		char flags[256];
+		CU_ASSERT_EQUAL_FATAL(vmflags_of(b, flags, sizeof(flags)), 0);
+		int hg = strstr(flags, " hg") != NULL;
+		if (sizes[i] >= MIB) {
+			/* Whole 2 MiB pages, advised for THP (whether the kernel had
+			 * huge pages to give is its business). */
+			CU_ASSERT_EQUAL((uintptr_t)b % (2 * MIB), 0);
+			CU_ASSERT(hg);
+		} else {
+			CU_ASSERT(!hg); /* small buffers stay plain */
+		}
+#endif
+		free(b);
+	}
+	/* The payload pool is such memory. */
+	struct payload p;
+	CU_ASSERT_EQUAL_FATAL(payload_init(&p, 9, MIB), 0);
+#ifdef __linux__
+	char flags[256];
+	CU_ASSERT_EQUAL_FATAL(vmflags_of(p.pool, flags, sizeof(flags)), 0);
+	CU_ASSERT(strstr(flags, " hg") != NULL);
+#endif
+	payload_release(&p);
+}
+
 void register_payload_tests(void)
 {
 	CU_pSuite s = test_suite("payload");
@@ -479,6 +542,7 @@ void register_payload_tests(void)
 		 test_restamp_contents);
 	test_add(s, "restamp: unaligned offsets and odd pieces", test_restamp_unaligned);
 	test_add(s, "restamp: one buffer, 2000 writes, no two equal sectors", test_restamp_unique);
+	test_add(s, "plat_alloc_io: aligned, whole, huge pages advised from 1 MiB", test_alloc_io);
 	CU_pSuite f = test_suite("fit");
 	test_add(f, "exact recovery of time = overhead + bytes/rate", test_fit_exact);
 	test_add(f, "least squares by hand", test_fit_least_squares);

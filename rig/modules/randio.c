@@ -310,8 +310,8 @@ static int alloc_workers(struct randio_run *r, const struct randio_args *a, enum
 		randio_stream_init(&w->stream, seed, w->thread, w->queue, r->job.nblocks, a->block);
 		w->budget = r->job.ops_mode ? randio_budget(a->ops, r->nw, i) : 0;
 		w->bufs = xcalloc(nslots, sizeof(*w->bufs));
-		void *mem = NULL;
-		if (posix_memalign(&mem, align, bytes) != 0) {
+		void *mem = plat_alloc_io(bytes, align);
+		if (!mem) {
 			sb_addf(err, "cannot allocate %zu bytes of I/O buffers", bytes);
 			return -ENOMEM;
 		}

@@ -582,8 +582,8 @@ static int read_run(struct rig_ctx *ctx, const void *a)
 	}
 	size_t align = plat_direct_align();
 	size_t blk = io_block(ctx, args->block, align);
-	void *buf = NULL;
-	if (posix_memalign(&buf, align, blk) != 0) {
+	void *buf = plat_alloc_io(blk, align);
+	if (!buf) {
 		sb_addf(ctx->err, "cannot allocate a %zu-byte read buffer", blk);
 		return -ENOMEM;
 	}

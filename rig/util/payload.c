@@ -120,8 +120,8 @@ int payload_init(struct payload *p, uint64_t seed, size_t max_len)
 		return -ENOMEM;
 	max_len = (max_len + align - 1) / align * align;
 	size_t ring = PAYLOAD_RING;
-	void *mem = NULL;
-	if (posix_memalign(&mem, align, ring + max_len) != 0)
+	void *mem = plat_alloc_io(ring + max_len, align);
+	if (!mem)
 		return -ENOMEM;
 	p->pool = mem;
 	p->ring = ring;

@@ -7,7 +7,8 @@
  *
  * How (fio's scramble_buffers idea): one pool of pseudo-random bytes is made
  * per cell, outside the timing (prng_fill of a 64 MiB ring, continued for
- * max_len more bytes so no window wraps; aligned for direct I/O). A stream
+ * max_len more bytes so no window wraps; aligned for direct I/O, in huge
+ * pages where the platform has them: plat_alloc_io). A stream
  * (a file, or a generation of a file) is a pseudo-random rotation of the
  * ring: byte `offset` of stream s is ring[(base(seed, s) + offset) mod 64 MiB],
  * base a multiple of 64 KiB (so a window at an aligned offset is aligned
