@@ -331,24 +331,35 @@ static void test_seek_and_rate(void)
 	CU_ASSERT_TRUE_FATAL(fd >= 0);
 	void *buf = NULL;
 	CU_ASSERT_EQUAL_FATAL(posix_memalign(&buf, 4096, 1 << 20), 0);
+	/* The best of 3 tries for each: a loaded host only ever adds time
+	 * (seen once: the check failed at load 3.7), so the fastest try is the
+	 * model's own figure, and a model that charged too little would still
+	 * fail the lower bound. */
+	double per = 1e9, rate = 0;
 	uint64_t x = 88172645463325252ull; /* xorshift: spread offsets, 4K aligned */
-	double t0 = now_s();
-	int n = 40;
-	for (int i = 0; i < n; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		off_t off = (off_t)(x % ((256ull << 20) / 4096)) * 4096;
-		CU_ASSERT_EQUAL(pread(fd, buf, 4096, off), 4096);
+	for (int attempt = 0; attempt < 3; attempt++) {
+		double t0 = now_s();
+		int n = 40;
+		for (int i = 0; i < n; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			off_t off = (off_t)(x % ((256ull << 20) / 4096)) * 4096;
+			CU_ASSERT_EQUAL(pread(fd, buf, 4096, off), 4096);
+		}
+		double p = (now_s() - t0) / n * 1e3;
+		if (p < per)
+			per = p;
+		t0 = now_s();
+		for (int i = 0; i < 32; i++)
+			CU_ASSERT_EQUAL(pread(fd, buf, 1 << 20, (off_t)i << 20), 1 << 20);
+		double r = 32.0 * (1 << 20) / (now_s() - t0) / 1e6;
+		if (r > rate)
+			rate = r;
 	}
-	double per = (now_s() - t0) / n * 1e3;
-	t0 = now_s();
-	for (int i = 0; i < 32; i++)
-		CU_ASSERT_EQUAL(pread(fd, buf, 1 << 20, (off_t)i << 20), 1 << 20);
-	double rate = 32.0 * (1 << 20) / (now_s() - t0) / 1e6;
 	double want = profile_rate(&h, 0, 32.0 * (1 << 20));
-	printf("\n  fuse-hdd --seek-ms=4: random 4K read %.2f ms; sequential 1 MiB reads %.1f MB/s "
-	       "(profile %.1f)\n", per, rate, want);
+	printf("\n  fuse-hdd --seek-ms=4, best of 3: random 4K read %.2f ms; sequential 1 MiB "
+	       "reads %.1f MB/s (profile %.1f)\n", per, rate, want);
 	/* 4 ms + 4K at ~75 MB/s, less the host's share of the gap (up to a few
 	 * tenths of a ms) the model does not charge */
 	CU_ASSERT_TRUE(per > 3.6 && per < 5.0);
