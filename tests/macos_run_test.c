@@ -193,12 +193,12 @@ static void test_halves(void)
 		      "apfs-first:HFS:2:1000303755264:2000397795328:/dev/disk4s3 "
 		      "hfs-first:HFS:1:210763776:1000303755264:/dev/disk4s2 "
 		      "hfs-first:APFS:2:1000303755264:2000397795328:/dev/disk6s1");
-	/* the modules ran in the volumes' mount points */
+	/* the modules ran in their work folder in the volumes' mount points */
 	char *dir = pt_run_query(x.run, "SELECT dir FROM volumes WHERE layout = 'hfs-first' AND "
 					"name = 'APFS'");
 	struct strbuf want = STRBUF_INIT;
-	sb_addf(&want, "%s/Volumes/APFS", x.state);
-	check_eq_text("halves: mount point", dir, want.buf);
+	sb_addf(&want, "%s/Volumes/APFS/rig-run", x.state);
+	check_eq_text("halves: work folder", dir, want.buf);
 	char *cells = pt_run_query(x.run, "SELECT count(*) FROM cells WHERE status = 'done'");
 	check_eq_text("halves: cells measured", cells, "8");
 	char *facts = pt_run_query(x.run, "SELECT facts_json FROM volumes WHERE name = 'HFS' "
@@ -550,6 +550,19 @@ static void test_plan_configs(void)
 			"    $ diskutil info -plist diskN\n"
 			"    $ diskutil partitionDisk diskN GPT JHFS+ Work 42737860608B 'Free Space' gap R\n",
 			"$ hdiutil detach diskN\n    # delete /var/tmp/rig-fill.dmg\n", NULL } },
+		{ "apfs-grown-halves", {
+			"    $ diskutil apfs resizeContainer disk4s2 limits -plist\n"
+			"    $ diskutil info -plist disk4\n"
+			"    # keep disk4s2 (apfs 'APFS') of layout apfs-whole: not a fresh file "
+			"system; its data stays, and it is resized to 1000092991488B\n"
+			"    $ diskutil apfs resizeContainer disk4s2 1000092991488B JHFS+ HFS "
+			"1000094040064B 'Free Space' gap R\n",
+			"$ diskutil info -plist disk4\n"
+			"    # keep disk4s2 (hfs+ 'HFS') of layout hfs-whole: not a fresh file system; "
+			"its data stays, and it is resized to 1000092991488B\n"
+			"    $ diskutil resizeVolume disk4s2 1000092991488B APFS APFS 1000094040064B "
+			"'Free Space' gap R\n",
+			"1:HFS hfs+ 50% kept (resized, not made), 2:APFS apfs rest" } },
 	};
 	for (size_t i = 0; i < sizeof(plans) / sizeof(plans[0]); i++) {
 		struct strbuf p = STRBUF_INIT;
@@ -566,6 +579,7 @@ static void test_plan_configs(void)
 	char *calls = calls_from(&x, NULL);
 	CU_ASSERT_PTR_NOT_NULL(calls);
 	CU_ASSERT_PTR_NULL(calls ? strstr(calls, "partitionDisk") : NULL);
+	CU_ASSERT_PTR_NULL(calls ? strstr(calls, "resize") : NULL);
 	CU_ASSERT_PTR_NULL(calls ? strstr(calls, "hdiutil") : NULL);
 	free(calls);
 	check_clean(&x);
