@@ -921,6 +921,8 @@ static int keep_layout(struct provision_ctx *ctx, struct mx *s, size_t li)
 	memset(&kept, 0, sizeof(kept));
 	s->kept_reused = 0;
 	int rc = keep_state(ctx, s, li, &kept);
+	if (rc == 0) /* from here on the teardown unmounts the disk */
+		s->partitioned = 1;
 	if (rc < 0 || s->kept_reused) {
 		mac_made_release(&kept, 1);
 		return rc;
