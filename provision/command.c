@@ -2,9 +2,11 @@
 #include "command.h"
 
 #include <errno.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -103,6 +105,26 @@ void prov_sleep_ms(unsigned ms)
 	struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return (flag == FTW_DP ? rmdir(path) : unlink(path)) < 0 ? -1 : 0;
+}
+
+int prov_remove_tree(const char *path, struct strbuf *err)
+{
+	struct stat st;
+	if (lstat(path, &st) < 0 && errno == ENOENT)
+		return 0;
+	if (nftw(path, rm_entry, 32, FTW_DEPTH | FTW_PHYS) < 0) {
+		int e = errno;
+		sb_addf(err, "cannot remove %s: %s", path, strerror(e));
+		return -e;
+	}
+	return 0;
 }
 
 int prov_in_path(const char *name)

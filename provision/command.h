@@ -74,6 +74,10 @@ void disk_identity_release(struct disk_identity *id);
 int prov_same_disk(struct provision_ctx *ctx, const struct disk_identity *id,
 		   const struct disk_facts *now, const char *dev, const char *const *argv);
 
+/* Remove path and everything below it (not following links); nothing to
+ * do when it does not exist. 0, or -errno with the reason in err. */
+int prov_remove_tree(const char *path, struct strbuf *err);
+
 /* Whether an executable name is on PATH. */
 int prov_in_path(const char *name);
 

@@ -7,7 +7,6 @@
  * directories as it found them and two runs never share files.
  */
 #include <errno.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +17,7 @@
 #include "../platform/platform.h"
 #include "../rig/util/strbuf.h"
 #include "../rig/util/xalloc.h"
+#include "command.h"
 #include "provision.h"
 
 /* mkdir -p, without a shell. */
@@ -129,13 +129,6 @@ static int dir_prepare(struct provision_ctx *ctx)
 	return ctx->resume ? dir_resume(ctx) : 0;
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	return (flag == FTW_DP ? rmdir(path) : unlink(path)) < 0 ? -1 : 0;
-}
-
 static int dir_teardown(struct provision_ctx *ctx, size_t li)
 {
 	const struct plan_target *t = &ctx->plan->target;
@@ -143,12 +136,13 @@ static int dir_teardown(struct provision_ctx *ctx, size_t li)
 	for (size_t i = 0; i < t->ndirs; i++) {
 		struct strbuf w = STRBUF_INIT;
 		work_dir(&w, t->dirs[i], ctx->run_id);
-		if (access(w.buf, F_OK) == 0 &&
-		    nftw(w.buf, rm_entry, 32, FTW_DEPTH | FTW_PHYS) < 0) {
-			int e = errno;
-			sb_addf(ctx->err, "%scannot remove %s: %s", rc ? "; " : "", w.buf, strerror(e));
-			rc = -e;
+		struct strbuf e = STRBUF_INIT;
+		int r = prov_remove_tree(w.buf, &e);
+		if (r < 0) {
+			sb_addf(ctx->err, "%s%s", rc ? "; " : "", e.buf);
+			rc = r;
 		}
+		sb_release(&e);
 		sb_release(&w);
 	}
 	return rc;

@@ -68,6 +68,7 @@
 struct mvol {
 	struct mac_made m;
 	char *mount;
+	char *work;              /* mount/rig-RUNID: where the modules work */
 	struct mac_info part;    /* diskutil info of the partition */
 	struct mac_info vol;     /* ... and of the volume (the same for non-APFS) */
 };
@@ -80,6 +81,7 @@ struct mx {
 	char *disk;              /* diskN: the target, or the attached image */
 	int attached;
 	int partitioned;
+	int kept_reused;         /* a resumed keep layout found made: no resize */
 	uint64_t total;          /* TotalSize; 0 unknown */
 	struct mac_info info;    /* the disk target's, as last read */
 	struct disk_facts facts;
@@ -192,6 +194,11 @@ static int p_attach(const char *b, size_t n, void *res, struct strbuf *e)
 int p_hdi_info(const char *b, size_t n, void *res, struct strbuf *e)
 {
 	return mac_parse_hdi_info(b, n, res, e);
+}
+
+static int p_limits(const char *b, size_t n, void *res, struct strbuf *e)
+{
+	return mac_parse_limits(b, n, res, e);
 }
 
 /* `hdiutil info -plist`: the disk an image file is attached as, or NULL
@@ -370,6 +377,7 @@ static void free_vols(struct mx *s)
 	for (size_t k = 0; k < s->nv; k++) {
 		mac_made_release(&s->v[k].m, 1);
 		free(s->v[k].mount);
+		free(s->v[k].work);
 		mac_info_release(&s->v[k].part);
 		mac_info_release(&s->v[k].vol);
 	}
@@ -528,6 +536,43 @@ static int still_the_disk(struct provision_ctx *ctx, struct mx *s, const struct 
 	return rc;
 }
 
+/*
+ * The size arguments of layout li's partitions in sz[] (bytes, or S1B...
+ * when the disk's size is unknown in `rig plan`), appended to argv at *n
+ * as format, name and size triplets (the kept first partition of a resize:
+ * its size alone), closed by a "Free Space" triplet of the remainder so
+ * that the last partition is not stretched.
+ */
+static void triplets(const struct mx *s, const struct plan_layout *l, size_t li, int kept,
+		     struct strbuf *sz, const char **argv, size_t *n)
+{
+	for (size_t i = 0; i < l->nparts; i++) {
+		sb_init(&sz[i]);
+		if (s->sizes)
+			sb_addf(&sz[i], "%lluB", (unsigned long long)s->sizes[li][i]);
+		else
+			sb_addf(&sz[i], "S%zuB", i + 1);
+		if (i == 0 && kept) {
+			argv[(*n)++] = sz[0].buf;
+			continue;
+		}
+		argv[(*n)++] = mac_format(l->parts[i].fs);
+		argv[(*n)++] = l->parts[i].name;
+		argv[(*n)++] = sz[i].buf;
+	}
+	argv[(*n)++] = "Free Space";
+	argv[(*n)++] = "gap";
+	argv[(*n)++] = "R";
+	argv[*n] = NULL;
+}
+
+static void release_sizes(struct strbuf *sz, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		sb_release(&sz[i]);
+	free(sz);
+}
+
 static int partition_disk(struct provision_ctx *ctx, struct mx *s, size_t li,
 			  const struct mac_info *di)
 {
@@ -539,28 +584,13 @@ static int partition_disk(struct provision_ctx *ctx, struct mx *s, size_t li,
 	argv[n++] = "partitionDisk";
 	argv[n++] = s->disk;
 	argv[n++] = "GPT";
-	for (size_t i = 0; i < l->nparts; i++) {
-		sb_init(&sz[i]);
-		if (s->sizes)
-			sb_addf(&sz[i], "%lluB", (unsigned long long)s->sizes[li][i]);
-		else
-			sb_addf(&sz[i], "S%zuB", i + 1);
-		argv[n++] = mac_format(l->parts[i].fs);
-		argv[n++] = l->parts[i].name;
-		argv[n++] = sz[i].buf;
-	}
-	argv[n++] = "Free Space";
-	argv[n++] = "gap";
-	argv[n++] = "R";
-	argv[n] = NULL;
+	triplets(s, l, li, 0, sz, argv, &n);
 	int rc = still_the_disk(ctx, s, di, argv);
 	if (rc == 0) {
 		s->partitioned = 1;
 		rc = mx_run(ctx, argv, NULL);
 	}
-	for (size_t i = 0; i < l->nparts; i++)
-		sb_release(&sz[i]);
-	free(sz);
+	release_sizes(sz, l->nparts);
 	free(argv);
 	return rc;
 }
@@ -568,6 +598,10 @@ static int partition_disk(struct provision_ctx *ctx, struct mx *s, size_t li,
 /* Re-read the disk and match each plan partition to what diskutil made. */
 static int reread(struct provision_ctx *ctx, struct mx *s, size_t li)
 {
+	const char *verb = !ctx->plan->layouts[li].keeps ? "diskutil partitionDisk"
+			   : !strcmp(ctx->plan->layouts[li].parts[0].fs, "apfs")
+				   ? "diskutil apfs resizeContainer"
+				   : "diskutil resizeVolume";
 	const struct plan_layout *l = &ctx->plan->layouts[li];
 	const char *list[] = { "diskutil", "list", "-plist", s->disk, NULL };
 	const char *apfs[] = { "diskutil", "apfs", "list", "-plist", NULL };
@@ -592,7 +626,8 @@ static int reread(struct provision_ctx *ctx, struct mx *s, size_t li)
 		uint64_t *sizes = s->sizes[li];
 		rc = mac_layout_check(l, sizes, s->disk, &ml, &ma, made, &e);
 		if (rc < 0)
-			sb_addf(ctx->err, "after diskutil partitionDisk %s: %s", s->disk, e.buf);
+			sb_addf(ctx->err, "after %s%s on %s: %s", verb,
+				s->kept_reused ? " (by the interrupted run)" : "", s->disk, e.buf);
 		for (size_t k = 0; k < l->nparts; k++)
 			s->v[k].m = made[k];
 		free(made);
@@ -695,6 +730,12 @@ static char *volume_facts(struct provision_ctx *ctx, const struct mx *s, size_t 
 	json_str(&j, "mount_options", plat_mount_flags(v->mount, &mo) == 0 ? mo.buf : NULL);
 	sb_release(&mo);
 	sb_addf(&j, ",\"partition_bytes\":%llu", (unsigned long long)v->m.size);
+	const struct plan_layout *l = &ctx->plan->layouts[li];
+	int kept = l->keeps && k == 0;
+	json_bool(&j, "kept", kept);
+	if (kept)
+		json_str(&j, "kept_from", li ? l[-1].name : "the disk as found");
+	json_str(&j, "work_dir", v->work);
 	sb_addch(&j, '}');
 	return sb_detach(&j);
 }
@@ -728,6 +769,229 @@ static int read_size(struct provision_ctx *ctx, struct mx *s, struct mac_info *d
 	return rc;
 }
 
+
+/* --- a layout that keeps its first partition --- */
+
+/* dir/rig-RUNID: a volume's work folder (caller frees). */
+static char *work_dir_of(const struct provision_ctx *ctx, const char *mount)
+{
+	struct strbuf sb = STRBUF_INIT;
+	sb_addf(&sb, "%s/rig-%s", mount, ctx->run_id);
+	return sb_detach(&sb);
+}
+
+/* Remove this run's work folder from a volume mounted at mount. */
+static int clear_work(struct provision_ctx *ctx, struct mx *s, const char *mount, const char *what)
+{
+	char *w = work_dir_of(ctx, mount);
+	struct stat st;
+	int rc = 0;
+	if (s->dry) {
+		prov_note(ctx, 0, "remove this run's work folder %s from %s, if it is there", w, what);
+	} else if (lstat(w, &st) == 0) {
+		prov_note(ctx, 0, "remove this run's work folder %s from %s", w, what);
+		rc = prov_remove_tree(w, ctx->err);
+	}
+	free(w);
+	return rc;
+}
+
+/* After a failed resize: what the disk holds now, appended to ctx->err. */
+static void say_what_is_now(struct provision_ctx *ctx, struct mx *s)
+{
+	const char *list[] = { "diskutil", "list", "-plist", s->disk, NULL };
+	const char *apfs[] = { "diskutil", "apfs", "list", "-plist", NULL };
+	struct mac_list ml = { 0 };
+	struct mac_apfs ma = { 0 };
+	struct strbuf e = STRBUF_INIT, now = STRBUF_INIT;
+	struct provision_ctx q = *ctx;
+	q.err = &e;
+	if (mx_plist(&q, s, list, p_list, &ml) == 0 && mx_plist(&q, s, apfs, p_apfs, &ma) == 0)
+		mac_disk_describe(s->disk, &ml, &ma, &now);
+	else
+		sb_addf(&now, "unknown (%s)", e.buf);
+	sb_addf(ctx->err, "\n  %s now: %s", s->disk, now.buf);
+	mac_list_release(&ml);
+	mac_apfs_release(&ma);
+	sb_release(&e);
+	sb_release(&now);
+}
+
+/* `diskutil apfs resizeContainer STORE limits -plist`: may STORE shrink to target? */
+static int check_limits(struct provision_ctx *ctx, struct mx *s, const char *store,
+			uint64_t target)
+{
+	const char *argv[] = { "diskutil", "apfs", "resizeContainer", store, "limits", "-plist",
+			       NULL };
+	struct mac_limits lim;
+	memset(&lim, 0, sizeof(lim));
+	int rc = mx_plist(ctx, s, argv, p_limits, &lim);
+	if (rc == 0 && !s->dry) {
+		if (!lim.has_min_preferred) {
+			prov_note(ctx, 1, "diskutil apfs resizeContainer %s limits -plist gives no "
+					  "MinimumSizePreferred: the new size is not checked against it",
+				  store);
+		} else if (target < lim.min_preferred) {
+			sb_addf(ctx->err, "refusing to shrink APFS store %s to %llu bytes: diskutil "
+					  "apfs resizeContainer %s limits -plist gives MinimumSizePreferred "
+					  "%llu bytes (CurrentSize %llu); free space on the kept volume or "
+					  "give it a larger size", store, (unsigned long long)target, store,
+				(unsigned long long)lim.min_preferred, (unsigned long long)lim.current);
+			rc = -ENOSPC;
+		}
+		if (rc == 0 && lim.has_max && target > lim.max) {
+			sb_addf(ctx->err, "refusing to grow APFS store %s to %llu bytes: diskutil apfs "
+					  "resizeContainer %s limits -plist gives MaximumSize %llu bytes",
+				store, (unsigned long long)target, store, (unsigned long long)lim.max);
+			rc = -ENOSPC;
+		}
+	}
+	mac_limits_release(&lim);
+	return rc;
+}
+
+/*
+ * Is the disk the state layout li starts from (its kept partition alone)?
+ * *kept: that partition. A resumed run also accepts the layout itself, as
+ * the killed run made it (s->kept_reused). Anything else stops the run
+ * before a command changes the disk, saying what the disk holds.
+ */
+static int keep_state(struct provision_ctx *ctx, struct mx *s, size_t li, struct mac_made *kept)
+{
+	const struct plan_layout *l = &ctx->plan->layouts[li];
+	const struct plan_partition *kp = &l->parts[0];
+	const char *list[] = { "diskutil", "list", "-plist", s->disk, NULL };
+	const char *apfs[] = { "diskutil", "apfs", "list", "-plist", NULL };
+	struct mac_list ml = { 0 };
+	struct mac_apfs ma = { 0 };
+	struct strbuf why = STRBUF_INIT;
+	if (s->dry)
+		prov_note(ctx, 0, "layout %s keeps partition %s: check that %s holds exactly one "
+				  "partition besides EFI, %s with %s named '%s' (%s); anything else "
+				  "stops the run before a command changes the disk", l->name,
+			  kp->name, s->disk, mac_content(kp->fs),
+			  strcmp(kp->fs, "apfs") ? "its volume" : "one APFS container and one volume",
+			  kp->name, li ? "as the layout before leaves it" : "the disk as found");
+	int rc = mx_plist(ctx, s, list, p_list, &ml);
+	if (rc == 0)
+		rc = mx_plist(ctx, s, apfs, p_apfs, &ma);
+	if (rc == 0 && s->dry) {
+		struct strbuf id = STRBUF_INIT;
+		sb_addf(&id, "%ss2", s->disk);
+		kept->part = sb_detach(&id);
+	} else if (rc == 0 && !mac_keep_start(kp, s->disk, &ml, &ma, kept, &why)) {
+		struct mac_made *made = xcalloc(l->nparts, sizeof(*made));
+		struct strbuf e = STRBUF_INIT;
+		if (ctx->resume && s->sizes &&
+		    mac_layout_check(l, s->sizes[li], s->disk, &ml, &ma, made, &e) == 0) {
+			s->kept_reused = 1;
+			prov_note(ctx, 0, "%s already holds layout %s (the interrupted run resized it): "
+					  "no resize", s->disk, l->name);
+		} else {
+			struct strbuf found = STRBUF_INIT;
+			mac_disk_describe(s->disk, &ml, &ma, &found);
+			sb_addf(ctx->err, "layout %s keeps partition %s (%s) of %s, but %s is not the "
+					  "state it starts from: %s. Found: %s. Nothing was changed",
+				l->name, kp->name, kp->fs, li ? "the layout before" : "the disk as found",
+				s->disk, why.buf, found.buf);
+			sb_release(&found);
+			rc = -EIO;
+		}
+		mac_made_release(made, l->nparts);
+		free(made);
+		sb_release(&e);
+	}
+	mac_list_release(&ml);
+	mac_apfs_release(&ma);
+	sb_release(&why);
+	return rc;
+}
+
+/*
+ * Layout li keeps its first partition: check the disk's state, mount the
+ * kept volume and remove this run's work folder from it, then shrink or
+ * grow it with diskutil and make the other partitions after it.
+ */
+static int keep_layout(struct provision_ctx *ctx, struct mx *s, size_t li)
+{
+	const struct plan_layout *l = &ctx->plan->layouts[li];
+	const struct plan_partition *kp = &l->parts[0];
+	int apfs = !strcmp(kp->fs, "apfs");
+	struct mac_made kept;
+	memset(&kept, 0, sizeof(kept));
+	s->kept_reused = 0;
+	int rc = keep_state(ctx, s, li, &kept);
+	if (rc == 0) /* from here on the teardown unmounts the disk */
+		s->partitioned = 1;
+	if (rc < 0 || s->kept_reused) {
+		mac_made_release(&kept, 1);
+		return rc;
+	}
+	/* the kept volume: mounted, without this run's files of an earlier layout */
+	struct mac_info vi;
+	memset(&vi, 0, sizeof(vi));
+	if (s->dry) {
+		struct strbuf m = STRBUF_INIT;
+		sb_addf(&m, "/Volumes/%s", kp->name);
+		vi.mount = sb_detach(&m);
+	} else {
+		rc = info_of(ctx, s, kept.volume, &vi);
+		if (rc == 0 && !vi.mount) {
+			const char *mo[] = { "diskutil", "mount", kept.volume, NULL };
+			rc = mx_run(ctx, mo, NULL);
+			mac_info_release(&vi);
+			if (rc == 0)
+				rc = info_of(ctx, s, kept.volume, &vi);
+			if (rc == 0 && !vi.mount) {
+				sb_addf(ctx->err, "the kept volume %s (%s) is not mounted after diskutil "
+						  "mount %s", kept.volume, kp->name, kept.volume);
+				rc = -EIO;
+			}
+		}
+	}
+	if (rc == 0)
+		rc = clear_work(ctx, s, vi.mount, "the kept volume");
+	mac_info_release(&vi);
+	rc = cancelled(ctx, rc);
+	if (rc == 0 && apfs)
+		rc = check_limits(ctx, s, kept.part, s->sizes ? s->sizes[li][0] : 0);
+	rc = cancelled(ctx, rc);
+	struct strbuf *sz = xcalloc(l->nparts, sizeof(*sz));
+	const char **argv = xcalloc(3 * l->nparts + 10, sizeof(char *));
+	size_t n = 0;
+	argv[n++] = "diskutil";
+	if (apfs) {
+		argv[n++] = "apfs";
+		argv[n++] = "resizeContainer";
+	} else {
+		argv[n++] = "resizeVolume";
+	}
+	argv[n++] = kept.part;
+	triplets(s, l, li, 1, sz, argv, &n);
+	struct mac_info di;
+	memset(&di, 0, sizeof(di));
+	if (rc == 0)
+		rc = info_of(ctx, s, s->disk, &di); /* the identity, right before */
+	if (rc == 0)
+		rc = still_the_disk(ctx, s, &di, argv);
+	mac_info_release(&di);
+	if (rc == 0) {
+		prov_note(ctx, 0, "keep %s (%s '%s'%s%s) of %s%s: not a fresh file system; its data "
+				  "stays, and it is resized to %s", kept.part, kp->fs, kp->name,
+			  kept.container ? ", APFS container " : "",
+			  kept.container ? kept.container : "", li ? "layout " : "the disk as found",
+			  li ? l[-1].name : "", sz[0].buf);
+		s->partitioned = 1;
+		rc = mx_run(ctx, argv, NULL);
+		if (rc < 0 && !s->dry)
+			say_what_is_now(ctx, s);
+	}
+	release_sizes(sz, l->nparts);
+	free(argv);
+	mac_made_release(&kept, 1);
+	return rc;
+}
+
 static int mx_provision(struct provision_ctx *ctx, size_t li, struct volume **vols, size_t *nvols)
 {
 	struct mx *s = ctx->state;
@@ -750,20 +1014,32 @@ static int mx_provision(struct provision_ctx *ctx, size_t li, struct volume **vo
 		rc = read_size(ctx, s, &di);
 	rc = cancelled(ctx, rc);
 	if (rc == 0)
-		rc = partition_disk(ctx, s, li, &di);
+		rc = l->keeps ? keep_layout(ctx, s, li) : partition_disk(ctx, s, li, &di);
 	mac_info_release(&di);
 	rc = cancelled(ctx, rc);
 	if (rc == 0)
 		rc = reread(ctx, s, li);
 	for (size_t k = 0; k < l->nparts && rc == 0 && !s->dry; k++)
 		rc = cancelled(ctx, map_volume(ctx, s, li, k));
+	/* each volume's work folder, empty (after a resumed keep layout the
+	 * interrupted run's files may be there) */
+	for (size_t k = 0; k < l->nparts && rc == 0; k++) {
+		s->v[k].work = work_dir_of(ctx, s->v[k].mount);
+		if (s->kept_reused)
+			rc = clear_work(ctx, s, s->v[k].mount, l->parts[k].name);
+		if (rc == 0 && !s->dry && mkdir(s->v[k].work, 0777) < 0) {
+			sb_addf(ctx->err, "cannot create work folder %s: %s", s->v[k].work,
+				strerror(errno));
+			rc = -EIO;
+		}
+	}
 	struct volume *v = xcalloc(l->nparts, sizeof(*v));
 	for (size_t k = 0; k < l->nparts && rc == 0; k++) {
 		const struct plan_partition *pt = &l->parts[k];
 		v[k].name = xstrdup(pt->name);
 		v[k].fs = xstrdup(pt->fs);
 		v[k].position = (uint32_t)k + 1;
-		v[k].dir = xstrdup(s->v[k].mount);
+		v[k].dir = xstrdup(s->v[k].work);
 		if (s->dry)
 			continue;
 		struct strbuf dev = STRBUF_INIT;
@@ -791,7 +1067,7 @@ static int mx_remount(struct provision_ctx *ctx, struct volume *vol)
 	struct mx *s = ctx->state;
 	for (size_t k = 0; s && k < s->nv; k++) {
 		struct mvol *v = &s->v[k];
-		if (!v->mount || strcmp(v->mount, vol->dir))
+		if (!v->work || strcmp(v->work, vol->dir))
 			continue;
 		const char *um[] = { "diskutil", "unmount", v->m.volume, NULL };
 		const char *mo[] = { "diskutil", "mount", v->m.volume, NULL };
@@ -937,6 +1213,7 @@ static int mx_resume(struct provision_ctx *ctx, struct mx *s)
 		for (size_t k = 0; k < lo.n; k++) {
 			s->v[k].m = lo.made[k];
 			s->v[k].mount = lo.mounts[k];
+			s->v[k].work = work_dir_of(ctx, lo.mounts[k]);
 			lo.mounts[k] = NULL;
 		}
 		memset(lo.made, 0, lo.n * sizeof(*lo.made));

@@ -118,4 +118,22 @@ int mac_layout_check(const struct plan_layout *l, const uint64_t *sizes, const c
 		     struct mac_made *made, struct strbuf *err);
 void mac_made_release(struct mac_made *m, size_t n);
 
+/*
+ * What disk holds, for messages: each partition after EFI with its type,
+ * size and name (an APFS one: its container and volume names). "nothing
+ * after EFI" when empty; what diskutil did not list when the disk is absent.
+ */
+void mac_disk_describe(const char *disk, const struct mac_list *list, const struct mac_apfs *apfs,
+		       struct strbuf *sb);
+
+/*
+ * Whether disk is the state a layout that keeps kp starts from: exactly one
+ * partition besides EFI, of kp's type, whose volume is named kp->name (an
+ * APFS one: the only store of a container holding exactly one volume, of
+ * that name). 1 with *kept filled (the caller releases it); 0 with why
+ * saying what differs.
+ */
+int mac_keep_start(const struct plan_partition *kp, const char *disk, const struct mac_list *list,
+		   const struct mac_apfs *apfs, struct mac_made *kept, struct strbuf *why);
+
 #endif

@@ -206,3 +206,56 @@ int mac_layout_check(const struct plan_layout *l, const uint64_t *sizes, const c
 	}
 	return 0;
 }
+
+void mac_disk_describe(const char *disk, const struct mac_list *list, const struct mac_apfs *apfs,
+		       struct strbuf *sb)
+{
+	const struct mac_disk *d = mac_list_disk(list, disk);
+	if (!d) {
+		sb_addf(sb, "diskutil list does not list %s", disk);
+		return;
+	}
+	size_t k = d->nparts && d->parts[0].content && !strcmp(d->parts[0].content, "EFI") ? 1 : 0;
+	if (k == d->nparts)
+		sb_addf(sb, "%s holds nothing after %s", disk, k ? "its EFI partition" : "its map");
+	for (size_t n = 0; k < d->nparts; k++, n++) {
+		const struct mac_entry *e = &d->parts[k];
+		sb_addf(sb, "%s%s %s, %llu bytes", n ? "; " : "", e->id ? e->id : "?",
+			e->content ? e->content : "of unknown type", (unsigned long long)e->size);
+		const struct mac_container *c = mac_apfs_with_store(apfs, e->id);
+		if (c) {
+			sb_addf(sb, ", APFS container %s with %zu volume%s", c->ref ? c->ref : "?",
+				c->nvols, c->nvols == 1 ? "" : "s");
+			for (size_t v = 0; v < c->nvols; v++)
+				sb_addf(sb, "%s'%s'", v ? ", " : " ", c->vols[v].name ? c->vols[v].name : "");
+		} else if (e->name) {
+			sb_addf(sb, ", volume '%s'", e->name);
+		}
+	}
+}
+
+int mac_keep_start(const struct plan_partition *kp, const char *disk, const struct mac_list *list,
+		   const struct mac_apfs *apfs, struct mac_made *kept, struct strbuf *why)
+{
+	struct plan_layout one = { 0 };
+	one.name = "(the kept partition alone)";
+	one.parts = (struct plan_partition *)kp;
+	one.nparts = 1;
+	const struct mac_disk *d = mac_list_disk(list, disk);
+	size_t k = d && d->nparts && d->parts[0].content && !strcmp(d->parts[0].content, "EFI");
+	if (!d || d->nparts != k + 1 || !d->parts[k].size) {
+		sb_addf(why, "it must hold exactly one partition besides EFI, %s '%s'",
+			mac_content(kp->fs), kp->name);
+		return 0;
+	}
+	/* the size is whatever it is: check it against itself */
+	uint64_t size = d->parts[k].size;
+	struct strbuf e = STRBUF_INIT;
+	int ok = mac_layout_check(&one, &size, disk, list, apfs, kept, &e) == 0;
+	if (!ok) {
+		mac_made_release(kept, 1);
+		sb_adds(why, e.buf);
+	}
+	sb_release(&e);
+	return ok;
+}

@@ -403,6 +403,29 @@ const struct mac_container *mac_apfs_with_store(const struct mac_apfs *a, const 
 	return NULL;
 }
 
+/* --- diskutil apfs resizeContainer STORE limits -plist --- */
+
+int mac_parse_limits(const char *buf, size_t len, struct mac_limits *out, struct strbuf *err)
+{
+	memset(out, 0, sizeof(*out));
+	plist_t root = parse_root(buf, len, err);
+	if (!root || refuse_error_dict(root, err))
+		return -1;
+	out->type = dstr_nonempty(root, "Type");
+	out->current = duint(root, "CurrentSize", &out->has_current);
+	out->min_preferred = duint(root, "MinimumSizePreferred", &out->has_min_preferred);
+	out->min_noguard = duint(root, "MinimumSizeNoGuard", &out->has_min_noguard);
+	out->max = duint(root, "MaximumSize", &out->has_max);
+	plist_free(root);
+	return 0;
+}
+
+void mac_limits_release(struct mac_limits *l)
+{
+	free(l->type);
+	memset(l, 0, sizeof(*l));
+}
+
 /* --- hdiutil --- */
 
 static struct mac_entity *entities_of(plist_t dict, size_t *count)
@@ -533,6 +556,9 @@ int mac_plist_fuzz_one(const uint8_t *data, size_t size)
 	struct mac_apfs a;
 	struct mac_attach at;
 	struct mac_hdi_info h;
+	struct mac_limits lim;
+	ok += mac_parse_limits(buf, size, &lim, &e) == 0;
+	mac_limits_release(&lim);
 	ok += mac_parse_list(buf, size, &l, &e) == 0;
 	mac_list_release(&l);
 	ok += mac_parse_info(buf, size, &i, &e) == 0;

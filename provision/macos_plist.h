@@ -128,6 +128,17 @@ struct mac_hdi_info {
 	size_t nimages;
 };
 
+/* `diskutil apfs resizeContainer STORE limits -plist` (docs/architecture.md
+ * gives the sources of these keys). */
+struct mac_limits {
+	char *type;                  /* Type: APFSPhysicalStore */
+	uint64_t current;            /* CurrentSize */
+	uint64_t min_preferred;      /* MinimumSizePreferred */
+	uint64_t min_noguard;        /* MinimumSizeNoGuard */
+	uint64_t max;                /* MaximumSize */
+	int has_current, has_min_preferred, has_min_noguard, has_max;
+};
+
 /*
  * Each parser: 0 and *out filled, or -1 with the reason in err (not a
  * plist, not a dict, or diskutil's error dict: "Could not find disk: x").
@@ -140,6 +151,8 @@ int mac_parse_info(const char *buf, size_t len, struct mac_info *out, struct str
 int mac_parse_apfs(const char *buf, size_t len, struct mac_apfs *out, struct strbuf *err);
 int mac_parse_attach(const char *buf, size_t len, struct mac_attach *out, struct strbuf *err);
 int mac_parse_hdi_info(const char *buf, size_t len, struct mac_hdi_info *out, struct strbuf *err);
+int mac_parse_limits(const char *buf, size_t len, struct mac_limits *out, struct strbuf *err);
+void mac_limits_release(struct mac_limits *l);
 void mac_list_release(struct mac_list *l);
 void mac_info_release(struct mac_info *i);
 void mac_apfs_release(struct mac_apfs *a);

@@ -214,15 +214,17 @@ static int verify(struct provision_ctx *ctx, const struct mac_made *made, char *
 		struct mac_info vi, pi;
 		rc = vol_info(ctx, &made[k], &vi, &pi);
 		const struct mac_info *part = made[k].container ? &pi : &vi;
-		struct strbuf dev = STRBUF_INIT;
+		struct strbuf dev = STRBUF_INIT, work = STRBUF_INIT;
 		sb_addf(&dev, "/dev/%s", made[k].volume);
+		if (vi.mount) /* the work folder macos.c makes there */
+			sb_addf(&work, "%s/rig-%s", vi.mount, ctx->run_id);
 		if (rc < 0)
 			;
 		else if (!v->device || strcmp(v->device, dev.buf))
 			sb_addf(why, "volume %s was recorded as %s; now it is %s", l->parts[k].name,
 				v->device ? v->device : "(none)", dev.buf);
-		else if (!vi.mount || !v->dir || strcmp(vi.mount, v->dir))
-			sb_addf(why, "%s is mounted at %s, recorded at %s", dev.buf,
+		else if (!vi.mount || !v->dir || strcmp(work.buf, v->dir))
+			sb_addf(why, "%s is mounted at %s, its work folder recorded as %s", dev.buf,
 				vi.mount ? vi.mount : "(nowhere)", v->dir ? v->dir : "(nowhere)");
 		else if (!v->has_offsets || !part->has_offset || part->offset != v->offset_start ||
 			 part->offset + made[k].size != v->offset_end)
@@ -230,6 +232,7 @@ static int verify(struct provision_ctx *ctx, const struct mac_made *made, char *
 		else
 			mounts[k] = xstrdup(vi.mount);
 		sb_release(&dev);
+		sb_release(&work);
 		mac_info_release(&vi);
 		mac_info_release(&pi);
 	}

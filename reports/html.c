@@ -254,6 +254,15 @@ static void volumes(struct hctx *c, const struct rdata *d)
 		h_text(h, v->name);
 		sb_adds(h, "</td><td>");
 		h_text(h, v->fs ? v->fs : "unknown");
+		char *kept = rd_fact(v, "kept"), *from = rd_fact(v, "kept_from");
+		if (kept && !strcmp(kept, "true")) {
+			/* keep: true: resized, not made; not a fresh file system */
+			sb_adds(h, " <span class=\"small\">(kept from ");
+			h_text(h, from ? from : "an earlier layout");
+			sb_adds(h, ", not a fresh file system)</span>");
+		}
+		free(kept);
+		free(from);
 		sb_adds(h, "</td><td>");
 		h_text(h, v->device);
 		sb_adds(h, "</td><td class=\"small\">");

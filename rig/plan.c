@@ -523,6 +523,7 @@ static void parse_root(struct pctx *c, yaml_node_t *root)
 	}
 	parse_report(c, &k[K_REPORT]);
 	check_platform(c);
+	check_keep(c);
 }
 
 /* Report libyaml's problem (a syntax error) at its mark. */

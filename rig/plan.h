@@ -43,6 +43,8 @@ struct plan_partition {
 	enum psize_kind size_kind;
 	uint64_t bytes;         /* PSIZE_BYTES */
 	double percent;         /* PSIZE_PERCENT: 0 < p <= 100 */
+	int keep;               /* keep: true (first partition only, macOS): resized, not made */
+	struct mark keep_mark;  /* the keep value, when given */
 	struct mark mark;       /* the partition entry */
 };
 
@@ -51,6 +53,7 @@ struct plan_layout {
 	char *scheme;           /* "gpt" (the only one in v1... see docs) */
 	struct plan_partition *parts; /* count: expanded */
 	size_t nparts;
+	int keeps;              /* parts[0].keep: the layout keeps its first partition */
 	struct mark mark;
 };
 

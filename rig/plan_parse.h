@@ -108,6 +108,8 @@ void parse_fs_map(struct pctx *c);
 void parse_target(struct pctx *c, yaml_node_t *key, yaml_node_t *val);
 void parse_layouts(struct pctx *c, const struct key *k);
 void check_platform(struct pctx *c);
+/* The rules of `keep` that need the whole plan (after check_platform). */
+void check_keep(struct pctx *c);
 
 /* The step list (plan_steps.c). */
 void parse_steps(struct pctx *c, yaml_node_t *seq, struct plan_step **out, size_t *n);

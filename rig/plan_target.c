@@ -406,7 +406,8 @@ static const char *map_fs(struct pctx *c, const char *fs, const char **orig)
 static void parse_partition(struct pctx *c, struct plan_layout *l, const char *lname,
 			    yaml_node_t *pn, size_t index, struct layout_sizes *ls)
 {
-	struct key k[] = { { "name", 0, 0 }, { "fs", 0, 0 }, { "size", 0, 0 }, { "count", 0, 0 } };
+	struct key k[] = { { "name", 0, 0 }, { "fs", 0, 0 }, { "size", 0, 0 }, { "count", 0, 0 },
+			   { "keep", 0, 0 } };
 	struct strbuf where = STRBUF_INIT;
 	sb_addf(&where, "in partition %zu of layout '%s'", index + 1, lname);
 	if (map_keys(c, pn, k, NKEYS(k), where.buf, "a partition ({ name, fs, size })")) {
@@ -450,6 +451,20 @@ static void parse_partition(struct pctx *c, struct plan_layout *l, const char *l
 		}
 	}
 	struct plan_partition proto = { 0 };
+	if (k[4].key && key_bool(c, &k[4], &proto.keep) == 0 && proto.keep) {
+		proto.keep_mark = node_mark(k[4].val);
+		if (index > 0) {
+			diag_error(c->d, proto.keep_mark, "only the first partition of a layout may have "
+				   "'keep: true' (partition %zu of layout '%s' has it): rig keeps the "
+				   "partition at the start of the disk and makes the others after it",
+				   index + 1, lname);
+			proto.keep = 0;
+		} else if (count > 1) {
+			diag_error(c->d, proto.keep_mark, "'keep: true' with count %llu: rig keeps one "
+				   "partition; give the kept one its own entry", (unsigned long long)count);
+			proto.keep = 0;
+		}
+	}
 	if (require_key(c, &k[2], pn, where.buf) &&
 	    parse_part_size(c, &k[2], name ? name : "?", &proto) == 0) {
 		struct mark sm = node_mark(k[2].val);
@@ -502,6 +517,8 @@ static void parse_partition(struct pctx *c, struct plan_layout *l, const char *l
 			pp->name = pname;
 			pp->fs = xstrdup(fs);
 			pp->mark = node_mark(pn);
+			if (pp->keep && l->nparts == 1)
+				l->keeps = 1;
 			if (bad)
 				break;
 		}
@@ -736,4 +753,71 @@ void check_platform(struct pctx *c)
 	}
 	check_labels(c);
 	check_device(c, p->platform);
+}
+
+/* --- keep --- */
+
+/*
+ * A layout that keeps its first partition starts from the state the one
+ * before it left: exactly one partition besides EFI, of the kept file
+ * system and name. Checked here where it can be (the layout before; an
+ * image, which starts empty); the disk as found is checked at run time.
+ */
+void check_keep(struct pctx *c)
+{
+	const struct plan *p = c->p;
+	for (size_t li = 0; li < p->nlayouts; li++) {
+		const struct plan_layout *l = &p->layouts[li];
+		if (!l->keeps)
+			continue;
+		const struct plan_partition *kp = &l->parts[0];
+		struct mark m = kp->keep_mark;
+		if (p->platform == PLATFORM_LINUX) {
+			diag_error(c->d, m, "'keep: true' is supported on macos only in this version "
+				   "(diskutil resizes the kept partition); linux layouts are made from "
+				   "scratch");
+			continue;
+		}
+		if (strcmp(kp->fs, "apfs") && strcmp(kp->fs, "hfs+")) {
+			diag_error(c->d, m, "'keep: true' on %s partition '%s': rig can keep apfs "
+				   "(diskutil apfs resizeContainer) and hfs+ (diskutil resizeVolume) "
+				   "partitions", kp->fs, kp->name);
+			continue;
+		}
+		if (p->reprovision == REPROVISION_REPEAT) {
+			diag_error(c->d, m, "'keep: true' in layout '%s' with 'reprovision: repeat': the "
+				   "second repetition would start from the layout itself, not from one "
+				   "partition '%s'; use reprovision: layout", l->name, kp->name);
+			continue;
+		}
+		if (li == 0 && p->target.kind == TARGET_IMAGE) {
+			diag_error(c->d, m, "'keep: true' in the first layout '%s' of an image target: a "
+				   "new image has nothing to keep (keep the first partition of a disk "
+				   "target, or of a layout that follows one making it)", l->name);
+			continue;
+		}
+		if (p->target.kind == TARGET_IMAGE) {
+			diag_error(c->d, m, "'keep: true' in layout '%s' of an image target: in this "
+				   "version rig keeps partitions of disk targets only (an image is "
+				   "detached and deleted after each layout)", l->name);
+			continue;
+		}
+		if (li == 0)
+			continue; /* the disk as found: checked when the run starts */
+		const struct plan_layout *prev = &p->layouts[li - 1];
+		struct strbuf why = STRBUF_INIT;
+		if (prev->nparts != 1)
+			sb_addf(&why, "it has %zu partitions", prev->nparts);
+		else if (strcmp(prev->parts[0].name, kp->name))
+			sb_addf(&why, "its partition is named '%s', not '%s'", prev->parts[0].name,
+				kp->name);
+		else if (strcmp(prev->parts[0].fs, kp->fs))
+			sb_addf(&why, "its partition '%s' is %s, not %s", kp->name, prev->parts[0].fs,
+				kp->fs);
+		if (why.len)
+			diag_error(c->d, m, "layout '%s' keeps partition '%s' (%s), so the layout before "
+				   "it, '%s' (line %d), must leave exactly that one partition; %s",
+				   l->name, kp->name, kp->fs, prev->name, prev->mark.line, why.buf);
+		sb_release(&why);
+	}
 }

@@ -13,120 +13,9 @@
 #include <unistd.h>
 
 #include "rig/util/strbuf.h"
+#include "tests/macos_fx.h"
 #include "tests/provision_util.h"
 #include "test.h"
-
-struct fx {
-	char *dir;     /* the test's folder */
-	char *bin;     /* tests/tools/macos */
-	char *state;   /* DIR/fake: RIG_FAKE_MACOS */
-	char *run;     /* DIR/run */
-	char *plan;    /* DIR/plan.yaml */
-};
-
-static void ctl(struct fx *x, const char *a, const char *b, const char *c, const char *d,
-		const char *e, const char *f, const char *g)
-{
-	struct strbuf tool = STRBUF_INIT;
-	sb_addf(&tool, "%s/fake-macos", x->bin);
-	const char *argv[] = { "bash", tool.buf, "ctl", a, b, c, d, e, f, g, NULL };
-	CU_ASSERT_EQUAL(pt_cmd(argv, NULL), 0);
-	sb_release(&tool);
-}
-
-/* A fake machine: the boot disk (disk0, container disk1 with /) and an
- * external 2 TB hard disk disk4 unless no_disk. */
-static void fx_init(struct fx *x, int no_disk)
-{
-	struct strbuf sb = STRBUF_INIT;
-	x->dir = test_tmpdir();
-	sb_addf(&sb, "%s/tests/tools/macos", test_src());
-	x->bin = sb_detach(&sb);
-	sb_addf(&sb, "%s/fake", x->dir);
-	x->state = sb_detach(&sb);
-	sb_addf(&sb, "%s/run", x->dir);
-	x->run = sb_detach(&sb);
-	sb_addf(&sb, "%s/plan.yaml", x->dir);
-	x->plan = sb_detach(&sb);
-	setenv("RIG_FAKE_MACOS", x->state, 1);
-	ctl(x, "boot", NULL, NULL, NULL, NULL, NULL, NULL);
-	if (!no_disk)
-		ctl(x, "add-disk", "disk4", "2000398934016", "WDC WD20SPZX-22UA7T0", "external",
-		    "rotational", "USB");
-}
-
-static void fx_done(struct fx *x)
-{
-	unsetenv("RIG_FAKE_MACOS");
-	test_rmtree(x->dir);
-	free(x->dir);
-	free(x->bin);
-	free(x->state);
-	free(x->run);
-	free(x->plan);
-}
-
-static char *fx_file(struct fx *x, const char *name)
-{
-	struct strbuf p = STRBUF_INIT;
-	sb_addf(&p, "%s/%s", x->state, name);
-	char *t = test_read_file(p.buf, NULL);
-	sb_release(&p);
-	return t;
-}
-
-/* The fake's calls.log from the first line that starts with `from`. */
-static char *calls_from(struct fx *x, const char *from)
-{
-	char *log = fx_file(x, "calls.log");
-	if (!log)
-		return NULL;
-	char *at = log;
-	if (from) {
-		for (at = log; at && strncmp(at, from, strlen(from));) {
-			at = strchr(at, '\n');
-			at = at ? at + 1 : NULL;
-		}
-	}
-	char *r = at ? strdup(at) : NULL;
-	free(log);
-	return r;
-}
-
-static void check_eq_text(const char *what, const char *got, const char *want)
-{
-	int ok = got && !strcmp(got, want);
-	if (!ok)
-		fprintf(stderr, "\n%s:\n--- want\n%s--- got\n%s---\n", what, want, got ? got : "(none)");
-	CU_ASSERT(ok);
-}
-
-static void check_has(const char *what, const char *got, const char *want)
-{
-	int ok = got && strstr(got, want);
-	if (!ok)
-		fprintf(stderr, "\n%s lacks:\n%s\nin:\n%s\n", what, want, got ? got : "(none)");
-	CU_ASSERT(ok);
-}
-
-/* Nothing of rig's left: no fake volume mounted, no image attached. */
-static void check_clean(struct fx *x)
-{
-	struct strbuf p = STRBUF_INIT;
-	sb_addf(&p, "%s/Volumes", x->state);
-	char *out = NULL;
-	const char *ls[] = { "ls", "-A", p.buf, NULL };
-	CU_ASSERT_EQUAL(pt_cmd(ls, &out), 0);
-	check_eq_text("mounted volumes left (fake Volumes/)", out, "");
-	free(out);
-	sb_reset(&p);
-	sb_addf(&p, "%s/disks", x->state);
-	const char *grep[] = { "grep", "-rl", "kind=image", p.buf, NULL };
-	CU_ASSERT_EQUAL(pt_cmd(grep, &out), 1); /* no match */
-	check_eq_text("attached images left (fake disks/)", out, "");
-	free(out);
-	sb_release(&p);
-}
 
 static int run_plan(struct fx *x, const char *text, char **out)
 {
@@ -193,12 +82,12 @@ static void test_halves(void)
 		      "apfs-first:HFS:2:1000303755264:2000397795328:/dev/disk4s3 "
 		      "hfs-first:HFS:1:210763776:1000303755264:/dev/disk4s2 "
 		      "hfs-first:APFS:2:1000303755264:2000397795328:/dev/disk6s1");
-	/* the modules ran in the volumes' mount points */
+	/* the modules ran in their work folder in the volumes' mount points */
 	char *dir = pt_run_query(x.run, "SELECT dir FROM volumes WHERE layout = 'hfs-first' AND "
 					"name = 'APFS'");
 	struct strbuf want = STRBUF_INIT;
-	sb_addf(&want, "%s/Volumes/APFS", x.state);
-	check_eq_text("halves: mount point", dir, want.buf);
+	sb_addf(&want, "%s/Volumes/APFS/rig-run", x.state);
+	check_eq_text("halves: work folder", dir, want.buf);
 	char *cells = pt_run_query(x.run, "SELECT count(*) FROM cells WHERE status = 'done'");
 	check_eq_text("halves: cells measured", cells, "8");
 	char *facts = pt_run_query(x.run, "SELECT facts_json FROM volumes WHERE name = 'HFS' "
@@ -550,6 +439,19 @@ static void test_plan_configs(void)
 			"    $ diskutil info -plist diskN\n"
 			"    $ diskutil partitionDisk diskN GPT JHFS+ Work 42737860608B 'Free Space' gap R\n",
 			"$ hdiutil detach diskN\n    # delete /var/tmp/rig-fill.dmg\n", NULL } },
+		{ "apfs-grown-halves", {
+			"    $ diskutil apfs resizeContainer disk4s2 limits -plist\n"
+			"    $ diskutil info -plist disk4\n"
+			"    # keep disk4s2 (apfs 'APFS') of layout apfs-whole: not a fresh file "
+			"system; its data stays, and it is resized to 1000092991488B\n"
+			"    $ diskutil apfs resizeContainer disk4s2 1000092991488B JHFS+ HFS "
+			"1000094040064B 'Free Space' gap R\n",
+			"$ diskutil info -plist disk4\n"
+			"    # keep disk4s2 (hfs+ 'HFS') of layout hfs-whole: not a fresh file system; "
+			"its data stays, and it is resized to 1000092991488B\n"
+			"    $ diskutil resizeVolume disk4s2 1000092991488B APFS APFS 1000094040064B "
+			"'Free Space' gap R\n",
+			"1:HFS hfs+ 50% kept (resized, not made), 2:APFS apfs rest" } },
 	};
 	for (size_t i = 0; i < sizeof(plans) / sizeof(plans[0]); i++) {
 		struct strbuf p = STRBUF_INIT;
@@ -566,6 +468,7 @@ static void test_plan_configs(void)
 	char *calls = calls_from(&x, NULL);
 	CU_ASSERT_PTR_NOT_NULL(calls);
 	CU_ASSERT_PTR_NULL(calls ? strstr(calls, "partitionDisk") : NULL);
+	CU_ASSERT_PTR_NULL(calls ? strstr(calls, "resize") : NULL);
 	CU_ASSERT_PTR_NULL(calls ? strstr(calls, "hdiutil") : NULL);
 	free(calls);
 	check_clean(&x);

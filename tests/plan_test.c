@@ -322,6 +322,41 @@ static const struct bad_case bad_cases[] = {
 	{ "sweep without values", HDR DIRS "steps:\n  - sweep:\n      x: []\n      steps:\n"
 	  "        - null: { value: $x }\n", 7, 10, "sweep variable 'x' has no values", 1 },
 
+	/* keep: true (a layout that keeps its first partition) */
+	{ "keep on a second partition",
+	  "rig: 1\nname: t\ntarget:\n  disk: { device: disk4, confirm: x }\nlayouts:\n  - name: w\n    partitions:\n      - { name: A, fs: apfs, size: 100% }\n  - name: g\n    partitions:\n      - { name: A, fs: apfs, size: 50% }\n      - { name: B, fs: hfs+, size: rest, keep: true }\nsteps:\n  - write: {}\n",
+	  12, 48, "only the first partition of a layout may have 'keep: true' (partition 2 of layout 'g' has it)", 1 },
+	{ "keep with count",
+	  "rig: 1\nname: t\ntarget:\n  disk: { device: disk4, confirm: x }\nlayouts:\n  - name: g\n    partitions:\n      - { count: 2, name: \"A{n}\", fs: apfs, size: 10%, keep: true }\nsteps:\n  - write: {}\n",
+	  8, 62, "'keep: true' with count 2", 1 },
+	{ "keep not a boolean",
+	  "rig: 1\nname: t\ntarget:\n  disk: { device: disk4, confirm: x }\nlayouts:\n  - name: g\n    partitions:\n      - { name: A, fs: apfs, size: 10%, keep: yes }\nsteps:\n  - write: {}\n",
+	  8, 47, "invalid value 'yes' for 'keep': expected true or false", 1 },
+	{ "keep with reprovision repeat",
+	  "rig: 1\nname: t\ntarget:\n  disk: { device: disk4, confirm: x }\nlayouts:\n  - name: w\n    partitions:\n      - { name: A, fs: apfs, size: 100% }\n  - name: g\n    partitions:\n      - { name: A, fs: apfs, size: 50%, keep: true }\n      - { name: B, fs: hfs+, size: rest }\nreprovision: repeat\nsteps:\n  - write: {}\n",
+	  11, 47, "'keep: true' in layout 'g' with 'reprovision: repeat'", 1 },
+	{ "keep on linux",
+	  "rig: 1\nname: t\ntarget:\n  disk: { device: /dev/sdb, confirm: x }\nlayouts:\n  - name: w\n    partitions:\n      - { name: A, fs: ext4, size: 100% }\n  - name: g\n    partitions:\n      - { name: A, fs: ext4, size: 50%, keep: true }\n      - { name: B, fs: xfs, size: rest }\nsteps:\n  - write: {}\n",
+	  11, 47, "'keep: true' is supported on macos only in this version", 1 },
+	{ "keep exfat",
+	  "rig: 1\nname: t\ntarget:\n  disk: { device: disk4, confirm: x }\nlayouts:\n  - name: g\n    partitions:\n      - { name: A, fs: exfat, size: 50%, keep: true }\nsteps:\n  - write: {}\n",
+	  8, 48, "'keep: true' on exfat partition 'A': rig can keep apfs", 1 },
+	{ "keep in an image's first layout",
+	  "rig: 1\nname: t\ntarget:\n  image: { path: /tmp/x.img, size: 1G }\nlayouts:\n  - name: g\n    partitions:\n      - { name: A, fs: apfs, size: 50%, keep: true }\nsteps:\n  - write: {}\n",
+	  8, 47, "'keep: true' in the first layout 'g' of an image target: a new image has nothing to keep", 1 },
+	{ "keep in an image's later layout",
+	  "rig: 1\nname: t\ntarget:\n  image: { path: /tmp/x.img, size: 1G }\nlayouts:\n  - name: w\n    partitions:\n      - { name: A, fs: apfs, size: 100% }\n  - name: g\n    partitions:\n      - { name: A, fs: apfs, size: 50%, keep: true }\nsteps:\n  - write: {}\n",
+	  11, 47, "in this version rig keeps partitions of disk targets only", 1 },
+	{ "keep after two partitions",
+	  "rig: 1\nname: t\ntarget:\n  disk: { device: disk4, confirm: x }\nlayouts:\n  - name: w\n    partitions:\n      - { name: A, fs: apfs, size: 50% }\n      - { name: B, fs: hfs+, size: rest }\n  - name: g\n    partitions:\n      - { name: A, fs: apfs, size: 50%, keep: true }\n      - { name: B, fs: hfs+, size: rest }\nsteps:\n  - write: {}\n",
+	  12, 47, "layout 'g' keeps partition 'A' (apfs), so the layout before it, 'w' (line 6), must leave exactly that one partition; it has 2 partitions", 1 },
+	{ "keep another name",
+	  "rig: 1\nname: t\ntarget:\n  disk: { device: disk4, confirm: x }\nlayouts:\n  - name: w\n    partitions:\n      - { name: A, fs: apfs, size: 100% }\n  - name: g\n    partitions:\n      - { name: Z, fs: apfs, size: 50%, keep: true }\n      - { name: B, fs: hfs+, size: rest }\nsteps:\n  - write: {}\n",
+	  11, 47, "'w' (line 6), must leave exactly that one partition; its partition is named 'A', not 'Z'", 1 },
+	{ "keep another fs",
+	  "rig: 1\nname: t\ntarget:\n  disk: { device: disk4, confirm: x }\nlayouts:\n  - name: w\n    partitions:\n      - { name: A, fs: apfs, size: 100% }\n  - name: g\n    partitions:\n      - { name: A, fs: hfs+, size: 50%, keep: true }\n      - { name: B, fs: apfs, size: rest }\nsteps:\n  - write: {}\n",
+	  11, 47, "its partition 'A' is apfs, not hfs+", 1 },
+
 	/* report */
 	{ "unknown baseline", HDR DIRS STEPS "report:\n  baseline: c\n", 8, 13,
 	  "baseline 'c' is not a volume or layout of the plan", 1 },
@@ -791,6 +826,32 @@ static void test_params_bind(void)
 	CU_ASSERT_STRING_EQUAL(param_type_name(PT_SIZE), "size (e.g. 4K, 1MB)");
 }
 
+/* keep: true where it may be: the first layout of a disk target (the disk
+ * as found), and after a layout leaving exactly the kept partition. */
+static void test_keep_valid(void)
+{
+	static const char *const text = HDR "target:\n  disk: { device: disk4, confirm: x }\n"
+		"layouts:\n  - name: found\n    partitions:\n"
+		"      - { name: A, fs: apfs, size: 100%, keep: true }\n"
+		"  - name: grown\n    partitions:\n"
+		"      - { name: A, fs: apfs, size: 50%, keep: false }\n"
+		"  - name: again\n    partitions:\n"
+		"      - { name: A, fs: apfs, size: 40%, keep: true }\n"
+		"      - { name: B, fs: hfs+, size: rest }\n" STEPS;
+	struct diag d;
+	struct plan *p = parse(text, &d);
+	if (d.nerrors)
+		dump(&d);
+	CU_ASSERT_EQUAL_FATAL(d.nerrors, 0);
+	CU_ASSERT_EQUAL(p->layouts[0].keeps, 1);
+	CU_ASSERT_EQUAL(p->layouts[0].parts[0].keep, 1);
+	CU_ASSERT_EQUAL(p->layouts[1].keeps, 0);
+	CU_ASSERT_EQUAL(p->layouts[2].keeps, 1);
+	CU_ASSERT_EQUAL(p->layouts[2].parts[1].keep, 0);
+	diag_release(&d);
+	plan_free(p);
+}
+
 static void test_platforms(void)
 {
 	static const char *const mac = HDR IMG LAYOUT_OPEN
@@ -935,5 +996,6 @@ void register_plan_tests(void)
 	test_add(s, "steps: cycle, sweep, nesting, marks", test_steps_nesting);
 	test_add(s, "params_bind: defaults, groups, lists, bindings", test_params_bind);
 	test_add(s, "platform inference, explicit platform, --fs-map", test_platforms);
+	test_add(s, "keep: true where it may be", test_keep_valid);
 	test_add(s, "diagnostics: format, order, caret, suggestions", test_diag_format);
 }

@@ -198,3 +198,40 @@ int pt_have_tools(void)
 	}
 	return 1;
 }
+
+void pt_eq_text(const char *what, const char *got, const char *want)
+{
+	int ok = got && !strcmp(got, want);
+	if (!ok)
+		fprintf(stderr, "\n%s:\n--- want\n%s--- got\n%s---\n", what, want, got ? got : "(none)");
+	CU_ASSERT(ok);
+}
+
+void pt_has(const char *what, const char *got, const char *want)
+{
+	int ok = got && strstr(got, want);
+	if (!ok)
+		fprintf(stderr, "\n%s lacks:\n%s\nin:\n%s\n", what, want, got ? got : "(none)");
+	CU_ASSERT(ok);
+}
+
+void pt_lacks(const char *what, const char *got, const char *bad)
+{
+	int ok = got && !strstr(got, bad);
+	if (!ok)
+		fprintf(stderr, "\n%s has (it must not):\n%s\nin:\n%s\n", what, bad,
+			got ? got : "(none)");
+	CU_ASSERT(ok);
+}
+
+void pt_mac_clean(const char *state)
+{
+	struct strbuf p = STRBUF_INIT;
+	sb_addf(&p, "%s/Volumes", state);
+	char *out = NULL;
+	const char *ls[] = { "ls", "-A", p.buf, NULL };
+	CU_ASSERT_EQUAL(pt_cmd(ls, &out), 0);
+	pt_eq_text("mounted volumes left (fake Volumes/)", out, "");
+	free(out);
+	sb_release(&p);
+}

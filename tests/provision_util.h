@@ -50,4 +50,14 @@ int pt_have_tools(void);
 struct CU_Suite;
 int pt_require_provisioning(struct CU_Suite *s, const char *why);
 
+/* Text checks that print what differs before they assert: got equals
+ * want; got contains want; got does not contain bad (a NULL got fails). */
+void pt_eq_text(const char *what, const char *got, const char *want);
+void pt_has(const char *what, const char *got, const char *want);
+void pt_lacks(const char *what, const char *got, const char *bad);
+
+/* The fake macOS tools (tests/tools/macos) left nothing of rig's mounted:
+ * STATE/Volumes is empty. */
+void pt_mac_clean(const char *state);
+
 #endif

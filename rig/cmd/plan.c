@@ -120,7 +120,7 @@ static void print_size(const struct plan_partition *pt)
 	case PSIZE_PERCENT: units_format_percent(&sb, pt->percent); break;
 	case PSIZE_REST: sb_adds(&sb, "rest"); break;
 	}
-	printf("%s", sb.buf);
+	printf("%s%s", sb.buf, pt->keep ? " kept (resized, not made)" : "");
 	sb_release(&sb);
 }
 
