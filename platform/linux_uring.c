@@ -12,7 +12,9 @@
  *    a system call less but measured 0.68-0.89 x fio for 4K random reads
  *    at QD32 on a virtio-backed loop device, against 0.93-0.94 x split,
  *    in runs that alternate both with fio on the same file
- *    (bench/README.md); on a RAM-backed loop split was no slower.
+ *    (bench/README.md); on a RAM-backed loop split was no slower. The
+ *    full bench/io.sh row did not show the gain on a noisy host (0.885):
+ *    the evidence is suggestive, not settled.
  *  - The slot buffers and the file are registered with the kernel when it
  *    allows (READ_FIXED/WRITE_FIXED, IOSQE_FIXED_FILE): no page pinning
  *    and no file-table lookup per request. Refusal (RLIMIT_MEMLOCK on old
