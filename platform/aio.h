@@ -6,10 +6,11 @@
  *
  * The queue is deliberately small: a fixed set of `depth` slots, each with
  * its own buffer given at open time (so the engine can register them with
- * the kernel once), a prepare call that makes no system call, and one call
- * that submits everything prepared and waits for completions (a single
- * io_uring_enter). The caller keeps the queue full by preparing a new
- * request on every slot that completes.
+ * the kernel once), a prepare call that makes no system call, a submit
+ * call, and a call that waits for completions. The caller keeps the queue
+ * full by preparing and submitting a new request on every slot as soon as
+ * it completes, one at a time (see rig/modules/randio_engine.c for why not
+ * in batches).
  *
  * A queue is used by one thread: the thread that opened it (io_uring's
  * SINGLE_ISSUER mode depends on that).
@@ -54,13 +55,19 @@ int aio_open(struct aio_queue **qp, int fd, unsigned depth, void *const *bufs, s
 void aio_prep(struct aio_queue *q, unsigned slot, uint64_t off, int write);
 
 /*
- * Submit every prepared request and wait until at least wait_nr have
- * completed (0: do not wait); then store up to max completions in out.
- * Returns how many were stored, or a negative errno (-EINTR: a signal
- * arrived; nothing was lost, call again).
+ * Submit every prepared request now, without waiting; completions the
+ * kernel already has are collected for the next aio_wait. 0 or a negative
+ * errno (-EINTR: a signal arrived; call again).
  */
-int aio_submit_wait(struct aio_queue *q, unsigned wait_nr, struct aio_completion *out,
-		    unsigned max);
+int aio_submit(struct aio_queue *q);
+
+/*
+ * Wait until at least wait_nr requests have completed (0: do not wait),
+ * then store up to max completions in out. Returns how many were stored,
+ * or a negative errno (-EINTR: a signal arrived; nothing was lost, call
+ * again). Does not submit: requests prepared and not submitted stay so.
+ */
+int aio_wait(struct aio_queue *q, unsigned wait_nr, struct aio_completion *out, unsigned max);
 
 /* Append what the queue uses ("registered buffers, registered file, ...")
  * to sb, for the notes recorded with a cell. */

@@ -5,16 +5,13 @@
  * Speed matters here more than anywhere else in rig: on a RAM-backed
  * device the kernel does only a few microseconds of work per request, so
  * every system call and cache miss on our side shows up in the result.
- *  - Two io_uring_enter calls per batch, as fio makes: aio_submit_wait
- *    submits what was prepared, then waits for a completion in a second
- *    call, then reaps every completion already posted without another.
- *    Submitting and waiting in one call (io_uring_submit_and_wait) costs
- *    a system call less but measured 0.68-0.89 x fio for 4K random reads
- *    at QD32 on a virtio-backed loop device, against 0.93-0.94 x split,
- *    in runs that alternate both with fio on the same file
- *    (bench/README.md); on a RAM-backed loop split was no slower. The
- *    full bench/io.sh row did not show the gain on a noisy host (0.885):
- *    the evidence is suggestive, not settled.
+ *  - One io_uring_enter per request submitted, as fio makes: the caller
+ *    submits each request the moment it has prepared it (aio_submit, which
+ *    also moves completions the kernel has ready into the completion
+ *    ring), and aio_wait enters the kernel only when no completion is
+ *    there yet. Batching submissions saves system calls but measured 5-10%
+ *    slower on a virtio-backed loop device (rig/modules/randio_engine.c
+ *    says why); on a RAM-backed one it was no faster.
  *  - The slot buffers and the file are registered with the kernel when it
  *    allows (READ_FIXED/WRITE_FIXED, IOSQE_FIXED_FILE): no page pinning
  *    and no file-table lookup per request. Refusal (RLIMIT_MEMLOCK on old
@@ -166,16 +163,21 @@ void aio_prep(struct aio_queue *q, unsigned slot, uint64_t off, int write)
 	io_uring_sqe_set_data64(sqe, slot);
 }
 
-int aio_submit_wait(struct aio_queue *q, unsigned wait_nr, struct aio_completion *out,
-		    unsigned max)
+int aio_submit(struct aio_queue *q)
 {
-	/* Submit, then wait in a second call (as fio does), not both in one
-	 * io_uring_submit_and_wait: see the top of this file. */
-	int rc = io_uring_submit(&q->ring);
-	if (rc < 0)
-		return rc;
+	/* With DEFER_TASKRUN, completions reach the ring only when the
+	 * thread enters the kernel asking for events: this call does, so the
+	 * next aio_wait usually finds them without a system call. */
+	int rc = io_uring_submit_and_get_events(&q->ring);
+	return rc < 0 ? rc : 0;
+}
+
+int aio_wait(struct aio_queue *q, unsigned wait_nr, struct aio_completion *out, unsigned max)
+{
 	struct io_uring_cqe *first;
-	rc = io_uring_wait_cqe_nr(&q->ring, &first, wait_nr);
+	int rc = io_uring_wait_cqe_nr(&q->ring, &first, wait_nr);
+	if (rc == -EAGAIN && wait_nr == 0)
+		return 0;
 	if (rc < 0)
 		return rc;
 	unsigned head, n = 0;

@@ -40,8 +40,13 @@ void aio_prep(struct aio_queue *q, unsigned slot, uint64_t off, int write)
 	(void)write;
 }
 
-int aio_submit_wait(struct aio_queue *q, unsigned wait_nr, struct aio_completion *out,
-		    unsigned max)
+int aio_submit(struct aio_queue *q)
+{
+	(void)q;
+	return -ENOSYS;
+}
+
+int aio_wait(struct aio_queue *q, unsigned wait_nr, struct aio_completion *out, unsigned max)
 {
 	(void)q;
 	(void)wait_nr;
