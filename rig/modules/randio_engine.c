@@ -16,7 +16,7 @@
  * steady stream better than bursts of the same depth. On a virtio-backed
  * loop device rig's batches were 11-20 requests; the loop device then
  * added 55-65 us per 4K read over the disk beneath it, against 25 us for
- * fio's one-at-a-time submissions, and rig read 5-10% slower than fio at
+ * fio's one-at-a-time submissions, and rig read 10-13% slower than fio at
  * QD32. Submitting one at a time removed the gap (bench/README.md); on a
  * RAM-backed loop device it was no slower.
  *
