@@ -51,22 +51,9 @@ void sb_grow(struct strbuf *sb, size_t extra)
 	sb->alloc = n;
 }
 
-void sb_add(struct strbuf *sb, const void *data, size_t n)
-{
-	sb_grow(sb, n);
-	memcpy(sb->buf + sb->len, data, n);
-	sb->len += n;
-	sb->buf[sb->len] = '\0';
-}
-
 void sb_adds(struct strbuf *sb, const char *s)
 {
 	sb_add(sb, s, strlen(s));
-}
-
-void sb_addch(struct strbuf *sb, char c)
-{
-	sb_add(sb, &c, 1);
 }
 
 void sb_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
