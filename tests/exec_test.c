@@ -30,6 +30,7 @@
 #include "rig/modules/exec_parse.h"
 #include "rig/util/strbuf.h"
 #include "rig/util/xalloc.h"
+#include "rec_sink.h"
 #include "test.h"
 
 static int count_lines(const char *s)
@@ -293,51 +294,6 @@ static void test_tail(void)
 
 /* --- the module, run directly --- */
 
-struct rec {
-	struct strbuf metrics; /* "name=value unit\n" */
-	struct strbuf notes;   /* "key: value\n" */
-};
-
-static void rec_metric(void *o, const char *name, double value, const char *unit)
-{
-	struct rec *r = o;
-	sb_addf(&r->metrics, "%s=%.17g %s\n", name, value, unit);
-}
-
-static void rec_file(void *o, const char *file, uint64_t bytes, double seconds)
-{
-	(void)o;
-	(void)file;
-	(void)bytes;
-	(void)seconds;
-	CU_FAIL("exec records no per-file samples");
-}
-
-static void rec_note(void *o, const char *key, const char *value)
-{
-	struct rec *r = o;
-	sb_addf(&r->notes, "%s: %s\n", key, value);
-}
-
-/* The value of metric name (its unit must be unit), NAN when absent. */
-static double rec_get(const struct rec *r, const char *name, const char *unit)
-{
-	struct strbuf key = STRBUF_INIT, hay = STRBUF_INIT;
-	sb_addf(&key, "\n%s=", name);
-	sb_addf(&hay, "\n%s", r->metrics.buf);
-	double v = NAN;
-	const char *p = strstr(hay.buf, key.buf);
-	if (p) {
-		char *end;
-		v = strtod(p + key.len, &end);
-		size_t ul = strlen(unit);
-		CU_ASSERT(*end == ' ' && !strncmp(end + 1, unit, ul) && end[1 + ul] == '\n');
-	}
-	sb_release(&key);
-	sb_release(&hay);
-	return v;
-}
-
 struct env {
 	char *tmp;
 	struct rec rec;
@@ -352,10 +308,9 @@ static void env_init(struct env *e)
 {
 	memset(e, 0, sizeof(*e));
 	e->tmp = test_tmpdir();
-	sb_init(&e->rec.metrics);
-	sb_init(&e->rec.notes);
+	rec_init(&e->rec, 0);
 	sb_init(&e->err);
-	e->sink = (struct rig_sink){ &e->rec, rec_metric, rec_file, rec_note };
+	e->sink = rec_sink(&e->rec);
 	e->ctx = (struct rig_ctx){
 		.dir = e->tmp, .volume = "A", .seed = 1, .rep = 1, .direct = 1,
 		.cache_method = "direct", .sink = &e->sink, .cancel = &e->cancel,
@@ -368,8 +323,7 @@ static void env_release(struct env *e)
 	CU_ASSERT_PTR_NULL(e->state); /* exec keeps no state */
 	test_rmtree(e->tmp);
 	free(e->tmp);
-	sb_release(&e->rec.metrics);
-	sb_release(&e->rec.notes);
+	rec_release(&e->rec);
 	sb_release(&e->err);
 }
 

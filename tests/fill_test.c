@@ -31,55 +31,10 @@
 #include "rig/util/spawn.h"
 #include "rig/util/strbuf.h"
 #include "rig/util/xalloc.h"
+#include "rec_sink.h"
 #include "test.h"
 
 extern const struct rig_module rig_module_fill;
-
-struct rec {
-	struct strbuf metrics;
-	struct strbuf notes;
-	size_t nfiles;
-	uint64_t file_bytes;
-};
-
-static void rec_metric(void *o, const char *name, double value, const char *unit)
-{
-	struct rec *r = o;
-	sb_addf(&r->metrics, "%s=%.17g %s\n", name, value, unit);
-}
-
-static void rec_file(void *o, const char *file, uint64_t bytes, double seconds)
-{
-	struct rec *r = o;
-	r->nfiles++;
-	r->file_bytes += bytes;
-	CU_ASSERT(seconds > 0);
-	CU_ASSERT(file[0] == 'f');
-}
-
-static void rec_note(void *o, const char *key, const char *value)
-{
-	struct rec *r = o;
-	sb_addf(&r->notes, "%s: %s\n", key, value);
-}
-
-static double rec_get(const struct rec *r, const char *name, const char *unit)
-{
-	struct strbuf key = STRBUF_INIT, hay = STRBUF_INIT;
-	sb_addf(&key, "\n%s=", name);
-	sb_addf(&hay, "\n%s", r->metrics.buf);
-	double v = NAN;
-	const char *p = strstr(hay.buf, key.buf);
-	if (p) {
-		char *end;
-		v = strtod(p + key.len, &end);
-		size_t ul = strlen(unit);
-		CU_ASSERT(*end == ' ' && !strncmp(end + 1, unit, ul) && end[1 + ul] == '\n');
-	}
-	sb_release(&key);
-	sb_release(&hay);
-	return v;
-}
 
 /* The level as the module defines it, read independently. */
 static double level_of(const char *dir)
@@ -115,10 +70,10 @@ struct env {
 static void env_init(struct env *e, const char *dir, int direct)
 {
 	memset(e, 0, sizeof(*e));
-	sb_init(&e->rec.metrics);
-	sb_init(&e->rec.notes);
+	rec_init(&e->rec, 1);
+	e->rec.file_prefix = "f";
 	sb_init(&e->err);
-	e->sink = (struct rig_sink){ &e->rec, rec_metric, rec_file, rec_note };
+	e->sink = rec_sink(&e->rec);
 	e->ctx = (struct rig_ctx){
 		.dir = dir, .volume = "V", .seed = 5, .rep = 1, .direct = direct,
 		.cache_method = direct ? "direct" : "none", .sink = &e->sink,
@@ -128,11 +83,8 @@ static void env_init(struct env *e, const char *dir, int direct)
 
 static void env_reset(struct env *e)
 {
-	sb_reset(&e->rec.metrics);
-	sb_reset(&e->rec.notes);
+	rec_reset(&e->rec);
 	sb_reset(&e->err);
-	e->rec.nfiles = 0;
-	e->rec.file_bytes = 0;
 }
 
 static void env_release(struct env *e)
@@ -140,8 +92,7 @@ static void env_release(struct env *e)
 	if (e->state)
 		rig_module_fill.release_state(e->state);
 	e->state = NULL;
-	sb_release(&e->rec.metrics);
-	sb_release(&e->rec.notes);
+	rec_release(&e->rec);
 	sb_release(&e->err);
 }
 

@@ -21,6 +21,7 @@
 #include "rig/modules/meta_order.h"
 #include "rig/util/strbuf.h"
 #include "rig/util/xalloc.h"
+#include "rec_sink.h"
 #include "test.h"
 
 extern const struct rig_module rig_module_meta;
@@ -81,49 +82,6 @@ static void test_perm_spread(void)
 
 /* --- the module --- */
 
-struct rec {
-	struct strbuf metrics;
-	struct strbuf notes;
-};
-
-static void rec_metric(void *o, const char *name, double value, const char *unit)
-{
-	struct rec *r = o;
-	sb_addf(&r->metrics, "%s=%.17g %s\n", name, value, unit);
-}
-
-static void rec_file(void *o, const char *file, uint64_t bytes, double seconds)
-{
-	(void)o;
-	(void)file;
-	(void)bytes;
-	(void)seconds;
-	CU_FAIL("meta records no per-file samples");
-}
-
-static void rec_note(void *o, const char *key, const char *value)
-{
-	struct rec *r = o;
-	sb_addf(&r->notes, "%s: %s\n", key, value);
-}
-
-static double rec_get(const struct rec *r, const char *name)
-{
-	struct strbuf key = STRBUF_INIT, hay = STRBUF_INIT;
-	sb_addf(&key, "\n%s=", name);
-	sb_addf(&hay, "\n%s", r->metrics.buf);
-	double v = NAN;
-	const char *p = strstr(hay.buf, key.buf);
-	if (p) {
-		char *end;
-		v = strtod(p + key.len, &end);
-		CU_ASSERT(!strncmp(end, " ops/s\n", 7));
-	}
-	sb_release(&key);
-	sb_release(&hay);
-	return v;
-}
-
 static int entries(const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -153,10 +111,9 @@ static void env_init(struct env *e, const char *files, const char *const *ops, s
 {
 	memset(e, 0, sizeof(*e));
 	e->tmp = test_tmpdir();
-	sb_init(&e->rec.metrics);
-	sb_init(&e->rec.notes);
+	rec_init(&e->rec, 0);
 	sb_init(&e->err);
-	e->sink = (struct rig_sink){ &e->rec, rec_metric, rec_file, rec_note };
+	e->sink = rec_sink(&e->rec);
 	e->ctx = (struct rig_ctx){
 		.dir = e->tmp, .volume = "A", .seed = 9, .rep = 1, .cache_method = "none",
 		.sink = &e->sink, .cancel = &e->cancel, .volstate = &e->state, .err = &e->err,
@@ -194,8 +151,7 @@ static void env_release(struct env *e)
 	free(e->args);
 	test_rmtree(e->tmp);
 	free(e->tmp);
-	sb_release(&e->rec.metrics);
-	sb_release(&e->rec.notes);
+	rec_release(&e->rec);
 	sb_release(&e->err);
 }
 
@@ -207,7 +163,7 @@ static void test_meta_all_ops(void)
 	CU_ASSERT_EQUAL(e.err.len, 0);
 	const char *names[] = { "create_per_s", "stat_per_s", "rename_per_s", "unlink_per_s" };
 	for (int i = 0; i < 4; i++) {
-		double v = rec_get(&e.rec, names[i]);
+		double v = rec_get(&e.rec, names[i], "ops/s");
 		CU_ASSERT(v > 0 && isfinite(v));
 		printf("%s%s %.0f", i ? ", " : "\n  meta on the test folder, 3000 files: ", names[i], v);
 	}
@@ -218,7 +174,7 @@ static void test_meta_all_ops(void)
 	/* Again on the same volume (the folder was removed, so it can be made). */
 	sb_reset(&e.rec.metrics);
 	CU_ASSERT_EQUAL(rig_module_meta.run(&e.ctx, e.args), 0);
-	CU_ASSERT(rec_get(&e.rec, "unlink_per_s") > 0);
+	CU_ASSERT(rec_get(&e.rec, "unlink_per_s", "ops/s") > 0);
 	CU_ASSERT_EQUAL(entries(e.tmp), 0);
 	env_release(&e);
 }
@@ -265,7 +221,7 @@ static void test_meta_one_file(void)
 	struct env e;
 	env_init(&e, "1", NULL, 0);
 	CU_ASSERT_EQUAL(rig_module_meta.run(&e.ctx, e.args), 0);
-	CU_ASSERT(rec_get(&e.rec, "stat_per_s") > 0);
+	CU_ASSERT(rec_get(&e.rec, "stat_per_s", "ops/s") > 0);
 	CU_ASSERT_EQUAL(entries(e.tmp), 0);
 	env_release(&e);
 }

@@ -23,6 +23,7 @@
 #include "rig/util/payload.h"
 #include "rig/util/strbuf.h"
 #include "rig/util/xalloc.h"
+#include "rec_sink.h"
 #include "test.h"
 
 /* --- size distributions -> file sets --- */
@@ -81,58 +82,6 @@ static void test_sizes_loguniform(void)
 
 /* --- the modules, run directly --- */
 
-struct rec {
-	struct strbuf metrics; /* "name=value unit\n" */
-	struct strbuf notes;   /* "key: value\n" */
-	size_t nfiles;
-	uint64_t file_bytes;
-	double file_secs;
-	char names[64][24];
-};
-
-static void rec_metric(void *o, const char *name, double value, const char *unit)
-{
-	struct rec *r = o;
-	sb_addf(&r->metrics, "%s=%.17g %s\n", name, value, unit);
-}
-
-static void rec_file(void *o, const char *file, uint64_t bytes, double seconds)
-{
-	struct rec *r = o;
-	if (r->nfiles < 64)
-		snprintf(r->names[r->nfiles], sizeof(r->names[0]), "%s", file);
-	r->nfiles++;
-	r->file_bytes += bytes;
-	r->file_secs += seconds;
-	CU_ASSERT(seconds > 0);
-}
-
-static void rec_note(void *o, const char *key, const char *value)
-{
-	struct rec *r = o;
-	sb_addf(&r->notes, "%s: %s\n", key, value);
-}
-
-/* The value of metric name with its unit, or NAN when it was not recorded. */
-static double rec_get(const struct rec *r, const char *name, const char *unit)
-{
-	struct strbuf key = STRBUF_INIT;
-	sb_addf(&key, "\n%s=", name);
-	struct strbuf hay = STRBUF_INIT;
-	sb_addf(&hay, "\n%s", r->metrics.buf);
-	double v = NAN;
-	const char *p = strstr(hay.buf, key.buf);
-	if (p) {
-		char *end;
-		v = strtod(p + key.len, &end);
-		size_t ul = strlen(unit);
-		CU_ASSERT(*end == ' ' && !strncmp(end + 1, unit, ul) && end[1 + ul] == '\n');
-	}
-	sb_release(&key);
-	sb_release(&hay);
-	return v;
-}
-
 struct env {
 	char *tmp;
 	struct rec rec;
@@ -147,10 +96,9 @@ static void env_init(struct env *e, int direct)
 {
 	memset(e, 0, sizeof(*e));
 	e->tmp = test_tmpdir();
-	sb_init(&e->rec.metrics);
-	sb_init(&e->rec.notes);
+	rec_init(&e->rec, 1);
 	sb_init(&e->err);
-	e->sink = (struct rig_sink){ &e->rec, rec_metric, rec_file, rec_note };
+	e->sink = rec_sink(&e->rec);
 	e->ctx = (struct rig_ctx){
 		.dir = e->tmp, .volume = "A", .seed = 123, .rep = 1, .direct = direct,
 		.cache_method = direct ? "direct" : "none", .sink = &e->sink,
@@ -160,11 +108,7 @@ static void env_init(struct env *e, int direct)
 
 static void env_reset_rec(struct env *e)
 {
-	sb_reset(&e->rec.metrics);
-	sb_reset(&e->rec.notes);
-	e->rec.nfiles = 0;
-	e->rec.file_bytes = 0;
-	e->rec.file_secs = 0;
+	rec_reset(&e->rec);
 	sb_reset(&e->err);
 }
 
@@ -174,8 +118,7 @@ static void env_release(struct env *e)
 		rig_module_write.release_state(e->state);
 	test_rmtree(e->tmp);
 	free(e->tmp);
-	sb_release(&e->rec.metrics);
-	sb_release(&e->rec.notes);
+	rec_release(&e->rec);
 	sb_release(&e->err);
 }
 

@@ -1,0 +1,84 @@
+/* The recording sink of tests/rec_sink.h. */
+#include "rec_sink.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test.h"
+
+void rec_init(struct rec *r, int files)
+{
+	memset(r, 0, sizeof(*r));
+	sb_init(&r->metrics);
+	sb_init(&r->notes);
+	r->files = files;
+}
+
+void rec_reset(struct rec *r)
+{
+	sb_reset(&r->metrics);
+	sb_reset(&r->notes);
+	r->nfiles = 0;
+	r->file_bytes = 0;
+	r->file_secs = 0;
+}
+
+void rec_release(struct rec *r)
+{
+	sb_release(&r->metrics);
+	sb_release(&r->notes);
+}
+
+static void rec_metric(void *o, const char *name, double value, const char *unit)
+{
+	struct rec *r = o;
+	sb_addf(&r->metrics, "%s=%.17g %s\n", name, value, unit);
+}
+
+static void rec_file(void *o, const char *file, uint64_t bytes, double seconds)
+{
+	struct rec *r = o;
+	if (!r->files) {
+		CU_FAIL("a per-file sample from a module that records none");
+		return;
+	}
+	if (r->file_prefix)
+		CU_ASSERT(strncmp(file, r->file_prefix, strlen(r->file_prefix)) == 0);
+	if (r->nfiles < 64)
+		snprintf(r->names[r->nfiles], sizeof(r->names[0]), "%s", file);
+	r->nfiles++;
+	r->file_bytes += bytes;
+	r->file_secs += seconds;
+	CU_ASSERT(seconds > 0);
+}
+
+static void rec_note(void *o, const char *key, const char *value)
+{
+	struct rec *r = o;
+	sb_addf(&r->notes, "%s: %s\n", key, value);
+}
+
+struct rig_sink rec_sink(struct rec *r)
+{
+	return (struct rig_sink){ r, rec_metric, rec_file, rec_note };
+}
+
+double rec_get(const struct rec *r, const char *name, const char *unit)
+{
+	struct strbuf key = STRBUF_INIT, hay = STRBUF_INIT;
+	sb_addf(&key, "\n%s=", name);
+	sb_addf(&hay, "\n%s", r->metrics.buf);
+	double v = NAN;
+	const char *p = strstr(hay.buf, key.buf);
+	if (p) {
+		char *end;
+		v = strtod(p + key.len, &end);
+		size_t ul = strlen(unit);
+		CU_ASSERT(*end == ' ' && !strncmp(end + 1, unit, ul) && end[1 + ul] == '\n');
+	}
+	sb_release(&key);
+	sb_release(&hay);
+	return v;
+}
