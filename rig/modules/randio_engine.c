@@ -11,13 +11,13 @@
  *
  * Why one submission per request, a system call each, rather than one per
  * batch: completions come in bunches, so batched resubmission sends the
- * device bunches, and a loop device (one worker per device passing
- * requests on to the backing file) and a virtio disk behind it serve a
- * steady stream better than bursts of the same depth. On a virtio-backed
- * loop device rig's batches were 11-20 requests; the loop device then
- * added 55-65 us per 4K read over the disk beneath it, against 25 us for
- * fio's one-at-a-time submissions, and rig read 10-13% slower than fio at
- * QD32. Submitting one at a time removed the gap (bench/README.md); on a
+ * device bunches, and a loop device (which hands requests to its backing
+ * file from a kernel worker) with a virtio disk behind it served a steady
+ * stream better than bursts of the same depth. On a virtio-backed loop
+ * device most of rig's requests went in batches of 11-20; the loop device
+ * then added 52-68 us per 4K read over the disk beneath it, against 18-28
+ * us for fio's one-at-a-time submissions, and rig read 10-13% slower than
+ * fio at QD32. Submitting one at a time removed the gap (bench/README.md); on a
  * RAM-backed loop device it was no slower.
  *
  * psync engine (portable): each worker is a thread doing one pread/pwrite
