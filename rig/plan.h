@@ -95,6 +95,17 @@ struct plan_step {
 
 enum report_format { FMT_HTML = 1, FMT_CSV = 2, FMT_JSON = 4 };
 
+/* report.headline: the metric a step's figure and findings use. */
+struct plan_headline {
+	char *step;                  /* a module name ("enumerate") or a step path ("2.cycle.2") */
+	char *metric;                /* one of that module's metrics */
+	int better;                  /* +1 higher is better, -1 lower; 0: from the unit (times: lower) */
+	struct mark mark;
+};
+
+/* report.compare: the factor a crossed design compares across positions. */
+enum plan_compare { COMPARE_AUTO, COMPARE_FS, COMPARE_VOLUME };
+
 struct plan_report {
 	char *title;                 /* NULL: the plan's name */
 	char *baseline;              /* volume or layout name, or NULL */
@@ -102,6 +113,9 @@ struct plan_report {
 	char **by;                   /* factors: layout position volume fs rep cycle seq, or a sweep var */
 	size_t nby;
 	unsigned formats;            /* FMT_*; default html|csv */
+	struct plan_headline *headlines;
+	size_t nheadlines;
+	enum plan_compare compare;   /* AUTO: fs when it tells the volumes apart, else volume */
 };
 
 enum plan_platform { PLATFORM_ANY, PLATFORM_LINUX, PLATFORM_MACOS };

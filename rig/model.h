@@ -1,0 +1,144 @@
+/*
+ * Linear models for the findings of a report (docs/reports.md, "Findings"):
+ * least squares with the coefficients' covariance, the two-factor model
+ * of a crossed design (file system x position), a straight-line trend with
+ * the change it implies from the first x to the last, the x after which a
+ * trend steepens, Fieller's interval for a ratio of estimates, and the F
+ * distribution's tail. Pure functions of their arguments, no I/O; tested
+ * against statsmodels/scipy (tests/fixtures/model/).
+ *
+ * Every interval is 95% (STATS_LEVEL) with Student's t at the residual
+ * degrees of freedom. NaN marks what cannot be computed (no residual
+ * degrees of freedom, an unbounded interval); the functions never fail on
+ * such data, they say so in their output.
+ */
+#ifndef RIG_MODEL_H
+#define RIG_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* An estimate with its standard error, 95% interval, t and two-sided p at
+ * df degrees of freedom. All NaN when not estimable. */
+struct model_est {
+	double est, se, lo, hi, df, t, p;
+};
+
+/*
+ * Ordinary least squares y = X b + e. X is n x p, row-major. Returns 0 and
+ * fills coef[p], cov[p*p] (row-major, s^2 (X'X)^-1), rss, df = n - p and
+ * s2 = rss / df (NaN when df == 0; cov is NaN then too). Returns -1 when X
+ * does not have full column rank (numerically: a pivot of its QR
+ * decomposition below 1e-10 of the largest column norm) or n < p; the
+ * outputs are NaN then. The caller owns coef and cov (p and p*p doubles).
+ */
+struct model_ols {
+	size_t n, p;
+	double *coef, *cov;
+	double rss, df, s2;
+};
+int model_ols_fit(const double *X, const double *y, size_t n, size_t p, double *coef,
+		  double *cov, struct model_ols *out);
+
+/* The estimate of the linear combination c'b (c has p entries) of a fit,
+ * with its interval and t-test of c'b = 0. */
+void model_ols_contrast(const struct model_ols *f, const double *c, struct model_est *out);
+
+/* P(F > f) for the F distribution with d1, d2 degrees of freedom; NaN for
+ * f or a degree of freedom that is NaN or not positive (f = 0 gives 1). */
+double model_f_tail(double f, double d1, double d2);
+
+/*
+ * Fieller's 95% interval for theta = a / b, where a and b are estimates
+ * with variances vaa, vbb and covariance vab, t quantile at df degrees of
+ * freedom. Returns 0 with [lo, hi]; -1 (lo, hi NaN) when the interval is
+ * unbounded or not an interval (b is not clearly away from 0: b^2 <= t^2 vbb).
+ */
+int model_fieller(double a, double b, double vaa, double vbb, double vab, double df,
+		  double *lo, double *hi);
+
+/*
+ * A crossed design: observation i has value y[i] > 0, level a[i] of factor
+ * A (0 .. na-1: the factor compared, file system or volume) and level b[i]
+ * of factor B (0 .. nb-1: position on the disk). na, nb >= 2.
+ *
+ * The additive model  log y = mu + alpha_a + beta_b + e  (treatment coding,
+ * level 0 the reference) is fitted by least squares; the effect of level k
+ * of a factor against its level 0 is reported as a percentage,
+ * 100 (exp(coef) - 1), with the interval transformed the same way, and the
+ * t-test of coef = 0. The log scale makes the effects multiplicative: a
+ * position that is 30% slower is 30% slower for every file system. When
+ * some y <= 0 the model is fitted to y itself and the percentage is
+ * 100 coef / m0, m0 the reference level's least-squares mean, interval
+ * scaled the same (log_scale 0 then).
+ *
+ * Least-squares means per level (in y's unit): the additive model fitted
+ * to y itself, its prediction for the level averaged with equal weight over
+ * the other factor's levels.
+ *
+ * Interaction: the full model (every A x B cell its own mean, on the same
+ * scale) against the additive one, F = ((rss_add - rss_full) / df1) /
+ * (rss_full / df2), df1 = df_add - df_full, df2 = df_full. Testable only
+ * when every cell has an observation and df2 > 0; otherwise int_p is NaN.
+ * For 2 x 2 designs int_pct is the interaction coefficient of the full
+ * model (treatment coding) as a percentage as above: how much more (or
+ * less) the B effect is at A level 1 than at level 0; NaN otherwise.
+ *
+ * Returns 0; -1 when the additive model is not estimable (a level without
+ * observations, or levels that do not connect: the design is not crossed),
+ * with everything NaN. The arrays are allocated by model_crossed_fit and
+ * freed by model_crossed_release; a_pct[0] and b_pct[0] are the references
+ * (est 0, the rest NaN).
+ */
+struct model_crossed {
+	int log_scale;
+	size_t na, nb, n;
+	struct model_est *a_pct, *b_pct;   /* [na], [nb] */
+	double *a_mean, *b_mean;           /* [na], [nb] least-squares means */
+	double resid_df;                   /* of the additive model */
+	double int_f, int_df1, int_df2, int_p;
+	struct model_est int_pct;
+};
+int model_crossed_fit(const double *y, const uint32_t *a, const uint32_t *b, size_t n,
+		      size_t na, size_t nb, struct model_crossed *out);
+void model_crossed_release(struct model_crossed *c);
+
+/*
+ * A straight line y = b0 + b1 x by least squares over n points (x need
+ * not be distinct; at least two distinct x and n >= 3 for an interval).
+ * slope: b1 with its interval and t-test. x_first, x_last: the smallest and
+ * largest x. change_pct: the change the line implies from x_first to
+ * x_last as a percentage of the fitted value at x_first,
+ *   100 b1 (x_last - x_first) / (b0 + b1 x_first),
+ * with Fieller's interval for that ratio (numerator and denominator are
+ * linear combinations of (b0, b1) with the fit's covariance), its p the
+ * slope's. fit_first/fit_last: the fitted values there. r2: coefficient
+ * of determination. Returns 0, or -1 (all NaN) with fewer than two
+ * distinct x.
+ */
+struct model_trend {
+	size_t n;
+	double b0, b1, r2;
+	double x_first, x_last, fit_first, fit_last;
+	struct model_est slope;
+	struct model_est change_pct;
+};
+int model_trend_fit(const double *x, const double *y, size_t n, struct model_trend *out);
+
+/*
+ * Where a trend steepens: for each candidate knot k among the distinct x
+ * values with at least two distinct x on either side (strictly below and
+ * strictly above k), the continuous two-segment line
+ *   y = b0 + b1 x + b2 max(0, x - k)
+ * is fitted; the k with the least residual sum of squares is kept (the
+ * smallest such k on ties). The fit is reported (returns 1, *knot = k,
+ * *extra = b2 with its interval and t-test) when b2 has the sign of the
+ * straight line's slope b1 of model_trend_fit over the same points (the
+ * fall, or rise, gets steeper after k) and its p < 0.05. Returns 0 when no
+ * knot qualifies (fewer than 5 distinct x, no such sign or p), with
+ * *knot NaN.
+ */
+int model_steepening(const double *x, const double *y, size_t n, double *knot,
+		     struct model_est *extra);
+
+#endif
