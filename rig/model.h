@@ -28,9 +28,16 @@ struct model_est {
  * Ordinary least squares y = X b + e. X is n x p, row-major. Returns 0 and
  * fills coef[p], cov[p*p] (row-major, s^2 (X'X)^-1), rss, df = n - p and
  * s2 = rss / df (NaN when df == 0; cov is NaN then too). Returns -1 when X
- * does not have full column rank (numerically: a pivot of its QR
- * decomposition below 1e-10 of the largest column norm) or n < p; the
- * outputs are NaN then. The caller owns coef and cov (p and p*p doubles).
+ * does not have full column rank (numerically: with its columns scaled to
+ * length 1, so that units do not matter, a pivot of its QR decomposition
+ * below 1e-10; a zero column), n < p or p == 0; the outputs are NaN then.
+ * The caller owns coef and cov (p and p*p doubles).
+ *
+ * Residuals are rounding, not spread, when their norm is below 2^-43
+ * (1.1e-13) of y's: rss is 0 then (a fit to data without noise), and so
+ * are s2 and cov. An estimate with standard error 0 has a zero-width
+ * interval and no test: t and p are NaN (as stats_diff's p for groups
+ * without spread).
  */
 struct model_ols {
 	size_t n, p;
@@ -52,7 +59,8 @@ double model_f_tail(double f, double d1, double d2);
  * Fieller's 95% interval for theta = a / b, where a and b are estimates
  * with variances vaa, vbb and covariance vab, t quantile at df degrees of
  * freedom. Returns 0 with [lo, hi]; -1 (lo, hi NaN) when the interval is
- * unbounded or not an interval (b is not clearly away from 0: b^2 <= t^2 vbb).
+ * unbounded or not an interval (b is not clearly away from 0: b^2 <= t^2 vbb),
+ * and when df is not positive or an argument is NaN.
  */
 int model_fieller(double a, double b, double vaa, double vbb, double vab, double df,
 		  double *lo, double *hi);
@@ -70,7 +78,10 @@ int model_fieller(double a, double b, double vaa, double vbb, double vab, double
  * position that is 30% slower is 30% slower for every file system. When
  * some y <= 0 the model is fitted to y itself and the percentage is
  * 100 coef / m0, m0 the reference level's least-squares mean, interval
- * scaled the same (log_scale 0 then).
+ * scaled the same (log_scale 0 then). A percentage's se is the
+ * coefficient's carried over (100 exp(coef) se, or 100 se / m0); its t, p
+ * and df are the coefficient's. When m0 is not positive est, se, lo and
+ * hi are NaN and t and p stand.
  *
  * Least-squares means per level (in y's unit): the additive model fitted
  * to y itself, its prediction for the level averaged with equal weight over
@@ -79,16 +90,20 @@ int model_fieller(double a, double b, double vaa, double vbb, double vab, double
  * Interaction: the full model (every A x B cell its own mean, on the same
  * scale) against the additive one, F = ((rss_add - rss_full) / df1) /
  * (rss_full / df2), df1 = df_add - df_full, df2 = df_full. Testable only
- * when every cell has an observation and df2 > 0; otherwise int_p is NaN.
+ * when every cell has an observation and df2 > 0; otherwise int_f,
+ * int_df1, int_df2 and int_p are NaN. int_f and int_p are NaN too when
+ * the cells have no spread (rss_full 0: no test, as for t above).
  * For 2 x 2 designs int_pct is the interaction coefficient of the full
  * model (treatment coding) as a percentage as above: how much more (or
- * less) the B effect is at A level 1 than at level 0; NaN otherwise.
+ * less) the B effect is at A level 1 than at level 0 (on y's own scale
+ * in percent of b_mean[0]); NaN otherwise.
  *
  * Returns 0; -1 when the additive model is not estimable (a level without
- * observations, or levels that do not connect: the design is not crossed),
- * with everything NaN. The arrays are allocated by model_crossed_fit and
- * freed by model_crossed_release; a_pct[0] and b_pct[0] are the references
- * (est 0, the rest NaN).
+ * observations, or levels that do not connect: the design is not crossed)
+ * and for n == 0, na or nb below 2, a level out of range or a y that is
+ * not finite, with everything NaN. The arrays are allocated by
+ * model_crossed_fit (after -1 too) and freed by model_crossed_release;
+ * a_pct[0] and b_pct[0] are the references (est 0, the rest NaN).
  */
 struct model_crossed {
 	int log_scale;
@@ -111,10 +126,11 @@ void model_crossed_release(struct model_crossed *c);
  * x_last as a percentage of the fitted value at x_first,
  *   100 b1 (x_last - x_first) / (b0 + b1 x_first),
  * with Fieller's interval for that ratio (numerator and denominator are
- * linear combinations of (b0, b1) with the fit's covariance), its p the
- * slope's. fit_first/fit_last: the fitted values there. r2: coefficient
- * of determination. Returns 0, or -1 (all NaN) with fewer than two
- * distinct x.
+ * linear combinations of (b0, b1) with the fit's covariance), its se by
+ * the delta method, its t and p the slope's; est NaN when the fitted value
+ * at x_first is 0. fit_first/fit_last: the fitted values there. r2:
+ * coefficient of determination (1 when every y is equal, as fit_line).
+ * Returns 0, or -1 (all NaN) with fewer than two distinct x.
  */
 struct model_trend {
 	size_t n;
@@ -136,7 +152,7 @@ int model_trend_fit(const double *x, const double *y, size_t n, struct model_tre
  * straight line's slope b1 of model_trend_fit over the same points (the
  * fall, or rise, gets steeper after k) and its p < 0.05. Returns 0 when no
  * knot qualifies (fewer than 5 distinct x, no such sign or p), with
- * *knot NaN.
+ * *knot and *extra NaN. Data without noise give no p, hence 0.
  */
 int model_steepening(const double *x, const double *y, size_t n, double *knot,
 		     struct model_est *extra);
