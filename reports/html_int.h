@@ -7,6 +7,7 @@
 #define RIG_REPORTS_HTML_INT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "reports/figure.h"
 #include "reports/report_data.h"
@@ -61,8 +62,20 @@ int h_pair_style(const struct rdata *d, const char *volume, const char *layout);
 /* Sections (html_step.c). */
 void html_steps(struct hctx *c, struct rdata *d);
 void html_order(struct hctx *c, struct rdata *d);
-/* One sentence per step (html_step.c). */
+/* The findings, strongest first, with the lead figure and the baseline
+ * table (html_findings.c). */
 void html_findings(struct hctx *c, struct rdata *d);
+/* "step 1 write" */
+void h_step_title(struct strbuf *h, const struct rd_template *t);
+/* The y label of a template's headline metric, with its unit (arena text). */
+const char *h_ylabel(struct rdata *d, const struct rd_template *t);
+/* Build step ti's main figure (the kind its findings call for: lines
+ * against cycle, sweep level reached, position; an interaction plot for a
+ * crossed design; else bars) with its caption (HTML) and file name. 0, or
+ * -1 when the step has no headline group (nothing built). The caller
+ * releases f. */
+int h_step_figure(struct rdata *d, uint32_t ti, struct figure *f, struct strbuf *cap,
+		  struct strbuf *name);
 /* The label of a group: volume, with layout and cycle/sweep when they vary. */
 void h_group_label(struct strbuf *h, const struct rdata *d, const struct rd_group *g, int with_layout);
 

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reports/findings.h"
 #include "reports/html_int.h"
 #include "rig/util/xalloc.h"
 
@@ -64,7 +65,7 @@ static void metric_text(struct strbuf *h, const struct rdata *d, const struct rd
 	}
 }
 
-static void step_title(struct strbuf *h, const struct rd_template *t)
+void h_step_title(struct strbuf *h, const struct rd_template *t)
 {
 	sb_adds(h, "step ");
 	h_text(h, t->path);
@@ -72,192 +73,19 @@ static void step_title(struct strbuf *h, const struct rd_template *t)
 	h_text(h, t->module);
 }
 
-/* --- findings --- */
-
-static void finding(struct strbuf *h, const struct rdata *d, const struct rd_template *t)
-{
-	const struct rd_group *best = NULL, *hi = NULL, *lo = NULL;
-	size_t ngroups = 0;
-	for (size_t i = t->first_group; i < t->first_group + t->ngroups; i++) {
-		const struct rd_group *g = &d->groups[i];
-		if (g->metric != t->headline || !g->s.n)
-			continue;
-		ngroups++;
-		if (g->base >= 0 && g->base != (long)i && isfinite(g->diff.diff_pct) &&
-		    (!best || fabs(g->diff.diff_pct) > fabs(best->diff.diff_pct)))
-			best = g;
-		if (!hi || g->s.mean > hi->s.mean)
-			hi = g;
-		if (!lo || g->s.mean < lo->s.mean)
-			lo = g;
-	}
-	if (!ngroups)
-		return;
-	const struct rd_group *any = hi;
-	sb_adds(h, "<li><b>");
-	step_title(h, t);
-	sb_adds(h, "</b>, ");
-	metric_text(h, d, any);
-	sb_adds(h, ": ");
-	struct stats_diff df;
-	const struct rd_group *x = best, *b = best ? &d->groups[best->base] : NULL;
-	if (!best && ngroups > 1 && hi != lo) {
-		x = lo;
-		b = hi;
-		stats_diff(&lo->s, &hi->s, &df);
-	} else if (best) {
-		df = best->diff;
-	}
-	if (!x) {
-		sb_adds(h, "mean ");
-		h_num(h, any->s.mean);
-		sb_addf(h, " %s", h_unit(rd_str(d, any->unit)));
-		if (any->s.n > 1) {
-			sb_adds(h, " (95% CI ");
-			h_num(h, any->s.ci_low);
-			sb_adds(h, " to ");
-			h_num(h, any->s.ci_high);
-			sb_addf(h, ", n = %zu)", any->s.n);
-		} else {
-			sb_adds(h, " (one sample: no interval)");
-		}
-		sb_adds(h, ".</li>\n");
-		return;
-	}
-	if (best) {
-		sb_adds(h, "largest difference from ");
-		h_text(h, d->baseline);
-		sb_adds(h, ": ");
-	} else {
-		sb_adds(h, "lowest against highest: ");
-	}
-	h_group_label(h, d, x, 1);
-	sb_adds(h, " ");
-	h_num(h, x->s.mean);
-	sb_adds(h, " against ");
-	h_group_label(h, d, b, 1);
-	sb_adds(h, " ");
-	h_num(h, b->s.mean);
-	sb_adds(h, ", <b>");
-	h_pct(h, df.diff_pct);
-	sb_adds(h, "</b> (95% CI ");
-	h_diff_ci(h, df.ci_low, df.ci_high, x->s.n, b->s.n);
-	if (!isnan(df.p)) {
-		sb_adds(h, "; Welch p = ");
-		h_p(h, df.p);
-	}
-	sb_adds(h, "). ");
-	if (isnan(df.ci_low) || isnan(df.ci_high))
-		sb_adds(h, x->s.n < 2 || b->s.n < 2
-				   ? "With one sample per volume the difference cannot be told from noise."
-				   : "The interval is unbounded: the difference is not established.");
-	else if (df.ci_low > 0 || df.ci_high < 0)
-		sb_adds(h, "<span class=\"yes\">The interval excludes 0.</span>");
-	else
-		sb_adds(h, "The interval includes 0: no clear difference.");
-	sb_adds(h, "</li>\n");
-}
-
-/* The seed articles' table: every volume as % of the baseline, per step. */
-static void baseline_table(struct strbuf *h, const struct rdata *d)
-{
-	if (d->base_kind == RD_BASE_NONE)
-		return;
-	/* Columns: (layout, volume) of non-baseline groups, first seen order. */
-	const char *cl[32], *cv[32];
-	size_t nc = 0;
-	for (size_t i = 0; i < d->ngroups; i++) {
-		const struct rd_group *g = &d->groups[i];
-		const struct rd_template *t = &d->tmpls[g->tmpl];
-		if (t->inner || g->metric != t->headline || g->base < 0 || g->base == (long)i)
-			continue;
-		size_t k = 0;
-		while (k < nc && !(cl[k] == g->layout && cv[k] == g->volume))
-			k++;
-		if (k == nc && nc < 32) {
-			cl[nc] = g->layout;
-			cv[nc++] = g->volume;
-		}
-	}
-	if (!nc)
-		return;
-	sb_adds(h, "<h3>Difference from ");
-	h_text(h, d->baseline);
-	sb_adds(h, " (percent of its mean; 95% interval)</h3>\n<div class=\"wrap\"><table>\n<thead><tr><th>step</th>");
-	for (size_t k = 0; k < nc; k++) {
-		sb_adds(h, "<th class=\"num\">");
-		h_text(h, cv[k]);
-		if (d->nlayouts > 1 && *cl[k]) {
-			sb_adds(h, "<br><span class=\"small\">");
-			h_text(h, cl[k]);
-			sb_adds(h, "</span>");
-		}
-		sb_adds(h, "</th>");
-	}
-	sb_adds(h, "</tr></thead>\n<tbody>\n");
-	for (size_t ti = 0; ti < d->ntmpls; ti++) {
-		const struct rd_template *t = &d->tmpls[ti];
-		if (t->inner || t->headline == UINT32_MAX)
-			continue;
-		int any = 0;
-		for (size_t i = t->first_group; i < t->first_group + t->ngroups; i++)
-			any |= d->groups[i].metric == t->headline && d->groups[i].base >= 0;
-		if (!any)
-			continue;
-		sb_adds(h, "<tr><td>");
-		step_title(h, t);
-		sb_adds(h, " <span class=\"small\">");
-		h_text(h, rd_str(d, t->headline));
-		sb_adds(h, "</span></td>");
-		for (size_t k = 0; k < nc; k++) {
-			const struct rd_group *g = NULL;
-			for (size_t i = t->first_group; i < t->first_group + t->ngroups && !g; i++) {
-				const struct rd_group *c = &d->groups[i];
-				if (c->metric == t->headline && c->layout == cl[k] && c->volume == cv[k] &&
-				    c->base >= 0)
-					g = c;
-			}
-			sb_adds(h, "<td class=\"num\">");
-			if (g) {
-				sb_adds(h, "<b>");
-				h_pct(h, g->diff.diff_pct);
-				sb_adds(h, "</b><br><span class=\"small\">");
-				h_diff_ci(h, g->diff.ci_low, g->diff.ci_high, g->s.n, d->groups[g->base].s.n);
-				sb_adds(h, "</span>");
-			}
-			sb_adds(h, "</td>");
-		}
-		sb_adds(h, "</tr>\n");
-	}
-	sb_adds(h, "</tbody></table></div>\n");
-}
-
-void html_findings(struct hctx *c, struct rdata *d)
-{
-	struct strbuf *h = c->h;
-	sb_adds(h, "<h2 id=\"findings\">Findings</h2>\n<ul class=\"findings\">\n");
-	size_t n = h->len;
-	for (size_t i = 0; i < d->ntmpls; i++)
-		if (d->tmpls[i].headline != UINT32_MAX)
-			finding(h, d, &d->tmpls[i]);
-	if (h->len == n)
-		sb_adds(h, "<li>No step recorded a result.</li>\n");
-	sb_adds(h, "</ul>\n");
-	if (d->base_kind == RD_BASE_NONE)
-		sb_adds(h, "<p class=\"small\">The plan names no <code>report.baseline</code>, so each "
-			   "step compares its lowest mean with its highest.</p>\n");
-	baseline_table(h, d);
-}
-
 /* --- a step's figure --- */
 
 static const char *xlabel_of(const struct rd_template *t, struct strbuf *tmp, const struct rdata *d,
-			     size_t g0, size_t g1)
+			     size_t g0, size_t g1, int reached)
 {
 	if (t->inner == 'c')
 		return "cycle";
 	sb_reset(tmp);
 	sb_adds(tmp, t->sweep_var ? t->sweep_var : "value");
+	if (reached) {
+		sb_adds(tmp, " reached (%)");
+		return tmp->buf;
+	}
 	for (size_t i = g0; i < g1; i++)
 		if (d->groups[i].sweep_value && strchr(d->groups[i].sweep_value, '%')) {
 			sb_adds(tmp, " (%)");
@@ -266,42 +94,139 @@ static const char *xlabel_of(const struct rd_template *t, struct strbuf *tmp, co
 	return tmp->buf;
 }
 
-static void step_figure(struct hctx *c, struct rdata *d, const struct rd_template *t)
+static struct fig_series *series_named(struct figure *f, const char *name, int style)
 {
+	for (size_t k = 0; k < f->nseries; k++)
+		if (!strcmp(f->series[k].name, name))
+			return &f->series[k];
+	return fig_add_series(f, name, style);
+}
+
+/* Does the template have a finding of kind k (in a family, or not)? */
+static int has_finding(const struct rdata *d, uint32_t ti, enum fnd_kind k, int family)
+{
+	for (size_t i = 0; i < d->nfindings; i++)
+		if (d->findings[i].tmpl == ti && d->findings[i].kind == k &&
+		    (d->findings[i].family != 0) == family)
+			return 1;
+	return 0;
+}
+
+const char *h_ylabel(struct rdata *d, const struct rd_template *t)
+{
+	struct strbuf yl = STRBUF_INIT;
+	const char *unit = "";
+	for (size_t i = t->first_group; i < t->first_group + t->ngroups; i++)
+		if (d->groups[i].metric == t->headline) {
+			unit = h_unit(rd_str(d, d->groups[i].unit));
+			break;
+		}
+	sb_adds(&yl, rd_str(d, t->headline));
+	if (!strcmp(unit, "MB/s"))
+		sb_adds(&yl, " (MB/s, 10\xe2\x81\xb6 B/s)");
+	else if (*unit)
+		sb_addf(&yl, " (%s)", unit);
+	const char *out = rd_strdup(d, yl.buf);
+	sb_release(&yl);
+	return out;
+}
+
+/* The interaction plot of a crossed design: the metric against position,
+ * a line per file system (or volume), means and intervals of the samples
+ * pooled over layouts. */
+static void interaction_points(struct rdata *d, uint32_t ti, struct figure *f)
+{
+	const struct rd_template *t = &d->tmpls[ti];
+	size_t cap = 0;
+	for (size_t i = t->first_group; i < t->first_group + t->ngroups; i++)
+		cap += d->groups[i].n;
+	double *v = xmalloc((cap ? cap : 1) * sizeof(double));
+	const char *lv[64];
+	size_t nlv = 0;
+	for (size_t i = t->first_group; i < t->first_group + t->ngroups; i++) {
+		const struct rd_group *g = &d->groups[i];
+		const char *l = fnd_level(d, ti, g);
+		if (g->metric != t->headline || !l)
+			continue;
+		size_t k = 0;
+		while (k < nlv && strcmp(lv[k], l))
+			k++;
+		if (k == nlv && nlv < 64)
+			lv[nlv++] = l;
+	}
+	for (size_t k = 0; k < nlv; k++) {
+		struct fig_series *s = fig_add_series(f, lv[k], (int)k);
+		int done[64];
+		size_t ndone = 0;
+		for (size_t i = t->first_group; i < t->first_group + t->ngroups; i++) {
+			const struct rd_group *g = &d->groups[i];
+			if (g->metric != t->headline || !fnd_level(d, ti, g) || strcmp(fnd_level(d, ti, g), lv[k]))
+				continue;
+			size_t q = 0;
+			while (q < ndone && done[q] != g->position)
+				q++;
+			if (q < ndone || ndone == 64)
+				continue;
+			done[ndone++] = g->position;
+			size_t m = 0;
+			for (size_t j = i; j < t->first_group + t->ngroups; j++) {
+				const struct rd_group *h = &d->groups[j];
+				const char *hl = fnd_level(d, ti, h);
+				if (h->metric != t->headline || h->position != g->position || !hl || strcmp(hl, lv[k]))
+					continue;
+				for (size_t r = h->first; r < h->first + h->n; r++) {
+					double x = d->samples[d->order[r]].value;
+					if (!isnan(x))
+						v[m++] = x;
+				}
+			}
+			struct stats_summary ss;
+			stats_summarize(v, m, &ss);
+			if (ss.n)
+				fig_add_point(s, g->position, ss.mean, ss.ci_low, ss.ci_high);
+		}
+	}
+	free(v);
+}
+
+int h_step_figure(struct rdata *d, uint32_t ti, struct figure *f, struct strbuf *cap,
+		  struct strbuf *name)
+{
+	const struct rd_template *t = &d->tmpls[ti];
 	size_t g0 = t->first_group, g1 = g0 + t->ngroups;
 	const struct rd_group *first = NULL;
 	for (size_t i = g0; i < g1 && !first; i++)
 		if (d->groups[i].metric == t->headline)
 			first = &d->groups[i];
 	if (!first)
-		return;
-	struct figure f;
-	memset(&f, 0, sizeof(f));
-	struct strbuf ylabel = STRBUF_INIT, xl = STRBUF_INIT, cap = STRBUF_INIT, name = STRBUF_INIT;
-	sb_adds(&ylabel, rd_str(d, t->headline));
+		return -1;
+	memset(f, 0, sizeof(*f));
+	struct strbuf xl = STRBUF_INIT;
+	f->ylabel = h_ylabel(d, t);
+	f->yzero = 1;
 	const char *unit = h_unit(rd_str(d, first->unit));
-	if (!strcmp(unit, "MB/s"))
-		sb_adds(&ylabel, " (MB/s, 10\xe2\x81\xb6 B/s)");
-	else if (*unit)
-		sb_addf(&ylabel, " (%s)", unit);
-	f.ylabel = ylabel.buf;
-	f.yzero = 1;
 	int positions = 0, maxpos = 0;
 	for (size_t i = g0; i < g1; i++)
 		if (d->groups[i].metric == t->headline && d->groups[i].position > maxpos) {
 			maxpos = d->groups[i].position;
 			positions++;
 		}
-	int numeric_sweep = t->inner == 's';
+	int numeric_sweep = t->inner == 's', reached = t->inner == 's';
 	for (size_t i = g0; i < g1; i++)
-		if (d->groups[i].metric == t->headline && t->inner == 's' && isnan(d->groups[i].sweep_num))
-			numeric_sweep = 0;
+		if (d->groups[i].metric == t->headline && t->inner == 's') {
+			if (isnan(d->groups[i].sweep_num))
+				numeric_sweep = 0;
+			if (isnan(d->groups[i].reached))
+				reached = 0;
+		}
 	const char *what;
 	if (t->inner == 'c' || numeric_sweep) {
-		f.kind = FIG_LINES;
-		f.xint = t->inner == 'c';
-		f.xlabel = xlabel_of(t, &xl, d, g0, g1);
-		what = t->inner == 'c' ? "against the cycle" : "against the sweep value";
+		f->kind = FIG_LINES;
+		f->xint = t->inner == 'c';
+		f->xlabel = rd_strdup(d, xlabel_of(t, &xl, d, g0, g1, reached));
+		what = t->inner == 'c' ? "against the cycle"
+		       : reached ? "against the level a fill step reached (mean over repetitions)"
+				 : "against the sweep value";
 		for (size_t i = g0; i < g1; i++) {
 			const struct rd_group *g = &d->groups[i];
 			if (g->metric != t->headline)
@@ -312,65 +237,80 @@ static void step_figure(struct hctx *c, struct rdata *d, const struct rd_templat
 			if (d->nlayouts > 1 && *g->layout)
 				sb_addf(&sn, " in %s", g->layout);
 			struct fig_series *s = NULL;
-			for (size_t k = 0; k < f.nseries && !s; k++)
-				if (!strcmp(f.series[k].name, sn.buf))
-					s = &f.series[k];
+			for (size_t k = 0; k < f->nseries && !s; k++)
+				if (!strcmp(f->series[k].name, sn.buf))
+					s = &f->series[k];
 			/* rd_strdup, not rd_intern: the JSON writer may be reading
 			 * the intern table in another thread. */
 			if (!s)
-				s = fig_add_series(&f, rd_strdup(d, sn.buf), h_pair_style(d, g->volume, g->layout));
+				s = fig_add_series(f, rd_strdup(d, sn.buf), h_pair_style(d, g->volume, g->layout));
 			sb_release(&sn);
-			double x = t->inner == 'c' ? g->cycle : g->sweep_num;
+			double x = t->inner == 'c' ? g->cycle : reached ? g->reached : g->sweep_num;
 			fig_add_point(s, x, g->s.mean, g->s.ci_low, g->s.ci_high);
 		}
-	} else if (has_by(d, "position") && positions >= 3) {
-		f.kind = FIG_LINES;
-		f.xint = 1;
-		f.xlabel = "position (1 = first partition from the start of the disk)";
+	} else if (has_finding(d, ti, FND_POSITION, 1)) {
+		f->kind = FIG_LINES;
+		f->xint = 1;
+		f->xlabel = "position (1 = first partition from the start of the disk)";
+		what = "against the partition's position, a line per file system (interaction plot: "
+		       "parallel lines mean the position effect is the same for each), samples pooled "
+		       "over layouts";
+		if (fnd_level(d, ti, first) == first->volume)
+			what = "against the partition's position, a line per volume (interaction plot: "
+			       "parallel lines mean the position effect is the same for each), samples "
+			       "pooled over layouts";
+		interaction_points(d, ti, f);
+	} else if (has_finding(d, ti, FND_POSITION, 0) || (has_by(d, "position") && positions >= 3)) {
+		f->kind = FIG_LINES;
+		f->xint = 1;
+		f->xlabel = "position (1 = first partition from the start of the disk)";
 		what = "against the partition's position";
 		for (size_t i = g0; i < g1; i++) {
 			const struct rd_group *g = &d->groups[i];
 			if (g->metric != t->headline)
 				continue;
-			struct fig_series *s = NULL;
 			const char *sname = *g->layout ? g->layout : "volumes";
-			for (size_t k = 0; k < f.nseries && !s; k++)
-				if (!strcmp(f.series[k].name, sname))
-					s = &f.series[k];
-			if (!s)
-				s = fig_add_series(&f, sname, h_style_of(d, NULL, g->layout));
+			struct fig_series *s = series_named(f, sname, h_style_of(d, NULL, g->layout));
 			fig_add_point(s, g->position, g->s.mean, g->s.ci_low, g->s.ci_high);
 		}
 	} else {
-		f.kind = FIG_BARS;
+		f->kind = FIG_BARS;
 		what = "per volume";
 		for (size_t i = g0; i < g1; i++) {
 			const struct rd_group *g = &d->groups[i];
 			if (g->metric != t->headline)
 				continue;
-			fig_add_bar(&f, d->nlayouts > 1 ? g->layout : NULL,
+			fig_add_bar(f, d->nlayouts > 1 ? g->layout : NULL,
 				    t->inner == 's' ? g->sweep_value : g->volume, g->s.mean, g->s.ci_low,
 				    g->s.ci_high, h_style_of(d, g->volume, g->layout));
 		}
 	}
-	sb_adds(&cap, "Mean ");
-	h_text(&cap, rd_str(d, t->headline));
-	sb_addf(&cap, " of ");
-	step_title(&cap, t);
-	sb_addf(&cap, " %s", what);
-	if (f.kind == FIG_BARS && d->nlayouts > 1)
-		sb_adds(&cap, ", grouped by layout");
-	sb_adds(&cap, d->any_n1 ? "; whiskers: 95% confidence interval of the mean where n &ge; 2."
-				: "; whiskers: 95% confidence interval of the mean (Student t).");
+	sb_adds(cap, "Mean ");
+	h_text(cap, rd_str(d, t->headline));
+	sb_addf(cap, " of ");
+	h_step_title(cap, t);
+	sb_addf(cap, " %s", what);
+	if (f->kind == FIG_BARS && d->nlayouts > 1)
+		sb_adds(cap, ", grouped by layout");
+	sb_adds(cap, d->any_n1 ? "; whiskers: 95% confidence interval of the mean where n &ge; 2."
+			       : "; whiskers: 95% confidence interval of the mean (Student t).");
 	if (!strcmp(unit, "MB/s"))
-		sb_adds(&cap, " MB/s = 10<sup>6</sup> bytes per second.");
-	sb_adds(&name, "step-");
-	sb_adds(&name, t->path);
-	sb_addf(&name, "-%s-%s", t->module, rd_str(d, t->headline));
-	h_figure(c, &f, name.buf, cap.buf);
-	fig_release(&f);
-	sb_release(&ylabel);
+		sb_adds(cap, " MB/s = 10<sup>6</sup> bytes per second.");
+	sb_adds(name, "step-");
+	sb_adds(name, t->path);
+	sb_addf(name, "-%s-%s", t->module, rd_str(d, t->headline));
 	sb_release(&xl);
+	return 0;
+}
+
+static void step_figure(struct hctx *c, struct rdata *d, uint32_t ti)
+{
+	struct figure f;
+	struct strbuf cap = STRBUF_INIT, name = STRBUF_INIT;
+	if (h_step_figure(d, ti, &f, &cap, &name) == 0) {
+		h_figure(c, &f, name.buf, cap.buf);
+		fig_release(&f);
+	}
 	sb_release(&cap);
 	sb_release(&name);
 }
@@ -380,6 +320,14 @@ static void step_figure(struct hctx *c, struct rdata *d, const struct rd_templat
 static int varies_layout(const struct rdata *d)
 {
 	return d->nlayouts > 1;
+}
+
+static int any_reached(const struct rdata *d, const struct rd_template *t)
+{
+	for (size_t i = t->first_group; i < t->first_group + t->ngroups; i++)
+		if (!isnan(d->groups[i].reached))
+			return 1;
+	return 0;
 }
 
 static void factor_head(struct strbuf *h, const struct rdata *d, const struct rd_template *t)
@@ -392,6 +340,8 @@ static void factor_head(struct strbuf *h, const struct rdata *d, const struct rd
 		sb_adds(h, "<th class=\"num\">");
 		h_text(h, t->sweep_var);
 		sb_adds(h, "</th>");
+		if (any_reached(d, t))
+			sb_adds(h, "<th class=\"num\">reached</th><th class=\"num\">free space left</th>");
 	}
 	sb_adds(h, "<th>volume</th>");
 }
@@ -410,6 +360,21 @@ static void factor_cells(struct strbuf *h, const struct rdata *d, const struct r
 		sb_adds(h, "<td class=\"num\">");
 		h_text(h, g->sweep_value);
 		sb_adds(h, "</td>");
+		if (any_reached(d, t)) {
+			/* What the fill step actually reached: a level asked for
+			 * may stop short (the volume ran out of space). */
+			sb_adds(h, "<td class=\"num\">");
+			if (!isnan(g->reached))
+				sb_addf(h, "%.2f%%", g->reached);
+			else
+				sb_adds(h, "\xe2\x80\x93");
+			sb_adds(h, "</td><td class=\"num\">");
+			if (!isnan(g->reached_free))
+				h_bytes(h, g->reached_free);
+			else
+				sb_adds(h, "\xe2\x80\x93");
+			sb_adds(h, "</td>");
+		}
 	}
 	sb_adds(h, "<td>");
 	h_text(h, g->volume);
@@ -585,7 +550,7 @@ static void filesets(struct hctx *c, struct rdata *d, size_t ti)
 	}
 	struct strbuf cap = STRBUF_INIT, name = STRBUF_INIT;
 	sb_adds(&cap, "Rate of every file of ");
-	step_title(&cap, t);
+	h_step_title(&cap, t);
 	sb_adds(&cap, " against its size, with the least-squares fit of time = overhead + size / rate "
 		      "drawn as a curve per volume.");
 	if (stride > 1)
@@ -822,7 +787,7 @@ void html_steps(struct hctx *c, struct rdata *d)
 			sb_adds(h, "<p>This step recorded no metrics.</p>\n");
 			continue;
 		}
-		step_figure(c, d, t);
+		step_figure(c, d, (uint32_t)ti);
 		const struct rd_group *hg = NULL;
 		for (size_t i = t->first_group; i < t->first_group + t->ngroups && !hg; i++)
 			if (d->groups[i].metric == t->headline)

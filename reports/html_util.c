@@ -237,6 +237,7 @@ static const char css[] =
 	".banner{border-left:6px solid #b00020;background:#fdecee;padding:.75em 1em;margin:1em 0}"
 	".banner.warn{border-color:#a86200;background:#fff4e0}"
 	".banner.info{border-color:#2a5d9f;background:#eef4fb}"
+	".lead{font-size:1.08em;max-width:56em;border-left:4px solid #0072b2;padding:.3em .8em;background:#f4f8fb}"
 	".findings{padding-left:1.2em}.findings li{margin:.45em 0;max-width:56em}"
 	"table{border-collapse:collapse;margin:.5em 0 1.2em;font-size:.9rem}"
 	"th,td{padding:.3em .65em;border-bottom:1px solid #e4e4e4;text-align:left;vertical-align:top}"

@@ -24,6 +24,7 @@
 #include "reports/csv.h"
 #include "reports/report_data.h"
 #include "reports/report_out.h"
+#include "reports/findings.h"
 #include "reports/summary.h"
 #include "rig/plan.h"
 #include "rig/util/strbuf.h"
@@ -315,6 +316,30 @@ static void files(struct rout *o, const struct rdata *d)
 	sb_adds(b, "]");
 }
 
+static void findings(struct strbuf *b, const struct rdata *d)
+{
+	sb_adds(b, ",\n\"findings\":[");
+	for (size_t i = 0; i < d->nfindings; i++) {
+		const struct rd_finding *f = &d->findings[i];
+		int fi = 1;
+		sb_adds(b, i ? ",\n{" : "\n{");
+		kstr(b, "step", d->tmpls[f->tmpl].path, &fi);
+		kstr(b, "metric", rd_str(d, f->metric), &fi);
+		kstr(b, "kind", fnd_kind_name(f->kind), &fi);
+		kstr(b, "groups", f->groups, &fi);
+		knum(b, "estimate", f->estimate, &fi);
+		kstr(b, "unit", f->unit, &fi);
+		knum(b, "ci_low", f->ci_low, &fi);
+		knum(b, "ci_high", f->ci_high, &fi);
+		knum(b, "p", f->p, &fi);
+		kint(b, "n", (long long)f->n, &fi);
+		kstr(b, "verdict", f->effect ? "effect" : "no-clear-effect", &fi);
+		kstr(b, "sentence", f->sentence, &fi);
+		sb_addch(b, '}');
+	}
+	sb_adds(b, "]");
+}
+
 static void summary(struct rout *o, const struct rdata *d)
 {
 	struct strbuf *b = &o->buf;
@@ -369,6 +394,7 @@ static void summary(struct rout *o, const struct rdata *d)
 		rout_flush_some(o);
 	}
 	sb_adds(b, "]");
+	findings(b, d);
 	sb_adds(b, ",\n\"filesets\":[");
 	for (size_t i = 0; i < d->nfilesets; i++) {
 		const struct rd_fileset *fs = &d->filesets[i];

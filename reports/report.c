@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "reports/csv.h"
+#include "reports/findings.h"
 #include "reports/html.h"
 #include "reports/json.h"
 #include "reports/report_csv.h"
@@ -89,6 +90,7 @@ int reports_write(struct store *s, const char *run_dir, struct strbuf *err)
 	}
 	lap("load");
 	summary_compute(d);
+	findings_compute(d);
 	lap("statistics");
 	rcsv_format_values(d);
 	lap("numbers");
@@ -111,6 +113,9 @@ int reports_write(struct store *s, const char *run_dir, struct strbuf *err)
 	sb_reset(&path);
 	sb_addf(&path, "%s/summary.csv", run_dir);
 	keep_first(&rc, summary_write_csv(d, path.buf, &e), err, &e);
+	sb_reset(&path);
+	sb_addf(&path, "%s/findings.csv", run_dir);
+	keep_first(&rc, findings_write_csv(d, path.buf, &e), err, &e);
 	lap("csv");
 	if (d->formats & FMT_HTML)
 		keep_first(&rc, html_write_report(d, run_dir, &e), err, &e);

@@ -193,7 +193,7 @@ const char *rd_headline_metric(const char *module)
 	static const char *const table[][2] = {
 		{ "write", "rate" },        { "read", "rate" },
 		{ "randread", "iops" },     { "randwrite", "iops" },
-		{ "tree", "files_per_s" },  { "enumerate", "entries_per_s" },
+		{ "tree", "files_per_s" },  { "enumerate", "seconds" },
 		{ "churn", "files_per_s" }, { "fill", "rate" },
 		{ "meta", "create_per_s" }, { "null", "value" },
 	};
@@ -688,6 +688,7 @@ void rdata_free(struct rdata *d)
 	free(d->z);
 	free(d->vtext);
 	free(d->filesets);
+	free(d->findings);
 	free(d->forder);
 	free(d->strs);
 	free(d->slots);

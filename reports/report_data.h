@@ -20,6 +20,7 @@
 struct store;
 struct strbuf;
 struct plan;
+struct rd_finding;
 
 struct rd_run {
 	const char *id, *plan_name, *plan_file, *plan_text, *plan_sha256;
@@ -90,6 +91,7 @@ struct rd_template {
 	const char *sweep_var;      /* the innermost sweep's variable, when inner == 's' */
 	const char *plan_line;      /* the step's line of the plan text, trimmed; may be NULL */
 	uint32_t headline;          /* metric id the figures and findings use; UINT32_MAX: none */
+	int better;                 /* report.headline's better: +1, -1; 0 from the unit (fnd_better) */
 	size_t first_group, ngroups; /* its groups, contiguous in display order */
 };
 
@@ -115,6 +117,10 @@ struct rd_group {
 	long base;                  /* baseline group, -1 none; == own index: it is the baseline */
 	struct stats_diff diff;
 	const char *caches;         /* cache methods applied, joined with ", " */
+	/* In a sweep: the level a fill step reached in the same sweep value
+	 * (mean over the group's cells, its interval) and the free bytes left;
+	 * NaN when no fill step measured them (findings_compute). */
+	double reached, reached_lo, reached_hi, reached_free;
 };
 
 /* A set of files (write/read) of one step path pooled over repetitions
@@ -177,6 +183,8 @@ struct rdata {
 	int any_n1;                 /* some group has n == 1: no intervals there */
 	char (*vtext)[RD_VTEXT];    /* each sample's value as CSV text (rcsv_format_values) */
 	size_t failed_cells;        /* cells not done */
+	struct rd_finding *findings; /* findings_compute: strongest first */
+	size_t nfindings;
 
 	/* Interned strings and their storage. */
 	const char **strs;

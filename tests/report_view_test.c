@@ -154,7 +154,9 @@ static void test_report_renders(void)
 	if (s.console_lines)
 		fprintf(stderr, "\nChromium's console:\n%s\n", s.log);
 	CU_ASSERT_TRUE(s.nonwhite > 0.03);
-	CU_ASSERT_TRUE(s.figure_blue > 2000); /* the first figure's bars are painted */
+	if (s.figure_blue <= 300)
+		fprintf(stderr, "\nfirst-colour pixels: %d\n", s.figure_blue);
+	CU_ASSERT_TRUE(s.figure_blue > 300); /* the lead figure's first series is painted */
 	/* The DOM as Chromium parsed it: every section, every figure. */
 	CU_ASSERT_PTR_NOT_NULL(s.dom);
 	if (s.dom) {

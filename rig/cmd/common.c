@@ -85,7 +85,8 @@ const struct rig_cmd rig_cmds[] = {
 	{ "report", cmd_report, "write a run's reports again from its results store",
 	  "usage: rig report RUN\n"
 	  "\n"
-	  "Reads RUN/results.db and writes results.csv, files.csv, summary.csv, and\n"
+	  "Reads RUN/results.db and writes results.csv, files.csv, summary.csv,\n"
+	  "findings.csv, and\n"
 	  "report.html with figures/ and results.json as the plan's report.formats ask.\n"
 	  "Reports are functions of the store alone; measured data is never changed.\n" },
 	{ "compare", cmd_compare, "compare runs side by side",

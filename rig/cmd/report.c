@@ -30,7 +30,8 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "rig report: %s\n", err.buf);
 		goto out;
 	}
-	const char *names[] = { "results.csv", "files.csv", "summary.csv", "report.html", "results.json" };
+	const char *names[] = { "results.csv", "files.csv", "summary.csv", "findings.csv", "report.html",
+				"results.json" };
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		sb_reset(&path);
 		sb_addf(&path, "%s/%s", dir, names[i]);

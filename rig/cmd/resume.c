@@ -49,9 +49,9 @@ int cmd_resume(int argc, char **argv)
 	} else if (st == RUN_OK) {
 		struct strbuf html = STRBUF_INIT;
 		sb_addf(&html, "%s/report.html", dir.buf);
-		printf("run:     %s (resumed)\nresults: %s/results.csv\nsummary: %s/summary.csv\n",
+		printf("run:      %s (resumed)\nresults:  %s/results.csv\nsummary:  %s/summary.csv\n",
 		       dir.buf, dir.buf, dir.buf);
-		printf("report:  %s\n", access(html.buf, R_OK) == 0 ? html.buf : "(no html in report.formats)");
+		printf("report:   %s\n", access(html.buf, R_OK) == 0 ? html.buf : "(no html in report.formats)");
 		sb_release(&html);
 		rc = EXIT_OK;
 	} else if (st == RUN_FAILED) {

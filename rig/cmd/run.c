@@ -86,10 +86,10 @@ int cmd_run(int argc, char **argv)
 	case RUN_OK: {
 		struct strbuf html = STRBUF_INIT;
 		sb_addf(&html, "%s/report.html", dir.buf);
-		printf("run:     %s\nresults: %s/results.csv\nsummary: %s/summary.csv\n",
-		       dir.buf, dir.buf, dir.buf);
+		printf("run:      %s\nresults:  %s/results.csv\nsummary:  %s/summary.csv\n"
+		       "findings: %s/findings.csv\n", dir.buf, dir.buf, dir.buf, dir.buf);
 		/* The plan's report.formats decide whether there is an HTML report. */
-		printf("report:  %s\n", access(html.buf, R_OK) == 0 ? html.buf : "(no html in report.formats)");
+		printf("report:   %s\n", access(html.buf, R_OK) == 0 ? html.buf : "(no html in report.formats)");
 		sb_release(&html);
 		rc = EXIT_OK;
 		break;

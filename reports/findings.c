@@ -1,0 +1,368 @@
+/*
+ * The findings of a run (see findings.h and docs/reports.md, "Findings").
+ *
+ * Each analysis reads the samples of a step's headline groups (never the
+ * group means alone: the models need every observation) and writes rows
+ * whose numbers come from rig/model.c or rig/stats.c; each row's sentence
+ * is written from the same numbers. Rows are sorted by verdict, then by
+ * strength: how many half-widths of its 95% interval the estimate lies
+ * from "no effect" (0, or a ratio of 1 on the log scale), so the page opens
+ * with the clearest finding.
+ *
+ * Positions are used only for volumes with a byte range (partitions of an
+ * image or disk): directories of a dirs target have an order, not a place.
+ * The factor compared across positions is the file system when it tells
+ * the volumes apart (APFS and HFS+), else the volume name (two volumes of
+ * one file system, or --fs-map made them one); report.compare chooses.
+ */
+#include "reports/findings_int.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "reports/csv.h"
+#include "reports/html_int.h"
+#include "reports/report_data.h"
+#include "reports/report_out.h"
+#include "rig/model.h"
+#include "rig/plan.h"
+#include "rig/stats.h"
+#include "rig/units.h"
+#include "rig/util/strbuf.h"
+#include "rig/util/xalloc.h"
+
+const char findings_csv_header[] =
+	"step,metric,kind,groups,estimate,unit,ci_low,ci_high,p,n,verdict,sentence";
+
+static const char *const kind_names[] = {
+	"position", "filesystem", "interaction", "trend", "ratio", "onset", "difference",
+};
+
+const char *fnd_kind_name(enum fnd_kind k)
+{
+	return kind_names[k];
+}
+
+/* --- small helpers --- */
+
+
+int fnd_is_time_unit(const char *u)
+{
+	return u && (!strcmp(u, "s") || !strcmp(u, "ms") || !strcmp(u, "us") ||
+		     !strcmp(u, "ns") || !strcmp(u, "min") || !strcmp(u, "h"));
+}
+
+int fnd_is_speed_unit(const char *u)
+{
+	size_t n = u ? strlen(u) : 0;
+	return n > 2 && !strcmp(u + n - 2, "/s");
+}
+
+int fnd_better(const struct rdata *d, uint32_t tmpl)
+{
+	const struct rd_template *t = &d->tmpls[tmpl];
+	if (t->better)
+		return t->better;
+	for (size_t i = t->first_group; i < t->first_group + t->ngroups; i++)
+		if (d->groups[i].metric == t->headline)
+			return fnd_is_time_unit(rd_str(d, d->groups[i].unit)) ? -1 : 1;
+	return 1;
+}
+
+void fnd_add_p(struct strbuf *sb, double p)
+{
+	if (isnan(p))
+		return;
+	if (p < 0.001)
+		sb_adds(sb, "p < 0.001");
+	else
+		sb_addf(sb, p < 0.01 ? "p = %.2g" : "p = %.3f", p);
+}
+
+/* "a to b%" of a percentage interval, or nothing. */
+void fnd_add_pct_ci(struct strbuf *sb, double lo, double hi)
+{
+	sb_adds(sb, "95% CI ");
+	h_pct(sb, lo);
+	sb_adds(sb, " to ");
+	h_pct(sb, hi);
+}
+
+/* " (95% CI a to b, p = ...)" or " (no interval)". */
+void fnd_add_ci_p(struct strbuf *sb, double lo, double hi, double p, int pct)
+{
+	if (isnan(lo) || isnan(hi)) {
+		sb_adds(sb, " (no interval");
+		if (!isnan(p)) {
+			sb_adds(sb, "; ");
+			fnd_add_p(sb, p);
+		}
+		sb_adds(sb, ")");
+		return;
+	}
+	sb_adds(sb, " (");
+	if (pct) {
+		fnd_add_pct_ci(sb, lo, hi);
+	} else {
+		sb_adds(sb, "95% CI ");
+		h_num(sb, lo);
+		sb_adds(sb, " to ");
+		h_num(sb, hi);
+	}
+	if (!isnan(p)) {
+		sb_adds(sb, ", ");
+		fnd_add_p(sb, p);
+	}
+	sb_adds(sb, ")");
+}
+
+void fnd_add_value(struct strbuf *sb, double v, const char *unit)
+{
+	h_num(sb, v);
+	const char *u = h_unit(unit);
+	if (*u && strcmp(u, "%"))
+		sb_addch(sb, ' ');
+	sb_adds(sb, u);
+}
+
+/* "(−30.4%, 95% CI −33.0% to −27.1%, p < 0.001)" */
+void fnd_add_pct_paren(struct strbuf *sb, double est, double lo, double hi, double p)
+{
+	sb_adds(sb, "(");
+	h_pct(sb, est);
+	if (isnan(lo) || isnan(hi)) {
+		sb_adds(sb, ", no interval");
+	} else {
+		sb_adds(sb, ", ");
+		fnd_add_pct_ci(sb, lo, hi);
+	}
+	if (!isnan(p)) {
+		sb_adds(sb, ", ");
+		fnd_add_p(sb, p);
+	}
+	sb_adds(sb, ")");
+}
+
+/* Distance of est from null in half-widths of [lo, hi]. */
+double fnd_strength(double est, double lo, double hi, double null)
+{
+	if (isnan(est) || isnan(lo) || isnan(hi))
+		return 0;
+	double half = (hi - lo) / 2;
+	if (!(half > 0))
+		return est != null ? 1e9 : 0;
+	return fabs(est - null) / half;
+}
+
+/* A row's numbers from a model's estimate: effect when its interval excludes 0. */
+void fnd_est_row(struct rd_finding *f, const struct model_est *e, size_t n, uint32_t family)
+{
+	f->estimate = e->est;
+	f->ci_low = e->lo;
+	f->ci_high = e->hi;
+	f->p = e->p;
+	f->n = n;
+	f->family = family;
+	f->effect = !isnan(e->lo) && (e->lo > 0 || e->hi < 0);
+	f->strength = fnd_strength(e->est, e->lo, e->hi, 0);
+}
+
+struct rd_finding *fnd_add_row(struct fctx *c, uint32_t tmpl, uint32_t metric,
+				  enum fnd_kind kind, const char *groups)
+{
+	struct rdata *d = c->d;
+	XGROW(d->findings, d->nfindings + 1, c->alloc);
+	struct rd_finding *f = &d->findings[d->nfindings++];
+	memset(f, 0, sizeof(*f));
+	f->tmpl = tmpl;
+	f->metric = metric;
+	f->kind = kind;
+	f->groups = rd_strdup(d, groups);
+	f->estimate = f->ci_low = f->ci_high = f->p = NAN;
+	f->unit = "%";
+	return f;
+}
+
+void fnd_set_sentence(struct fctx *c, struct rd_finding *f)
+{
+	f->sentence = rd_strdup(c->d, c->sb.buf);
+	sb_reset(&c->sb);
+}
+
+/* Plain-text label of a group: volume, with the layout when there are several. */
+void fnd_group_label(struct strbuf *sb, const struct rdata *d, const struct rd_group *g)
+{
+	sb_adds(sb, g->volume);
+	if (d->nlayouts > 1 && *g->layout)
+		sb_addf(sb, " in %s", g->layout);
+}
+
+/* The finite sample values of group g into out (room for g->n); returns how many. */
+size_t fnd_group_values(const struct rdata *d, const struct rd_group *g, double *out)
+{
+	size_t n = 0;
+	for (size_t k = g->first; k < g->first + g->n; k++) {
+		double v = d->samples[d->order[k]].value;
+		if (!isnan(v))
+			out[n++] = v;
+	}
+	return n;
+}
+
+/* --- series: the headline groups of one step, per layout and volume --- */
+
+
+size_t fnd_collect_series(const struct rdata *d, const struct rd_template *t, struct series **out)
+{
+	struct series *s = NULL;
+	size_t n = 0, alloc = 0;
+	for (size_t i = t->first_group; i < t->first_group + t->ngroups; i++) {
+		const struct rd_group *g = &d->groups[i];
+		if (g->metric != t->headline || !g->s.n)
+			continue;
+		size_t k = 0;
+		while (k < n && !(s[k].layout == g->layout && s[k].volume == g->volume))
+			k++;
+		if (k == n) {
+			XGROW(s, n + 1, alloc);
+			memset(&s[n], 0, sizeof(*s));
+			s[n].layout = g->layout;
+			s[n].volume = g->volume;
+			n++;
+		}
+		XGROW(s[k].gi, s[k].n + 1, s[k].alloc);
+		s[k].gi[s[k].n++] = i;
+	}
+	*out = s;
+	return n;
+}
+
+void fnd_free_series(struct series *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(s[i].gi);
+	free(s);
+}
+
+static const char *fnd_ratio_word(double r, int better, const char *unit)
+{
+	/* For times and rates, "slower"/"faster"; otherwise no word. */
+	if (!fnd_is_time_unit(unit) && !fnd_is_speed_unit(unit))
+		return NULL;
+	int worse = better < 0 ? r > 1 : r < 1;
+	return worse ? "slower" : "faster";
+}
+
+/* "3.01× slower than B (95% CI 2.9 to 3.1×, p < 0.001" from the ratio
+ * r = x / b of a metric; the caller closes the parenthesis. */
+void fnd_add_ratio(struct strbuf *sb, double r, double lo, double hi, double p, int better,
+		      const char *unit, const char *than)
+{
+	const char *w = fnd_ratio_word(r, better, unit);
+	/* Say the factor that is above 1: a rate half as high is 2× slower. */
+	int invert = w && r < 1;
+	double f = invert ? 1 / r : r, flo = invert ? 1 / hi : lo, fhi = invert ? 1 / lo : hi;
+	sb_addf(sb, "%.2f\xc3\x97 %s%s%s", f, w ? w : "", w ? " than " : "that of ", than);
+	if (isnan(flo) || isnan(fhi))
+		sb_adds(sb, " (no interval");
+	else
+		sb_addf(sb, " (95%% CI %.2f to %.2f\xc3\x97", flo, fhi);
+	if (!isnan(p)) {
+		sb_adds(sb, ", ");
+		fnd_add_p(sb, p);
+	}
+}
+
+/* --- order, and the whole run --- */
+
+/* A design's main analysis (the crossed design's effects, the position
+ * trend, the trend per cycle, the onset) before what qualifies it. */
+static const int kind_rank[] = {
+	[FND_POSITION] = 0, [FND_FILESYSTEM] = 0, [FND_TREND] = 0, [FND_ONSET] = 0,
+	[FND_INTERACTION] = 1, [FND_RATIO] = 1, [FND_DIFFERENCE] = 2,
+};
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct rd_finding *x = a, *y = b;
+	if (x->effect != y->effect)
+		return y->effect - x->effect;
+	if (kind_rank[x->kind] != kind_rank[y->kind])
+		return kind_rank[x->kind] - kind_rank[y->kind];
+	if (x->strength != y->strength)
+		return x->strength < y->strength ? 1 : -1;
+	if (x->tmpl != y->tmpl)
+		return x->tmpl < y->tmpl ? -1 : 1;
+	if (x->kind != y->kind)
+		return (int)x->kind - (int)y->kind;
+	return strcmp(x->groups, y->groups);
+}
+
+void findings_compute(struct rdata *d)
+{
+	struct fctx c = { .d = d, .sb = STRBUF_INIT, .tmp = STRBUF_INIT };
+	fnd_find_reached(d);
+	for (uint32_t ti = 0; ti < d->ntmpls; ti++) {
+		const struct rd_template *t = &d->tmpls[ti];
+		if (t->headline == UINT32_MAX)
+			continue;
+		if (t->inner == 'c') {
+			fnd_cycles(&c, ti);
+			continue;
+		}
+		int numeric = t->inner == 's';
+		for (size_t i = t->first_group; i < t->first_group + t->ngroups && numeric; i++)
+			if (d->groups[i].metric == t->headline && isnan(d->groups[i].sweep_num))
+				numeric = 0;
+		if (numeric) {
+			fnd_sweeps(&c, ti);
+			continue;
+		}
+		if (!t->inner && fnd_crossed(&c, ti))
+			continue;
+		fnd_difference(&c, ti);
+	}
+	if (d->nfindings > 1)
+		qsort(d->findings, d->nfindings, sizeof(*d->findings), cmp_rows);
+	sb_release(&c.sb);
+	sb_release(&c.tmp);
+}
+
+/* --- findings.csv --- */
+
+int findings_write_csv(const struct rdata *d, const char *path, struct strbuf *err)
+{
+	struct rout o;
+	int rc = rout_open(&o, path, err);
+	if (rc < 0)
+		return rc;
+	struct strbuf *b = &o.buf;
+	sb_addf(b, "%s\n", findings_csv_header);
+	for (size_t i = 0; i < d->nfindings; i++) {
+		const struct rd_finding *f = &d->findings[i];
+		sb_add_csv(b, d->tmpls[f->tmpl].path);
+		sb_addch(b, ',');
+		sb_add_csv(b, rd_str(d, f->metric));
+		sb_addch(b, ',');
+		sb_add_csv(b, fnd_kind_name(f->kind));
+		sb_addch(b, ',');
+		sb_add_csv(b, f->groups);
+		sb_addch(b, ',');
+		csv_add_double(b, f->estimate);
+		sb_addch(b, ',');
+		sb_add_csv(b, f->unit);
+		sb_addch(b, ',');
+		csv_add_double(b, f->ci_low);
+		sb_addch(b, ',');
+		csv_add_double(b, f->ci_high);
+		sb_addch(b, ',');
+		csv_add_double(b, f->p);
+		sb_addf(b, ",%zu,%s,", f->n, f->effect ? "effect" : "no-clear-effect");
+		sb_add_csv(b, f->sentence);
+		sb_addch(b, '\n');
+	}
+	return rout_commit(&o, err);
+}

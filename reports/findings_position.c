@@ -1,0 +1,419 @@
+/*
+ * Findings of steps outside cycles and sweeps: a crossed design (each file
+ * system, or volume, at two or more positions: the two-factor model of
+ * rig/model.c), three or more positions of one file system (a straight
+ * line against position), or else the plain difference from the baseline
+ * (or lowest against highest). See findings.h.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/findings_int.h"
+#include "reports/html_int.h"
+#include "rig/plan.h"
+#include "rig/util/xalloc.h"
+
+/* --- positions: a crossed design, or a trend over three or more --- */
+
+struct obs {
+	double *y;
+	uint32_t *a, *b;
+	double *x;
+	size_t n, alloc;
+};
+
+static void obs_add(struct obs *o, double y, uint32_t a, uint32_t b, double x)
+{
+	if (o->n == o->alloc) {
+		o->alloc = o->alloc ? 2 * o->alloc : 64;
+		o->y = xrealloc(o->y, o->alloc * sizeof(double));
+		o->x = xrealloc(o->x, o->alloc * sizeof(double));
+		o->a = xrealloc(o->a, o->alloc * sizeof(uint32_t));
+		o->b = xrealloc(o->b, o->alloc * sizeof(uint32_t));
+	}
+	o->y[o->n] = y;
+	o->a[o->n] = a;
+	o->b[o->n] = b;
+	o->x[o->n] = x;
+	o->n++;
+}
+
+static void obs_free(struct obs *o)
+{
+	free(o->y);
+	free(o->x);
+	free(o->a);
+	free(o->b);
+}
+
+/* Does the file system tell the volumes apart (each name one fs, each fs one name)? */
+static int fs_separates(const struct rdata *d, const struct rd_template *t)
+{
+	for (size_t i = t->first_group; i < t->first_group + t->ngroups; i++) {
+		const struct rd_group *g = &d->groups[i];
+		if (!g->fs || !strcmp(g->fs, "unknown"))
+			return 0;
+		for (size_t j = t->first_group; j < i; j++) {
+			const struct rd_group *h = &d->groups[j];
+			if ((g->volume == h->volume) != (!strcmp(g->fs, h->fs)))
+				return 0;
+		}
+	}
+	return 1;
+}
+
+static const char *level_of(const struct rd_group *g, int by_fs)
+{
+	return by_fs ? g->fs : g->volume;
+}
+
+static int compare_by_fs(const struct rdata *d, const struct rd_template *t)
+{
+	enum plan_compare cmp = d->plan ? d->plan->report.compare : COMPARE_AUTO;
+	return cmp == COMPARE_FS || (cmp == COMPARE_AUTO && fs_separates(d, t));
+}
+
+const char *fnd_level(const struct rdata *d, uint32_t tmpl, const struct rd_group *g)
+{
+	return level_of(g, compare_by_fs(d, &d->tmpls[tmpl]));
+}
+
+/* Are all the step's volumes of one file system (or of none known)? */
+static int one_fs(const struct rdata *d, const struct rd_template *t)
+{
+	const char *fs = NULL;
+	for (size_t i = t->first_group; i < t->first_group + t->ngroups; i++) {
+		const char *f = d->groups[i].fs;
+		if (!f || !strcmp(f, "unknown"))
+			continue;
+		if (fs && strcmp(fs, f))
+			return 0;
+		fs = f;
+	}
+	return 1;
+}
+
+/* The difference row of a step: today's finding (largest difference from
+ * the baseline, or lowest against highest). */
+void fnd_difference(struct fctx *c, uint32_t ti)
+{
+	struct rdata *d = c->d;
+	const struct rd_template *t = &d->tmpls[ti];
+	const struct rd_group *best = NULL, *hi = NULL, *lo = NULL;
+	size_t ngroups = 0;
+	for (size_t i = t->first_group; i < t->first_group + t->ngroups; i++) {
+		const struct rd_group *g = &d->groups[i];
+		if (g->metric != t->headline || !g->s.n)
+			continue;
+		ngroups++;
+		if (g->base >= 0 && g->base != (long)i && isfinite(g->diff.diff_pct) &&
+		    (!best || fabs(g->diff.diff_pct) > fabs(best->diff.diff_pct)))
+			best = g;
+		if (!hi || g->s.mean > hi->s.mean)
+			hi = g;
+		if (!lo || g->s.mean < lo->s.mean)
+			lo = g;
+	}
+	if (!ngroups)
+		return;
+	const char *unit = rd_str(d, hi->unit), *metric = rd_str(d, t->headline);
+	struct stats_diff df;
+	const struct rd_group *x = best, *b = best ? &d->groups[best->base] : NULL;
+	if (!best && ngroups > 1 && hi != lo) {
+		x = lo;
+		b = hi;
+		stats_diff(&lo->s, &hi->s, &df);
+	} else if (best) {
+		df = best->diff;
+	}
+	sb_reset(&c->tmp);
+	if (x) {
+		fnd_group_label(&c->tmp, d, x);
+		sb_adds(&c->tmp, " vs ");
+		fnd_group_label(&c->tmp, d, b);
+	} else {
+		fnd_group_label(&c->tmp, d, hi);
+	}
+	struct rd_finding *f = fnd_add_row(c, ti, t->headline, FND_DIFFERENCE, c->tmp.buf);
+	sb_reset(&c->sb);
+	if (!x) {
+		f->unit = rd_strdup(d, unit);
+		f->estimate = hi->s.mean;
+		f->ci_low = hi->s.ci_low;
+		f->ci_high = hi->s.ci_high;
+		f->n = hi->s.n;
+		sb_addf(&c->sb, "%s: mean ", metric);
+		fnd_add_value(&c->sb, hi->s.mean, unit);
+		fnd_add_ci_p(&c->sb, hi->s.ci_low, hi->s.ci_high, NAN, 0);
+		sb_adds(&c->sb, "; nothing to compare it with.");
+		fnd_set_sentence(c, f);
+		return;
+	}
+	f->estimate = df.diff_pct;
+	f->ci_low = df.ci_low;
+	f->ci_high = df.ci_high;
+	f->p = df.p;
+	f->n = x->s.n + b->s.n;
+	f->effect = !isnan(df.ci_low) && (df.ci_low > 0 || df.ci_high < 0);
+	f->strength = fnd_strength(df.diff_pct, df.ci_low, df.ci_high, 0);
+	sb_addf(&c->sb, "%s%s: ", best ? "largest difference from " : "lowest against highest",
+		best ? d->baseline : "");
+	fnd_group_label(&c->sb, d, x);
+	sb_adds(&c->sb, " ");
+	fnd_add_value(&c->sb, x->s.mean, unit);
+	sb_adds(&c->sb, " against ");
+	fnd_group_label(&c->sb, d, b);
+	sb_adds(&c->sb, " ");
+	fnd_add_value(&c->sb, b->s.mean, unit);
+	sb_adds(&c->sb, ", ");
+	h_pct(&c->sb, df.diff_pct);
+	fnd_add_ci_p(&c->sb, df.ci_low, df.ci_high, df.p, 1);
+	if (isnan(df.ci_low))
+		sb_adds(&c->sb, x->s.n < 2 || b->s.n < 2
+				   ? ": with one sample per volume the difference cannot be told from noise."
+				   : ": the interval is unbounded, the difference is not established.");
+	else
+		sb_adds(&c->sb, f->effect ? ": the interval excludes 0." : ": no clear difference.");
+	fnd_set_sentence(c, f);
+}
+
+/* Levels of a factor in first-seen order, with an optional reference first. */
+struct levels {
+	const char *name[64];
+	size_t n;
+};
+
+static uint32_t level_index(struct levels *l, const char *name)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->name[i], name))
+			return (uint32_t)i;
+	if (l->n == 64)
+		return UINT32_MAX;
+	l->name[l->n] = name;
+	return (uint32_t)l->n++;
+}
+
+int fnd_crossed(struct fctx *c, uint32_t ti)
+{
+	struct rdata *d = c->d;
+	const struct rd_template *t = &d->tmpls[ti];
+	int by_fs = compare_by_fs(d, t);
+	struct levels la = { .n = 0 }, lb = { .n = 0 };
+	/* The reference level first: the baseline's, else the first seen. */
+	if (d->baseline && d->base_kind == RD_BASE_VOLUME)
+		for (size_t i = t->first_group; i < t->first_group + t->ngroups; i++) {
+			const struct rd_group *g = &d->groups[i];
+			if (g->metric == t->headline && !strcmp(g->volume, d->baseline) && level_of(g, by_fs)) {
+				level_index(&la, level_of(g, by_fs));
+				break;
+			}
+		}
+	int positions[64];
+	size_t npos = 0;
+	for (size_t i = t->first_group; i < t->first_group + t->ngroups; i++) {
+		const struct rd_group *g = &d->groups[i];
+		if (g->metric != t->headline || !g->s.n)
+			continue;
+		const struct rd_volume *v = NULL;
+		for (size_t k = 0; k < d->nvols && !v; k++)
+			if (d->vols[k].name == g->volume && d->vols[k].layout == g->layout)
+				v = &d->vols[k];
+		if (!v || !v->has_offsets || !level_of(g, by_fs))
+			return 0;
+		if (level_index(&la, level_of(g, by_fs)) == UINT32_MAX)
+			return 0;
+		size_t k = 0;
+		while (k < npos && positions[k] != g->position)
+			k++;
+		if (k == npos) {
+			if (npos == 64)
+				return 0;
+			positions[npos++] = g->position;
+		}
+	}
+	/* Positions in order. */
+	for (size_t i = 1; i < npos; i++)
+		for (size_t j = i; j > 0 && positions[j - 1] > positions[j]; j--) {
+			int tmp = positions[j];
+			positions[j] = positions[j - 1];
+			positions[j - 1] = tmp;
+		}
+	char pname[64][24];
+	for (size_t k = 0; k < npos; k++) {
+		snprintf(pname[k], sizeof(pname[k]), "position %d", positions[k]);
+		level_index(&lb, pname[k]);
+	}
+	if (npos < 2)
+		return 0;
+	/* Each level of the factor at two positions or more. */
+	int crossed_design = la.n >= 2;
+	for (size_t a = 0; a < la.n && crossed_design; a++) {
+		int seen = 0;
+		for (size_t k = 0; k < npos; k++)
+			for (size_t i = t->first_group; i < t->first_group + t->ngroups; i++) {
+				const struct rd_group *g = &d->groups[i];
+				if (g->metric == t->headline && g->s.n && g->position == positions[k] &&
+				    !strcmp(level_of(g, by_fs), la.name[a])) {
+					seen++;
+					break;
+				}
+			}
+		crossed_design = seen >= 2;
+	}
+	if (!crossed_design && npos < 3)
+		return 0;
+	struct obs o = { 0 };
+	for (size_t i = t->first_group; i < t->first_group + t->ngroups; i++) {
+		const struct rd_group *g = &d->groups[i];
+		if (g->metric != t->headline || !g->s.n)
+			continue;
+		uint32_t a = level_index(&la, level_of(g, by_fs)), b = 0;
+		while (positions[b] != g->position)
+			b++;
+		for (size_t k = g->first; k < g->first + g->n; k++) {
+			double v = d->samples[d->order[k]].value;
+			if (!isnan(v))
+				obs_add(&o, v, a, b, g->position);
+		}
+	}
+	const char *metric = rd_str(d, t->headline);
+	const char *unit = rd_str(d, d->groups[t->first_group].unit);
+	for (size_t i = t->first_group; i < t->first_group + t->ngroups; i++)
+		if (d->groups[i].metric == t->headline)
+			unit = rd_str(d, d->groups[i].unit);
+	int done = 0;
+	if (crossed_design) {
+		struct model_crossed m;
+		if (model_crossed_fit(o.y, o.a, o.b, o.n, la.n, npos, &m) == 0) {
+			done = 1;
+			uint32_t fam = ++c->nfamily;
+			int pos_eff = 0, fs_eff = 0;
+			for (size_t k = 1; k < npos; k++)
+				pos_eff |= !isnan(m.b_pct[k].lo) && (m.b_pct[k].lo > 0 || m.b_pct[k].hi < 0);
+			for (size_t k = 1; k < la.n; k++)
+				fs_eff |= !isnan(m.a_pct[k].lo) && (m.a_pct[k].lo > 0 || m.a_pct[k].hi < 0);
+			const char *fname = by_fs ? "the file system" : "the volume";
+			for (size_t k = 1; k < npos; k++) {
+				sb_reset(&c->tmp);
+				sb_addf(&c->tmp, "%s vs %s", pname[k], pname[0]);
+				struct rd_finding *f = fnd_add_row(c, ti, t->headline, FND_POSITION, c->tmp.buf);
+				const struct model_est *e = &m.b_pct[k];
+				fnd_est_row(f, e, o.n, fam);
+				sb_reset(&c->sb);
+				if (k == 1) {
+					if (pos_eff && !fs_eff)
+						sb_addf(&c->sb, "%s follows position, not %s: ", metric, fname);
+					else if (!pos_eff && fs_eff)
+						sb_addf(&c->sb, "%s follows %s, not position: ", metric, fname);
+					else if (pos_eff)
+						sb_addf(&c->sb, "%s depends on both position and %s: ", metric, fname);
+					else
+						sb_addf(&c->sb, "neither position nor %s changes %s clearly: ",
+							fname, metric);
+				}
+				sb_addf(&c->sb, "%s ", pname[0]);
+				fnd_add_value(&c->sb, m.b_mean[0], unit);
+				sb_addf(&c->sb, ", %s ", pname[k]);
+				fnd_add_value(&c->sb, m.b_mean[k], unit);
+				sb_adds(&c->sb, " ");
+				fnd_add_pct_paren(&c->sb, e->est, e->lo, e->hi, e->p);
+				if (!f->effect)
+					sb_adds(&c->sb, ": no clear effect");
+				sb_adds(&c->sb, ".");
+				fnd_set_sentence(c, f);
+			}
+			for (size_t k = 1; k < la.n; k++) {
+				sb_reset(&c->tmp);
+				sb_addf(&c->tmp, "%s vs %s", la.name[k], la.name[0]);
+				struct rd_finding *f = fnd_add_row(c, ti, t->headline, FND_FILESYSTEM, c->tmp.buf);
+				const struct model_est *e = &m.a_pct[k];
+				fnd_est_row(f, e, o.n, fam);
+				sb_reset(&c->sb);
+				sb_addf(&c->sb, "%s: %s ", by_fs ? "file system" : "volume", la.name[k]);
+				fnd_add_value(&c->sb, m.a_mean[k], unit);
+				sb_addf(&c->sb, " against %s ", la.name[0]);
+				fnd_add_value(&c->sb, m.a_mean[0], unit);
+				sb_adds(&c->sb, " at the same positions, ");
+				h_pct(&c->sb, e->est);
+				fnd_add_ci_p(&c->sb, e->lo, e->hi, e->p, 1);
+				sb_adds(&c->sb, f->effect ? ": an effect." : ": no clear effect.");
+				fnd_set_sentence(c, f);
+			}
+			sb_reset(&c->tmp);
+			sb_addf(&c->tmp, "position x %s", by_fs ? "file system" : "volume");
+			struct rd_finding *f = fnd_add_row(c, ti, t->headline, FND_INTERACTION, c->tmp.buf);
+			f->estimate = m.int_pct.est;
+			f->ci_low = m.int_pct.lo;
+			f->ci_high = m.int_pct.hi;
+			f->p = m.int_p;
+			f->n = o.n;
+			f->family = fam;
+			f->effect = !isnan(m.int_p) && m.int_p < 0.05;
+			f->strength = isnan(m.int_pct.lo) ? (f->effect ? 1 : 0)
+							  : fnd_strength(f->estimate, f->ci_low, f->ci_high, 0);
+			sb_reset(&c->sb);
+			if (isnan(m.int_p)) {
+				sb_addf(&c->sb, "interaction: not testable (%s)",
+					m.int_df2 > 0 ? "a combination of position and level was not measured"
+						      : "no repetitions beyond one per combination");
+			} else {
+				sb_addf(&c->sb, "interaction: the position effect %s between %ss",
+					f->effect ? "differs" : "does not clearly differ",
+					by_fs ? "file system" : "volume");
+				if (!isnan(m.int_pct.est)) {
+					sb_adds(&c->sb, ", by ");
+					h_pct(&c->sb, m.int_pct.est);
+					fnd_add_ci_p(&c->sb, m.int_pct.lo, m.int_pct.hi, m.int_p, 1);
+				} else {
+					sb_addf(&c->sb, " (F = %.2f on %.0f and %.0f df, ", m.int_f, m.int_df1,
+						m.int_df2);
+					fnd_add_p(&c->sb, m.int_p);
+					sb_adds(&c->sb, ")");
+				}
+			}
+			sb_adds(&c->sb, ".");
+			fnd_set_sentence(c, f);
+			model_crossed_release(&m);
+		}
+	}
+	if (!done && npos >= 3 && one_fs(d, t)) {
+		struct model_trend tr;
+		if (model_trend_fit(o.x, o.y, o.n, &tr) == 0) {
+			done = 1;
+			sb_reset(&c->tmp);
+			sb_addf(&c->tmp, "%s vs %s", pname[npos - 1], pname[0]);
+			struct rd_finding *f = fnd_add_row(c, ti, t->headline, FND_POSITION, c->tmp.buf);
+			const struct model_est *e = &tr.change_pct;
+			fnd_est_row(f, e, o.n, 0);
+			sb_reset(&c->sb);
+			sb_addf(&c->sb, "%s %s by ", metric, e->est < 0 ? "falls" : "rises");
+			sb_addf(&c->sb, "%.1f%% from %s to %s along the disk", fabs(e->est), pname[0],
+				pname[npos - 1]);
+			fnd_add_ci_p(&c->sb, e->lo, e->hi, e->p, 1);
+			sb_adds(&c->sb, ": the fitted line goes from ");
+			fnd_add_value(&c->sb, tr.fit_first, unit);
+			sb_adds(&c->sb, " to ");
+			fnd_add_value(&c->sb, tr.fit_last, unit);
+			sb_adds(&c->sb, ", ");
+			fnd_add_value(&c->sb, fabs(tr.slope.est), unit);
+			sb_adds(&c->sb, " per position");
+			double knot;
+			struct model_est extra;
+			if (model_steepening(o.x, o.y, o.n, &knot, &extra)) {
+				sb_addf(&c->sb, "; the %s steepens after position %.0f (",
+					e->est < 0 ? "fall" : "rise", knot);
+				fnd_add_p(&c->sb, extra.p);
+				sb_adds(&c->sb, ")");
+			}
+			if (!f->effect)
+				sb_adds(&c->sb, ": no clear effect");
+			sb_adds(&c->sb, ".");
+			fnd_set_sentence(c, f);
+		}
+	}
+	obs_free(&o);
+	return done;
+}

@@ -1,0 +1,234 @@
+/*
+ * The Findings section of report.html: the rows of findings.c, strongest
+ * first. The page opens with the strongest row's sentence (for a crossed
+ * design, the whole analysis: position, file system and interaction), then
+ * the figure its source article would print first, then every row, then
+ * the seed articles' table of differences from the baseline. Nothing here
+ * computes a number: the sentences and estimates are the rows'.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "reports/findings.h"
+#include "reports/html_int.h"
+#include "rig/util/xalloc.h"
+
+static void verdict(struct strbuf *h, const struct rd_finding *f)
+{
+	sb_adds(h, f->effect ? " <span class=\"yes\">effect</span>"
+			     : " <span class=\"no\">no clear effect</span>");
+}
+
+static void row_head(struct strbuf *h, const struct rdata *d, const struct rd_finding *f)
+{
+	sb_adds(h, "<b>");
+	h_step_title(h, &d->tmpls[f->tmpl]);
+	sb_adds(h, "</b>, ");
+	h_text(h, rd_str(d, f->metric));
+	sb_adds(h, " <span class=\"small\">(");
+	h_text(h, fnd_kind_name(f->kind));
+	sb_adds(h, ")</span>: ");
+}
+
+/* The lead: the strongest row, with the rest of its family in kind order. */
+static void lead(struct strbuf *h, const struct rdata *d)
+{
+	const struct rd_finding *top = &d->findings[0];
+	sb_adds(h, "<p class=\"lead\"><b>");
+	h_step_title(h, &d->tmpls[top->tmpl]);
+	sb_adds(h, "</b>, ");
+	h_text(h, rd_str(d, top->metric));
+	sb_adds(h, ": ");
+	if (!top->family) {
+		h_text(h, top->sentence);
+	} else {
+		int any = 0;
+		for (int k = FND_POSITION; k <= FND_INTERACTION; k++)
+			for (size_t i = 0; i < d->nfindings; i++)
+				if (d->findings[i].family == top->family && (int)d->findings[i].kind == k) {
+					if (any++)
+						sb_adds(h, " ");
+					h_text(h, d->findings[i].sentence);
+				}
+	}
+	sb_adds(h, "</p>\n");
+}
+
+/* Three or more positions on one file system: every step with the lead's
+ * unit on one figure, a line per step (the ten-containers figure, read and
+ * write together). */
+static int position_lead_figure(struct hctx *c, struct rdata *d, const struct rd_finding *top)
+{
+	const char *unit = NULL;
+	const struct rd_template *tt = &d->tmpls[top->tmpl];
+	for (size_t i = tt->first_group; i < tt->first_group + tt->ngroups; i++)
+		if (d->groups[i].metric == tt->headline)
+			unit = rd_str(d, d->groups[i].unit);
+	struct figure f;
+	memset(&f, 0, sizeof(f));
+	f.kind = FIG_LINES;
+	f.xint = 1;
+	f.yzero = 1;
+	f.xlabel = "position (1 = first partition from the start of the disk)";
+	f.ylabel = h_ylabel(d, tt);
+	struct strbuf cap = STRBUF_INIT, sn = STRBUF_INIT;
+	sb_adds(&cap, "Mean ");
+	h_text(&cap, rd_str(d, top->metric));
+	sb_adds(&cap, " against the partition's position, a line per step:");
+	int style = 0;
+	for (size_t fi = 0; fi < d->nfindings; fi++) {
+		const struct rd_finding *r = &d->findings[fi];
+		if (r->kind != FND_POSITION || r->family)
+			continue;
+		const struct rd_template *t = &d->tmpls[r->tmpl];
+		int same = 0;
+		for (size_t i = t->first_group; i < t->first_group + t->ngroups; i++)
+			if (d->groups[i].metric == t->headline)
+				same = !strcmp(rd_str(d, d->groups[i].unit), unit);
+		if (!same)
+			continue;
+		sb_reset(&sn);
+		h_step_title(&sn, t);
+		sb_addf(&sn, " %s", rd_str(d, t->headline));
+		struct fig_series *s = fig_add_series(&f, rd_strdup(d, sn.buf), style++);
+		for (size_t i = t->first_group; i < t->first_group + t->ngroups; i++) {
+			const struct rd_group *g = &d->groups[i];
+			if (g->metric == t->headline && g->s.n)
+				fig_add_point(s, g->position, g->s.mean, g->s.ci_low, g->s.ci_high);
+		}
+		sb_addf(&cap, "%s %s", style > 1 ? "," : "", sn.buf);
+	}
+	sb_adds(&cap, d->any_n1 ? ". Whiskers: 95% confidence interval of the mean where n &ge; 2."
+				: ". Whiskers: 95% confidence interval of the mean (Student t).");
+	if (unit && !strcmp(unit, "MB/s"))
+		sb_adds(&cap, " MB/s = 10<sup>6</sup> bytes per second.");
+	int drawn = style > 0;
+	if (drawn)
+		h_figure(c, &f, "findings-position", cap.buf);
+	fig_release(&f);
+	sb_release(&cap);
+	sb_release(&sn);
+	return drawn;
+}
+
+static void lead_figure(struct hctx *c, struct rdata *d)
+{
+	const struct rd_finding *top = &d->findings[0];
+	if (top->kind == FND_DIFFERENCE)
+		return; /* the step's own bars say it */
+	if (top->kind == FND_POSITION && !top->family && position_lead_figure(c, d, top))
+		return;
+	struct figure f;
+	struct strbuf cap = STRBUF_INIT, name = STRBUF_INIT;
+	sb_adds(&name, "findings-");
+	if (h_step_figure(d, top->tmpl, &f, &cap, &name) == 0) {
+		h_figure(c, &f, name.buf, cap.buf);
+		fig_release(&f);
+	}
+	sb_release(&cap);
+	sb_release(&name);
+}
+
+/* The seed articles' table: every volume as % of the baseline, per step. */
+static void baseline_table(struct strbuf *h, const struct rdata *d)
+{
+	if (d->base_kind == RD_BASE_NONE)
+		return;
+	/* Columns: (layout, volume) of non-baseline groups, first seen order. */
+	const char *cl[32], *cv[32];
+	size_t nc = 0;
+	for (size_t i = 0; i < d->ngroups; i++) {
+		const struct rd_group *g = &d->groups[i];
+		const struct rd_template *t = &d->tmpls[g->tmpl];
+		if (t->inner || g->metric != t->headline || g->base < 0 || g->base == (long)i)
+			continue;
+		size_t k = 0;
+		while (k < nc && !(cl[k] == g->layout && cv[k] == g->volume))
+			k++;
+		if (k == nc && nc < 32) {
+			cl[nc] = g->layout;
+			cv[nc++] = g->volume;
+		}
+	}
+	if (!nc)
+		return;
+	sb_adds(h, "<h3>Difference from ");
+	h_text(h, d->baseline);
+	sb_adds(h, " (percent of its mean; 95% interval)</h3>\n<div class=\"wrap\"><table>\n<thead><tr><th>step</th>");
+	for (size_t k = 0; k < nc; k++) {
+		sb_adds(h, "<th class=\"num\">");
+		h_text(h, cv[k]);
+		if (d->nlayouts > 1 && *cl[k]) {
+			sb_adds(h, "<br><span class=\"small\">");
+			h_text(h, cl[k]);
+			sb_adds(h, "</span>");
+		}
+		sb_adds(h, "</th>");
+	}
+	sb_adds(h, "</tr></thead>\n<tbody>\n");
+	for (size_t ti = 0; ti < d->ntmpls; ti++) {
+		const struct rd_template *t = &d->tmpls[ti];
+		if (t->inner || t->headline == UINT32_MAX)
+			continue;
+		int any = 0;
+		for (size_t i = t->first_group; i < t->first_group + t->ngroups; i++)
+			any |= d->groups[i].metric == t->headline && d->groups[i].base >= 0;
+		if (!any)
+			continue;
+		sb_adds(h, "<tr><td>");
+		h_step_title(h, t);
+		sb_adds(h, " <span class=\"small\">");
+		h_text(h, rd_str(d, t->headline));
+		sb_adds(h, "</span></td>");
+		for (size_t k = 0; k < nc; k++) {
+			const struct rd_group *g = NULL;
+			for (size_t i = t->first_group; i < t->first_group + t->ngroups && !g; i++) {
+				const struct rd_group *c = &d->groups[i];
+				if (c->metric == t->headline && c->layout == cl[k] && c->volume == cv[k] &&
+				    c->base >= 0)
+					g = c;
+			}
+			sb_adds(h, "<td class=\"num\">");
+			if (g) {
+				sb_adds(h, "<b>");
+				h_pct(h, g->diff.diff_pct);
+				sb_adds(h, "</b><br><span class=\"small\">");
+				h_diff_ci(h, g->diff.ci_low, g->diff.ci_high, g->s.n, d->groups[g->base].s.n);
+				sb_adds(h, "</span>");
+			}
+			sb_adds(h, "</td>");
+		}
+		sb_adds(h, "</tr>\n");
+	}
+	sb_adds(h, "</tbody></table></div>\n");
+}
+
+void html_findings(struct hctx *c, struct rdata *d)
+{
+	struct strbuf *h = c->h;
+	sb_adds(h, "<h2 id=\"findings\">Findings</h2>\n");
+	if (!d->nfindings) {
+		sb_adds(h, "<p>No step recorded a result.</p>\n");
+		return;
+	}
+	lead(h, d);
+	lead_figure(c, d);
+	sb_adds(h, "<ul class=\"findings\">\n");
+	for (size_t i = 0; i < d->nfindings; i++) {
+		const struct rd_finding *f = &d->findings[i];
+		sb_adds(h, "<li>");
+		row_head(h, d, f);
+		h_text(h, f->sentence);
+		verdict(h, f);
+		sb_adds(h, "</li>\n");
+	}
+	sb_adds(h, "</ul>\n<p class=\"small\">Every row is also in <code>findings.csv</code>. "
+		   "Percentages of a crossed design come from a two-factor model on the logarithm "
+		   "of the metric; trends and ratios from least squares and Fieller's interval "
+		   "(Methods).</p>\n");
+	if (d->base_kind == RD_BASE_NONE)
+		sb_adds(h, "<p class=\"small\">The plan names no <code>report.baseline</code>, so a "
+			   "step without a design to analyse compares its lowest mean with its "
+			   "highest.</p>\n");
+	baseline_table(h, d);
+}

@@ -1,0 +1,484 @@
+/*
+ * reports/findings.c: the design of a run recognised from its store, and
+ * the rows it gives. Stores are built here with the store API, one per
+ * experiment kind, with values whose effects are known by construction
+ * (a position 30% slower, no file-system effect; a rate falling along ten
+ * positions, steeper after the seventh; enumeration slowing per cycle; a
+ * fill sweep degrading from its fourth level, whose fill stopped short).
+ * The models' numbers themselves are checked against statsmodels in
+ * tests/model_test.c; here the rows' estimates are checked against the
+ * values the data were built from, within the noise put in, and against
+ * the model fitted directly where that is the point.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_util.h"
+#include "reports/findings.h"
+#include "reports/report.h"
+#include "reports/report_data.h"
+#include "reports/summary.h"
+#include "rig/model.h"
+#include "rig/store.h"
+#include "rig/util/strbuf.h"
+#include "rig/util/xalloc.h"
+#include "test.h"
+
+struct fb {
+	char *dir;
+	struct store *s;
+	struct strbuf err;
+	uint32_t seq;
+	uint64_t rng;
+	struct rdata *d;
+};
+
+static double noise(struct fb *b)
+{
+	b->rng = b->rng * 6364136223846793005ull + 1442695040888963407ull;
+	return (double)(b->rng >> 11) / 9007199254740992.0 - 0.5;
+}
+
+static void fb_begin(struct fb *b, const char *plan)
+{
+	memset(b, 0, sizeof(*b));
+	b->dir = test_tmpdir();
+	b->rng = 7;
+	sb_init(&b->err);
+	struct strbuf p = STRBUF_INIT;
+	sb_addf(&p, "%s/results.db", b->dir);
+	b->s = store_create(p.buf, &b->err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b->s);
+	struct store_run r = { .id = "20261201T000000Z-findings", .plan_name = "findings",
+			       .plan_file = "plan.yaml", .plan_text = plan, .plan_sha256 = "ab",
+			       .seed = 1, .rig_version = "0.0.0-test", .host = "testhost",
+			       .os = "Linux", .started_utc = "2026-12-01T00:00:00Z",
+			       .platform = "linux", .argv = "rig run plan.yaml" };
+	CU_ASSERT_EQUAL(store_begin_run(b->s, &r, &b->err), 0);
+	sb_release(&p);
+}
+
+static int64_t fb_volume(struct fb *b, const char *layout, uint32_t li, const char *name,
+			 const char *fs, uint32_t position, int offsets)
+{
+	struct store_volume v = { .layout = layout, .layout_index = li, .name = name, .fs = fs,
+				  .position = position, .dir = "/mnt/x" };
+	if (offsets) {
+		v.has_offsets = 1;
+		v.offset_start = (uint64_t)(position - 1) << 30;
+		v.offset_end = (uint64_t)position << 30;
+	}
+	CU_ASSERT_EQUAL(store_add_volume(b->s, &v, &b->err), 0);
+	return v.id;
+}
+
+/* A done cell with one sample (and a second when metric2 is not NULL). */
+static void fb_cell(struct fb *b, const char *layout, uint32_t rep, const char *step,
+		    const char *module, int64_t vol, uint32_t cycle, const char *sweep_value,
+		    const char *metric, double value, const char *unit, const char *metric2,
+		    double value2, const char *unit2)
+{
+	struct store_cell c = { .seq = ++b->seq, .phase = b->seq, .layout = layout, .rep = rep,
+				.step = step, .module = module, .volume_id = vol, .cycle = cycle,
+				.sweep_var = sweep_value ? "level" : NULL, .sweep_value = sweep_value };
+	CU_ASSERT_EQUAL(store_cell_start(b->s, &c, "2026-12-01T00:00:01Z", &b->err), 0);
+	store_add_sample(b->s, c.seq, metric, value, unit, "direct", &b->err);
+	if (metric2)
+		store_add_sample(b->s, c.seq, metric2, value2, unit2, "direct", &b->err);
+	CU_ASSERT_EQUAL(store_cell_end(b->s, c.seq, "2026-12-01T00:00:02Z", "done", NULL, &b->err), 0);
+}
+
+/* End the run, load it and compute the findings. */
+static struct rdata *fb_load(struct fb *b)
+{
+	store_end_run(b->s, "2026-12-01T00:01:00Z", "completed", NULL, &b->err);
+	b->d = rdata_load(b->s, &b->err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b->d);
+	summary_compute(b->d);
+	findings_compute(b->d);
+	return b->d;
+}
+
+static void fb_end(struct fb *b)
+{
+	if (b->d)
+		rdata_free(b->d);
+	store_close(b->s);
+	test_rmtree(b->dir);
+	free(b->dir);
+	sb_release(&b->err);
+}
+
+static const struct rd_finding *row(const struct rdata *d, enum fnd_kind k, const char *groups)
+{
+	for (size_t i = 0; i < d->nfindings; i++)
+		if (d->findings[i].kind == k && (!groups || !strcmp(d->findings[i].groups, groups)))
+			return &d->findings[i];
+	return NULL;
+}
+
+static void dump(const struct rdata *d)
+{
+	for (size_t i = 0; i < d->nfindings; i++)
+		fprintf(stderr, "\n  [%s] %s: %g (%g..%g) p=%g %s | %s", fnd_kind_name(d->findings[i].kind),
+			d->findings[i].groups, d->findings[i].estimate, d->findings[i].ci_low,
+			d->findings[i].ci_high, d->findings[i].p, d->findings[i].effect ? "effect" : "none",
+			d->findings[i].sentence);
+}
+
+/* --- halves in both orders --- */
+
+static const char halves_plan[] =
+	"rig: 1\nname: findings\ntarget:\n  image: { path: /var/tmp/x.dmg, size: 2G }\n"
+	"layouts:\n  - name: apfs-first\n    partitions:\n"
+	"      - { name: APFS, fs: apfs, size: 50% }\n      - { name: HFS, fs: hfs+, size: rest }\n"
+	"  - name: hfs-first\n    partitions:\n"
+	"      - { name: HFS, fs: hfs+, size: 50% }\n      - { name: APFS, fs: apfs, size: rest }\n"
+	"repeat: 3\nsteps:\n  - write: { files: 4, size: 8M }\nreport:\n  baseline: APFS\n"
+	"  by: [layout, position]\n";
+
+/* Position 2 is 30% slower than position 1 (160 and 112 MB/s); the file
+ * system adds fs_pct percent; noise +-1%. */
+static void halves(struct fb *b, double fs_pct, int reps)
+{
+	fb_begin(b, halves_plan);
+	const char *lay[2] = { "apfs-first", "hfs-first" };
+	const char *names[2][2] = { { "APFS", "HFS" }, { "HFS", "APFS" } };
+	const char *fss[2][2] = { { "apfs", "hfs+" }, { "hfs+", "apfs" } };
+	int64_t v[2][2];
+	for (uint32_t li = 0; li < 2; li++)
+		for (uint32_t p = 0; p < 2; p++)
+			v[li][p] = fb_volume(b, lay[li], li, names[li][p], fss[li][p], p + 1, 1);
+	for (uint32_t li = 0; li < 2; li++)
+		for (uint32_t rep = 1; rep <= (uint32_t)reps; rep++)
+			for (int p = 0; p < 2; p++) {
+				double rate = (p ? 112.0 : 160.0) * (1 + 0.02 * noise(b));
+				if (!strcmp(names[li][p], "HFS"))
+					rate *= 1 + fs_pct / 100;
+				fb_cell(b, lay[li], rep, "1", "write", v[li][p], 0, NULL, "rate", rate,
+					"MB/s", NULL, 0, NULL);
+			}
+}
+
+static void test_halves_position_not_fs(void)
+{
+	struct fb b;
+	halves(&b, 0, 3);
+	struct rdata *d = fb_load(&b);
+	const struct rd_finding *pos = row(d, FND_POSITION, "position 2 vs position 1");
+	const struct rd_finding *fs = row(d, FND_FILESYSTEM, "hfs+ vs apfs");
+	const struct rd_finding *ix = row(d, FND_INTERACTION, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pos);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fs);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ix);
+	if (!pos->effect || fs->effect)
+		dump(d);
+	CU_ASSERT_TRUE(pos->effect);
+	CU_ASSERT_TRUE(fabs(pos->estimate + 30) < 1.5);
+	CU_ASSERT_TRUE(pos->ci_low < pos->estimate && pos->estimate < pos->ci_high);
+	CU_ASSERT_TRUE(pos->p < 0.001);
+	CU_ASSERT_EQUAL(pos->n, 12);
+	CU_ASSERT_STRING_EQUAL(pos->unit, "%");
+	CU_ASSERT_FALSE(fs->effect);
+	CU_ASSERT_TRUE(fs->ci_low < 0 && fs->ci_high > 0);
+	CU_ASSERT_FALSE(ix->effect);
+	CU_ASSERT_TRUE(pos->family && pos->family == fs->family && fs->family == ix->family);
+	/* the strongest first, and its sentence names the factor */
+	CU_ASSERT_EQUAL(d->findings[0].kind, FND_POSITION);
+	CU_ASSERT_PTR_NOT_NULL(strstr(pos->sentence, "rate follows position, not the file system"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(fs->sentence, "no clear effect"));
+	/* the row is the model's: fitted again here on the same samples */
+	double y[12];
+	uint32_t a[12], bb[12];
+	size_t n = 0;
+	for (size_t i = 0; i < d->nsamples && n < 12; i++) {
+		const struct rd_cell *c = &d->cells[d->samples[i].cell];
+		const struct rd_volume *v = &d->vols[c->vol];
+		y[n] = d->samples[i].value;
+		a[n] = strcmp(v->fs, "apfs") != 0;
+		bb[n] = (uint32_t)v->position - 1;
+		n++;
+	}
+	struct model_crossed m;
+	CU_ASSERT_EQUAL_FATAL(model_crossed_fit(y, a, bb, n, 2, 2, &m), 0);
+	CU_ASSERT_DOUBLE_EQUAL(pos->estimate, m.b_pct[1].est, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(pos->ci_low, m.b_pct[1].lo, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(fs->estimate, m.a_pct[1].est, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(ix->p, m.int_p, 1e-12);
+	model_crossed_release(&m);
+	fb_end(&b);
+}
+
+static void test_halves_fs_effect(void)
+{
+	struct fb b;
+	halves(&b, -12, 3);
+	struct rdata *d = fb_load(&b);
+	const struct rd_finding *fs = row(d, FND_FILESYSTEM, "hfs+ vs apfs");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fs);
+	CU_ASSERT_TRUE(fs->effect);
+	CU_ASSERT_TRUE(fabs(fs->estimate + 12) < 1.5);
+	const struct rd_finding *pos = row(d, FND_POSITION, "position 2 vs position 1");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pos);
+	CU_ASSERT_PTR_NOT_NULL(strstr(pos->sentence, "depends on both position and the file system"));
+	fb_end(&b);
+}
+
+/* One sample per combination: estimates, and the interaction is not testable. */
+static void test_halves_one_rep(void)
+{
+	struct fb b;
+	halves(&b, 0, 1);
+	struct rdata *d = fb_load(&b);
+	const struct rd_finding *ix = row(d, FND_INTERACTION, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ix);
+	CU_ASSERT_TRUE(isnan(ix->p));
+	CU_ASSERT_FALSE(ix->effect);
+	CU_ASSERT_PTR_NOT_NULL(strstr(ix->sentence, "not testable"));
+	const struct rd_finding *pos = row(d, FND_POSITION, "position 2 vs position 1");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pos);
+	CU_ASSERT_TRUE(fabs(pos->estimate + 30) < 2);
+	fb_end(&b);
+}
+
+/* --- ten positions --- */
+
+static void ten(struct fb *b, int knee)
+{
+	fb_begin(b, "rig: 1\nname: findings\ntarget:\n  image: { path: /var/tmp/x.img, size: 4G }\n"
+		    "layouts:\n  - name: tenths\n    partitions:\n"
+		    "      - { count: 10, name: \"p{n}\", fs: ext4, size: 10% }\n"
+		    "repeat: 3\nsteps:\n  - write: { files: 4, size: 8M }\n  - read: {}\n");
+	int64_t v[10];
+	char name[8];
+	for (uint32_t p = 0; p < 10; p++) {
+		snprintf(name, sizeof(name), "p%u", p + 1);
+		v[p] = fb_volume(b, "tenths", 0, name, "ext4", p + 1, 1);
+	}
+	for (uint32_t rep = 1; rep <= 3; rep++)
+		for (int st = 0; st < 2; st++)
+			for (int p = 0; p < 10; p++) {
+				double rate = 100 - 5 * p;
+				if (knee && p > 6)
+					rate -= 10 * (p - 6);
+				rate *= (st ? 1.1 : 1) * (1 + 0.01 * noise(b));
+				fb_cell(b, "tenths", rep, st ? "2" : "1", st ? "read" : "write", v[p], 0,
+					NULL, "rate", rate, "MB/s", NULL, 0, NULL);
+			}
+}
+
+static void test_ten_positions(void)
+{
+	struct fb b;
+	ten(&b, 0);
+	struct rdata *d = fb_load(&b);
+	size_t npos = 0;
+	for (size_t i = 0; i < d->nfindings; i++)
+		npos += d->findings[i].kind == FND_POSITION;
+	CU_ASSERT_EQUAL(npos, 2); /* write and read */
+	const struct rd_finding *f = row(d, FND_POSITION, "position 10 vs position 1");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	/* 100 -> 55 MB/s: -45% */
+	CU_ASSERT_TRUE(fabs(f->estimate + 45) < 1.5);
+	CU_ASSERT_TRUE(f->effect && f->ci_low < -45 + 3 && f->ci_high > -45 - 3);
+	CU_ASSERT_PTR_NULL(strstr(f->sentence, "steepens"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(f->sentence, "rate falls by"));
+	CU_ASSERT_FALSE(f->family);
+	fb_end(&b);
+}
+
+static void test_ten_positions_knee(void)
+{
+	struct fb b;
+	ten(&b, 1);
+	struct rdata *d = fb_load(&b);
+	const struct rd_finding *f = row(d, FND_POSITION, "position 10 vs position 1");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	if (!strstr(f->sentence, "steepens after position 7"))
+		dump(d);
+	CU_ASSERT_PTR_NOT_NULL(strstr(f->sentence, "the fall steepens after position 7"));
+	fb_end(&b);
+}
+
+/* --- cycles --- */
+
+static void test_cycles(void)
+{
+	struct fb b;
+	fb_begin(&b, "rig: 1\nname: findings\ntarget:\n  image: { path: /var/tmp/x.dmg, size: 2G }\n"
+		     "layouts:\n  - name: halves\n    partitions:\n"
+		     "      - { name: HFS, fs: hfs+, size: 50% }\n      - { name: APFS, fs: apfs, size: rest }\n"
+		     "repeat: 2\nsteps:\n  - tree: { files: 100 }\n  - cycle:\n      times: 5\n"
+		     "      steps:\n        - enumerate: {}\n        - churn: { fraction: 5% }\n"
+		     "report:\n  baseline: HFS\n  by: [cycle]\n");
+	int64_t hfs = fb_volume(&b, "halves", 0, "HFS", "hfs+", 1, 1);
+	int64_t apfs = fb_volume(&b, "halves", 0, "APFS", "apfs", 2, 1);
+	char step[32];
+	for (uint32_t rep = 1; rep <= 2; rep++)
+		for (uint32_t c = 1; c <= 5; c++) {
+			snprintf(step, sizeof(step), "2.cycle%u.1", c);
+			double sh = 1.0 * (1 + 0.05 * (c - 1)) * (1 + 0.01 * noise(&b));
+			double sa = 3.0 * (1 + 0.5 * (c - 1)) * (1 + 0.01 * noise(&b));
+			fb_cell(&b, "halves", rep, step, "enumerate", hfs, c, NULL, "seconds", sh, "s",
+				"entries_per_s", 1000 / sh, "entries/s");
+			fb_cell(&b, "halves", rep, step, "enumerate", apfs, c, NULL, "seconds", sa, "s",
+				"entries_per_s", 1000 / sa, "entries/s");
+		}
+	struct rdata *d = fb_load(&b);
+	const struct rd_finding *ta = row(d, FND_TREND, "APFS"), *th = row(d, FND_TREND, "HFS");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ta);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(th);
+	/* seconds by default for enumerate: +1.5 s per cycle on APFS */
+	CU_ASSERT_STRING_EQUAL(rd_str(d, ta->metric), "seconds");
+	CU_ASSERT_STRING_EQUAL(ta->unit, "s/cycle");
+	CU_ASSERT_TRUE(fabs(ta->estimate - 1.5) < 0.05);
+	CU_ASSERT_TRUE(ta->effect && ta->ci_low > 0);
+	CU_ASSERT_TRUE(th->effect && fabs(th->estimate - 0.05) < 0.01);
+	CU_ASSERT_PTR_NOT_NULL(strstr(ta->sentence, "APFS: seconds +1.5"));
+	const struct rd_finding *r1 = row(d, FND_RATIO, "APFS / HFS at cycle 1");
+	const struct rd_finding *r5 = row(d, FND_RATIO, "APFS / HFS at cycle 5");
+	const struct rd_finding *ra = row(d, FND_RATIO, "APFS: cycle 5 / cycle 1");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r5);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ra);
+	CU_ASSERT_TRUE(fabs(r1->estimate - 3.0) < 0.1);
+	CU_ASSERT_TRUE(fabs(r5->estimate - 3.0 * 3 / 1.2) < 0.2);
+	CU_ASSERT_TRUE(fabs(ra->estimate - 3.0) < 0.1);
+	CU_ASSERT_STRING_EQUAL(r1->unit, "ratio");
+	CU_ASSERT_TRUE(r1->effect && r1->ci_low > 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r1->sentence, "at cycle 1 APFS is 3.01\xc3\x97 slower than HFS (95% CI 2.9"));
+	fb_end(&b);
+}
+
+/* --- sweeps --- */
+
+static void sweep(struct fb *b, int reps)
+{
+	fb_begin(b, "rig: 1\nname: findings\ntarget:\n  image: { path: /var/tmp/x.dmg, size: 2G }\n"
+		    "layouts:\n  - name: one\n    partitions:\n      - { name: Work, fs: hfs+, size: rest }\n"
+		    "steps:\n  - sweep:\n      level: [90%, 92%, 94%, 96%, 98%, 99%]\n      steps:\n"
+		    "        - fill: { to: $level }\n"
+		    "        - randread: { block: 4K, qd: 32, span: 100M, time: 5s }\n"
+		    "report:\n  by: [level]\n");
+	int64_t v = fb_volume(b, "one", 0, "Work", "hfs+", 1, 1);
+	const char *asked[] = { "90%", "92%", "94%", "96%", "98%", "99%" };
+	const double reached[] = { 90.1, 92.0, 94.1, 96.2, 98.0, 98.3 };
+	const double iops[] = { 1000, 1000, 995, 700, 500, 480 };
+	char step[32];
+	for (uint32_t rep = 1; rep <= (uint32_t)reps; rep++)
+		for (int k = 0; k < 6; k++) {
+			snprintf(step, sizeof(step), "1.sweep%d.1", k + 1);
+			fb_cell(b, "one", rep, step, "fill", v, 0, asked[k], "level",
+				reached[k] + 0.02 * rep, "%", "free", (100 - reached[k]) * 4e8, "B");
+			snprintf(step, sizeof(step), "1.sweep%d.2", k + 1);
+			fb_cell(b, "one", rep, step, "randread", v, 0, asked[k], "iops",
+				iops[k] * (1 + 0.01 * noise(b)), "1/s", NULL, 0, NULL);
+		}
+}
+
+static void test_sweep_onset(void)
+{
+	struct fb b;
+	sweep(&b, 3);
+	struct rdata *d = fb_load(&b);
+	const struct rd_finding *f = NULL;
+	for (size_t i = 0; i < d->nfindings; i++)
+		if (d->findings[i].kind == FND_ONSET &&
+		    !strcmp(d->tmpls[d->findings[i].tmpl].module, "randread"))
+			f = &d->findings[i];
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	if (!f->effect)
+		dump(d);
+	CU_ASSERT_TRUE(f->effect);
+	/* the level reached at 96% asked: 96.2 + (0.02, 0.04, 0.06) */
+	CU_ASSERT_DOUBLE_EQUAL(f->estimate, 96.24, 1e-9);
+	CU_ASSERT_STRING_EQUAL(f->unit, "%");
+	CU_ASSERT_PTR_NOT_NULL(strstr(f->sentence, "iops drops from level 96.24% reached (asked 96%)"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(f->sentence, "free space left 1.52 GB"));
+	/* every sweep group knows its level reached */
+	for (size_t i = 0; i < d->ngroups; i++)
+		if (d->groups[i].sweep_value && !strcmp(d->groups[i].sweep_value, "99%"))
+			CU_ASSERT_DOUBLE_EQUAL(d->groups[i].reached, 98.34, 1e-9);
+	fb_end(&b);
+}
+
+static void test_sweep_one_rep(void)
+{
+	struct fb b;
+	sweep(&b, 1);
+	struct rdata *d = fb_load(&b);
+	const struct rd_finding *f = row(d, FND_ONSET, "Work: onset against level 90%");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	CU_ASSERT_FALSE(f->effect);
+	CU_ASSERT_TRUE(isnan(f->estimate));
+	CU_ASSERT_PTR_NOT_NULL(strstr(f->sentence, "no onset can be established"));
+	fb_end(&b);
+}
+
+/* --- the fallback, and the CSV --- */
+
+static void test_difference_and_csv(void)
+{
+	struct fx_opts o = { .dirs = 1, .reps = 3 };
+	char *dir = test_tmpdir();
+	CU_ASSERT_EQUAL_FATAL(rfx_make_store(dir, &o), 0);
+	struct strbuf p = STRBUF_INIT, err = STRBUF_INIT;
+	sb_addf(&p, "%s/results.db", dir);
+	struct store *s = store_open(p.buf, 1, &err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL(reports_write(s, dir, &err), 0);
+	store_close(s);
+	sb_reset(&p);
+	sb_addf(&p, "%s/findings.csv", dir);
+	char *text = test_read_file(p.buf, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	char ***rows = NULL;
+	CU_ASSERT_EQUAL_FATAL(rfx_csv_parse(text, &rows), 0);
+	CU_ASSERT_STRING_EQUAL(strchr(findings_csv_header, 0) - strlen(findings_csv_header),
+			       "step,metric,kind,groups,estimate,unit,ci_low,ci_high,p,n,verdict,sentence");
+	size_t ncol = 0;
+	while (rows[0][ncol])
+		ncol++;
+	CU_ASSERT_EQUAL(ncol, 12);
+	int diff = 0;
+	for (size_t r = 1; rows[r]; r++) {
+		size_t nc = 0;
+		while (rows[r][nc])
+			nc++;
+		CU_ASSERT_EQUAL(nc, 12);
+		if (nc < 12)
+			continue;
+		CU_ASSERT_TRUE(!strcmp(rows[r][10], "effect") || !strcmp(rows[r][10], "no-clear-effect"));
+		/* dirs have no positions: plain differences (and the cycle and sweep rows) */
+		CU_ASSERT_TRUE(strcmp(rows[r][2], "position") && strcmp(rows[r][2], "filesystem"));
+		if (!strcmp(rows[r][0], "1")) {
+			diff++;
+			CU_ASSERT_STRING_EQUAL(rows[r][2], "difference");
+			CU_ASSERT_STRING_EQUAL(rows[r][5], "%");
+			CU_ASSERT_STRING_EQUAL(rows[r][3], "xfs vs ext4");
+		}
+	}
+	CU_ASSERT_EQUAL(diff, 1);
+	rfx_csv_free(rows);
+	free(text);
+	sb_release(&p);
+	sb_release(&err);
+	test_rmtree(dir);
+	free(dir);
+}
+
+void register_findings_tests(void)
+{
+	CU_pSuite s = test_suite("findings: the design recognised, rows from the models");
+	test_add(s, "halves in both orders: position, not file system", test_halves_position_not_fs);
+	test_add(s, "halves with a file-system effect too", test_halves_fs_effect);
+	test_add(s, "halves with one repetition: interaction not testable", test_halves_one_rep);
+	test_add(s, "ten positions: first-to-last change", test_ten_positions);
+	test_add(s, "ten positions: where the fall steepens", test_ten_positions_knee);
+	test_add(s, "cycles: slope per cycle and ratios", test_cycles);
+	test_add(s, "sweep: onset at the level reached", test_sweep_onset);
+	test_add(s, "sweep with one repetition: no onset claimed", test_sweep_one_rep);
+	test_add(s, "dirs: plain differences; findings.csv", test_difference_and_csv);
+}
