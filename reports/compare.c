@@ -355,12 +355,6 @@ void compare_free(struct comparison *c)
 	memset(c, 0, sizeof(*c));
 }
 
-static void csv_num(struct strbuf *b, double v)
-{
-	sb_addch(b, ',');
-	csv_add_double(b, v);
-}
-
 int compare_write_csv(const struct comparison *c, const char *path, struct strbuf *err)
 {
 	struct rout o;
@@ -383,20 +377,20 @@ int compare_write_csv(const struct comparison *c, const char *path, struct strbu
 				sb_add_csv(b, cols[j] ? cols[j] : "");
 			}
 			sb_addf(b, ",%zu", cl->s.n);
-			csv_num(b, cl->s.mean);
-			csv_num(b, cl->s.sd);
-			csv_num(b, cl->s.median);
-			csv_num(b, cl->s.min);
-			csv_num(b, cl->s.max);
-			csv_num(b, cl->s.ci_low);
-			csv_num(b, cl->s.ci_high);
+			csv_add_next_double(b, cl->s.mean);
+			csv_add_next_double(b, cl->s.sd);
+			csv_add_next_double(b, cl->s.median);
+			csv_add_next_double(b, cl->s.min);
+			csv_add_next_double(b, cl->s.max);
+			csv_add_next_double(b, cl->s.ci_low);
+			csv_add_next_double(b, cl->s.ci_high);
 			sb_addch(b, ',');
 			sb_add_csv(b, c->runs[0].label);
-			csv_num(b, r ? cl->diff.pct_of_base : 100);
-			csv_num(b, r ? cl->diff.diff_pct : 0);
-			csv_num(b, cl->diff.ci_low);
-			csv_num(b, cl->diff.ci_high);
-			csv_num(b, cl->diff.p);
+			csv_add_next_double(b, r ? cl->diff.pct_of_base : 100);
+			csv_add_next_double(b, r ? cl->diff.diff_pct : 0);
+			csv_add_next_double(b, cl->diff.ci_low);
+			csv_add_next_double(b, cl->diff.ci_high);
+			csv_add_next_double(b, cl->diff.p);
 			sb_addch(b, '\n');
 		}
 		rout_flush_some(&o);
