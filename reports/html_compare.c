@@ -26,6 +26,18 @@ static void key_label(struct strbuf *h, const struct cmp_key *k)
 	}
 }
 
+/* A metric and, small, its unit. */
+static void metric_label(struct strbuf *h, const char *metric, const char *unit)
+{
+	h_text(h, metric);
+	const char *u = h_unit(unit);
+	if (*u) {
+		sb_adds(h, " <span class=\"small\">");
+		h_text(h, u);
+		sb_adds(h, "</span>");
+	}
+}
+
 static void runs_table(struct strbuf *h, const struct comparison *c)
 {
 	sb_adds(h, "<table>\n<thead><tr><th></th><th>run</th><th>plan</th><th>host</th><th>started (UTC)</th>"
@@ -47,6 +59,33 @@ static void runs_table(struct strbuf *h, const struct comparison *c)
 		sb_adds(h, "</td></tr>\n");
 	}
 	sb_adds(h, "</tbody></table>\n");
+}
+
+/* A difference for a table cell: the percentage in bold (marked when its
+ * interval excludes 0), then, in a small span the caller closes, the
+ * interval and Welch's p. */
+static void diff_cell(struct strbuf *h, const struct stats_diff *df, size_t nx, size_t nb)
+{
+	int excl = isfinite(df->ci_low) && (df->ci_low > 0 || df->ci_high < 0);
+	sb_adds(h, excl ? "<b class=\"yes\">" : "<b>");
+	h_pct(h, df->diff_pct);
+	sb_adds(h, "</b><br><span class=\"small\">");
+	h_diff_ci(h, df->ci_low, df->ci_high, nx, nb);
+	sb_adds(h, "; p ");
+	h_p(h, df->p);
+}
+
+static void warnings_banner(struct strbuf *h, const struct comparison *c)
+{
+	if (!c->nwarnings)
+		return;
+	sb_adds(h, "<div class=\"banner warn\"><b>The runs differ in more than the results:</b><ul>\n");
+	for (size_t i = 0; i < c->nwarnings; i++) {
+		sb_adds(h, "<li>");
+		h_text(h, c->warnings[i]);
+		sb_adds(h, "</li>\n");
+	}
+	sb_adds(h, "</ul></div>\n");
 }
 
 static void step_section(struct hctx *hc, const struct comparison *c, const char *step)
@@ -125,13 +164,7 @@ static void step_section(struct hctx *hc, const struct comparison *c, const char
 		sb_adds(h, k->headline ? "<tr><td><b>" : "<tr><td>");
 		key_label(h, k);
 		sb_adds(h, k->headline ? "</b></td><td>" : "</td><td>");
-		h_text(h, k->metric);
-		const char *u = h_unit(k->unit);
-		if (*u) {
-			sb_adds(h, " <span class=\"small\">");
-			h_text(h, u);
-			sb_adds(h, "</span>");
-		}
+		metric_label(h, k->metric, k->unit);
 		sb_adds(h, "</td>");
 		for (size_t r = 0; r < c->nruns; r++) {
 			const struct cmp_cell *cl = &k->cells[r];
@@ -156,13 +189,7 @@ static void step_section(struct hctx *hc, const struct comparison *c, const char
 			const struct cmp_cell *cl = &k->cells[r];
 			sb_adds(h, "<td class=\"num\">");
 			if (cl->present && k->cells[0].present) {
-				int excl = isfinite(cl->diff.ci_low) && (cl->diff.ci_low > 0 || cl->diff.ci_high < 0);
-				sb_adds(h, excl ? "<b class=\"yes\">" : "<b>");
-				h_pct(h, cl->diff.diff_pct);
-				sb_adds(h, "</b><br><span class=\"small\">");
-				h_diff_ci(h, cl->diff.ci_low, cl->diff.ci_high, cl->s.n, k->cells[0].s.n);
-				sb_adds(h, "; p ");
-				h_p(h, cl->diff.p);
+				diff_cell(h, &cl->diff, cl->s.n, k->cells[0].s.n);
 				sb_adds(h, "</span>");
 			} else {
 				sb_adds(h, "&ndash;");
@@ -197,15 +224,7 @@ int compare_write_html(const struct comparison *c, const char *out_dir, struct s
 	sb_adds(&page, ", metric).</p></header>\n");
 	sb_release(&title);
 	runs_table(&page, c);
-	if (c->nwarnings) {
-		sb_adds(&page, "<div class=\"banner warn\"><b>The runs differ in more than the results:</b><ul>\n");
-		for (size_t i = 0; i < c->nwarnings; i++) {
-			sb_adds(&page, "<li>");
-			h_text(&page, c->warnings[i]);
-			sb_adds(&page, "</li>\n");
-		}
-		sb_adds(&page, "</ul></div>\n");
-	}
+	warnings_banner(&page, c);
 	size_t shown = 0;
 	for (size_t i = 0; i < c->nkeys; i++) {
 		int seen = 0;
