@@ -26,7 +26,7 @@ const char compare_csv_header[] =
 	"step,module,layout,volume,fs,metric,unit,run_label,run,n,mean,sd,median,min,max,ci_low,"
 	"ci_high,reference,pct_of_reference,diff_pct,diff_ci_low,diff_ci_high,p_value";
 
-static void warn(struct comparison *c, struct strbuf *msg)
+void compare_warn(struct comparison *c, struct strbuf *msg)
 {
 	c->warnings = xrealloc(c->warnings, (c->nwarnings + 1) * sizeof(*c->warnings));
 	c->warnings[c->nwarnings++] = sb_detach(msg);
@@ -109,46 +109,45 @@ static void check_differences(struct comparison *c)
 				sb_adds(&m, " against ");
 				add_line(&m, lb);
 			}
-			warn(c, &m);
+			compare_warn(c, &m);
 		}
 		if (!same_str(ra->seed, rb->seed)) {
 			sb_addf(&m, "seeds differ: %s used %s, %s used %s (file sizes, orders and payloads "
 				    "differ)", a->label, ra->seed ? ra->seed : "?", b->label, rb->seed ? rb->seed : "?");
-			warn(c, &m);
+			compare_warn(c, &m);
 		}
 		if (!same_str(ra->host, rb->host)) {
 			sb_addf(&m, "hosts differ: %s ran on %s, %s on %s", a->label, ra->host ? ra->host : "?",
 				b->label, rb->host ? rb->host : "?");
-			warn(c, &m);
+			compare_warn(c, &m);
 		}
 		if (!same_str(ra->os, rb->os)) {
 			sb_addf(&m, "operating systems differ: %s: %s; %s: %s", a->label, ra->os ? ra->os : "?",
 				b->label, rb->os ? rb->os : "?");
-			warn(c, &m);
+			compare_warn(c, &m);
 		}
-		char *da = disk_ids(a->d), *db = disk_ids(b->d);
-		if (!same_str(da, db)) {
-			sb_addf(&m, "disks differ: %s used %s, %s used %s", a->label, da ? da : "existing directories",
-				b->label, db ? db : "existing directories");
-			warn(c, &m);
+		/* Within mode tabulates disks: that they differ is the point. */
+		if (!c->within && !same_str(a->disk, b->disk)) {
+			sb_addf(&m, "disks differ: %s used %s, %s used %s", a->label,
+				a->disk ? a->disk : "existing directories", b->label,
+				b->disk ? b->disk : "existing directories");
+			compare_warn(c, &m);
 		}
-		free(da);
-		free(db);
 		if (!same_str(ra->rig_version, rb->rig_version)) {
 			sb_addf(&m, "rig versions differ: %s %s, %s %s", a->label, ra->rig_version ? ra->rig_version : "?",
 				b->label, rb->rig_version ? rb->rig_version : "?");
-			warn(c, &m);
+			compare_warn(c, &m);
 		}
 		if (strcmp(rb->status, "completed")) {
 			sb_addf(&m, "run %s did not complete (%s)", b->label, rb->status);
-			warn(c, &m);
+			compare_warn(c, &m);
 		}
 		sb_release(&m);
 	}
 	if (strcmp(a->d->run.status, "completed")) {
 		struct strbuf m = STRBUF_INIT;
 		sb_addf(&m, "run %s did not complete (%s)", a->label, a->d->run.status);
-		warn(c, &m);
+		compare_warn(c, &m);
 	}
 }
 
@@ -184,14 +183,14 @@ static void choose_join(struct comparison *c)
 	struct strbuf m = STRBUF_INIT;
 	if (c->by_fs) {
 		sb_adds(&m, "the runs share no volume names: results are joined on file systems");
-		warn(c, &m);
+		compare_warn(c, &m);
 	}
 	int layouts = 0;
 	for (size_t r = 0; r < c->nruns; r++)
 		layouts |= c->runs[r].d->nlayouts > 1 || (c->runs[r].d->nvols && *c->runs[r].d->vols[0].layout);
 	if (!c->with_layout && layouts) {
 		sb_adds(&m, "the runs' layouts differ: each run's results are pooled over its layouts");
-		warn(c, &m);
+		compare_warn(c, &m);
 	}
 	sb_release(&m);
 }
@@ -306,7 +305,8 @@ static void join(struct comparison *c)
 	free(refs);
 }
 
-int compare_build(struct comparison *c, char *const *dirs, size_t n, struct strbuf *err)
+int compare_build(struct comparison *c, char *const *dirs, size_t n, const struct compare_opts *o,
+		  struct strbuf *err)
 {
 	memset(c, 0, sizeof(*c));
 	c->runs = xcalloc(n, sizeof(*c->runs));
@@ -331,6 +331,13 @@ int compare_build(struct comparison *c, char *const *dirs, size_t n, struct strb
 		}
 		sb_release(&e);
 		summary_compute(r->d);
+		r->disk = disk_ids(r->d);
+	}
+	if (o && o->within) {
+		c->within = 1;
+		check_differences(c);
+		compare_within_build(c, o->against);
+		return 0;
 	}
 	choose_join(c);
 	check_differences(c);
@@ -346,19 +353,15 @@ void compare_free(struct comparison *c)
 	for (size_t i = 0; i < c->nwarnings; i++)
 		free(c->warnings[i]);
 	free(c->warnings);
+	free(c->rows);
 	for (size_t i = 0; i < c->nruns; i++) {
+		free(c->runs[i].disk);
 		rdata_free(c->runs[i].d);
 		if (c->runs[i].store)
 			store_close(c->runs[i].store);
 	}
 	free(c->runs);
 	memset(c, 0, sizeof(*c));
-}
-
-static void csv_num(struct strbuf *b, double v)
-{
-	sb_addch(b, ',');
-	csv_add_double(b, v);
 }
 
 int compare_write_csv(const struct comparison *c, const char *path, struct strbuf *err)
@@ -383,20 +386,20 @@ int compare_write_csv(const struct comparison *c, const char *path, struct strbu
 				sb_add_csv(b, cols[j] ? cols[j] : "");
 			}
 			sb_addf(b, ",%zu", cl->s.n);
-			csv_num(b, cl->s.mean);
-			csv_num(b, cl->s.sd);
-			csv_num(b, cl->s.median);
-			csv_num(b, cl->s.min);
-			csv_num(b, cl->s.max);
-			csv_num(b, cl->s.ci_low);
-			csv_num(b, cl->s.ci_high);
+			csv_add_next_double(b, cl->s.mean);
+			csv_add_next_double(b, cl->s.sd);
+			csv_add_next_double(b, cl->s.median);
+			csv_add_next_double(b, cl->s.min);
+			csv_add_next_double(b, cl->s.max);
+			csv_add_next_double(b, cl->s.ci_low);
+			csv_add_next_double(b, cl->s.ci_high);
 			sb_addch(b, ',');
 			sb_add_csv(b, c->runs[0].label);
-			csv_num(b, r ? cl->diff.pct_of_base : 100);
-			csv_num(b, r ? cl->diff.diff_pct : 0);
-			csv_num(b, cl->diff.ci_low);
-			csv_num(b, cl->diff.ci_high);
-			csv_num(b, cl->diff.p);
+			csv_add_next_double(b, r ? cl->diff.pct_of_base : 100);
+			csv_add_next_double(b, r ? cl->diff.diff_pct : 0);
+			csv_add_next_double(b, cl->diff.ci_low);
+			csv_add_next_double(b, cl->diff.ci_high);
+			csv_add_next_double(b, cl->diff.p);
 			sb_addch(b, '\n');
 		}
 		rout_flush_some(&o);

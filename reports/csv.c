@@ -258,6 +258,12 @@ void csv_add_double(struct strbuf *sb, double v)
 	add_g(sb, neg, d17, 17, x17);
 }
 
+void csv_add_next_double(struct strbuf *sb, double v)
+{
+	sb_addch(sb, ',');
+	csv_add_double(sb, v);
+}
+
 /* Append one result column as a CSV field: NULL is an empty field. */
 static void add_column(struct strbuf *sb, sqlite3_stmt *st, int i)
 {

@@ -27,5 +27,7 @@ int csv_write_files(struct store *s, const char *path, struct strbuf *err);
  * appends nothing (an empty CSV field, NA in R and NaN in pandas).
  */
 void csv_add_double(struct strbuf *sb, double v);
+/* A comma, then v as csv_add_double appends it: a row's next field. */
+void csv_add_next_double(struct strbuf *sb, double v);
 
 #endif

@@ -26,6 +26,18 @@ static void key_label(struct strbuf *h, const struct cmp_key *k)
 	}
 }
 
+/* A metric and, small, its unit. */
+static void metric_label(struct strbuf *h, const char *metric, const char *unit)
+{
+	h_text(h, metric);
+	const char *u = h_unit(unit);
+	if (*u) {
+		sb_adds(h, " <span class=\"small\">");
+		h_text(h, u);
+		sb_adds(h, "</span>");
+	}
+}
+
 static void runs_table(struct strbuf *h, const struct comparison *c)
 {
 	sb_adds(h, "<table>\n<thead><tr><th></th><th>run</th><th>plan</th><th>host</th><th>started (UTC)</th>"
@@ -47,6 +59,33 @@ static void runs_table(struct strbuf *h, const struct comparison *c)
 		sb_adds(h, "</td></tr>\n");
 	}
 	sb_adds(h, "</tbody></table>\n");
+}
+
+/* A difference for a table cell: the percentage in bold (marked when its
+ * interval excludes 0), then, in a small span the caller closes, the
+ * interval and Welch's p. */
+static void diff_cell(struct strbuf *h, const struct stats_diff *df, size_t nx, size_t nb)
+{
+	int excl = isfinite(df->ci_low) && (df->ci_low > 0 || df->ci_high < 0);
+	sb_adds(h, excl ? "<b class=\"yes\">" : "<b>");
+	h_pct(h, df->diff_pct);
+	sb_adds(h, "</b><br><span class=\"small\">");
+	h_diff_ci(h, df->ci_low, df->ci_high, nx, nb);
+	sb_adds(h, "; p ");
+	h_p(h, df->p);
+}
+
+static void warnings_banner(struct strbuf *h, const struct comparison *c)
+{
+	if (!c->nwarnings)
+		return;
+	sb_adds(h, "<div class=\"banner warn\"><b>The runs differ in more than the results:</b><ul>\n");
+	for (size_t i = 0; i < c->nwarnings; i++) {
+		sb_adds(h, "<li>");
+		h_text(h, c->warnings[i]);
+		sb_adds(h, "</li>\n");
+	}
+	sb_adds(h, "</ul></div>\n");
 }
 
 static void step_section(struct hctx *hc, const struct comparison *c, const char *step)
@@ -125,13 +164,7 @@ static void step_section(struct hctx *hc, const struct comparison *c, const char
 		sb_adds(h, k->headline ? "<tr><td><b>" : "<tr><td>");
 		key_label(h, k);
 		sb_adds(h, k->headline ? "</b></td><td>" : "</td><td>");
-		h_text(h, k->metric);
-		const char *u = h_unit(k->unit);
-		if (*u) {
-			sb_adds(h, " <span class=\"small\">");
-			h_text(h, u);
-			sb_adds(h, "</span>");
-		}
+		metric_label(h, k->metric, k->unit);
 		sb_adds(h, "</td>");
 		for (size_t r = 0; r < c->nruns; r++) {
 			const struct cmp_cell *cl = &k->cells[r];
@@ -156,13 +189,7 @@ static void step_section(struct hctx *hc, const struct comparison *c, const char
 			const struct cmp_cell *cl = &k->cells[r];
 			sb_adds(h, "<td class=\"num\">");
 			if (cl->present && k->cells[0].present) {
-				int excl = isfinite(cl->diff.ci_low) && (cl->diff.ci_low > 0 || cl->diff.ci_high < 0);
-				sb_adds(h, excl ? "<b class=\"yes\">" : "<b>");
-				h_pct(h, cl->diff.diff_pct);
-				sb_adds(h, "</b><br><span class=\"small\">");
-				h_diff_ci(h, cl->diff.ci_low, cl->diff.ci_high, cl->s.n, k->cells[0].s.n);
-				sb_adds(h, "; p ");
-				h_p(h, cl->diff.p);
+				diff_cell(h, &cl->diff, cl->s.n, k->cells[0].s.n);
 				sb_adds(h, "</span>");
 			} else {
 				sb_adds(h, "&ndash;");
@@ -197,15 +224,7 @@ int compare_write_html(const struct comparison *c, const char *out_dir, struct s
 	sb_adds(&page, ", metric).</p></header>\n");
 	sb_release(&title);
 	runs_table(&page, c);
-	if (c->nwarnings) {
-		sb_adds(&page, "<div class=\"banner warn\"><b>The runs differ in more than the results:</b><ul>\n");
-		for (size_t i = 0; i < c->nwarnings; i++) {
-			sb_adds(&page, "<li>");
-			h_text(&page, c->warnings[i]);
-			sb_adds(&page, "</li>\n");
-		}
-		sb_adds(&page, "</ul></div>\n");
-	}
+	warnings_banner(&page, c);
 	size_t shown = 0;
 	for (size_t i = 0; i < c->nkeys; i++) {
 		int seen = 0;
@@ -231,5 +250,182 @@ out:
 	sb_release(&dir);
 	sb_release(&path);
 	sb_release(&ferr);
+	return rc;
+}
+
+/* --- compare.html in within mode --- */
+
+/* A column of the within table: one step's main metric for one compared
+ * volume or file system, in one layout or pooled (layout NULL). */
+struct wcol {
+	const char *step, *module, *metric, *unit, *ent, *layout;
+};
+
+static const char *w_ent(const struct cmp_within *w)
+{
+	return w->volume ? w->volume : w->fs ? w->fs : "?";
+}
+
+static int w_in_col(const struct cmp_within *w, const struct wcol *k)
+{
+	return !strcmp(w->step, k->step) && !strcmp(w->metric, k->metric) && !strcmp(w_ent(w), k->ent) &&
+	       (w->layout && k->layout ? !strcmp(w->layout, k->layout) : w->layout == k->layout);
+}
+
+static struct wcol *within_columns(const struct comparison *c, size_t *ncols)
+{
+	struct wcol *cols = NULL;
+	size_t n = 0, alloc = 0;
+	for (size_t i = 0; i < c->nrows; i++) {
+		const struct cmp_within *w = &c->rows[i];
+		if (!w->headline || w->inner)
+			continue;
+		size_t k = 0;
+		while (k < n && !w_in_col(w, &cols[k]))
+			k++;
+		if (k < n)
+			continue;
+		XGROW(cols, n + 1, alloc);
+		cols[n++] = (struct wcol){ w->step, w->module, w->metric, w->unit, w_ent(w), w->layout };
+	}
+	*ncols = n;
+	return cols;
+}
+
+static void within_run_cell(struct strbuf *h, const struct cmp_run *run)
+{
+	const struct rdata *d = run->d;
+	sb_adds(h, "<td><b>");
+	h_text(h, run->disk ? run->disk : "existing directories");
+	sb_addf(h, "</b><br><span class=\"small\">run %s, ", run->label);
+	h_text(h, run->dir);
+	sb_adds(h, "</span>");
+	if (!run->complete) {
+		sb_adds(h, "<br><b>incomplete</b> <span class=\"small\">(");
+		h_text(h, d->run.status);
+		sb_addf(h, ", %zu of %zu cells not done%s)</span>", d->failed_cells, d->ncells,
+			d->nlayouts > 1 ? "; layouts not pooled" : "");
+	}
+	if (d->nresumes)
+		sb_addf(h, "<br><b>resumed</b> <span class=\"small\">(%zu time%s)</span>", d->nresumes,
+			d->nresumes > 1 ? "s" : "");
+	sb_adds(h, "</td><td>");
+	if (run->ref) {
+		h_text(h, run->ref);
+		sb_adds(h, run->ref_by_fs ? " <span class=\"small\">(file system)</span>" : "");
+	} else {
+		sb_adds(h, "<span class=\"small\">none</span>");
+	}
+	sb_adds(h, "</td>");
+}
+
+static void within_table(struct strbuf *h, const struct comparison *c)
+{
+	size_t ncols;
+	struct wcol *cols = within_columns(c, &ncols);
+	if (!ncols) {
+		sb_adds(h, "<p>No run has a volume or file system to compare with its reference.</p>\n");
+		free(cols);
+		return;
+	}
+	sb_adds(h, "<div class=\"wrap\"><table>\n<thead><tr><th>disk and run</th><th>reference</th>");
+	for (size_t k = 0; k < ncols; k++) {
+		const struct wcol *col = &cols[k];
+		sb_adds(h, "<th class=\"num\">");
+		h_text(h, col->step);
+		sb_adds(h, " ");
+		h_text(h, col->module);
+		sb_adds(h, ": ");
+		h_text(h, col->ent);
+		sb_adds(h, "<br>");
+		if (!col->layout)
+			sb_adds(h, "all layouts<br>");
+		else if (*col->layout) {
+			h_text(h, col->layout);
+			sb_adds(h, "<br>");
+		}
+		metric_label(h, col->metric, col->unit);
+		sb_adds(h, "</th>");
+	}
+	sb_adds(h, "</tr></thead>\n<tbody>\n");
+	for (size_t r = 0; r < c->nruns; r++) {
+		const struct cmp_run *run = &c->runs[r];
+		sb_adds(h, "<tr>");
+		within_run_cell(h, run);
+		for (size_t k = 0; k < ncols; k++) {
+			const struct cmp_within *w = NULL;
+			for (size_t i = 0; i < c->nrows && !w; i++)
+				if (c->rows[i].run == r && w_in_col(&c->rows[i], &cols[k]))
+					w = &c->rows[i];
+			sb_adds(h, "<td class=\"num\">");
+			if (w) {
+				diff_cell(h, &w->diff, w->s.n, w->ref.n);
+				sb_addf(h, "; n = %zu / %zu</span>", w->s.n, w->ref.n);
+			} else if (!cols[k].layout && run->ref && !run->complete && run->d->nlayouts > 1) {
+				sb_adds(h, "<span class=\"small\">not pooled</span>");
+			} else {
+				sb_adds(h, "&ndash;");
+			}
+			sb_adds(h, "</td>");
+		}
+		sb_adds(h, "</tr>\n");
+	}
+	sb_adds(h, "</tbody></table></div>\n");
+	free(cols);
+}
+
+static void within_notes(struct strbuf *h, const struct comparison *c)
+{
+	sb_adds(h, "<ul class=\"small\">\n<li>Each cell: the percent difference of the mean from the run's "
+		   "reference, paired in the same layout, or over all the layouts where both were measured; "
+		   "Fieller's 95% interval, Welch's p, and n (compared / reference). In red: the interval "
+		   "excludes 0.</li>\n");
+	for (size_t r = 0; r < c->nruns; r++) {
+		const struct cmp_run *run = &c->runs[r];
+		const struct rdata *d = run->d;
+		if (!run->complete) {
+			sb_addf(h, "<li>Run %s did not complete (", run->label);
+			h_text(h, d->run.status);
+			sb_addf(h, "; %zu of %zu cells not done)%s</li>\n", d->failed_cells, d->ncells,
+				d->nlayouts > 1 ? ": its layouts are shown apart and never pooled, since a pool "
+						  "would lean towards the positions that did run." : ".");
+		}
+		if (d->nresumes)
+			sb_addf(h, "<li>Run %s was resumed %zu time%s (<code>rig resume</code>): every cell "
+				   "counts once, from its last attempt; %llu sample%s of earlier attempts %s not "
+				   "counted.</li>\n", run->label, d->nresumes, d->nresumes > 1 ? "s" : "",
+				(unsigned long long)d->superseded, d->superseded == 1 ? "" : "s",
+				d->superseded == 1 ? "is" : "are");
+	}
+	int more = 0;
+	for (size_t i = 0; i < c->nrows && !more; i++)
+		more = !c->rows[i].headline || c->rows[i].inner;
+	if (more)
+		sb_adds(h, "<li>Steps inside a cycle or sweep, and the metrics other than each step's main "
+			   "one, are in <code>compare-within.csv</code>.</li>\n");
+	sb_adds(h, "</ul>\n");
+}
+
+int compare_within_write_html(const struct comparison *c, const char *out_dir, struct strbuf *err)
+{
+	struct strbuf page = STRBUF_INIT, title = STRBUF_INIT, path = STRBUF_INIT;
+	sb_addf(&title, "File systems within each of %zu run%s", c->nruns, c->nruns > 1 ? "s" : "");
+	h_begin(&page, title.buf);
+	sb_adds(&page, "<header><h1>");
+	h_text(&page, title.buf);
+	sb_adds(&page, "</h1>\n<p class=\"meta\">In each run, every volume or file system against the "
+		       "run's reference on the same disk: percent of the reference's mean, Fieller's 95% "
+		       "interval, Welch's p. One row per run.</p></header>\n");
+	runs_table(&page, c);
+	warnings_banner(&page, c);
+	sb_adds(&page, "<h2 id=\"within\">Difference from the reference, per run</h2>\n");
+	within_table(&page, c);
+	within_notes(&page, c);
+	h_end(&page);
+	sb_addf(&path, "%s/compare.html", out_dir);
+	int rc = rout_write_file(path.buf, page.buf, page.len, err);
+	sb_release(&page);
+	sb_release(&title);
+	sb_release(&path);
 	return rc;
 }

@@ -89,13 +89,25 @@ const struct rig_cmd rig_cmds[] = {
 	  "findings.csv, and\n"
 	  "report.html with figures/ and results.json as the plan's report.formats ask.\n"
 	  "Reports are functions of the store alone; measured data is never changed.\n" },
-	{ "compare", cmd_compare, "compare runs side by side",
+	{ "compare", cmd_compare, "compare runs side by side, or file systems within runs",
 	  "usage: rig compare [-o DIR] RUN_A RUN_B...\n"
+	  "       rig compare --within [--against FS] [-o DIR] RUN...\n"
 	  "\n"
 	  "Joins runs on (step, volume or file system, metric), compares each with the\n"
 	  "first (percent difference, 95% interval, Welch p), warns when plans, hosts or\n"
 	  "disks differ, and writes DIR/compare.html and DIR/compare.csv (DIR defaults\n"
-	  "to the current directory).\n" },
+	  "to the current directory).\n"
+	  "\n"
+	  "With --within, compares inside each run instead: every volume or file system\n"
+	  "against the run's reference on the same disk, paired in each layout, and\n"
+	  "pooled over the layouts only when every cell of the run completed; one row\n"
+	  "per run (its disk) in DIR/compare.html and DIR/compare-within.csv.\n"
+	  "\n"
+	  "  -o, --output DIR   where the files go (default: the current directory)\n"
+	  "      --within       file systems within each run, tabulated across runs\n"
+	  "      --against FS   with --within: the reference, a volume name or else a\n"
+	  "                     file system, case-insensitive (default: each run's\n"
+	  "                     report.baseline)\n" },
 	{ "devices", cmd_devices, "list disks and whether rig may erase them",
 	  "usage: rig devices [--platform NAME]\n"
 	  "\n"

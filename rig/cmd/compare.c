@@ -4,6 +4,10 @@
  * compare.csv into DIR (default: the current directory). Each later run is
  * compared with the first; differences in plans, hosts, disks and versions
  * are printed as warnings and shown at the top of the page.
+ *
+ * rig compare --within [--against FS] [-o DIR] RUN...: inside each run,
+ * every volume or file system against the reference one, a row per run,
+ * into compare-within.csv and compare.html.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -18,33 +22,56 @@
 int cmd_compare(int argc, char **argv)
 {
 	const char *out = ".";
+	struct compare_opts o = { 0, NULL };
 	int opt;
 	optind = 1;
 	static const struct option longopts[] = { { "output", required_argument, NULL, 'o' },
+						  { "within", no_argument, NULL, 'w' },
+						  { "against", required_argument, NULL, 'a' },
 						  { NULL, 0, NULL, 0 } };
 	while ((opt = getopt_long(argc, argv, "+o:", longopts, NULL)) != -1) {
 		if (opt == 'o')
 			out = optarg;
+		else if (opt == 'w')
+			o.within = 1;
+		else if (opt == 'a')
+			o.against = optarg;
 		else
 			return cmd_usage_error("compare", "unknown option");
 	}
-	if (argc - optind < 2)
-		return cmd_usage_error("compare", "give two run folders or more");
+	if (o.against && !o.within)
+		return cmd_usage_error("compare", "--against names the reference of --within; give both");
+	if (o.against && !*o.against)
+		return cmd_usage_error("compare", "--against needs a volume or file system name");
+	if (argc - optind < (o.within ? 1 : 2))
+		return cmd_usage_error("compare", o.within ? "give one run folder or more"
+							   : "give two run folders or more");
 	struct comparison c;
 	struct strbuf err = STRBUF_INIT, path = STRBUF_INIT;
 	int rc = EXIT_FAILED;
-	if (compare_build(&c, argv + optind, (size_t)(argc - optind), &err) < 0) {
+	if (compare_build(&c, argv + optind, (size_t)(argc - optind), &o, &err) < 0) {
 		fprintf(stderr, "rig compare: %s\n", err.buf);
 		goto out;
 	}
 	for (size_t i = 0; i < c.nwarnings; i++)
 		fprintf(stderr, "rig compare: warning: %s\n", c.warnings[i]);
+	if (o.within) {
+		size_t with_ref = 0;
+		for (size_t i = 0; i < c.nruns; i++)
+			with_ref += c.runs[i].ref != NULL;
+		if (!with_ref) {
+			fprintf(stderr, "rig compare: no run has a reference to compare with\n");
+			goto out;
+		}
+	}
 	if (mkdir(out, 0777) < 0 && access(out, W_OK) != 0) {
 		fprintf(stderr, "rig compare: cannot create %s\n", out);
 		goto out;
 	}
-	sb_addf(&path, "%s/compare.csv", out);
-	if (compare_write_csv(&c, path.buf, &err) < 0 || compare_write_html(&c, out, &err) < 0) {
+	sb_addf(&path, "%s/%s", out, o.within ? "compare-within.csv" : "compare.csv");
+	if (o.within ? compare_within_write_csv(&c, path.buf, &err) < 0 ||
+			       compare_within_write_html(&c, out, &err) < 0
+		     : compare_write_csv(&c, path.buf, &err) < 0 || compare_write_html(&c, out, &err) < 0) {
 		fprintf(stderr, "rig compare: %s\n", err.buf);
 		goto out;
 	}
