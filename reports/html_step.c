@@ -560,8 +560,7 @@ static void filesets(struct hctx *c, struct rdata *d, size_t ti)
 			sb_addf(&lab, " (step %s)", fs->step);
 		labels[li] = rd_strdup(d, lab.buf);
 		sb_release(&lab);
-		int style = h_pair_style(d, fs->volume, fs->layout);
-		struct fig_series *s = fig_add_series(&f, labels[li++], style);
+		struct fig_series *s = fig_add_series(&f, labels[li++], h_pair_style(d, fs->volume, fs->layout));
 		double xmin = INFINITY, xmax = 0;
 		for (size_t j = 0; j < fs->n; j++) {
 			const struct rd_file *fl = &d->files[d->forder[fs->first + j]];
@@ -574,7 +573,7 @@ static void filesets(struct hctx *c, struct rdata *d, size_t ti)
 			fig_add_point(s, (double)fl->bytes, (double)fl->bytes / fl->seconds / 1e6, NAN, NAN);
 		}
 		if (fs->fitted && xmax > 0) {
-			struct fig_series *fit = fig_add_series(&f, NULL, style);
+			struct fig_series *fit = fig_add_series(&f, NULL, s->style);
 			fit->line_only = 1;
 			for (int k = 0; k <= 60; k++) {
 				double x = exp(log(xmin) + (log(xmax) - log(xmin)) * k / 60.0);
