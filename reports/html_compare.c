@@ -161,8 +161,8 @@ static void step_section(struct hctx *hc, const struct comparison *c, const char
 				h_pct(h, cl->diff.diff_pct);
 				sb_adds(h, "</b><br><span class=\"small\">");
 				h_diff_ci(h, cl->diff.ci_low, cl->diff.ci_high, cl->s.n, k->cells[0].s.n);
-				sb_adds(h, "; p ");
-				h_p(h, cl->diff.p);
+				sb_adds(h, "; ");
+				h_p_clause(h, cl->diff.p);
 				sb_adds(h, "</span>");
 			} else {
 				sb_adds(h, "&ndash;");

@@ -29,8 +29,12 @@ void h_textn(struct strbuf *h, const char *s, size_t n);
 void h_num(struct strbuf *h, double v);
 /* A signed percentage: "+4.7%", "−20.5%" (U+2212). */
 void h_pct(struct strbuf *h, double v);
-/* A p-value: "< 0.001", "0.0098", "0.395"; NaN as "n/a". */
-void h_p(struct strbuf *h, double p);
+/* A p-value as a clause: "p &lt; 0.001", "p = 0.0098", "p = 0.395"; NaN
+ * as "no p-value". */
+void h_p_clause(struct strbuf *h, double p);
+/* The value alone, for a table column headed p: "&lt; 0.001", "0.0098";
+ * NaN as "n/a". */
+void h_p_value(struct strbuf *h, double p);
 /* "95% CI a to b" of a percentage difference, or why there is none. */
 void h_diff_ci(struct strbuf *h, double lo, double hi, size_t nx, size_t nb);
 /* A unit for display ("us" -> "µs"). */

@@ -143,8 +143,8 @@ static void finding(struct strbuf *h, const struct rdata *d, const struct rd_tem
 	sb_adds(h, "</b> (95% CI ");
 	h_diff_ci(h, df.ci_low, df.ci_high, x->s.n, b->s.n);
 	if (!isnan(df.p)) {
-		sb_adds(h, "; Welch p = ");
-		h_p(h, df.p);
+		sb_adds(h, "; Welch ");
+		h_p_clause(h, df.p);
 	}
 	sb_adds(h, "). ");
 	if (isnan(df.ci_low) || isnan(df.ci_high))
@@ -508,7 +508,7 @@ static void diff_table(struct strbuf *h, const struct rdata *d, const struct rd_
 		sb_adds(h, "</b></td><td class=\"num\">");
 		h_diff_ci(h, g->diff.ci_low, g->diff.ci_high, g->s.n, b->s.n);
 		sb_adds(h, "</td><td class=\"num\">");
-		h_p(h, g->diff.p);
+		h_p_value(h, g->diff.p);
 		sb_adds(h, "</td><td>");
 		if (isnan(g->diff.ci_low))
 			sb_adds(h, "<span class=\"no\">n/a</span>");

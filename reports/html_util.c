@@ -111,7 +111,7 @@ void h_pct(struct strbuf *h, double v)
 	}
 }
 
-void h_p(struct strbuf *h, double p)
+void h_p_value(struct strbuf *h, double p)
 {
 	if (isnan(p)) {
 		sb_adds(h, "n/a");
@@ -124,6 +124,16 @@ void h_p(struct strbuf *h, double p)
 	char buf[32];
 	snprintf(buf, sizeof(buf), p < 0.01 ? "%.2g" : "%.3f", p);
 	sb_adds(h, buf);
+}
+
+void h_p_clause(struct strbuf *h, double p)
+{
+	if (isnan(p)) {
+		sb_adds(h, "no p-value");
+		return;
+	}
+	sb_adds(h, p < 0.001 ? "p " : "p = ");
+	h_p_value(h, p);
 }
 
 void h_diff_ci(struct strbuf *h, double lo, double hi, size_t nx, size_t nb)
