@@ -97,6 +97,8 @@ static void step_section(struct hctx *hc, const struct comparison *c, const char
 		sb_adds(&cap, " of each run (letters as in the table of runs), grouped by ");
 		sb_adds(&cap, c->by_fs ? "file system" : "volume");
 		sb_adds(&cap, "; whiskers: 95% confidence interval of the mean.");
+		if (fig_clipped(&f))
+			sb_adds(&cap, " Whiskers clipped at 0: the quantity cannot be negative.");
 		sb_adds(&name, "compare-step-");
 		sb_adds(&name, step);
 		h_figure(hc, &f, name.buf, cap.buf);

@@ -362,6 +362,8 @@ static void step_figure(struct hctx *c, struct rdata *d, const struct rd_templat
 		sb_adds(&cap, ", grouped by layout");
 	sb_adds(&cap, d->any_n1 ? "; whiskers: 95% confidence interval of the mean where n &ge; 2."
 				: "; whiskers: 95% confidence interval of the mean (Student t).");
+	if (fig_clipped(&f))
+		sb_adds(&cap, " Whiskers clipped at 0: the quantity cannot be negative.");
 	if (!strcmp(unit, "MB/s"))
 		sb_adds(&cap, " MB/s = 10<sup>6</sup> bytes per second.");
 	sb_adds(&name, "step-");
