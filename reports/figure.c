@@ -5,14 +5,32 @@
  * outputs differ only in the surface, so the inline figure and the files
  * for papers are the same drawing. Surfaces write into a strbuf through
  * cairo's stream callbacks; callers put the bytes where they belong (a
- * crash-safe file, or the HTML page).
+ * crash-safe file, or the HTML page). Text is laid out with unhinted
+ * metrics on every surface, so the PNG has the SVG's layout.
  *
  * Layout: a plot area with y ticks and a rotated y label on the left, x
  * ticks and label below, and the legend in rows under everything, so it
  * never covers data. Ticks are "nice" numbers (1, 2, 5 times a power of
- * ten); a log axis gets decades. Styles combine an Okabe-Ito colour with a
- * marker shape and a dash pattern (lines) or a hatching (bars); colours
- * alternate dark and light so grey levels differ too.
+ * ten) written as report.html writes numbers (thousands grouped with
+ * commas, U+2212 for minus); a log axis gets decades; a byte axis uses SI
+ * prefixes (1 MB = 10^6 B), one prefix for a whole linear axis.
+ *
+ * Nothing is drawn outside the plot area: lines and fitted curves are cut
+ * at its edges (the geometry, not only a clip, so the SVG and PDF hold no
+ * coordinates off the chart either), and whiskers of a yzero figure are
+ * cut at 0.
+ *
+ * Styles: twelve, pairwise different in colour, marker shape, fill, dash
+ * pattern and hatching. The colours are Okabe and Ito's eight (2008,
+ * "Color Universal Design"; distinct for the common colour-vision
+ * deficiencies), with black as a dark grey so data differs from the frame,
+ * then four of Paul Tol's (indigo, olive, wine, green: his "muted" scheme,
+ * made for the same purpose). The first three are the ones most figures
+ * use; their grey levels are far apart (blue 87, orange 162, dark grey 51
+ * of 255), and filled and open markers alternate, so a greyscale print
+ * still tells them apart when the colours merge. Okabe-Ito's yellow comes
+ * late and only with a filled, black-edged marker: a thin yellow line is
+ * faint on white.
  *
  * Rejected: hand-written SVG (cairo does text, clipping and PDF), and
  * gnuplot or a plotting language at run time (an external program per
@@ -24,6 +42,7 @@
 #include <cairo-svg.h>
 #include <cairo.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,31 +51,67 @@
 #include "rig/util/xalloc.h"
 
 #define FONT "DejaVu Sans"
-#define FS_TICK 10.0
-#define FS_LABEL 11.0
+/* Text sizes at print size (pt): legible in a 3.5 in column. */
+#define FS_TICK 8.0
+#define FS_LABEL 9.0
+#define W_SINGLE 252.0        /* 3.5 in */
+#define W_DOUBLE 504.0        /* 7 in */
+#define PLOT_H_SINGLE 150.0   /* height of the plot area, pt */
+#define PLOT_H_DOUBLE 200.0
+#define LEGEND_ROW 11.0
+
+enum marker {
+	M_CIRCLE, M_SQUARE, M_TRI_UP, M_DIAMOND, M_TRI_DOWN, M_CROSS,
+	M_STAR, M_TRI_RIGHT, M_PLUS, M_BOX_CROSS, M_ASTERISK, M_CIRCLE_PLUS
+};
+
+/* Bar hatching, combined: / \ - | */
+enum { H_SLASH = 1, H_BACK = 2, H_HORIZ = 4, H_VERT = 8 };
 
 struct fig_style {
-	double r, g, b;
-	int marker;          /* 0 circle, 1 square, 2 triangle, 3 diamond, 4 cross, 5 plus, 6 down-triangle, 7 star */
-	int filled;
+	unsigned char r, g, b;
+	enum marker marker;
+	int filled;          /* else open: white inside (strokes only for x, +, *) */
 	double dash[6];
 	int ndash;
-	int hatch;           /* bars: 0 none, 1 /, 2 \, 3 -, 4 x */
+	int hatch;
 };
 
 static const struct fig_style styles[FIG_NSTYLES] = {
-	{ 0.000, 0.447, 0.698, 0, 1, { 0 }, 0, 0 },              /* blue, solid */
-	{ 0.902, 0.624, 0.000, 1, 0, { 6, 3 }, 2, 1 },           /* orange, dashed */
-	{ 0.000, 0.620, 0.451, 2, 1, { 1.5, 2.5 }, 2, 2 },       /* green, dotted */
-	{ 0.835, 0.369, 0.000, 3, 0, { 7, 2, 1.5, 2 }, 4, 3 },   /* vermillion, dash-dot */
-	{ 0.337, 0.706, 0.914, 4, 0, { 11, 4 }, 2, 4 },          /* sky blue, long dash */
-	{ 0.800, 0.475, 0.655, 5, 0, { 3, 2 }, 2, 1 },           /* purple, short dash */
-	{ 0.200, 0.200, 0.200, 6, 1, { 8, 2, 2, 2, 2, 2 }, 6, 2 }, /* black, dash-dot-dot */
-	{ 0.600, 0.600, 0.600, 7, 0, { 1, 1 }, 2, 3 },           /* grey, fine dots */
+	{ 0x00, 0x72, 0xb2, M_CIRCLE, 1, { 0 }, 0, 0 },                        /* blue, solid */
+	{ 0xe6, 0x9f, 0x00, M_SQUARE, 0, { 5, 2.5 }, 2, H_SLASH },             /* orange, dashed */
+	{ 0x33, 0x33, 0x33, M_TRI_UP, 1, { 1.2, 1.8 }, 2, H_BACK },            /* black, dotted */
+	{ 0x56, 0xb4, 0xe9, M_DIAMOND, 0, { 6, 2, 1.2, 2 }, 4, H_HORIZ },      /* sky blue, dash-dot */
+	{ 0xd5, 0x5e, 0x00, M_TRI_DOWN, 1, { 10, 3 }, 2, H_SLASH | H_BACK },   /* vermillion, long dash */
+	{ 0x00, 0x9e, 0x73, M_CROSS, 0, { 2.5, 1.5 }, 2, H_VERT },             /* bluish green, short dash */
+	{ 0xcc, 0x79, 0xa7, M_STAR, 0, { 6, 2, 1.2, 2, 1.2, 2 }, 6, H_HORIZ | H_VERT }, /* reddish purple, dash-dot-dot */
+	{ 0xf0, 0xe4, 0x42, M_TRI_RIGHT, 1, { 10, 2, 4, 2 }, 4, H_SLASH | H_HORIZ },    /* yellow, long-short */
+	{ 0x33, 0x22, 0x88, M_PLUS, 0, { 1.2, 4 }, 2, H_BACK | H_HORIZ },      /* indigo, sparse dots */
+	{ 0x99, 0x99, 0x33, M_BOX_CROSS, 0, { 10, 2, 1.2, 2 }, 4, H_SLASH | H_VERT }, /* olive, long dash-dot */
+	{ 0x88, 0x22, 0x55, M_ASTERISK, 0, { 4, 1.5, 4, 1.5, 1.2, 1.5 }, 6, H_BACK | H_VERT }, /* wine, dash-dash-dot */
+	{ 0x11, 0x77, 0x33, M_CIRCLE_PLUS, 0, { 10, 2, 1.2, 2, 1.2, 2 }, 6, H_SLASH | H_BACK | H_HORIZ }, /* green, long-dot-dot */
 };
+
+static const struct fig_style *style_of(int i)
+{
+	return &styles[((i % FIG_NSTYLES) + FIG_NSTYLES) % FIG_NSTYLES];
+}
 
 struct fig_series *fig_add_series(struct figure *f, const char *name, int style)
 {
+	style = ((style % FIG_NSTYLES) + FIG_NSTYLES) % FIG_NSTYLES;
+	if (name) {
+		unsigned used = 0;
+		for (size_t i = 0; i < f->nseries; i++)
+			if (f->series[i].name)
+				used |= 1u << f->series[i].style;
+		if (used & (1u << style))
+			for (int k = 0; k < FIG_NSTYLES; k++)
+				if (!(used & (1u << k))) {
+					style = k;
+					break;
+				}
+	}
 	XGROW(f->series, f->nseries + 1, f->aseries);
 	struct fig_series *s = &f->series[f->nseries++];
 	memset(s, 0, sizeof(*s));
@@ -89,11 +144,59 @@ void fig_release(struct figure *f)
 	f->nseries = f->nbars = f->aseries = f->abars = 0;
 }
 
+/* yzero, unless a value itself is below 0 (figure.h). */
+static int yzero_applies(const struct figure *f)
+{
+	if (!f->yzero || f->kind == FIG_MAP)
+		return 0;
+	for (size_t i = 0; i < f->nseries; i++)
+		for (size_t j = 0; j < f->series[i].n && !f->series[i].line_only; j++)
+			if (f->series[i].pts[j].y < 0)
+				return 0;
+	for (size_t i = 0; i < f->nbars; i++)
+		if (f->bars[i].y < 0)
+			return 0;
+	return 1;
+}
+
+int fig_clipped(const struct figure *f)
+{
+	if (!yzero_applies(f))
+		return 0;
+	for (size_t i = 0; i < f->nseries; i++)
+		for (size_t j = 0; j < f->series[i].n && !f->series[i].line_only; j++) {
+			const struct fig_point *p = &f->series[i].pts[j];
+			if (isfinite(p->y) && isfinite(p->hi) && p->lo < 0)
+				return 1;
+		}
+	for (size_t i = 0; i < f->nbars; i++)
+		if (isfinite(f->bars[i].y) && isfinite(f->bars[i].hi) && f->bars[i].lo < 0)
+			return 1;
+	return 0;
+}
+
+enum fig_size fig_size_of(const struct figure *f)
+{
+	if (f->size != FIG_AUTO)
+		return f->size;
+	if (f->kind == FIG_MAP)
+		return FIG_DOUBLE;
+	if (f->kind == FIG_BARS)
+		return f->nbars <= 6 ? FIG_SINGLE : FIG_DOUBLE;
+	size_t named = 0, points = 0;
+	for (size_t i = 0; i < f->nseries; i++) {
+		named += f->series[i].name != NULL;
+		points += f->series[i].line_only ? 0 : f->series[i].n;
+	}
+	return named <= 4 && points <= 400 ? FIG_SINGLE : FIG_DOUBLE;
+}
+
 /* --- axes --- */
 
 struct axis {
 	double lo, hi;        /* data range shown */
 	int log;
+	int prefix;           /* bytes on a linear axis: the SI power of every tick */
 	double ticks[64];
 	int nticks;
 };
@@ -114,13 +217,16 @@ static void axis_linear(struct axis *a, double lo, double hi, int zero, int inte
 	}
 	if (!(hi > lo)) {
 		double pad = lo == 0 ? 1 : fabs(lo) * 0.1;
-		lo -= pad;
+		/* An axis from 0 stays at 0: the padding goes above. */
+		if (!(zero && lo == 0))
+			lo -= pad;
 		hi += pad;
 	}
 	double step = nice_step(hi - lo, 5);
 	if (integer && step < 1)
 		step = 1;
 	a->log = 0;
+	a->prefix = 0;
 	if (integer && hi - lo <= 24) {
 		/* Positions, cycles: every whole value a tick, half a unit of
 		 * room at both ends so the end points are not on the frame. */
@@ -134,11 +240,13 @@ static void axis_linear(struct axis *a, double lo, double hi, int zero, int inte
 	}
 	a->lo = floor(lo / step) * step;
 	a->hi = ceil(hi / step) * step;
-	if (zero && lo >= 0)
-		a->lo = lo < 0 ? a->lo : (lo == 0 ? 0 : a->lo);
 	a->nticks = 0;
-	for (double t = a->lo; t <= a->hi + step * 1e-9 && a->nticks < 64; t += step)
+	for (long k = 0; a->nticks < 64; k++) {
+		double t = a->lo + (double)k * step;
+		if (t > a->hi + step * 1e-9)
+			break;
 		a->ticks[a->nticks++] = fabs(t) < step * 1e-9 ? 0 : t;
+	}
 }
 
 static void axis_log(struct axis *a, double lo, double hi)
@@ -148,6 +256,7 @@ static void axis_log(struct axis *a, double lo, double hi)
 	if (!(hi > lo))
 		hi = lo * 10;
 	a->log = 1;
+	a->prefix = 0;
 	a->lo = pow(10, floor(log10(lo)));
 	a->hi = pow(10, ceil(log10(hi)));
 	if (a->hi <= a->lo)
@@ -164,25 +273,53 @@ static double axis_pos(const struct axis *a, double v, double p0, double p1)
 	return p0 + f * (p1 - p0);
 }
 
-static void tick_label(char *buf, size_t n, double v, int bytes)
+static int si_power(double v)
 {
-	if (bytes) {
-		const char *units[] = { "B", "kB", "MB", "GB", "TB", "PB" };
-		int u = 0;
-		while (fabs(v) >= 1000 && u < 5) {
-			v /= 1000;
-			u++;
+	int u = 0;
+	for (v = fabs(v); v >= 1000 && u < 6; v /= 1000)
+		u++;
+	return u;
+}
+
+/* A number as h_num writes one: thousands grouped with commas, U+2212 for
+ * a minus; up to six significant digits (ticks are round numbers). */
+static void tick_number(char *buf, size_t n, double v)
+{
+	char digits[48];
+	double a = fabs(v);
+	if (fabs(a - round(a)) <= 1e-9 * fmax(1, a))
+		a = round(a);
+	if (a >= 1000 && a < 1e15 && a == floor(a)) {
+		char raw[32];
+		snprintf(raw, sizeof(raw), "%.0f", a);
+		size_t len = strlen(raw), k = 0;
+		for (size_t i = 0; i < len; i++) {
+			if (i && (len - i) % 3 == 0)
+				digits[k++] = ',';
+			digits[k++] = raw[i];
 		}
-		snprintf(buf, n, "%g %s", v, units[u]);
+		digits[k] = 0;
+	} else {
+		snprintf(digits, sizeof(digits), "%.6g", a);
+	}
+	snprintf(buf, n, "%s%s", v < 0 && strcmp(digits, "0") ? "\xe2\x88\x92" : "", digits);
+}
+
+static void tick_label(char *buf, size_t n, double v, int bytes, const struct axis *a)
+{
+	if (!bytes) {
+		tick_number(buf, n, v);
 		return;
 	}
-	double av = fabs(v);
-	if (av >= 1e6 && fmod(av, 1e5) == 0)
-		snprintf(buf, n, "%gM", v / 1e6);
-	else if (av >= 1e4 && fmod(av, 100) == 0)
-		snprintf(buf, n, "%gk", v / 1e3);
-	else
-		snprintf(buf, n, "%g", v);
+	static const char *const units[] = { "B", "kB", "MB", "GB", "TB", "PB", "EB" };
+	if (v == 0) {
+		snprintf(buf, n, "0");
+		return;
+	}
+	int u = a->log ? si_power(v) : a->prefix;
+	char num[48];
+	tick_number(num, sizeof(num), v / pow(1000, u));
+	snprintf(buf, n, "%s %s", num, units[u]);
 }
 
 /* --- drawing helpers --- */
@@ -207,69 +344,111 @@ static double text_width(cairo_t *cr, const char *s, double size)
 
 static void set_color(cairo_t *cr, const struct fig_style *st)
 {
-	cairo_set_source_rgb(cr, st->r, st->g, st->b);
+	cairo_set_source_rgb(cr, st->r / 255.0, st->g / 255.0, st->b / 255.0);
+}
+
+static double luma(const struct fig_style *st)
+{
+	return 0.299 * st->r + 0.587 * st->g + 0.114 * st->b;
+}
+
+static void polygon(cairo_t *cr, double x, double y, double r, int n, double a0)
+{
+	for (int i = 0; i < n; i++) {
+		double a = a0 + i * 2 * M_PI / n;
+		if (i == 0)
+			cairo_move_to(cr, x + r * cos(a), y + r * sin(a));
+		else
+			cairo_line_to(cr, x + r * cos(a), y + r * sin(a));
+	}
+	cairo_close_path(cr);
 }
 
 static void marker(cairo_t *cr, const struct fig_style *st, double x, double y, double r)
 {
+	int strokes_only = 0;
 	cairo_new_path(cr);
 	switch (st->marker) {
-	case 0:
+	case M_CIRCLE:
 		cairo_arc(cr, x, y, r, 0, 2 * M_PI);
+		cairo_close_path(cr);
 		break;
-	case 1:
+	case M_SQUARE:
 		cairo_rectangle(cr, x - r * 0.85, y - r * 0.85, r * 1.7, r * 1.7);
 		break;
-	case 2:
-		cairo_move_to(cr, x, y - r * 1.1);
-		cairo_line_to(cr, x + r, y + r * 0.75);
-		cairo_line_to(cr, x - r, y + r * 0.75);
-		cairo_close_path(cr);
+	case M_TRI_UP:
+		polygon(cr, x, y + r * 0.15, r * 1.15, 3, -M_PI / 2);
 		break;
-	case 3:
+	case M_DIAMOND:
 		cairo_move_to(cr, x, y - r * 1.2);
-		cairo_line_to(cr, x + r, y);
+		cairo_line_to(cr, x + r * 0.9, y);
 		cairo_line_to(cr, x, y + r * 1.2);
-		cairo_line_to(cr, x - r, y);
+		cairo_line_to(cr, x - r * 0.9, y);
 		cairo_close_path(cr);
 		break;
-	case 4:
+	case M_TRI_DOWN:
+		polygon(cr, x, y - r * 0.15, r * 1.15, 3, M_PI / 2);
+		break;
+	case M_CROSS:
 		cairo_move_to(cr, x - r, y - r);
 		cairo_line_to(cr, x + r, y + r);
 		cairo_move_to(cr, x - r, y + r);
 		cairo_line_to(cr, x + r, y - r);
+		strokes_only = 1;
 		break;
-	case 5:
+	case M_STAR:
+		for (int i = 0; i < 10; i++) {
+			double a = -M_PI / 2 + i * M_PI / 5, rr = i % 2 ? r * 0.5 : r * 1.3;
+			if (i == 0)
+				cairo_move_to(cr, x + rr * cos(a), y + rr * sin(a));
+			else
+				cairo_line_to(cr, x + rr * cos(a), y + rr * sin(a));
+		}
+		cairo_close_path(cr);
+		break;
+	case M_TRI_RIGHT:
+		polygon(cr, x - r * 0.15, y, r * 1.15, 3, 0);
+		break;
+	case M_PLUS:
 		cairo_move_to(cr, x - r * 1.2, y);
 		cairo_line_to(cr, x + r * 1.2, y);
 		cairo_move_to(cr, x, y - r * 1.2);
 		cairo_line_to(cr, x, y + r * 1.2);
+		strokes_only = 1;
 		break;
-	case 6:
-		cairo_move_to(cr, x, y + r * 1.1);
-		cairo_line_to(cr, x + r, y - r * 0.75);
-		cairo_line_to(cr, x - r, y - r * 0.75);
-		cairo_close_path(cr);
+	case M_BOX_CROSS:
+		cairo_rectangle(cr, x - r * 0.85, y - r * 0.85, r * 1.7, r * 1.7);
+		cairo_move_to(cr, x - r * 0.85, y - r * 0.85);
+		cairo_line_to(cr, x + r * 0.85, y + r * 0.85);
+		cairo_move_to(cr, x - r * 0.85, y + r * 0.85);
+		cairo_line_to(cr, x + r * 0.85, y - r * 0.85);
 		break;
-	default:
-		for (int i = 0; i < 5; i++) {
-			double a = -M_PI / 2 + i * 4 * M_PI / 5;
-			if (i == 0)
-				cairo_move_to(cr, x + r * 1.2 * cos(a), y + r * 1.2 * sin(a));
-			else
-				cairo_line_to(cr, x + r * 1.2 * cos(a), y + r * 1.2 * sin(a));
+	case M_ASTERISK:
+		for (int i = 0; i < 3; i++) {
+			double a = M_PI / 2 + i * M_PI / 3;
+			cairo_move_to(cr, x + r * 1.2 * cos(a), y + r * 1.2 * sin(a));
+			cairo_line_to(cr, x - r * 1.2 * cos(a), y - r * 1.2 * sin(a));
 		}
+		strokes_only = 1;
+		break;
+	case M_CIRCLE_PLUS:
+		cairo_arc(cr, x, y, r, 0, 2 * M_PI);
 		cairo_close_path(cr);
+		cairo_move_to(cr, x - r, y);
+		cairo_line_to(cr, x + r, y);
+		cairo_move_to(cr, x, y - r);
+		cairo_line_to(cr, x, y + r);
+		break;
 	}
 	set_color(cr, st);
 	cairo_set_dash(cr, NULL, 0, 0);
-	cairo_set_line_width(cr, 1.3);
-	if (st->marker == 4 || st->marker == 5) {
+	cairo_set_line_width(cr, 1.0);
+	if (strokes_only) {
 		cairo_stroke(cr);
 	} else if (st->filled) {
 		cairo_fill_preserve(cr);
 		cairo_set_source_rgb(cr, 0, 0, 0);
-		cairo_set_line_width(cr, 0.6);
+		cairo_set_line_width(cr, 0.5);
 		cairo_stroke(cr);
 	} else {
 		cairo_set_source_rgb(cr, 1, 1, 1);
@@ -279,15 +458,19 @@ static void marker(cairo_t *cr, const struct fig_style *st, double x, double y, 
 	}
 }
 
-static void whisker(cairo_t *cr, double x, double ylo, double yhi, double cap)
+/* A whisker from ylo to yhi (pixels); a cap at each end that is the
+ * interval's own (capped), none where it was cut. */
+static void whisker(cairo_t *cr, double x, double ylo, double yhi, double cap, int lo_cut)
 {
 	cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
 	cairo_set_dash(cr, NULL, 0, 0);
-	cairo_set_line_width(cr, 1);
+	cairo_set_line_width(cr, 0.8);
 	cairo_move_to(cr, x, ylo);
 	cairo_line_to(cr, x, yhi);
-	cairo_move_to(cr, x - cap, ylo);
-	cairo_line_to(cr, x + cap, ylo);
+	if (!lo_cut) {
+		cairo_move_to(cr, x - cap, ylo);
+		cairo_line_to(cr, x + cap, ylo);
+	}
 	cairo_move_to(cr, x - cap, yhi);
 	cairo_line_to(cr, x + cap, yhi);
 	cairo_stroke(cr);
@@ -301,41 +484,87 @@ static void bar_rect(cairo_t *cr, const struct fig_style *st, double x, double y
 	cairo_save(cr);
 	cairo_clip_preserve(cr);
 	cairo_new_path(cr);
-	cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
-	cairo_set_line_width(cr, 1.4);
+	/* Light hatching on dark colours, dark on light ones. */
+	if (luma(st) > 150)
+		cairo_set_source_rgba(cr, 0, 0, 0, 0.55);
+	else
+		cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
+	cairo_set_line_width(cr, 0.9);
 	cairo_set_dash(cr, NULL, 0, 0);
-	double span = w + h;
-	if (st->hatch == 1 || st->hatch == 4)
-		for (double d = -h; d < span; d += 6) {
+	double span = w + h, gap = 4.5;
+	if (st->hatch & H_SLASH)
+		for (double d = -h; d < span; d += gap) {
 			cairo_move_to(cr, x + d, y + h);
 			cairo_line_to(cr, x + d + h, y);
 		}
-	if (st->hatch == 2 || st->hatch == 4)
-		for (double d = -h; d < span; d += 6) {
+	if (st->hatch & H_BACK)
+		for (double d = -h; d < span; d += gap) {
 			cairo_move_to(cr, x + d, y);
 			cairo_line_to(cr, x + d + h, y + h);
 		}
-	if (st->hatch == 3)
-		for (double d = 3; d < h; d += 5) {
+	if (st->hatch & H_HORIZ)
+		for (double d = 2; d < h; d += gap) {
 			cairo_move_to(cr, x, y + h - d);
 			cairo_line_to(cr, x + w, y + h - d);
+		}
+	if (st->hatch & H_VERT)
+		for (double d = 2; d < w; d += gap) {
+			cairo_move_to(cr, x + d, y);
+			cairo_line_to(cr, x + d, y + h);
 		}
 	cairo_stroke(cr);
 	cairo_restore(cr);
 	cairo_rectangle(cr, x, y, w, h);
 	cairo_set_source_rgb(cr, 0, 0, 0);
-	cairo_set_line_width(cr, 0.8);
+	cairo_set_line_width(cr, 0.6);
 	cairo_stroke(cr);
 }
 
 /* --- the figure --- */
 
 struct frame {
+	double W, H;
 	double x0, x1, y0, y1;   /* plot area: x0 left, y0 top */
 	struct axis ax, ay;
+	int yzero;               /* yzero applies */
+	int groups;              /* bar groups with a name */
+	double xlab_h, leg_h;    /* room for x tick labels (and groups), legend */
 };
 
-static void data_range(const struct figure *f, double *xlo, double *xhi, double *ylo, double *yhi)
+/* The part of segment a-b inside the plot area (Liang-Barsky): the
+ * parameters t0 <= t1 along it, 0 when no part is inside. */
+static int clip_segment(const struct frame *fr, double ax, double ay, double bx, double by,
+			double *t0, double *t1)
+{
+	double dx = bx - ax, dy = by - ay;
+	double p[4] = { -dx, dx, -dy, dy };
+	double q[4] = { ax - fr->x0, fr->x1 - ax, ay - fr->y0, fr->y1 - ay };
+	*t0 = 0;
+	*t1 = 1;
+	for (int i = 0; i < 4; i++) {
+		if (p[i] == 0) {
+			if (q[i] < 0)
+				return 0;
+			continue;
+		}
+		double t = q[i] / p[i];
+		if (p[i] < 0) {
+			if (t > *t1)
+				return 0;
+			if (t > *t0)
+				*t0 = t;
+		} else {
+			if (t < *t0)
+				return 0;
+			if (t < *t1)
+				*t1 = t;
+		}
+	}
+	return 1;
+}
+
+static void data_range(const struct figure *f, int yzero, double *xlo, double *xhi, double *ylo,
+		       double *yhi)
 {
 	*xlo = *ylo = INFINITY;
 	*xhi = *yhi = -INFINITY;
@@ -349,10 +578,10 @@ static void data_range(const struct figure *f, double *xlo, double *xhi, double 
 			*xhi = fmax(*xhi, p->x);
 			*ylo = fmin(*ylo, p->y);
 			*yhi = fmax(*yhi, p->y);
-			if (isfinite(p->lo))
+			if (isfinite(p->lo) && isfinite(p->hi)) {
 				*ylo = fmin(*ylo, p->lo);
-			if (isfinite(p->hi))
 				*yhi = fmax(*yhi, p->hi);
+			}
 		}
 	for (size_t i = 0; i < f->nbars; i++) {
 		const struct fig_bar *b = &f->bars[i];
@@ -360,26 +589,37 @@ static void data_range(const struct figure *f, double *xlo, double *xhi, double 
 			continue;
 		*ylo = fmin(*ylo, b->y);
 		*yhi = fmax(*yhi, b->y);
-		if (isfinite(b->lo))
+		if (isfinite(b->lo) && isfinite(b->hi)) {
 			*ylo = fmin(*ylo, b->lo);
-		if (isfinite(b->hi))
 			*yhi = fmax(*yhi, b->hi);
+		}
 	}
 	if (!isfinite(*ylo)) {
 		*ylo = 0;
 		*yhi = 1;
 	}
+	if (yzero && *ylo < 0)
+		*ylo = 0; /* whiskers are cut at 0 */
 	if (!isfinite(*xlo)) {
 		*xlo = f->xlog ? 1 : 0;
 		*xhi = f->xlog ? 10 : 1;
 	}
 }
 
-/* Legend entries and their rows; returns the height it needs. */
+/* Markers of a line figure, of a scatter, of a dense scatter (pt). */
+static double marker_radius(const struct figure *f)
+{
+	size_t total = 0;
+	for (size_t i = 0; i < f->nseries; i++)
+		total += f->series[i].n;
+	return f->kind == FIG_POINTS ? (total > 400 ? 1.5 : 2.1) : 2.8;
+}
+
+/* Legend entries in rows from x0 to x1; returns the height they need. */
 static double legend(cairo_t *cr, const struct figure *f, double x0, double x1, double y, int draw)
 {
 	const char *names[64];
-	int st[64], isbar[64];
+	int st[64], isbar[64], line[64];
 	size_t n = 0;
 	if (f->kind == FIG_BARS) {
 		for (size_t i = 0; i < f->nbars && n < 64; i++) {
@@ -399,86 +639,107 @@ static double legend(cairo_t *cr, const struct figure *f, double x0, double x1, 
 			if (f->series[i].name) {
 				names[n] = f->series[i].name;
 				st[n] = f->series[i].style;
-				isbar[n++] = -f->series[i].line_only;
+				/* A scatter's series shows its fitted curve's dash. */
+				line[n] = f->kind == FIG_LINES;
+				for (size_t k = 0; k < f->nseries; k++)
+					line[n] |= f->series[k].line_only && f->series[k].style == st[n];
+				isbar[n++] = 0;
 			}
 	}
 	if (!n)
 		return 0;
-	double x = x0, row = 0, h = 16;
+	double x = x0, row = 0, sw = 20;
 	for (size_t i = 0; i < n; i++) {
-		double w = 34 + text_width(cr, names[i], FS_TICK) + 16;
+		double w = sw + 3 + text_width(cr, names[i], FS_TICK) + 10;
 		if (x + w > x1 && x > x0) {
 			x = x0;
 			row++;
 		}
 		if (draw) {
-			const struct fig_style *s = &styles[st[i] % FIG_NSTYLES];
-			double yy = y + row * h + 8;
-			if (isbar[i] == 1) {
-				bar_rect(cr, s, x + 4, yy - 6, 22, 12);
+			const struct fig_style *s = style_of(st[i]);
+			double yy = y + row * LEGEND_ROW + LEGEND_ROW / 2;
+			if (isbar[i]) {
+				bar_rect(cr, s, x + 2, yy - 4, sw - 4, 8);
 			} else {
-				set_color(cr, s);
-				cairo_set_line_width(cr, 1.6);
-				cairo_set_dash(cr, s->dash, s->ndash, 0);
-				cairo_move_to(cr, x, yy);
-				cairo_line_to(cr, x + 30, yy);
-				cairo_stroke(cr);
-				if (isbar[i] == 0 && f->kind != FIG_POINTS)
-					marker(cr, s, x + 15, yy, 3.5);
-				else if (isbar[i] == 0)
-					marker(cr, s, x + 15, yy, 3);
+				if (line[i]) {
+					set_color(cr, s);
+					cairo_set_line_width(cr, f->kind == FIG_LINES ? 1.2 : 1.0);
+					cairo_set_dash(cr, s->dash, s->ndash, 0);
+					cairo_move_to(cr, x, yy);
+					cairo_line_to(cr, x + sw, yy);
+					cairo_stroke(cr);
+				}
+				marker(cr, s, x + sw / 2, yy, fmax(marker_radius(f), 2.1));
 			}
 			cairo_set_source_rgb(cr, 0, 0, 0);
-			text_at(cr, x + 34, yy, names[i], FS_TICK, 0, 0.5);
+			text_at(cr, x + sw + 3, yy, names[i], FS_TICK, 0, 0.5);
 		}
 		x += w;
 	}
-	return (row + 1) * h + 4;
+	return (row + 1) * LEGEND_ROW + 4;
+}
+
+/* Rows of a partition map: the distinct groups in order. */
+static size_t map_rows(const struct figure *f, const char **rows, size_t max)
+{
+	size_t nrows = 0;
+	for (size_t i = 0; i < f->nbars; i++) {
+		size_t k = 0;
+		while (k < nrows && strcmp(rows[k], f->bars[i].group))
+			k++;
+		if (k == nrows && nrows < max)
+			rows[nrows++] = f->bars[i].group;
+	}
+	return nrows;
+}
+
+#define MAP_ROW 24.0
+
+static double map_height(const struct figure *f)
+{
+	const char *rows[32];
+	size_t n = map_rows(f, rows, 32);
+	return 8 + (double)n * (MAP_ROW + 6) + 4 + FS_TICK + 6 + (f->xlabel ? FS_LABEL + 8 : 0) + 4;
 }
 
 static void draw_map(cairo_t *cr, const struct figure *f, double W, double H)
 {
 	double end = 0;
 	const char *rows[32];
-	size_t nrows = 0;
-	for (size_t i = 0; i < f->nbars; i++) {
+	size_t nrows = map_rows(f, rows, 32);
+	for (size_t i = 0; i < f->nbars; i++)
 		end = fmax(end, f->bars[i].hi);
-		size_t k = 0;
-		while (k < nrows && strcmp(rows[k], f->bars[i].group))
-			k++;
-		if (k == nrows && nrows < 32)
-			rows[nrows++] = f->bars[i].group;
-	}
 	double lw = 0;
 	for (size_t k = 0; k < nrows; k++)
 		lw = fmax(lw, text_width(cr, rows[k], FS_TICK));
-	double x0 = 16 + lw + 10, x1 = W - 20, rowh = 34, y = 14;
+	double x0 = 6 + lw + 6, x1 = W - 14, y = 8;
 	struct axis ax;
 	axis_linear(&ax, 0, end > 0 ? end : 1, 1, 0);
 	ax.hi = end > 0 ? end : 1; /* to scale: the disk ends at the right edge */
-	for (size_t k = 0; k < nrows; k++, y += rowh + 8) {
+	ax.prefix = si_power(ax.ticks[ax.nticks - 1]);
+	for (size_t k = 0; k < nrows; k++, y += MAP_ROW + 6) {
 		cairo_set_source_rgb(cr, 0, 0, 0);
-		text_at(cr, x0 - 8, y + rowh / 2, rows[k], FS_TICK, 1, 0.5);
+		text_at(cr, x0 - 5, y + MAP_ROW / 2, rows[k], FS_TICK, 1, 0.5);
 		for (size_t i = 0; i < f->nbars; i++) {
 			const struct fig_bar *b = &f->bars[i];
 			if (strcmp(b->group, rows[k]))
 				continue;
 			double a = axis_pos(&ax, b->lo, x0, x1), e = axis_pos(&ax, b->hi, x0, x1);
-			bar_rect(cr, &styles[b->style % FIG_NSTYLES], a, y, fmax(e - a, 0.5), rowh);
+			bar_rect(cr, style_of(b->style), a, y, fmax(e - a, 0.5), MAP_ROW);
 			double tw = text_width(cr, b->label, FS_TICK);
 			if (tw + 6 < e - a) {
 				cairo_set_source_rgb(cr, 1, 1, 1);
-				cairo_rectangle(cr, (a + e) / 2 - tw / 2 - 3, y + rowh / 2 - FS_TICK / 2 - 2,
-						tw + 6, FS_TICK + 4);
+				cairo_rectangle(cr, (a + e) / 2 - tw / 2 - 2, y + MAP_ROW / 2 - FS_TICK / 2 - 1.5,
+						tw + 4, FS_TICK + 3);
 				cairo_fill(cr);
 				cairo_set_source_rgb(cr, 0, 0, 0);
-				text_at(cr, (a + e) / 2, y + rowh / 2, b->label, FS_TICK, 0.5, 0.5);
+				text_at(cr, (a + e) / 2, y + MAP_ROW / 2, b->label, FS_TICK, 0.5, 0.5);
 			}
 		}
 	}
 	/* Byte axis under the rows. */
 	cairo_set_source_rgb(cr, 0, 0, 0);
-	cairo_set_line_width(cr, 1);
+	cairo_set_line_width(cr, 0.8);
 	cairo_move_to(cr, x0, y);
 	cairo_line_to(cr, x1, y);
 	cairo_stroke(cr);
@@ -488,206 +749,263 @@ static void draw_map(cairo_t *cr, const struct figure *f, double W, double H)
 			break;
 		double x = axis_pos(&ax, ax.ticks[i], x0, x1);
 		cairo_move_to(cr, x, y);
-		cairo_line_to(cr, x, y + 4);
+		cairo_line_to(cr, x, y + 3);
 		cairo_stroke(cr);
-		tick_label(buf, sizeof(buf), ax.ticks[i], 1);
-		text_at(cr, x, y + 6 + FS_TICK / 2, buf, FS_TICK, 0.5, 0.5);
+		tick_label(buf, sizeof(buf), ax.ticks[i], 1, &ax);
+		text_at(cr, x, y + 4 + FS_TICK / 2, buf, FS_TICK, 0.5, 0.5);
 	}
 	if (f->xlabel)
-		text_at(cr, (x0 + x1) / 2, H - 10, f->xlabel, FS_LABEL, 0.5, 0.5);
+		text_at(cr, (x0 + x1) / 2, H - 4 - FS_LABEL / 2, f->xlabel, FS_LABEL, 0.5, 0.5);
 }
 
-static void draw(cairo_t *cr, const struct figure *f, double W, double H)
+static double fig_width(const struct figure *f)
+{
+	return fig_size_of(f) == FIG_SINGLE ? W_SINGLE : W_DOUBLE;
+}
+
+/*
+ * Where everything goes. H 0: the natural height (the plot area's
+ * height for the size, plus what is above and below it), set in fr->H.
+ */
+static void layout(cairo_t *cr, const struct figure *f, double W, double H, struct frame *fr)
+{
+	memset(fr, 0, sizeof(*fr));
+	fr->W = W;
+	fr->yzero = yzero_applies(f);
+	double xlo, xhi, ylo, yhi;
+	data_range(f, fr->yzero, &xlo, &xhi, &ylo, &yhi);
+	axis_linear(&fr->ay, ylo, yhi, fr->yzero || f->kind == FIG_BARS, 0);
+	if (f->kind != FIG_BARS) {
+		if (f->xlog)
+			axis_log(&fr->ax, xlo, xhi);
+		else
+			axis_linear(&fr->ax, xlo, xhi, 0, f->xint);
+		if (f->xbytes && !fr->ax.log)
+			fr->ax.prefix = si_power(fmax(fabs(fr->ax.ticks[0]), fabs(fr->ax.ticks[fr->ax.nticks - 1])));
+	}
+
+	/* Margins: widest y tick label; half the last x tick label. */
+	double ytw = 0, right = 8;
+	char buf[64];
+	for (int i = 0; i < fr->ay.nticks; i++) {
+		tick_label(buf, sizeof(buf), fr->ay.ticks[i], 0, &fr->ay);
+		ytw = fmax(ytw, text_width(cr, buf, FS_TICK));
+	}
+	if (f->kind != FIG_BARS && fr->ax.nticks) {
+		tick_label(buf, sizeof(buf), fr->ax.ticks[fr->ax.nticks - 1], f->xbytes, &fr->ax);
+		right = fmax(right, text_width(cr, buf, FS_TICK) / 2 + 3);
+	}
+	fr->x0 = 4 + (f->ylabel ? FS_LABEL + 6 : 0) + ytw + 5;
+	fr->x1 = W - right;
+	fr->y0 = 8;
+	fr->leg_h = legend(cr, f, fr->x0, fr->x1, 0, 0);
+	fr->xlab_h = FS_TICK + 6;
+	for (size_t i = 0; i < f->nbars; i++)
+		if (f->bars[i].group && *f->bars[i].group &&
+		    (i == 0 || !f->bars[i - 1].group || strcmp(f->bars[i].group, f->bars[i - 1].group)))
+			fr->groups++;
+	if (f->kind == FIG_BARS && fr->groups > 0)
+		fr->xlab_h += FS_TICK + 6;
+	double below = fr->xlab_h + (f->xlabel ? FS_LABEL + 6 : 0) + fr->leg_h + 4;
+	if (!(H > 0))
+		H = fr->y0 + (fig_width(f) == W_SINGLE ? PLOT_H_SINGLE : PLOT_H_DOUBLE) + below;
+	fr->H = H;
+	fr->y1 = H - below;
+}
+
+/* A series' points joined, cut at the edges of the plot area. */
+static void polyline(cairo_t *cr, const struct figure *f, const struct frame *fr,
+		     const struct fig_series *s)
+{
+	int have = 0, pen = 0; /* a previous point; the path ends at it */
+	double px = 0, py = 0;
+	for (size_t j = 0; j < s->n; j++) {
+		const struct fig_point *p = &s->pts[j];
+		double x = NAN, y = NAN;
+		if (isfinite(p->x) && isfinite(p->y) && !(f->xlog && !(p->x > 0))) {
+			x = axis_pos(&fr->ax, p->x, fr->x0, fr->x1);
+			y = axis_pos(&fr->ay, p->y, fr->y1, fr->y0);
+		}
+		if (!isfinite(x) || !isfinite(y)) {
+			have = pen = 0;
+			continue;
+		}
+		double t0, t1;
+		if (have && clip_segment(fr, px, py, x, y, &t0, &t1)) {
+			if (t0 > 0 || !pen)
+				cairo_move_to(cr, px + t0 * (x - px), py + t0 * (y - py));
+			cairo_line_to(cr, px + t1 * (x - px), py + t1 * (y - py));
+			pen = t1 >= 1;
+		} else {
+			pen = 0;
+		}
+		px = x;
+		py = y;
+		have = 1;
+	}
+}
+
+static void draw_bars(cairo_t *cr, const struct figure *f, const struct frame *fr)
+{
+	double xlab_y = fr->y1 + 5 + FS_TICK / 2;
+	size_t n = f->nbars;
+	int groups = fr->groups;
+	double gap = groups > 1 ? 0.6 : 0; /* in bar widths, between groups */
+	double units = (double)n + gap * (groups > 1 ? groups - 1 : 0) + 0.6;
+	double bw = (fr->x1 - fr->x0) / (units ? units : 1);
+	double x = fr->x0 + bw * 0.3, y0 = axis_pos(&fr->ay, 0, fr->y1, fr->y0);
+	double gstart = x;
+	for (size_t i = 0; i < n; i++) {
+		const struct fig_bar *b = &f->bars[i];
+		int newgroup = i > 0 && b->group && f->bars[i - 1].group &&
+			       strcmp(b->group, f->bars[i - 1].group);
+		if (newgroup)
+			x += gap * bw;
+		if (i == 0 || newgroup)
+			gstart = x;
+		if (isfinite(b->y)) {
+			double yt = axis_pos(&fr->ay, b->y, fr->y1, fr->y0);
+			bar_rect(cr, style_of(b->style), x + bw * 0.1, fmin(yt, y0), bw * 0.8, fabs(y0 - yt));
+			if (isfinite(b->lo) && isfinite(b->hi)) {
+				int cut = fr->yzero && b->lo < 0;
+				whisker(cr, x + bw / 2, axis_pos(&fr->ay, cut ? 0 : b->lo, fr->y1, fr->y0),
+					axis_pos(&fr->ay, b->hi, fr->y1, fr->y0), fmin(bw * 0.12, 4), cut);
+			}
+		}
+		cairo_set_source_rgb(cr, 0, 0, 0);
+		double lw = text_width(cr, b->label, FS_TICK);
+		double fs = lw > bw * 0.95 ? fmax(5, FS_TICK * bw * 0.95 / lw) : FS_TICK;
+		text_at(cr, x + bw / 2, xlab_y, b->label, fs, 0.5, 0.5);
+		x += bw;
+		int lastofgroup = i + 1 == n || !b->group || !f->bars[i + 1].group ||
+				  strcmp(b->group, f->bars[i + 1].group);
+		if (lastofgroup && b->group && *b->group && groups > 0) {
+			cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+			cairo_set_line_width(cr, 0.6);
+			double gy = xlab_y + FS_TICK / 2 + 2;
+			cairo_move_to(cr, gstart + bw * 0.1, gy);
+			cairo_line_to(cr, x - bw * 0.1, gy);
+			cairo_stroke(cr);
+			cairo_set_source_rgb(cr, 0, 0, 0);
+			double gw = text_width(cr, b->group, FS_TICK), room = x - gstart;
+			double gfs = gw > room * 0.98 ? fmax(5, FS_TICK * room * 0.98 / gw) : FS_TICK;
+			text_at(cr, (gstart + x) / 2, gy + 2 + FS_TICK / 2, b->group, gfs, 0.5, 0.5);
+		}
+	}
+	/* The zero line. */
+	cairo_set_source_rgb(cr, 0, 0, 0);
+	cairo_set_line_width(cr, 0.8);
+	cairo_move_to(cr, fr->x0, y0);
+	cairo_line_to(cr, fr->x1, y0);
+	cairo_stroke(cr);
+}
+
+static void draw_series(cairo_t *cr, const struct figure *f, const struct frame *fr)
+{
+	double xlab_y = fr->y1 + 5 + FS_TICK / 2;
+	char buf[64];
+	cairo_set_line_width(cr, 0.4);
+	for (int i = 0; i < fr->ax.nticks; i++) {
+		double x = axis_pos(&fr->ax, fr->ax.ticks[i], fr->x0, fr->x1);
+		cairo_set_source_rgb(cr, 0.85, 0.85, 0.85);
+		cairo_move_to(cr, x, fr->y0);
+		cairo_line_to(cr, x, fr->y1);
+		cairo_stroke(cr);
+		cairo_set_source_rgb(cr, 0, 0, 0);
+		tick_label(buf, sizeof(buf), fr->ax.ticks[i], f->xbytes, &fr->ax);
+		text_at(cr, x, xlab_y, buf, FS_TICK, 0.5, 0.5);
+	}
+	/* Fitted curves and lines under the markers, cut at the plot area. */
+	for (size_t i = 0; i < f->nseries; i++) {
+		const struct fig_series *s = &f->series[i];
+		if (f->kind == FIG_POINTS && !s->line_only)
+			continue;
+		const struct fig_style *st = style_of(s->style);
+		cairo_new_path(cr);
+		polyline(cr, f, fr, s);
+		set_color(cr, st);
+		cairo_set_line_width(cr, s->line_only ? 1.0 : 1.2);
+		cairo_set_dash(cr, st->dash, st->ndash, 0);
+		cairo_stroke(cr);
+	}
+	cairo_set_dash(cr, NULL, 0, 0);
+	/* Markers: within the axes by construction; the clip keeps one that
+	 * sits on an edge from spilling over the frame's ticks. */
+	cairo_save(cr);
+	cairo_rectangle(cr, fr->x0 - 4, fr->y0 - 4, fr->x1 - fr->x0 + 8,
+			fr->y1 - fr->y0 + 4 + (fr->yzero ? 0 : 3));
+	cairo_clip(cr);
+	double r = marker_radius(f);
+	for (size_t i = 0; i < f->nseries; i++) {
+		const struct fig_series *s = &f->series[i];
+		if (s->line_only)
+			continue;
+		const struct fig_style *st = style_of(s->style);
+		for (size_t j = 0; j < s->n; j++) {
+			const struct fig_point *p = &s->pts[j];
+			if (!isfinite(p->x) || !isfinite(p->y) || (f->xlog && !(p->x > 0)))
+				continue;
+			double x = axis_pos(&fr->ax, p->x, fr->x0, fr->x1);
+			if (isfinite(p->lo) && isfinite(p->hi)) {
+				int cut = fr->yzero && p->lo < 0;
+				whisker(cr, x, axis_pos(&fr->ay, cut ? 0 : p->lo, fr->y1, fr->y0),
+					axis_pos(&fr->ay, p->hi, fr->y1, fr->y0), 2.2, cut);
+			}
+			marker(cr, st, x, axis_pos(&fr->ay, p->y, fr->y1, fr->y0), r);
+		}
+	}
+	cairo_restore(cr);
+}
+
+static void draw(cairo_t *cr, const struct figure *f, const struct frame *fr)
 {
 	cairo_set_source_rgb(cr, 1, 1, 1);
 	cairo_paint(cr);
-	cairo_select_font_face(cr, FONT, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
 	cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT);
 	if (f->kind == FIG_MAP) {
-		draw_map(cr, f, W, H);
+		draw_map(cr, f, fr->W, fr->H);
 		return;
 	}
-
-	struct frame fr;
-	double xlo, xhi, ylo, yhi;
-	data_range(f, &xlo, &xhi, &ylo, &yhi);
-	axis_linear(&fr.ay, ylo, yhi, f->yzero || f->kind == FIG_BARS, 0);
-	if (f->kind != FIG_BARS) {
-		if (f->xlog)
-			axis_log(&fr.ax, xlo, xhi);
-		else
-			axis_linear(&fr.ax, xlo, xhi, 0, f->xint);
-	}
-
-	/* Margins: widest y tick label, the x labels, the legend. */
-	double ytw = 0;
-	char buf[64];
-	for (int i = 0; i < fr.ay.nticks; i++) {
-		tick_label(buf, sizeof(buf), fr.ay.ticks[i], 0);
-		ytw = fmax(ytw, text_width(cr, buf, FS_TICK));
-	}
-	fr.x0 = 16 + FS_LABEL + 8 + ytw + 8;
-	fr.x1 = W - 30; /* room for the last x tick label */
-	fr.y0 = 14;
-	double leg = legend(cr, f, fr.x0, fr.x1, 0, 0);
-	double xlab_h = f->kind == FIG_BARS ? 2 * FS_TICK + 14 : FS_TICK + 8;
-	int groups = 0;
-	for (size_t i = 0; i < f->nbars; i++)
-		if (f->bars[i].group && *f->bars[i].group && (i == 0 || !f->bars[i - 1].group ||
-							       strcmp(f->bars[i].group, f->bars[i - 1].group)))
-			groups++;
-	if (f->kind == FIG_BARS && groups > 0)
-		xlab_h += FS_TICK + 6;
-	fr.y1 = H - 10 - leg - (f->xlabel ? FS_LABEL + 10 : 0) - xlab_h;
-
 	/* Grid and y ticks. */
-	cairo_set_line_width(cr, 0.5);
-	for (int i = 0; i < fr.ay.nticks; i++) {
-		double y = axis_pos(&fr.ay, fr.ay.ticks[i], fr.y1, fr.y0);
+	char buf[64];
+	cairo_set_line_width(cr, 0.4);
+	for (int i = 0; i < fr->ay.nticks; i++) {
+		double y = axis_pos(&fr->ay, fr->ay.ticks[i], fr->y1, fr->y0);
 		cairo_set_source_rgb(cr, 0.85, 0.85, 0.85);
-		cairo_move_to(cr, fr.x0, y);
-		cairo_line_to(cr, fr.x1, y);
+		cairo_move_to(cr, fr->x0, y);
+		cairo_line_to(cr, fr->x1, y);
 		cairo_stroke(cr);
 		cairo_set_source_rgb(cr, 0, 0, 0);
-		tick_label(buf, sizeof(buf), fr.ay.ticks[i], 0);
-		text_at(cr, fr.x0 - 6, y, buf, FS_TICK, 1, 0.5);
+		tick_label(buf, sizeof(buf), fr->ay.ticks[i], 0, &fr->ay);
+		text_at(cr, fr->x0 - 4, y, buf, FS_TICK, 1, 0.5);
 	}
 	if (f->ylabel) {
 		cairo_save(cr);
-		cairo_translate(cr, 14, (fr.y0 + fr.y1) / 2);
+		cairo_translate(cr, 4 + FS_LABEL / 2, (fr->y0 + fr->y1) / 2);
 		cairo_rotate(cr, -M_PI / 2);
 		cairo_set_source_rgb(cr, 0, 0, 0);
 		text_at(cr, 0, 0, f->ylabel, FS_LABEL, 0.5, 0.5);
 		cairo_restore(cr);
 	}
-
-	double xlab_y = fr.y1 + 8 + FS_TICK / 2;
-	if (f->kind == FIG_BARS) {
-		size_t n = f->nbars;
-		double gap = groups > 1 ? 0.6 : 0; /* in bar widths, between groups */
-		double units = (double)n + gap * (groups > 1 ? groups - 1 : 0) + 0.6;
-		double bw = (fr.x1 - fr.x0) / (units ? units : 1);
-		double x = fr.x0 + bw * 0.3, y0 = axis_pos(&fr.ay, 0, fr.y1, fr.y0);
-		double gstart = x;
-		for (size_t i = 0; i < n; i++) {
-			const struct fig_bar *b = &f->bars[i];
-			int newgroup = i > 0 && b->group && f->bars[i - 1].group &&
-				       strcmp(b->group, f->bars[i - 1].group);
-			if (newgroup)
-				x += gap * bw;
-			if (i == 0 || newgroup)
-				gstart = x;
-			const struct fig_style *s = &styles[b->style % FIG_NSTYLES];
-			if (isfinite(b->y)) {
-				double yt = axis_pos(&fr.ay, b->y, fr.y1, fr.y0);
-				bar_rect(cr, s, x + bw * 0.1, fmin(yt, y0), bw * 0.8, fabs(y0 - yt));
-				if (isfinite(b->lo) && isfinite(b->hi))
-					whisker(cr, x + bw / 2, axis_pos(&fr.ay, b->lo, fr.y1, fr.y0),
-						axis_pos(&fr.ay, b->hi, fr.y1, fr.y0), bw * 0.12);
-			}
-			cairo_set_source_rgb(cr, 0, 0, 0);
-			double lw = text_width(cr, b->label, FS_TICK);
-			double fs = lw > bw * 0.95 ? fmax(6, FS_TICK * bw * 0.95 / lw) : FS_TICK;
-			text_at(cr, x + bw / 2, xlab_y, b->label, fs, 0.5, 0.5);
-			x += bw;
-			int lastofgroup = i + 1 == n || !b->group || !f->bars[i + 1].group ||
-					  strcmp(b->group, f->bars[i + 1].group);
-			if (lastofgroup && b->group && *b->group && groups > 0) {
-				cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
-				cairo_set_line_width(cr, 0.8);
-				double gy = xlab_y + FS_TICK + 2;
-				cairo_move_to(cr, gstart + bw * 0.1, gy);
-				cairo_line_to(cr, x - bw * 0.1, gy);
-				cairo_stroke(cr);
-				cairo_set_source_rgb(cr, 0, 0, 0);
-				text_at(cr, (gstart + x) / 2, gy + FS_TICK, b->group, FS_TICK, 0.5, 0.5);
-			}
-		}
-		/* The zero line. */
-		cairo_set_source_rgb(cr, 0, 0, 0);
-		cairo_set_line_width(cr, 1);
-		cairo_move_to(cr, fr.x0, y0);
-		cairo_line_to(cr, fr.x1, y0);
-		cairo_stroke(cr);
-	} else {
-		cairo_set_line_width(cr, 0.5);
-		for (int i = 0; i < fr.ax.nticks; i++) {
-			double x = axis_pos(&fr.ax, fr.ax.ticks[i], fr.x0, fr.x1);
-			cairo_set_source_rgb(cr, 0.85, 0.85, 0.85);
-			cairo_move_to(cr, x, fr.y0);
-			cairo_line_to(cr, x, fr.y1);
-			cairo_stroke(cr);
-			cairo_set_source_rgb(cr, 0, 0, 0);
-			tick_label(buf, sizeof(buf), fr.ax.ticks[i], f->xbytes);
-			text_at(cr, x, xlab_y, buf, FS_TICK, 0.5, 0.5);
-		}
-		cairo_save(cr);
-		cairo_rectangle(cr, fr.x0 - 6, fr.y0 - 6, fr.x1 - fr.x0 + 12, fr.y1 - fr.y0 + 12);
-		cairo_clip(cr);
-		/* Fitted curves and lines under the markers. */
-		for (size_t i = 0; i < f->nseries; i++) {
-			const struct fig_series *s = &f->series[i];
-			if (f->kind == FIG_POINTS && !s->line_only)
-				continue;
-			const struct fig_style *st = &styles[s->style % FIG_NSTYLES];
-			set_color(cr, st);
-			cairo_set_line_width(cr, s->line_only ? 1.4 : 1.6);
-			cairo_set_dash(cr, st->dash, st->ndash, 0);
-			int pen = 0;
-			for (size_t j = 0; j < s->n; j++) {
-				const struct fig_point *p = &s->pts[j];
-				if (!isfinite(p->y) || (f->xlog && !(p->x > 0))) {
-					pen = 0;
-					continue;
-				}
-				double x = axis_pos(&fr.ax, p->x, fr.x0, fr.x1);
-				double y = axis_pos(&fr.ay, p->y, fr.y1, fr.y0);
-				if (pen)
-					cairo_line_to(cr, x, y);
-				else
-					cairo_move_to(cr, x, y);
-				pen = 1;
-			}
-			cairo_stroke(cr);
-		}
-		cairo_set_dash(cr, NULL, 0, 0);
-		size_t total = 0;
-		for (size_t i = 0; i < f->nseries; i++)
-			total += f->series[i].n;
-		double r = f->kind == FIG_POINTS ? (total > 400 ? 2 : 2.8) : 3.8;
-		for (size_t i = 0; i < f->nseries; i++) {
-			const struct fig_series *s = &f->series[i];
-			if (s->line_only)
-				continue;
-			const struct fig_style *st = &styles[s->style % FIG_NSTYLES];
-			for (size_t j = 0; j < s->n; j++) {
-				const struct fig_point *p = &s->pts[j];
-				if (!isfinite(p->y) || (f->xlog && !(p->x > 0)))
-					continue;
-				double x = axis_pos(&fr.ax, p->x, fr.x0, fr.x1);
-				if (isfinite(p->lo) && isfinite(p->hi))
-					whisker(cr, x, axis_pos(&fr.ay, p->lo, fr.y1, fr.y0),
-						axis_pos(&fr.ay, p->hi, fr.y1, fr.y0), 3);
-				marker(cr, st, x, axis_pos(&fr.ay, p->y, fr.y1, fr.y0), r);
-			}
-		}
-		cairo_restore(cr);
-	}
+	if (f->kind == FIG_BARS)
+		draw_bars(cr, f, fr);
+	else
+		draw_series(cr, f, fr);
 
 	/* Frame and x label. */
 	cairo_set_source_rgb(cr, 0, 0, 0);
 	cairo_set_dash(cr, NULL, 0, 0);
-	cairo_set_line_width(cr, 1);
-	cairo_move_to(cr, fr.x0, fr.y0);
-	cairo_line_to(cr, fr.x0, fr.y1);
-	cairo_line_to(cr, fr.x1, fr.y1);
+	cairo_set_line_width(cr, 0.8);
+	cairo_move_to(cr, fr->x0, fr->y0);
+	cairo_line_to(cr, fr->x0, fr->y1);
+	cairo_line_to(cr, fr->x1, fr->y1);
 	cairo_stroke(cr);
-	double ybelow = fr.y1 + xlab_h;
+	double ybelow = fr->y1 + fr->xlab_h;
 	if (f->xlabel) {
-		text_at(cr, (fr.x0 + fr.x1) / 2, ybelow + FS_LABEL / 2 + 4, f->xlabel, FS_LABEL, 0.5, 0.5);
-		ybelow += FS_LABEL + 10;
+		text_at(cr, (fr->x0 + fr->x1) / 2, ybelow + FS_LABEL / 2 + 1, f->xlabel, FS_LABEL, 0.5, 0.5);
+		ybelow += FS_LABEL + 6;
 	}
-	legend(cr, f, fr.x0, fr.x1, ybelow + 2, 1);
+	legend(cr, f, fr->x0, fr->x1, ybelow, 1);
 }
 
 /*
@@ -719,11 +1037,89 @@ static cairo_status_t to_strbuf(void *closure, const unsigned char *data, unsign
 	return CAIRO_STATUS_SUCCESS;
 }
 
+/* The same text metrics on every surface: unhinted, so the layout does
+ * not depend on the output's resolution. */
+static void setup_text(cairo_t *cr)
+{
+	cairo_font_options_t *fo = cairo_font_options_create();
+	cairo_font_options_set_hint_metrics(fo, CAIRO_HINT_METRICS_OFF);
+	cairo_font_options_set_hint_style(fo, CAIRO_HINT_STYLE_NONE);
+	cairo_set_font_options(cr, fo);
+	cairo_font_options_destroy(fo);
+	cairo_select_font_face(cr, FONT, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+}
+
+/* The frame of f at its width (and natural height), measured on a
+ * scratch surface. 0, or -1 if cairo failed. */
+static int measure(const struct figure *f, struct frame *fr)
+{
+	cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
+	cairo_t *cr = cairo_create(s);
+	setup_text(cr);
+	double W = fig_width(f);
+	if (f->kind == FIG_MAP) {
+		memset(fr, 0, sizeof(*fr));
+		fr->W = W;
+		fr->H = f->height > 0 ? f->height : map_height(f);
+	} else {
+		layout(cr, f, W, f->height, fr);
+	}
+	int ok = cairo_status(cr) == CAIRO_STATUS_SUCCESS;
+	cairo_destroy(cr);
+	cairo_surface_destroy(s);
+	return ok ? 0 : -1;
+}
+
+/* A PNG chunk's CRC (ISO 3309, as the PNG specification gives it). */
+static uint32_t png_crc(const unsigned char *p, size_t n)
+{
+	uint32_t c = 0xffffffffu;
+	for (size_t i = 0; i < n; i++) {
+		c ^= p[i];
+		for (int k = 0; k < 8; k++)
+			c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+	}
+	return c ^ 0xffffffffu;
+}
+
+static void put_be32(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)(v >> 24);
+	p[1] = (unsigned char)(v >> 16);
+	p[2] = (unsigned char)(v >> 8);
+	p[3] = (unsigned char)v;
+}
+
+/* png (from cairo, which writes no resolution) to out with a pHYs chunk
+ * after IHDR: FIG_PNG_DPI in pixels per metre, so word processors and
+ * LaTeX size it right. */
+static int png_with_dpi(const struct strbuf *png, struct strbuf *out)
+{
+	const size_t ihdr_end = 8 + 4 + 4 + 13 + 4;
+	if (png->len < ihdr_end || memcmp(png->buf + 12, "IHDR", 4))
+		return -1;
+	unsigned char chunk[4 + 4 + 9 + 4];
+	uint32_t ppm = (uint32_t)lround(FIG_PNG_DPI / 0.0254);
+	put_be32(chunk, 9);
+	memcpy(chunk + 4, "pHYs", 4);
+	put_be32(chunk + 8, ppm);
+	put_be32(chunk + 12, ppm);
+	chunk[16] = 1; /* the unit is the metre */
+	put_be32(chunk + 17, png_crc(chunk + 4, 4 + 9));
+	sb_add(out, png->buf, ihdr_end);
+	sb_add(out, chunk, sizeof(chunk));
+	sb_add(out, png->buf + ihdr_end, png->len - ihdr_end);
+	return 0;
+}
+
 enum surf { S_SVG, S_PDF, S_PNG };
 
 static int render(const struct figure *f, struct strbuf *out, enum surf kind)
 {
-	double W = f->width > 0 ? f->width : 640, H = f->height > 0 ? f->height : 360;
+	struct frame fr;
+	if (measure(f, &fr) < 0)
+		return -1;
+	double W = fr.W, H = fr.H, scale = FIG_PNG_DPI / 72.0;
 	cairo_surface_t *s;
 	if (kind == S_SVG) {
 		s = cairo_svg_surface_create_for_stream(to_strbuf, out, W, H);
@@ -732,16 +1128,24 @@ static int render(const struct figure *f, struct strbuf *out, enum surf kind)
 		s = cairo_pdf_surface_create_for_stream(to_strbuf, out, W, H);
 		cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_CREATOR, "rig");
 	} else {
-		s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)(W * 2), (int)(H * 2));
+		s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)lround(W * scale),
+					       (int)lround(H * scale));
 	}
 	cairo_t *cr = cairo_create(s);
 	if (kind == S_PNG)
-		cairo_scale(cr, 2, 2);
-	draw(cr, f, W, H);
+		cairo_scale(cr, scale, scale);
+	setup_text(cr);
+	if (f->kind != FIG_MAP)
+		layout(cr, f, W, H, &fr);
+	draw(cr, f, &fr);
 	int ok = cairo_status(cr) == CAIRO_STATUS_SUCCESS;
 	cairo_destroy(cr);
-	if (kind == S_PNG && ok)
-		ok = cairo_surface_write_to_png_stream(s, to_strbuf, out) == CAIRO_STATUS_SUCCESS;
+	if (kind == S_PNG && ok) {
+		struct strbuf png = STRBUF_INIT;
+		ok = cairo_surface_write_to_png_stream(s, to_strbuf, &png) == CAIRO_STATUS_SUCCESS &&
+		     png_with_dpi(&png, out) == 0;
+		sb_release(&png);
+	}
 	cairo_surface_finish(s);
 	ok = ok && cairo_surface_status(s) == CAIRO_STATUS_SUCCESS;
 	cairo_surface_destroy(s);

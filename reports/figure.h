@@ -1,7 +1,7 @@
 /*
  * Figures of a report, drawn with cairo: one description (struct figure)
  * renders to an SVG document in memory (inlined into report.html) and to
- * standalone SVG and PDF files for papers (figures/). Three kinds:
+ * standalone SVG, PDF and PNG files for papers (figures/). Four kinds:
  *
  *   FIG_BARS    bars with 95% interval whiskers, grouped (by layout)
  *   FIG_LINES   series of points joined by lines, with whiskers, against
@@ -11,8 +11,12 @@
  *   FIG_MAP     partition maps to scale: one row per layout (bar.group),
  *               a segment per partition from bar.lo to bar.hi in bytes
  *
- * Every series and bar style differs in marker shape, dash pattern or
- * hatching as well as colour, so a greyscale print keeps them apart.
+ * Sizes are those of a printed page: a single column is 3.5 in (252 pt)
+ * wide, a double column 7 in (504 pt); text is 8 and 9 pt at that size.
+ * The height follows from the plot area and the legend's rows.
+ *
+ * FIG_NSTYLES styles differ pairwise in colour, marker shape, dash pattern
+ * and bar hatching, so a greyscale print keeps up to that many series apart.
  */
 #ifndef RIG_REPORTS_FIGURE_H
 #define RIG_REPORTS_FIGURE_H
@@ -22,6 +26,9 @@
 struct strbuf;
 
 enum fig_kind { FIG_BARS, FIG_LINES, FIG_POINTS, FIG_MAP };
+
+/* FIG_AUTO: a single column for a few bars or series, else a double one. */
+enum fig_size { FIG_AUTO, FIG_DOUBLE, FIG_SINGLE };
 
 struct fig_point {
 	double x, y;
@@ -45,33 +52,56 @@ struct fig_bar {
 
 struct figure {
 	enum fig_kind kind;
+	enum fig_size size;
 	const char *xlabel, *ylabel;  /* with units: "throughput (MB/s, 10^6 B/s)" */
 	int xlog;               /* logarithmic x axis (decades) */
-	int xbytes;             /* x values are bytes: ticks read 1 MB, 10 MB, ... */
+	int xbytes;             /* x values are bytes: ticks read 1 MB, 10 MB, ... (SI) */
 	int xint;               /* integer x ticks only (position, cycle, repetition) */
-	int yzero;              /* the y axis starts at 0 */
+	/*
+	 * The values cannot be negative (rates, counts, times): the y axis
+	 * starts at 0 and never goes below it, whiskers reaching below 0 are
+	 * cut there (fig_clipped says so, for the caption). Ignored when a
+	 * bar's or a point's own value is below 0: that quantity can be
+	 * negative after all, and cutting would hide data.
+	 */
+	int yzero;
 	struct fig_series *series;
 	size_t nseries, aseries;
 	struct fig_bar *bars;
 	size_t nbars, abars;
-	double width, height;   /* points; 0: 640 x 360 */
+	double height;          /* points; 0: from the size and the legend */
 };
 
-/* Builders; strings are not copied and must outlive the figure. */
+/* Builders; strings are not copied and must outlive the figure.
+ * fig_add_series keeps named series apart: when style (taken modulo
+ * FIG_NSTYLES) is already another named series' style, the series gets the
+ * first style no named series has yet, so up to FIG_NSTYLES named series
+ * differ. A fitted curve (name NULL) takes the style it is given: pass its
+ * series' s->style. */
 struct fig_series *fig_add_series(struct figure *f, const char *name, int style);
 void fig_add_point(struct fig_series *s, double x, double y, double lo, double hi);
 void fig_add_bar(struct figure *f, const char *group, const char *label, double y,
 		 double lo, double hi, int style);
 void fig_release(struct figure *f);
 
-/* The figure as an SVG document appended to out. 0, or -1 if cairo failed. */
+/* 1 when f->yzero applies and a whisker reaches below 0: it is drawn cut at
+ * 0, and the caption should say "whiskers clipped at 0". */
+int fig_clipped(const struct figure *f);
+/* f->size, FIG_AUTO resolved. */
+enum fig_size fig_size_of(const struct figure *f);
+
+/* The figure as an SVG document appended to out (width and height in pt,
+ * with a viewBox, so CSS may scale it). 0, or -1 if cairo failed. */
 int fig_svg(const struct figure *f, struct strbuf *out);
-/* As PDF bytes appended to out. */
+/* As PDF bytes appended to out (the fonts' subsets embedded). */
 int fig_pdf(const struct figure *f, struct strbuf *out);
-/* As PNG bytes (scale 2: 1280 x 720 for the default size). */
+/* As PNG bytes at 300 dpi (2100 pixels wide for a double column, 1050 for
+ * a single one), the resolution recorded in a pHYs chunk. */
 int fig_png(const struct figure *f, struct strbuf *out);
 
 /* The number of distinct styles before they repeat. */
-#define FIG_NSTYLES 8
+#define FIG_NSTYLES 12
+/* PNG resolution, pixels per inch. */
+#define FIG_PNG_DPI 300
 
 #endif

@@ -311,8 +311,6 @@ static void volumes(struct hctx *c, const struct rdata *d)
 	memset(&f, 0, sizeof(f));
 	f.kind = FIG_MAP;
 	f.xlabel = "byte offset on the disk (1 GB = 10\xe2\x81\xb9 bytes)";
-	size_t rows = 0;
-	const char *last = NULL;
 	for (size_t i = 0; i < d->nvols; i++) {
 		const struct rd_volume *v = &d->vols[i];
 		if (!v->has_offsets)
@@ -323,17 +321,12 @@ static void volumes(struct hctx *c, const struct rdata *d)
 			dup |= d->vols[j].layout == v->layout && d->vols[j].position == v->position;
 		if (dup)
 			continue;
-		if (v->layout != last) {
-			rows++;
-			last = v->layout;
-		}
 		struct strbuf lab = STRBUF_INIT;
 		sb_addf(&lab, "%d %s%s%s", v->position, v->name, v->fs ? " \xc2\xb7 " : "", v->fs ? v->fs : "");
 		fig_add_bar(&f, *v->layout ? v->layout : "disk", rd_strdup((struct rdata *)d, lab.buf),
 			    0, (double)v->off_start, (double)v->off_end, h_style_of(d, v->name, v->layout));
 		sb_release(&lab);
 	}
-	f.height = 14 + (double)rows * 42 + 50;
 	h_figure(c, &f, "partition-map",
 		 "Partition map to scale: each layout's partitions by byte offset, position 1 at the "
 		 "start of the disk (the outer edge of a hard disk's platters).");

@@ -71,8 +71,8 @@ static void diff_cell(struct strbuf *h, const struct stats_diff *df, size_t nx, 
 	h_pct(h, df->diff_pct);
 	sb_adds(h, "</b><br><span class=\"small\">");
 	h_diff_ci(h, df->ci_low, df->ci_high, nx, nb);
-	sb_adds(h, "; p ");
-	h_p(h, df->p);
+	sb_adds(h, "; ");
+	h_p_clause(h, df->p);
 }
 
 static void warnings_banner(struct strbuf *h, const struct comparison *c)
@@ -136,6 +136,8 @@ static void step_section(struct hctx *hc, const struct comparison *c, const char
 		sb_adds(&cap, " of each run (letters as in the table of runs), grouped by ");
 		sb_adds(&cap, c->by_fs ? "file system" : "volume");
 		sb_adds(&cap, "; whiskers: 95% confidence interval of the mean.");
+		if (fig_clipped(&f))
+			sb_adds(&cap, " Whiskers clipped at 0: the quantity cannot be negative.");
 		sb_adds(&name, "compare-step-");
 		sb_adds(&name, step);
 		h_figure(hc, &f, name.buf, cap.buf);

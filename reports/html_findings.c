@@ -100,6 +100,8 @@ static int position_lead_figure(struct hctx *c, struct rdata *d, const struct rd
 	}
 	sb_adds(&cap, d->any_n1 ? ". Whiskers: 95% confidence interval of the mean where n &ge; 2."
 				: ". Whiskers: 95% confidence interval of the mean (Student t).");
+	if (fig_clipped(&f))
+		sb_adds(&cap, " Whiskers clipped at 0: the quantity cannot be negative.");
 	if (unit && !strcmp(unit, "MB/s"))
 		sb_adds(&cap, " MB/s = 10<sup>6</sup> bytes per second.");
 	int drawn = style > 0;

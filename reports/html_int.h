@@ -30,8 +30,12 @@ void h_textn(struct strbuf *h, const char *s, size_t n);
 void h_num(struct strbuf *h, double v);
 /* A signed percentage: "+4.7%", "−20.5%" (U+2212). */
 void h_pct(struct strbuf *h, double v);
-/* A p-value: "< 0.001", "0.0098", "0.395"; NaN as "n/a". */
-void h_p(struct strbuf *h, double p);
+/* A p-value as a clause: "p &lt; 0.001", "p = 0.0098", "p = 0.395"; NaN
+ * as "no p-value". */
+void h_p_clause(struct strbuf *h, double p);
+/* The value alone, for a table column headed p: "&lt; 0.001", "0.0098";
+ * NaN as "n/a". */
+void h_p_value(struct strbuf *h, double p);
 /* "95% CI a to b" of a percentage difference, or why there is none. */
 void h_diff_ci(struct strbuf *h, double lo, double hi, size_t nx, size_t nb);
 /* A unit for display ("us" -> "µs"). */
@@ -46,17 +50,26 @@ void h_end(struct strbuf *h);
 /*
  * Put figure f in the page: the SVG inline (its ids prefixed, so several
  * figures can share a page) in a <figure> with the caption (HTML), and,
- * when c->fig_dir is set, NAME.svg and NAME.pdf there. name is sanitized
- * to [A-Za-z0-9._-].
+ * when c->fig_dir is set, NAME.svg, NAME.pdf, NAME.png (300 dpi) and
+ * NAME.txt (the caption as plain text) there. name is sanitized to
+ * [A-Za-z0-9._-]. A caller whose figure has yzero adds "whiskers clipped
+ * at 0" to the caption when fig_clipped(f) says so.
  */
 void h_figure(struct hctx *c, const struct figure *f, const char *name, const char *caption_html);
+
+/* HTML as plain text appended to out: tags dropped (<br> a space, digits
+ * in <sup> as superscript digits), entities decoded. */
+void h_plain(struct strbuf *out, const char *html);
 
 /* A file-name-safe copy of s appended to sb. */
 void h_safe_name(struct strbuf *sb, const char *s);
 
-/* Style index of a volume name / a layout (stable across a page). */
+/* Style index of a volume name / a layout (stable across a page): volume
+ * names (else layouts) in order of first appearance, so up to FIG_NSTYLES
+ * of them differ. */
 int h_style_of(const struct rdata *d, const char *volume, const char *layout);
-/* Style of a (volume, layout) pair, for figures whose series are pairs. */
+/* Style of a (volume, layout) pair, for figures whose series are pairs:
+ * the pairs in order of first appearance. */
 int h_pair_style(const struct rdata *d, const char *volume, const char *layout);
 
 /* Sections (html_step.c). */

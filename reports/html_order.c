@@ -15,19 +15,37 @@
 
 /* At most this many points in the drift figure. */
 #define MAX_POINTS 4000
+/* A group needs this many results to be in the drift figure: fewer show
+ * no trend (and the drift test needs as many). */
+#define MIN_DRIFT_POINTS 3
 /* At most this many rows in the realized-order table. */
 #define MAX_ORDER_ROWS 400
 
+/* A group drawn in the drift figure: the headline metric, a mean to
+ * divide by, and enough results for a trend to show. */
+static int drift_group(const struct rdata *d, const struct rd_group *g)
+{
+	return g->metric == d->tmpls[g->tmpl].headline && g->s.mean != 0 && isfinite(g->s.mean) &&
+	       g->s.n >= MIN_DRIFT_POINTS;
+}
+
 static void drift_figure(struct hctx *c, struct rdata *d)
 {
-	size_t total = 0;
+	size_t total = 0, left_out = 0;
 	for (size_t i = 0; i < d->ngroups; i++) {
 		const struct rd_group *g = &d->groups[i];
-		if (g->metric == d->tmpls[g->tmpl].headline && g->s.mean != 0 && isfinite(g->s.mean))
+		if (drift_group(d, g))
 			total += g->n;
+		else if (g->metric == d->tmpls[g->tmpl].headline && g->s.n)
+			left_out++;
 	}
-	if (total < 2)
+	if (!total) {
+		if (left_out)
+			sb_addf(c->h, "<p>No drift figure: it needs %d results or more of a group (the same "
+				      "step, volume, layout and cycle or sweep value), and no group has them.</p>\n",
+				MIN_DRIFT_POINTS);
 		return;
+	}
 	struct figure f;
 	memset(&f, 0, sizeof(f));
 	f.kind = FIG_POINTS;
@@ -37,7 +55,7 @@ static void drift_figure(struct hctx *c, struct rdata *d)
 	size_t stride = total > MAX_POINTS ? (total + MAX_POINTS - 1) / MAX_POINTS : 1, k = 0;
 	for (size_t i = 0; i < d->ngroups; i++) {
 		const struct rd_group *g = &d->groups[i];
-		if (g->metric != d->tmpls[g->tmpl].headline || g->s.mean == 0 || !isfinite(g->s.mean))
+		if (!drift_group(d, g))
 			continue;
 		struct fig_series *s = NULL;
 		for (size_t j = 0; j < f.nseries && !s; j++)
@@ -56,6 +74,9 @@ static void drift_figure(struct hctx *c, struct rdata *d)
 	sb_adds(&cap, "Every step's headline result against its place in the realized order, as a "
 		      "percentage of the mean of its group (same step, volume, layout and cycle or sweep "
 		      "value). A trend along the sequence that no group explains is drift.");
+	if (left_out)
+		sb_addf(&cap, " %zu group%s of fewer than %d results %s left out.", left_out,
+			left_out == 1 ? "" : "s", MIN_DRIFT_POINTS, left_out == 1 ? "is" : "are");
 	if (stride > 1)
 		sb_addf(&cap, " Every %zu<sup>th</sup> of %zu results is drawn.", stride, total);
 	h_figure(c, &f, "drift", cap.buf);

@@ -294,6 +294,8 @@ int h_step_figure(struct rdata *d, uint32_t ti, struct figure *f, struct strbuf 
 		sb_adds(cap, ", grouped by layout");
 	sb_adds(cap, d->any_n1 ? "; whiskers: 95% confidence interval of the mean where n &ge; 2."
 			       : "; whiskers: 95% confidence interval of the mean (Student t).");
+	if (fig_clipped(f))
+		sb_adds(cap, " Whiskers clipped at 0: the quantity cannot be negative.");
 	if (!strcmp(unit, "MB/s"))
 		sb_adds(cap, " MB/s = 10<sup>6</sup> bytes per second.");
 	sb_adds(name, "step-");
@@ -473,7 +475,7 @@ static void diff_table(struct strbuf *h, const struct rdata *d, const struct rd_
 		sb_adds(h, "</b></td><td class=\"num\">");
 		h_diff_ci(h, g->diff.ci_low, g->diff.ci_high, g->s.n, b->s.n);
 		sb_adds(h, "</td><td class=\"num\">");
-		h_p(h, g->diff.p);
+		h_p_value(h, g->diff.p);
 		sb_adds(h, "</td><td>");
 		if (isnan(g->diff.ci_low))
 			sb_adds(h, "<span class=\"no\">n/a</span>");
@@ -525,8 +527,7 @@ static void filesets(struct hctx *c, struct rdata *d, size_t ti)
 			sb_addf(&lab, " (step %s)", fs->step);
 		labels[li] = rd_strdup(d, lab.buf);
 		sb_release(&lab);
-		int style = h_pair_style(d, fs->volume, fs->layout);
-		struct fig_series *s = fig_add_series(&f, labels[li++], style);
+		struct fig_series *s = fig_add_series(&f, labels[li++], h_pair_style(d, fs->volume, fs->layout));
 		double xmin = INFINITY, xmax = 0;
 		for (size_t j = 0; j < fs->n; j++) {
 			const struct rd_file *fl = &d->files[d->forder[fs->first + j]];
@@ -539,7 +540,7 @@ static void filesets(struct hctx *c, struct rdata *d, size_t ti)
 			fig_add_point(s, (double)fl->bytes, (double)fl->bytes / fl->seconds / 1e6, NAN, NAN);
 		}
 		if (fs->fitted && xmax > 0) {
-			struct fig_series *fit = fig_add_series(&f, NULL, style);
+			struct fig_series *fit = fig_add_series(&f, NULL, s->style);
 			fit->line_only = 1;
 			for (int k = 0; k <= 60; k++) {
 				double x = exp(log(xmin) + (log(xmax) - log(xmin)) * k / 60.0);

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -111,7 +112,7 @@ void h_pct(struct strbuf *h, double v)
 	}
 }
 
-void h_p(struct strbuf *h, double p)
+void h_p_value(struct strbuf *h, double p)
 {
 	if (isnan(p)) {
 		sb_adds(h, "n/a");
@@ -124,6 +125,16 @@ void h_p(struct strbuf *h, double p)
 	char buf[32];
 	snprintf(buf, sizeof(buf), p < 0.01 ? "%.2g" : "%.3f", p);
 	sb_adds(h, buf);
+}
+
+void h_p_clause(struct strbuf *h, double p)
+{
+	if (isnan(p)) {
+		sb_adds(h, "no p-value");
+		return;
+	}
+	sb_adds(h, p < 0.001 ? "p " : "p = ");
+	h_p_value(h, p);
 }
 
 void h_diff_ci(struct strbuf *h, double lo, double hi, size_t nx, size_t nb)
@@ -213,14 +224,21 @@ int h_style_of(const struct rdata *d, const char *volume, const char *layout)
 
 int h_pair_style(const struct rdata *d, const char *volume, const char *layout)
 {
-	int li = 0;
-	for (size_t i = 0; i < d->nvols; i++)
-		if (d->vols[i].layout == layout) {
-			li = d->vols[i].layout_index;
-			break;
-		}
-	/* Shift by 3 per layout: 2 or 3 volumes per layout stay apart. */
-	return (h_style_of(d, volume, NULL) + li * 3) % FIG_NSTYLES;
+	/* The (volume, layout) pairs in order of first appearance, so up to
+	 * FIG_NSTYLES pairs differ. */
+	int k = 0;
+	for (size_t i = 0; i < d->nvols; i++) {
+		const struct rd_volume *v = &d->vols[i];
+		size_t j = 0;
+		while (j < i && !(d->vols[j].name == v->name && d->vols[j].layout == v->layout))
+			j++;
+		if (j < i)
+			continue;
+		if (v->name == volume && v->layout == layout)
+			return k % FIG_NSTYLES;
+		k++;
+	}
+	return h_style_of(d, volume, layout);
 }
 
 static const char css[] =
@@ -247,7 +265,10 @@ static const char css[] =
 	".yes{color:#8a0016;font-weight:600}.no{color:#555}"
 	".wrap{overflow-x:auto}"
 	"figure{margin:1em 0 1.8em}"
+	/* Figures are drawn at print size (3.5 or 7 in wide, 8 pt text):
+	 * on screen, about 1.6 times that. */
 	"figure svg{width:100%;height:auto;max-width:820px;display:block;border:1px solid #eee}"
+	"figure.fig-single svg{max-width:420px}"
 	"figcaption{color:#444;font-size:.9rem;max-width:820px;margin-top:.35em}"
 	"details{margin:.6em 0}summary{cursor:pointer;font-weight:600}"
 	"pre{background:#f7f7f7;border:1px solid #e4e4e4;padding:.7em .9em;overflow-x:auto;"
@@ -305,24 +326,110 @@ static void add_svg(struct strbuf *h, const char *svg, int id)
 	sb_add(h, run, (size_t)(p - run));
 }
 
-static void write_fig_file(struct hctx *c, const struct figure *f, const char *base, int pdf)
+/* figures/BASE.EXT from bytes, drawn (rc 0) or not; the first failure
+ * goes to c->err. */
+static void write_fig_file(struct hctx *c, const char *base, const char *ext, int rc,
+			   const struct strbuf *bytes)
 {
-	struct strbuf bytes = STRBUF_INIT, path = STRBUF_INIT;
-	sb_addf(&path, "%s/%s.%s", c->fig_dir, base, pdf ? "pdf" : "svg");
-	int rc = pdf ? fig_pdf(f, &bytes) : fig_svg(f, &bytes);
-	struct strbuf e = STRBUF_INIT;
+	struct strbuf path = STRBUF_INIT, e = STRBUF_INIT;
+	sb_addf(&path, "%s/%s.%s", c->fig_dir, base, ext);
 	if (rc < 0)
 		sb_addf(&e, "cannot draw %s", path.buf);
 	else
-		rc = rout_write_file(path.buf, bytes.buf, bytes.len, &e);
+		rc = rout_write_file(path.buf, bytes->buf, bytes->len, &e);
 	if (rc < 0 && !c->fig_failed) {
 		c->fig_failed = 1;
 		if (c->err)
 			sb_adds(c->err, e.buf);
 	}
 	sb_release(&e);
-	sb_release(&bytes);
 	sb_release(&path);
+}
+
+static void add_utf8(struct strbuf *sb, unsigned long cp)
+{
+	if (cp == 0 || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		cp = 0xfffd;
+	if (cp < 0x80) {
+		sb_addch(sb, (char)cp);
+	} else if (cp < 0x800) {
+		sb_addch(sb, (char)(0xc0 | cp >> 6));
+		sb_addch(sb, (char)(0x80 | (cp & 0x3f)));
+	} else if (cp < 0x10000) {
+		sb_addch(sb, (char)(0xe0 | cp >> 12));
+		sb_addch(sb, (char)(0x80 | (cp >> 6 & 0x3f)));
+		sb_addch(sb, (char)(0x80 | (cp & 0x3f)));
+	} else {
+		sb_addch(sb, (char)(0xf0 | cp >> 18));
+		sb_addch(sb, (char)(0x80 | (cp >> 12 & 0x3f)));
+		sb_addch(sb, (char)(0x80 | (cp >> 6 & 0x3f)));
+		sb_addch(sb, (char)(0x80 | (cp & 0x3f)));
+	}
+}
+
+/* The named entities the writers use, and a few more. */
+static const struct {
+	const char *name;
+	unsigned cp;
+} entities[] = {
+	{ "amp", '&' }, { "lt", '<' }, { "gt", '>' }, { "quot", '"' }, { "apos", '\'' },
+	{ "nbsp", 0xa0 }, { "ge", 0x2265 }, { "le", 0x2264 }, { "ndash", 0x2013 },
+	{ "mdash", 0x2014 }, { "rarr", 0x2192 }, { "sup2", 0xb2 }, { "sup3", 0xb3 },
+	{ "times", 0xd7 }, { "minus", 0x2212 }, { "middot", 0xb7 }, { "hellip", 0x2026 },
+	{ "micro", 0xb5 }, { "deg", 0xb0 }, { "plusmn", 0xb1 },
+};
+
+/* Superscript digits: "10<sup>6</sup>" reads 10⁶, not 106. */
+static const unsigned sup_digit[10] = { 0x2070, 0xb9, 0xb2, 0xb3, 0x2074,
+					0x2075, 0x2076, 0x2077, 0x2078, 0x2079 };
+
+void h_plain(struct strbuf *out, const char *html)
+{
+	int sup = 0;
+	for (const char *p = html; *p;) {
+		if (*p == '<') {
+			const char *e = strchr(p, '>');
+			if (!e)
+				break;
+			if (!strncmp(p, "<sup>", 5))
+				sup = 1;
+			else if (!strncmp(p, "</sup>", 6))
+				sup = 0;
+			else if (!strncmp(p, "<br", 3))
+				sb_addch(out, ' ');
+			p = e + 1;
+			continue;
+		}
+		if (*p == '&') {
+			const char *e = p + 1;
+			while (*e && *e != ';' && e - p < 12)
+				e++;
+			unsigned long cp = 0;
+			if (*e == ';' && p[1] == '#') {
+				char *end;
+				cp = p[2] == 'x' || p[2] == 'X' ? strtoul(p + 3, &end, 16) : strtoul(p + 2, &end, 10);
+				if (end != e)
+					cp = 0;
+			} else if (*e == ';') {
+				for (size_t i = 0; i < sizeof(entities) / sizeof(entities[0]) && !cp; i++)
+					if (strlen(entities[i].name) == (size_t)(e - p - 1) &&
+					    !strncmp(p + 1, entities[i].name, (size_t)(e - p - 1)))
+						cp = entities[i].cp;
+			}
+			if (cp) {
+				add_utf8(out, cp);
+				p = e + 1;
+				continue;
+			}
+		}
+		if (sup && *p >= '0' && *p <= '9')
+			add_utf8(out, sup_digit[*p - '0']);
+		else if (sup && *p == '-')
+			add_utf8(out, 0x207b);
+		else
+			sb_addch(out, *p);
+		p++;
+	}
 }
 
 void h_figure(struct hctx *c, const struct figure *f, const char *name, const char *caption_html)
@@ -330,20 +437,35 @@ void h_figure(struct hctx *c, const struct figure *f, const char *name, const ch
 	int id = ++c->nfig;
 	struct strbuf svg = STRBUF_INIT, base = STRBUF_INIT;
 	h_safe_name(&base, name);
-	sb_addf(c->h, "<figure id=\"fig-%d\">\n", id);
-	if (fig_svg(f, &svg) == 0)
+	sb_addf(c->h, "<figure id=\"fig-%d\" class=\"fig-%s\">\n", id,
+		fig_size_of(f) == FIG_SINGLE ? "single" : "double");
+	int rc = fig_svg(f, &svg);
+	if (rc == 0)
 		add_svg(c->h, svg.buf, id);
 	else
 		sb_adds(c->h, "<p class=\"banner\">this figure could not be drawn</p>");
 	sb_addf(c->h, "\n<figcaption><b>Figure %d.</b> %s", id, caption_html);
 	if (c->fig_dir) {
-		sb_adds(c->h, " <span class=\"small\">(<a href=\"figures/");
-		h_text(c->h, base.buf);
-		sb_adds(c->h, ".svg\">SVG</a>, <a href=\"figures/");
-		h_text(c->h, base.buf);
-		sb_adds(c->h, ".pdf\">PDF</a>)</span>");
-		write_fig_file(c, f, base.buf, 0);
-		write_fig_file(c, f, base.buf, 1);
+		static const char *const kinds[] = { "svg", "SVG", "pdf", "PDF", "png", "PNG", "txt", "caption" };
+		sb_adds(c->h, " <span class=\"small\">(");
+		for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k += 2) {
+			sb_adds(c->h, k ? ", <a href=\"figures/" : "<a href=\"figures/");
+			h_text(c->h, base.buf);
+			sb_addf(c->h, ".%s\">%s</a>", kinds[k], kinds[k + 1]);
+		}
+		sb_adds(c->h, ")</span>");
+		/* The same drawing for papers: SVG (the inline one), PDF, PNG at
+		 * 300 dpi, and the caption as plain text. */
+		struct strbuf bytes = STRBUF_INIT;
+		write_fig_file(c, base.buf, "svg", rc, &svg);
+		write_fig_file(c, base.buf, "pdf", fig_pdf(f, &bytes), &bytes);
+		sb_reset(&bytes);
+		write_fig_file(c, base.buf, "png", fig_png(f, &bytes), &bytes);
+		sb_reset(&bytes);
+		h_plain(&bytes, caption_html);
+		sb_addch(&bytes, '\n');
+		write_fig_file(c, base.buf, "txt", 0, &bytes);
+		sb_release(&bytes);
 	}
 	sb_adds(c->h, "</figcaption>\n</figure>\n");
 	sb_release(&svg);

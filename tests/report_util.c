@@ -133,6 +133,15 @@ int rfx_make_store(const char *dir, const struct fx_opts *o)
 						double base = k <= 4 ? 100.0 - 10 * (k - 2) : 50.0 + 20 * (k - 5);
 						store_add_sample(s, seq, "value", base * (vi ? 0.8 : 1) + rnd(&st), "1", "", &err);
 						store_add_sample(s, seq, "seconds", 0.001 * (1 + rnd(&st)), "s", "", &err);
+						/* Without the generator: rfx_expected_mean stays valid. */
+						for (int f = 0; f < 4 && k >= 5 && o->sweep_files; f++) {
+							char fn[16];
+							snprintf(fn, sizeof(fn), "s%03d", f);
+							uint64_t bytes = (uint64_t)(1 + f * 2) << 20;
+							double rate = (40.0 + 20 * (k - 5) + 5 * vi + 3 * li) * 1e6;
+							store_add_file_sample(s, seq, fn, bytes,
+									      0.001 * (1 + rep % 2) + (double)bytes / rate, &err);
+						}
 					}
 					if (k == 2 && vi == 0)
 						store_add_note(s, seq, "engine", "test-engine", &err);

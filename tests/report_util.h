@@ -17,6 +17,9 @@ struct fx_opts {
 	const char *formats; /* report.formats list, e.g. "[html, csv, json]" */
 	const char *host;  /* run.host; NULL: "testhost" */
 	unsigned seed;     /* values' pseudo-random seed */
+	int sweep_files;   /* the sweep's cells record four files each too: a
+			    * per-file figure of 12 series (3 values x 2
+			    * volumes x 2 layouts); the values are unchanged */
 };
 
 /* Create dir/results.db (dir must exist) as described; returns 0. */
