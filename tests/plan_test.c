@@ -1,6 +1,6 @@
 /*
  * Tests of the plan parser and validator (rig/plan.c, plan_target.c,
- * plan_steps.c), parameter binding (rig/params.c) and diagnostics
+ * plan_steps.c, plan_report.c), parameter binding (rig/params.c) and diagnostics
  * (rig/diag.c): a table of invalid plans, each with the exact position and
  * message of its first error; every shipped plan in configs/ validating
  * cleanly; parsed values; platform inference and --fs-map.
