@@ -503,5 +503,10 @@ void plan_free(struct plan *p)
 	free(p->report.title);
 	free(p->report.baseline);
 	free_strv(p->report.by, p->report.nby);
+	for (size_t i = 0; i < p->report.nheadlines; i++) {
+		free(p->report.headlines[i].step);
+		free(p->report.headlines[i].metric);
+	}
+	free(p->report.headlines);
 	free(p);
 }
