@@ -132,6 +132,9 @@ struct rig_module {
 	const struct rig_param *params;  /* terminated by an entry with name == NULL */
 	size_t args_size;
 	const struct rig_metric *metrics;/* terminated by name == NULL */
+	int open_metrics;                /* 1: it also reports metrics named at run time
+	                                  * (exec's key=value lines), so a plan may name
+	                                  * metrics that are not in the table */
 	/* Cross-parameter checks after binding; add errors at `at` (the step). */
 	void (*check)(const void *args, struct diag *d, struct mark at);
 	/* Free what binding allocated inside args (dists, lists). NULL: params_free does it. */

@@ -102,6 +102,14 @@ struct plan_headline {
 	int better;                  /* +1 higher is better, -1 lower; 0: from the unit (times: lower) */
 	struct mark mark;
 };
+/* step is either a name of a module that the plan's steps use (it starts
+ * with a letter) or the path of a module step with the cycle and sweep
+ * numbers taken out, as the report's step templates ("2", "2.cycle.1",
+ * "3.sweep.4.sweep.1"; it starts with a digit; numbers written plainly
+ * whatever the plan wrote). Each step appears once. better is 0 only for a
+ * metric outside its module's table (exec's key=value names) when the plan
+ * did not say: the report then decides from the samples' unit
+ * (plan_unit_better). */
 
 /* report.compare: the factor a crossed design compares across positions. */
 enum plan_compare { COMPARE_AUTO, COMPARE_FS, COMPARE_VOLUME };
@@ -173,6 +181,15 @@ const char *plan_volume_fs(const struct plan *p, size_t li, size_t vi); /* NULL 
 /* Number of layouts the schedule iterates: nlayouts, or 1 for dirs. */
 size_t plan_layout_count(const struct plan *p);
 const char *plan_layout_name(const struct plan *p, size_t li); /* "" for dirs */
+
+/* The headline a report section uses: the entry for its template path
+ * ("2.cycle.1") when there is one, else the entry for its module, else
+ * NULL (the report's default for the module). */
+const struct plan_headline *plan_headline_for(const struct plan *p, const char *tmpl_path,
+					      const char *module);
+/* Which direction of a metric is better by its unit: -1 (lower) for times
+ * (s, ms, us, ns), +1 (higher) for everything else. */
+int plan_unit_better(const char *unit);
 
 const char *plan_order_name(enum plan_order o);
 const char *plan_platform_name(enum plan_platform p);

@@ -1,10 +1,11 @@
 /*
  * Read-only questions about a parsed plan that the schedule, runner and
- * reports ask: volumes per layout, names, and the platform tables. Kept
- * apart from the parser so that code which builds plans by hand (tests)
- * needs no YAML.
+ * reports ask: volumes per layout, names, the platform tables and the
+ * report's headlines. Kept apart from the parser so that code which builds
+ * plans by hand (tests) needs no YAML.
  */
 #include <stddef.h>
+#include <string.h>
 
 #include "plan.h"
 
@@ -79,4 +80,27 @@ const char *const *plan_platform_fs(enum plan_platform p)
 	case PLATFORM_ANY: return no_fs;
 	}
 	return no_fs;
+}
+
+const struct plan_headline *plan_headline_for(const struct plan *p, const char *tmpl_path,
+					      const char *module)
+{
+	const struct plan_headline *by_module = NULL;
+	for (size_t i = 0; p && i < p->report.nheadlines; i++) {
+		const struct plan_headline *h = &p->report.headlines[i];
+		if (tmpl_path && !strcmp(h->step, tmpl_path))
+			return h;
+		if (module && !strcmp(h->step, module))
+			by_module = h;
+	}
+	return by_module;
+}
+
+int plan_unit_better(const char *unit)
+{
+	static const char *const times[] = { "s", "ms", "us", "ns", NULL };
+	for (size_t i = 0; unit && times[i]; i++)
+		if (!strcmp(unit, times[i]))
+			return -1;
+	return 1;
 }

@@ -1,8 +1,9 @@
 /*
- * Internal to the plan parser (plan.c, plan_steps.c): the parse context and
- * the helpers that turn libyaml nodes into checked values, each reporting
- * its own errors (file:line:col via struct diag) and returning NULL or -1 so
- * that parsing continues and every error of a file is collected.
+ * Internal to the plan parser (plan.c, plan_target.c, plan_steps.c,
+ * plan_report.c): the parse context and the helpers that turn libyaml nodes
+ * into checked values, each reporting its own errors (file:line:col via
+ * struct diag) and returning NULL or -1 so that parsing continues and every
+ * error of a file is collected.
  */
 #ifndef RIG_PLAN_PARSE_H
 #define RIG_PLAN_PARSE_H
@@ -114,6 +115,9 @@ void check_keep(struct pctx *c);
 /* The step list (plan_steps.c). */
 void parse_steps(struct pctx *c, yaml_node_t *seq, struct plan_step **out, size_t *n);
 void steps_free(struct plan_step *s, size_t n);
+
+/* The report section (plan_report.c), after the steps it refers to. */
+void parse_report(struct pctx *c, const struct key *rk);
 
 /* The largest `repeat` and cycle `times`: more is a typo, and would make a
  * schedule too large to hold. */

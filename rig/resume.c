@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <json-c/json.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,6 +181,40 @@ void resume_info_release(struct resume_info *ri)
 	free(ri->rig_version);
 	free(ri->options_json);
 	memset(ri, 0, sizeof(*ri));
+}
+
+int resume_parse_options(const char *json, struct resume_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	struct json_object *j = json ? json_tokener_parse(json) : NULL, *v;
+	if (!j || !json_object_is_type(j, json_type_object)) {
+		json_object_put(j);
+		return -EINVAL;
+	}
+	o->platform = PLATFORM_ANY;
+	if (json_object_object_get_ex(j, "platform", &v) && json_object_is_type(v, json_type_string))
+		o->platform = !strcmp(json_object_get_string(v), "macos") ? PLATFORM_MACOS :
+			      !strcmp(json_object_get_string(v), "linux") ? PLATFORM_LINUX :
+			      PLATFORM_ANY;
+	if (json_object_object_get_ex(j, "fs_map", &v) && json_object_is_type(v, json_type_string))
+		o->fs_map = xstrdup(json_object_get_string(v));
+	if (json_object_object_get_ex(j, "image_size", &v))
+		o->image_size = (uint64_t)json_object_get_int64(v);
+	if (json_object_object_get_ex(j, "allow", &v))
+		o->allow = (unsigned)json_object_get_int64(v);
+	if (json_object_object_get_ex(j, "force", &v))
+		o->force = json_object_get_boolean(v);
+	if (json_object_object_get_ex(j, "cwd", &v) && json_object_is_type(v, json_type_string))
+		o->cwd = xstrdup(json_object_get_string(v));
+	json_object_put(j);
+	return 0;
+}
+
+void resume_options_release(struct resume_options *o)
+{
+	free(o->fs_map);
+	free(o->cwd);
+	memset(o, 0, sizeof(*o));
 }
 
 static int same(const char *a, const char *b)

@@ -76,6 +76,25 @@ struct resume_info {
 int resume_read_run(struct store *st, struct resume_info *ri, struct strbuf *err);
 void resume_info_release(struct resume_info *ri);
 
+/* The options a run was started with, as its run row's options_json
+ * records them (the runner writes it): how the plan was parsed, and what
+ * the backend was given. A resume runs with them; the reports parse the
+ * stored plan with them, so that a plan rehearsed with --fs-map is the plan
+ * as it was run. */
+struct resume_options {
+	enum plan_platform platform; /* as recorded; PLATFORM_ANY when it is not */
+	char *fs_map;                /* --fs-map as given, or NULL */
+	uint64_t image_size;         /* --image-size, 0 none */
+	unsigned allow;              /* --allow's flags */
+	int force;                   /* --force */
+	char *cwd;                   /* the folder the run was started in, or NULL */
+};
+/* Fill o from json (may be NULL). 0, or -EINVAL when json is not a JSON
+ * object: a store of rig 0.1 (results store schema 1) has no options. o is
+ * zeroed first; release it with resume_options_release in either case. */
+int resume_parse_options(const char *json, struct resume_options *o);
+void resume_options_release(struct resume_options *o);
+
 /*
  * Check the store's cells against the schedule (the same step, module,
  * layout, repetition, phase and volume at every seq) and fill state[1..n].

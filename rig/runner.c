@@ -15,7 +15,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <json-c/json.h>
 #include <sys/file.h>
 #include <signal.h>
 #include <stdio.h>
@@ -958,39 +957,6 @@ refused:
 
 /* --- rig resume --- */
 
-/* The recorded options: plan parsing, and the backend's (image size...). */
-static int parse_options(const char *json, struct plan_options *po, char **fs_map,
-			 struct run_options *ro, char **cwd, struct strbuf *err)
-{
-	struct json_object *j = json ? json_tokener_parse(json) : NULL;
-	if (!j || !json_object_is_type(j, json_type_object)) {
-		if (j)
-			json_object_put(j);
-		sb_adds(err, "the store does not say which options the run had (it was recorded "
-			     "by a rig without resume, results store schema 1); it cannot be resumed");
-		return -EINVAL;
-	}
-	struct json_object *v;
-	if (json_object_object_get_ex(j, "platform", &v) &&
-	    !strcmp(json_object_get_string(v), "macos"))
-		po->platform = PLATFORM_MACOS;
-	else
-		po->platform = PLATFORM_LINUX;
-	if (json_object_object_get_ex(j, "fs_map", &v) && json_object_is_type(v, json_type_string))
-		*fs_map = xstrdup(json_object_get_string(v));
-	po->fs_map = *fs_map;
-	if (json_object_object_get_ex(j, "image_size", &v))
-		ro->image_size = (uint64_t)json_object_get_int64(v);
-	if (json_object_object_get_ex(j, "allow", &v))
-		ro->allow |= (unsigned)json_object_get_int64(v);
-	if (json_object_object_get_ex(j, "force", &v) && json_object_get_boolean(v))
-		ro->force = 1;
-	if (json_object_object_get_ex(j, "cwd", &v) && json_object_is_type(v, json_type_string))
-		*cwd = xstrdup(json_object_get_string(v));
-	json_object_put(j);
-	return 0;
-}
-
 /* The folder's plan.yaml must be the plan the store recorded. */
 static int check_plan_file(const char *dir, const struct resume_info *ri, struct strbuf *err)
 {
@@ -1038,7 +1004,9 @@ enum run_status runner_resume(const char *dir, const struct run_options *opt,
 	struct plan_options po = { PLATFORM_LINUX, NULL };
 	struct resume_info ri;
 	memset(&ri, 0, sizeof(ri));
-	char *fs_map = NULL, *cwd = NULL, *abs = realpath(dir, NULL);
+	struct resume_options rec;
+	memset(&rec, 0, sizeof(rec));
+	char *abs = realpath(dir, NULL);
 	struct plan *p = NULL;
 	struct schedule sched;
 	memset(&sched, 0, sizeof(sched));
@@ -1099,13 +1067,23 @@ enum run_status runner_resume(const char *dir, const struct run_options *opt,
 			ri.rig_version ? ri.rig_version : "(unknown)");
 		goto out;
 	}
-	if (check_plan_file(abs, &ri, err) < 0 ||
-	    parse_options(ri.options_json, &po, &fs_map, &o, &cwd, err) < 0)
+	if (check_plan_file(abs, &ri, err) < 0)
 		goto out;
+	/* The recorded options: plan parsing, and the backend's (image size...). */
+	if (resume_parse_options(ri.options_json, &rec) < 0) {
+		sb_adds(err, "the store does not say which options the run had (it was recorded "
+			     "by a rig without resume, results store schema 1); it cannot be resumed");
+		goto out;
+	}
+	po.platform = rec.platform == PLATFORM_MACOS ? PLATFORM_MACOS : PLATFORM_LINUX;
+	po.fs_map = rec.fs_map;
+	o.image_size = rec.image_size;
+	o.allow |= rec.allow;
+	o.force |= rec.force;
 	/* Relative paths in the plan (dirs, the image) mean what they meant. */
-	if (cwd && chdir(cwd) < 0) {
+	if (rec.cwd && chdir(rec.cwd) < 0) {
 		sb_addf(err, "cannot change to %s, the folder the run was started in (the plan's "
-			     "relative paths are relative to it): %s", cwd, strerror(errno));
+			     "relative paths are relative to it): %s", rec.cwd, strerror(errno));
 		goto out;
 	}
 	struct diag d;
@@ -1183,8 +1161,7 @@ out:
 	run_release(&run);
 	plan_free(p);
 	resume_info_release(&ri);
-	free(fs_map);
-	free(cwd);
+	resume_options_release(&rec);
 	free(abs);
 	return result;
 }

@@ -1,6 +1,6 @@
 /*
  * Tests of the plan parser and validator (rig/plan.c, plan_target.c,
- * plan_steps.c), parameter binding (rig/params.c) and diagnostics
+ * plan_steps.c, plan_report.c), parameter binding (rig/params.c) and diagnostics
  * (rig/diag.c): a table of invalid plans, each with the exact position and
  * message of its first error; every shipped plan in configs/ validating
  * cleanly; parsed values; platform inference and --fs-map.
@@ -83,6 +83,11 @@ static void dump(const struct diag *d)
 #define LAYOUT_EXT4 LAYOUT_OPEN "      - { name: A, fs: ext4, size: rest }\n"
 #define LAYOUT_APFS LAYOUT_OPEN "      - { name: A, fs: apfs, size: rest }\n"
 #define ONE_STEP(s) HDR DIRS "steps:\n  - " s "\n"
+/* Steps 1 write, 2 a cycle of null and pause, 3 exec; then report.headline,
+ * whose entries start at line 15. */
+#define HSTEPS "steps:\n  - write: {}\n  - cycle:\n      times: 2\n      steps:\n" \
+	"        - null: {}\n        - pause: { time: 1s }\n  - exec: { run: [\"true\"] }\n" \
+	"report:\n  headline:\n"
 
 struct bad_case {
 	const char *name;
@@ -369,6 +374,60 @@ static const struct bad_case bad_cases[] = {
 	{ "no formats", HDR DIRS STEPS "report:\n  formats: []\n", 8, 12, "report.formats is empty", 1 },
 	{ "report typo", HDR DIRS STEPS "report:\n  tilte: x\n", 8, 3,
 	  "unknown key 'tilte' in report (did you mean 'title'?)", 1 },
+
+	/* report.headline (HSTEPS: the entries start at line 15, column 5) and compare */
+	{ "headline: not a mapping", HDR DIRS STEPS "report:\n  headline: [write]\n", 8, 13,
+	  "expected a mapping for 'report.headline' (step or module: metric), not a list", 1 },
+	{ "headline: unknown module", HDR DIRS HSTEPS "    wirte: rate\n", 15, 5,
+	  "unknown step 'wirte' in report.headline: give a module of the plan's steps or a step "
+	  "path such as '1' or '2.cycle.1' (did you mean 'write'?)", 1 },
+	{ "headline: module not in the plan", HDR DIRS HSTEPS "    read: rate\n", 15, 5,
+	  "module 'read' in report.headline is not used by the plan's steps (they use write, "
+	  "null, pause, exec)", 1 },
+	{ "headline: no such step", HDR DIRS HSTEPS "    4: seconds\n", 15, 5,
+	  "no step '4' in the plan for report.headline: the plan has 3 steps", 1 },
+	{ "headline: no such step in a cycle", HDR DIRS HSTEPS "    2.cycle.3: value\n", 15, 5,
+	  "no step '2.cycle.3' in the plan for report.headline: the cycle at step 2 has 2 steps", 1 },
+	{ "headline: a cycle called a sweep", HDR DIRS HSTEPS "    2.sweep.1: value\n", 15, 5,
+	  "no step '2.sweep.1' in the plan for report.headline: step 2 is a cycle, not a sweep", 1 },
+	{ "headline: a module step called a cycle", HDR DIRS HSTEPS "    1.cycle.1: rate\n", 15, 5,
+	  "no step '1.cycle.1' in the plan for report.headline: step 1 is a write, not a cycle", 1 },
+	{ "headline: a cycle itself", HDR DIRS HSTEPS "    2: value\n", 15, 5,
+	  "step '2' in report.headline is a cycle, not a measurement: give one of its steps, such "
+	  "as '2.cycle.1'", 1 },
+	{ "headline: a cycle number", HDR DIRS HSTEPS "    2.cycle1.1: value\n", 15, 5,
+	  "step path '2.cycle1.1' in report.headline has a cycle or sweep number: a headline holds "
+	  "for every cycle and sweep value, so leave them out ('2.cycle.1')", 1 },
+	{ "headline: not a path", HDR DIRS HSTEPS "    1x: rate\n", 15, 5,
+	  "invalid step path '1x' in report.headline", 1 },
+	{ "headline: unknown metric", HDR DIRS HSTEPS "    write: rat\n", 15, 12,
+	  "unknown metric 'rat' for 'write' in report.headline (write measures rate, "
+	  "rate_median_file, rate_fit, overhead_fit, bytes, seconds; did you mean 'rate'?)", 1 },
+	{ "headline: unknown metric of a path", HDR DIRS HSTEPS "    1: { metric: speed }\n", 15, 18,
+	  "unknown metric 'speed' for '1' in report.headline (write measures rate,", 1 },
+	{ "headline: a module without metrics", HDR DIRS HSTEPS "    2.cycle.2: seconds\n", 15, 16,
+	  "unknown metric 'seconds' for '2.cycle.2' in report.headline: pause measures nothing", 1 },
+	{ "headline: unknown key", HDR DIRS HSTEPS "    write: { metric: rate, bettr: lower }\n",
+	  15, 28, "unknown key 'bettr' in report.headline 'write' (did you mean 'better'?)", 1 },
+	{ "headline: better is higher or lower", HDR DIRS HSTEPS
+	  "    write: { metric: rate, better: more }\n", 15, 36,
+	  "unknown value 'more' for 'better' (expected one of higher, lower)", 1 },
+	{ "headline: no metric", HDR DIRS HSTEPS "    write: { better: lower }\n", 15, 12,
+	  "missing key 'metric' in report.headline 'write'", 1 },
+	{ "headline: no value", HDR DIRS HSTEPS "    write:\n", 15, 5,
+	  "no value for 'write' in report.headline (expected a metric name, or { metric: NAME, "
+	  "better: higher or lower })", 1 },
+	{ "headline: a list", HDR DIRS HSTEPS "    write: [rate]\n", 15, 12,
+	  "expected a metric name, or { metric: NAME, better: higher or lower }, for 'write' in "
+	  "report.headline, not a list", 1 },
+	{ "headline: duplicate module", HDR DIRS HSTEPS "    write: rate\n    write: bytes\n", 16, 5,
+	  "duplicate key 'write' in report.headline (first given at line 15)", 1 },
+	{ "headline: one step twice", HDR DIRS HSTEPS "    2.cycle.1: value\n    02.cycle.01: seconds\n",
+	  16, 5, "duplicate key '02.cycle.01' in report.headline (first given at line 15)", 1 },
+	{ "compare: fs or volume", HDR DIRS STEPS "report:\n  compare: filesystem\n", 8, 12,
+	  "unknown value 'filesystem' for 'compare' (expected one of fs, volume)", 1 },
+	{ "compare: no auto", HDR DIRS STEPS "report:\n  compare: auto\n", 8, 12,
+	  "unknown value 'auto' for 'compare' (expected one of fs, volume)", 1 },
 };
 
 static void test_bad_plans(void)
@@ -651,6 +710,8 @@ static void test_defaults(void)
 	CU_ASSERT_PTR_NULL(p->report.title);
 	CU_ASSERT_PTR_NULL(p->report.baseline);
 	CU_ASSERT_EQUAL(p->report.nby, 0);
+	CU_ASSERT_EQUAL(p->report.nheadlines, 0);
+	CU_ASSERT_EQUAL(p->report.compare, COMPARE_AUTO);
 	CU_ASSERT_EQUAL(p->platform, PLATFORM_ANY);
 	CU_ASSERT_EQUAL(p->target.kind, TARGET_DIRS);
 	CU_ASSERT_EQUAL_FATAL(p->target.ndirs, 3);
@@ -983,6 +1044,67 @@ static void test_diag_format(void)
 	CU_ASSERT_PTR_NULL(diag_suggest("xyzzy", words, N(words)));
 }
 
+static void test_headlines(void)
+{
+	struct diag d;
+	struct plan *p = parse(HDR DIRS "steps:\n  - write: {}\n  - sweep:\n      level: [1, 2]\n"
+			       "      steps:\n        - null: { value: $level }\n"
+			       "        - cycle: { times: 2, steps: [randread: {}] }\n"
+			       "  - exec: { run: [\"true\"], parse: key=value }\n"
+			       "report:\n  headline:\n"
+			       "    write: bytes\n"
+			       "    1: { metric: seconds }\n"
+			       "    02.sweep.1: { metric: value, better: lower }\n"
+			       "    2.sweep.2.cycle.1: lat_p99\n"
+			       "    exec: my_count\n"
+			       "    3: { metric: free_b, better: lower }\n"
+			       "    null: value\n"
+			       "  compare: volume\n", &d);
+	dump(&d);
+	CU_ASSERT_EQUAL_FATAL(d.nerrors, 0);
+	const struct plan_report *r = &p->report;
+	CU_ASSERT_EQUAL(r->compare, COMPARE_VOLUME);
+	CU_ASSERT_EQUAL_FATAL(r->nheadlines, 7);
+	static const struct { const char *step, *metric; int better, line; } want[] = {
+		{ "write", "bytes", 1, 15 },           /* unit B: higher */
+		{ "1", "seconds", -1, 16 },            /* unit s: lower */
+		{ "2.sweep.1", "value", -1, 17 },      /* as the plan says; numbers plain */
+		{ "2.sweep.2.cycle.1", "lat_p99", -1, 18 }, /* us */
+		{ "exec", "my_count", 0, 19 },         /* exec's own names: the unit decides later */
+		{ "3", "free_b", -1, 20 },
+		{ "null", "value", 1, 21 },            /* unit 1 */
+	};
+	for (size_t i = 0; i < N(want); i++) {
+		CU_ASSERT_STRING_EQUAL(r->headlines[i].step, want[i].step);
+		CU_ASSERT_STRING_EQUAL(r->headlines[i].metric, want[i].metric);
+		CU_ASSERT_EQUAL(r->headlines[i].better, want[i].better);
+		CU_ASSERT_EQUAL(r->headlines[i].mark.line, want[i].line);
+		CU_ASSERT_EQUAL(r->headlines[i].mark.col, 5);
+	}
+	/* A step's own entry wins over its module's, given before or after it. */
+	CU_ASSERT_PTR_EQUAL(plan_headline_for(p, "1", "write"), &r->headlines[1]);
+	CU_ASSERT_PTR_EQUAL(plan_headline_for(p, "7", "write"), &r->headlines[0]);
+	CU_ASSERT_PTR_EQUAL(plan_headline_for(p, "2.sweep.1", "null"), &r->headlines[2]);
+	CU_ASSERT_PTR_EQUAL(plan_headline_for(p, "2.sweep.2.cycle.1", "randread"), &r->headlines[3]);
+	CU_ASSERT_PTR_NULL(plan_headline_for(p, "5", "meta"));
+	diag_release(&d);
+	plan_free(p);
+
+	p = parse(HDR DIRS STEPS "report: { compare: fs }\n", &d);
+	CU_ASSERT_EQUAL(d.nerrors, 0);
+	CU_ASSERT_EQUAL(p->report.compare, COMPARE_FS);
+	CU_ASSERT_EQUAL(p->report.nheadlines, 0);
+	diag_release(&d);
+	plan_free(p);
+
+	static const char *const lower[] = { "s", "ms", "us", "ns" };
+	static const char *const higher[] = { "MB/s", "IO/s", "%", "B", "", "sec", NULL };
+	for (size_t i = 0; i < N(lower); i++)
+		CU_ASSERT_EQUAL(plan_unit_better(lower[i]), -1);
+	for (size_t i = 0; i < N(higher); i++)
+		CU_ASSERT_EQUAL(plan_unit_better(higher[i]), 1);
+}
+
 void register_plan_tests(void)
 {
 	CU_pSuite s = test_suite("plan");
@@ -993,6 +1115,7 @@ void register_plan_tests(void)
 	test_add(s, "limits: nesting depth, a list inside itself", test_limits);
 	test_add(s, "parsed values: layouts, count/{n}, sizes, report", test_parsed_values);
 	test_add(s, "defaults and volume names of dirs", test_defaults);
+	test_add(s, "report.headline and compare: values, lookup, direction", test_headlines);
 	test_add(s, "steps: cycle, sweep, nesting, marks", test_steps_nesting);
 	test_add(s, "params_bind: defaults, groups, lists, bindings", test_params_bind);
 	test_add(s, "platform inference, explicit platform, --fs-map", test_platforms);

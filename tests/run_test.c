@@ -355,6 +355,13 @@ static void test_cli_commands(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "qd"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "lat_p99"));
 	free(out);
+	/* `plan` is a command and the language's topic: both. */
+	const char *pl[] = { "help", "plan", NULL };
+	CU_ASSERT_EQUAL(test_run_rig(pl, &out), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "usage: rig plan"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "    headline: "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "    compare: fs "));
+	free(out);
 	const char *uargs[] = { "frobnicate", NULL };
 	CU_ASSERT_EQUAL(test_run_rig(uargs, &out), 2);
 	free(out);

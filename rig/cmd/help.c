@@ -43,7 +43,15 @@ static const struct {
 	  "    - write: {files: 8, sizes: 1M..32M}\n"
 	  "    - cycle: {times: 3, steps: [{enumerate: {}}]}\n"
 	  "    - sweep: {level: [90%, 95%], steps: [{fill: {to: $level}}]}\n"
-	  "  report: {title: T, baseline: A, by: [layout, position], formats: [html, csv]}\n"
+	  "  report:\n"
+	  "    title: T                  default: the plan's name\n"
+	  "    baseline: A               a volume or layout; differences as % of it\n"
+	  "    by: [layout, position]    factors the charts are drawn against\n"
+	  "    formats: [html, csv]      any of html, csv, json\n"
+	  "    headline:                 the metric a step's figures and findings use\n"
+	  "      enumerate: seconds      by module, or by step path (2, 2.cycle.1)\n"
+	  "      write: {metric: rate, better: higher}   default: lower for times\n"
+	  "    compare: fs               or volume: what a crossed design compares\n"
 	  "\n"
 	  "Unknown keys are errors; every error names file:line:column.\n" },
 	{ "orders",
@@ -176,9 +184,16 @@ int cmd_help(int argc, char **argv)
 		help_modules();
 		return EXIT_OK;
 	}
+	const char *topic = NULL;
+	for (size_t i = 0; i < sizeof(topics) / sizeof(topics[0]); i++)
+		if (!strcmp(topics[i].name, what))
+			topic = topics[i].text;
+	/* `plan` is a command and a topic (the language): both are shown. */
 	const struct rig_cmd *c = cmd_find(what);
 	if (c) {
 		fputs(c->usage, stdout);
+		if (topic)
+			printf("\n%s", topic);
 		return EXIT_OK;
 	}
 	const struct rig_module *m = module_find(what);
@@ -186,11 +201,9 @@ int cmd_help(int argc, char **argv)
 		help_module(m);
 		return EXIT_OK;
 	}
-	for (size_t i = 0; i < sizeof(topics) / sizeof(topics[0]); i++) {
-		if (!strcmp(topics[i].name, what)) {
-			fputs(topics[i].text, stdout);
-			return EXIT_OK;
-		}
+	if (topic) {
+		fputs(topic, stdout);
+		return EXIT_OK;
 	}
 	fprintf(stderr, "rig help: no help on '%s'; try 'rig help' for the list\n", what);
 	return EXIT_USAGE;

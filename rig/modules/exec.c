@@ -278,5 +278,6 @@ const struct rig_module rig_module_exec = {
 	.params = exec_params,
 	.args_size = sizeof(struct exec_args),
 	.metrics = exec_metrics,
+	.open_metrics = 1,
 	.run = exec_run,
 };
