@@ -641,7 +641,7 @@ int model_steepening(const double *x, const double *y, size_t n, double *knot,
 		X[3 * i + 1] = sw * (gx[i] - xm) / range;
 		yw[i] = sw * gy[i];
 	}
-	double coef[3], xtx[9], best_coef[3], best_xtx[9], best_rss = INFINITY;
+	double coef[3], xtx[9], best_coef[3] = { 0 }, best_xtx[9] = { 0 }, best_rss = INFINITY;
 	size_t best = 0;
 	for (size_t j = 2; j + 2 < m; j++) {
 		for (size_t i = 0; i < m; i++)

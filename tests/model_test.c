@@ -352,8 +352,8 @@ static void test_crossed_no_spread(void)
 	CU_ASSERT_EQUAL(m.int_df2, 8);
 	CU_ASSERT_TRUE(isnan(m.int_f) && isnan(m.int_p));
 	check_no_spread(&m.int_pct, 0);
-	/* Least-squares means of the raw additive fit: 150 (1 + 0.8) / 2 *
-	 * (1 + 0.65) / 2 style averages. */
+	/* Least-squares means (the raw additive fit is exact here too): A's
+	 * level 0 averaged over B's levels, B's level 1 over A's. */
 	CU_ASSERT_DOUBLE_EQUAL(m.a_mean[0], 150 * (1 + 0.65) / 2, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(m.b_mean[1], 150 * 0.65 * (1 + 0.8) / 2, 1e-9);
 	model_crossed_release(&m);
