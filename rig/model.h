@@ -102,7 +102,8 @@ int model_fieller(double a, double b, double vaa, double vbb, double vab, double
  * observations, or levels that do not connect: the design is not crossed)
  * and for n == 0, na or nb below 2, a level out of range or a y that is
  * not finite, with everything NaN. The arrays are allocated by
- * model_crossed_fit (after -1 too) and freed by model_crossed_release;
+ * model_crossed_fit (after -1 too) and freed by model_crossed_release
+ * (which leaves them NULL);
  * a_pct[0] and b_pct[0] are the references (est 0, the rest NaN).
  */
 struct model_crossed {
