@@ -305,28 +305,56 @@ static void test_ten_positions_knee(void)
 
 /* --- cycles --- */
 
-static void test_cycles(void)
+static void cycles_store(struct fb *b, const char *headline)
 {
-	struct fb b;
-	fb_begin(&b, "rig: 1\nname: findings\ntarget:\n  image: { path: /var/tmp/x.dmg, size: 2G }\n"
-		     "layouts:\n  - name: halves\n    partitions:\n"
-		     "      - { name: HFS, fs: hfs+, size: 50% }\n      - { name: APFS, fs: apfs, size: rest }\n"
-		     "repeat: 2\nsteps:\n  - tree: { files: 100 }\n  - cycle:\n      times: 5\n"
-		     "      steps:\n        - enumerate: {}\n        - churn: { fraction: 5% }\n"
-		     "report:\n  baseline: HFS\n  by: [cycle]\n");
-	int64_t hfs = fb_volume(&b, "halves", 0, "HFS", "hfs+", 1, 1);
-	int64_t apfs = fb_volume(&b, "halves", 0, "APFS", "apfs", 2, 1);
+	struct strbuf plan = STRBUF_INIT;
+	sb_addf(&plan, "rig: 1\nname: findings\ntarget:\n  image: { path: /var/tmp/x.dmg, size: 2G }\n"
+		       "layouts:\n  - name: halves\n    partitions:\n"
+		       "      - { name: HFS, fs: hfs+, size: 50%% }\n      - { name: APFS, fs: apfs, size: rest }\n"
+		       "repeat: 2\nsteps:\n  - tree: { files: 100 }\n  - cycle:\n      times: 5\n"
+		       "      steps:\n        - enumerate: {}\n        - churn: { fraction: 5%% }\n"
+		       "report:\n  baseline: HFS\n  by: [cycle]\n%s", headline);
+	fb_begin(b, plan.buf);
+	sb_release(&plan);
+	int64_t hfs = fb_volume(b, "halves", 0, "HFS", "hfs+", 1, 1);
+	int64_t apfs = fb_volume(b, "halves", 0, "APFS", "apfs", 2, 1);
 	char step[32];
 	for (uint32_t rep = 1; rep <= 2; rep++)
 		for (uint32_t c = 1; c <= 5; c++) {
 			snprintf(step, sizeof(step), "2.cycle%u.1", c);
-			double sh = 1.0 * (1 + 0.05 * (c - 1)) * (1 + 0.01 * noise(&b));
-			double sa = 3.0 * (1 + 0.5 * (c - 1)) * (1 + 0.01 * noise(&b));
-			fb_cell(&b, "halves", rep, step, "enumerate", hfs, c, NULL, "seconds", sh, "s",
+			double sh = 1.0 * (1 + 0.05 * (c - 1)) * (1 + 0.01 * noise(b));
+			double sa = 3.0 * (1 + 0.5 * (c - 1)) * (1 + 0.01 * noise(b));
+			fb_cell(b, "halves", rep, step, "enumerate", hfs, c, NULL, "seconds", sh, "s",
 				"entries_per_s", 1000 / sh, "entries/s");
-			fb_cell(&b, "halves", rep, step, "enumerate", apfs, c, NULL, "seconds", sa, "s",
+			fb_cell(b, "halves", rep, step, "enumerate", apfs, c, NULL, "seconds", sa, "s",
 				"entries_per_s", 1000 / sa, "entries/s");
 		}
+}
+
+/* report.headline: entries per second instead, a rate: APFS falls behind. */
+static void test_cycles_headline(void)
+{
+	struct fb b;
+	cycles_store(&b, "  headline: { enumerate: entries_per_s }\n");
+	struct rdata *d = fb_load(&b);
+	CU_ASSERT_PTR_NULL(d->plan_problem);
+	const struct rd_finding *ta = row(d, FND_TREND, "APFS");
+	const struct rd_finding *r1 = row(d, FND_RATIO, "APFS / HFS at cycle 1");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ta);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r1);
+	CU_ASSERT_STRING_EQUAL(rd_str(d, ta->metric), "entries_per_s");
+	CU_ASSERT_TRUE(ta->estimate < 0 && ta->effect);
+	/* a third of HFS's rate is 3x slower, said as such */
+	CU_ASSERT_TRUE(fabs(r1->estimate - 1 / 3.0) < 0.02);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r1->sentence, "at cycle 1 APFS is 3.0"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r1->sentence, "slower than HFS"));
+	fb_end(&b);
+}
+
+static void test_cycles(void)
+{
+	struct fb b;
+	cycles_store(&b, "");
 	struct rdata *d = fb_load(&b);
 	const struct rd_finding *ta = row(d, FND_TREND, "APFS"), *th = row(d, FND_TREND, "HFS");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ta);
@@ -556,6 +584,7 @@ void register_findings_tests(void)
 	test_add(s, "ten positions: first-to-last change", test_ten_positions);
 	test_add(s, "ten positions: where the fall steepens", test_ten_positions_knee);
 	test_add(s, "cycles: slope per cycle and ratios", test_cycles);
+	test_add(s, "cycles: report.headline chooses the metric", test_cycles_headline);
 	test_add(s, "sweep: onset at the level reached", test_sweep_onset);
 	test_add(s, "sweep with one repetition: no onset claimed", test_sweep_one_rep);
 	test_add(s, "dirs: plain differences; findings.csv", test_difference_and_csv);
