@@ -69,7 +69,7 @@ static int position_lead_figure(struct hctx *c, struct rdata *d, const struct rd
 	f.kind = FIG_LINES;
 	f.xint = 1;
 	f.yzero = 1;
-	f.xlabel = "position (1 = first partition from the start of the disk)";
+	f.xlabel = "position (1 = start of the disk)";
 	f.ylabel = h_ylabel(d, tt);
 	struct strbuf cap = STRBUF_INIT, sn = STRBUF_INIT;
 	sb_adds(&cap, "Mean ");

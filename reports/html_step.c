@@ -251,7 +251,7 @@ int h_step_figure(struct rdata *d, uint32_t ti, struct figure *f, struct strbuf 
 	} else if (has_finding(d, ti, FND_POSITION, 1)) {
 		f->kind = FIG_LINES;
 		f->xint = 1;
-		f->xlabel = "position (1 = first partition from the start of the disk)";
+		f->xlabel = "position (1 = start of the disk)";
 		what = "against the partition's position, a line per file system (interaction plot: "
 		       "parallel lines mean the position effect is the same for each), samples pooled "
 		       "over layouts";
@@ -263,7 +263,7 @@ int h_step_figure(struct rdata *d, uint32_t ti, struct figure *f, struct strbuf 
 	} else if (has_finding(d, ti, FND_POSITION, 0) || (has_by(d, "position") && positions >= 3)) {
 		f->kind = FIG_LINES;
 		f->xint = 1;
-		f->xlabel = "position (1 = first partition from the start of the disk)";
+		f->xlabel = "position (1 = start of the disk)";
 		what = "against the partition's position";
 		for (size_t i = g0; i < g1; i++) {
 			const struct rd_group *g = &d->groups[i];
