@@ -33,7 +33,7 @@ PLATFORM_DEFS := -D_GNU_SOURCE
 PLATFORM_PKGS := liburing
 endif
 
-PKGS     := yaml-0.1 sqlite3 libcrypto json-c cairo libplist-2.0 $(PLATFORM_PKGS)
+PKGS     := yaml-0.1 sqlite3 libcrypto json-c cairo libpng libplist-2.0 $(PLATFORM_PKGS)
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
 # libplist 2.3 gave plist_from_memory a fourth argument (the format found):
 # chosen by the library's version, not by the operating system.

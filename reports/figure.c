@@ -1,19 +1,15 @@
 /*
  * Drawing the figures with cairo (see figure.h).
  *
- * One function draws a figure on any cairo context; the SVG, PDF and PNG
- * outputs differ only in the surface, so the inline figure and the files
- * for papers are the same drawing. Surfaces write into a strbuf through
- * cairo's stream callbacks; callers put the bytes where they belong (a
- * crash-safe file, or the HTML page). Text is laid out with unhinted
- * metrics on every surface, so the PNG has the SVG's layout.
+ * One function draws a figure on any cairo context (fig_draw); the SVG,
+ * PDF and PNG outputs (figure_out.c) differ only in the surface, so the
+ * inline figure and the files for papers are the same drawing. Text is
+ * laid out with unhinted metrics on every surface, so the PNG has the
+ * SVG's layout.
  *
  * Layout: a plot area with y ticks and a rotated y label on the left, x
  * ticks and label below, and the legend in rows under everything, so it
- * never covers data. Ticks are "nice" numbers (1, 2, 5 times a power of
- * ten) written as report.html writes numbers (thousands grouped with
- * commas, U+2212 for minus); a log axis gets decades; a byte axis uses SI
- * prefixes (1 MB = 10^6 B), one prefix for a whole linear axis.
+ * never covers data. The axes and their labels are figure_axis.c's.
  *
  * Nothing is drawn outside the plot area: lines and fitted curves are cut
  * at its edges (the geometry, not only a clip, so the SVG and PDF hold no
@@ -36,10 +32,8 @@
  * gnuplot or a plotting language at run time (an external program per
  * report, and no PDF without more dependencies).
  */
-#include "reports/figure.h"
+#include "reports/figure_int.h"
 
-#include <cairo-pdf.h>
-#include <cairo-svg.h>
 #include <cairo.h>
 #include <math.h>
 #include <stdint.h>
@@ -189,137 +183,6 @@ enum fig_size fig_size_of(const struct figure *f)
 		points += f->series[i].line_only ? 0 : f->series[i].n;
 	}
 	return named <= 4 && points <= 400 ? FIG_SINGLE : FIG_DOUBLE;
-}
-
-/* --- axes --- */
-
-struct axis {
-	double lo, hi;        /* data range shown */
-	int log;
-	int prefix;           /* bytes on a linear axis: the SI power of every tick */
-	double ticks[64];
-	int nticks;
-};
-
-static double nice_step(double range, int target)
-{
-	double raw = range / target, mag = pow(10, floor(log10(raw))), r = raw / mag;
-	return (r < 1.5 ? 1 : r < 3 ? 2 : r < 7 ? 5 : 10) * mag;
-}
-
-static void axis_linear(struct axis *a, double lo, double hi, int zero, int integer)
-{
-	if (zero) {
-		if (lo > 0)
-			lo = 0;
-		if (hi < 0)
-			hi = 0;
-	}
-	if (!(hi > lo)) {
-		double pad = lo == 0 ? 1 : fabs(lo) * 0.1;
-		/* An axis from 0 stays at 0: the padding goes above. */
-		if (!(zero && lo == 0))
-			lo -= pad;
-		hi += pad;
-	}
-	double step = nice_step(hi - lo, 5);
-	if (integer && step < 1)
-		step = 1;
-	a->log = 0;
-	a->prefix = 0;
-	if (integer && hi - lo <= 24) {
-		/* Positions, cycles: every whole value a tick, half a unit of
-		 * room at both ends so the end points are not on the frame. */
-		step = hi - lo > 12 ? 2 : 1;
-		a->lo = lo - 0.5;
-		a->hi = hi + 0.5;
-		a->nticks = 0;
-		for (double t = lo; t <= hi + 1e-9 && a->nticks < 64; t += step)
-			a->ticks[a->nticks++] = t;
-		return;
-	}
-	a->lo = floor(lo / step) * step;
-	a->hi = ceil(hi / step) * step;
-	a->nticks = 0;
-	for (long k = 0; a->nticks < 64; k++) {
-		double t = a->lo + (double)k * step;
-		if (t > a->hi + step * 1e-9)
-			break;
-		a->ticks[a->nticks++] = fabs(t) < step * 1e-9 ? 0 : t;
-	}
-}
-
-static void axis_log(struct axis *a, double lo, double hi)
-{
-	if (!(lo > 0))
-		lo = hi > 0 ? hi / 10 : 1;
-	if (!(hi > lo))
-		hi = lo * 10;
-	a->log = 1;
-	a->prefix = 0;
-	a->lo = pow(10, floor(log10(lo)));
-	a->hi = pow(10, ceil(log10(hi)));
-	if (a->hi <= a->lo)
-		a->hi = a->lo * 10;
-	a->nticks = 0;
-	for (double t = a->lo; t <= a->hi * 1.0001 && a->nticks < 64; t *= 10)
-		a->ticks[a->nticks++] = t;
-}
-
-static double axis_pos(const struct axis *a, double v, double p0, double p1)
-{
-	double f = a->log ? (log10(v) - log10(a->lo)) / (log10(a->hi) - log10(a->lo))
-			  : (v - a->lo) / (a->hi - a->lo);
-	return p0 + f * (p1 - p0);
-}
-
-static int si_power(double v)
-{
-	int u = 0;
-	for (v = fabs(v); v >= 1000 && u < 6; v /= 1000)
-		u++;
-	return u;
-}
-
-/* A number as h_num writes one: thousands grouped with commas, U+2212 for
- * a minus; up to six significant digits (ticks are round numbers). */
-static void tick_number(char *buf, size_t n, double v)
-{
-	char digits[48];
-	double a = fabs(v);
-	if (fabs(a - round(a)) <= 1e-9 * fmax(1, a))
-		a = round(a);
-	if (a >= 1000 && a < 1e15 && a == floor(a)) {
-		char raw[32];
-		snprintf(raw, sizeof(raw), "%.0f", a);
-		size_t len = strlen(raw), k = 0;
-		for (size_t i = 0; i < len; i++) {
-			if (i && (len - i) % 3 == 0)
-				digits[k++] = ',';
-			digits[k++] = raw[i];
-		}
-		digits[k] = 0;
-	} else {
-		snprintf(digits, sizeof(digits), "%.6g", a);
-	}
-	snprintf(buf, n, "%s%s", v < 0 && strcmp(digits, "0") ? "\xe2\x88\x92" : "", digits);
-}
-
-static void tick_label(char *buf, size_t n, double v, int bytes, const struct axis *a)
-{
-	if (!bytes) {
-		tick_number(buf, n, v);
-		return;
-	}
-	static const char *const units[] = { "B", "kB", "MB", "GB", "TB", "PB", "EB" };
-	if (v == 0) {
-		snprintf(buf, n, "0");
-		return;
-	}
-	int u = a->log ? si_power(v) : a->prefix;
-	char num[48];
-	tick_number(num, sizeof(num), v / pow(1000, u));
-	snprintf(buf, n, "%s %s", num, units[u]);
 }
 
 /* --- drawing helpers --- */
@@ -525,7 +388,7 @@ static void bar_rect(cairo_t *cr, const struct fig_style *st, double x, double y
 struct frame {
 	double W, H;
 	double x0, x1, y0, y1;   /* plot area: x0 left, y0 top */
-	struct axis ax, ay;
+	struct fig_axis ax, ay;
 	int yzero;               /* yzero applies */
 	int groups;              /* bar groups with a name */
 	double xlab_h, leg_h;    /* room for x tick labels (and groups), legend */
@@ -713,10 +576,10 @@ static void draw_map(cairo_t *cr, const struct figure *f, double W, double H)
 	for (size_t k = 0; k < nrows; k++)
 		lw = fmax(lw, text_width(cr, rows[k], FS_TICK));
 	double x0 = 6 + lw + 6, x1 = W - 14, y = 8;
-	struct axis ax;
-	axis_linear(&ax, 0, end > 0 ? end : 1, 1, 0);
+	struct fig_axis ax;
+	fig_axis_linear(&ax, 0, end > 0 ? end : 1, 1, 0);
 	ax.hi = end > 0 ? end : 1; /* to scale: the disk ends at the right edge */
-	ax.prefix = si_power(ax.ticks[ax.nticks - 1]);
+	ax.prefix = fig_si_power(ax.ticks[ax.nticks - 1]);
 	for (size_t k = 0; k < nrows; k++, y += MAP_ROW + 6) {
 		cairo_set_source_rgb(cr, 0, 0, 0);
 		text_at(cr, x0 - 5, y + MAP_ROW / 2, rows[k], FS_TICK, 1, 0.5);
@@ -724,7 +587,7 @@ static void draw_map(cairo_t *cr, const struct figure *f, double W, double H)
 			const struct fig_bar *b = &f->bars[i];
 			if (strcmp(b->group, rows[k]))
 				continue;
-			double a = axis_pos(&ax, b->lo, x0, x1), e = axis_pos(&ax, b->hi, x0, x1);
+			double a = fig_axis_pos(&ax, b->lo, x0, x1), e = fig_axis_pos(&ax, b->hi, x0, x1);
 			bar_rect(cr, style_of(b->style), a, y, fmax(e - a, 0.5), MAP_ROW);
 			double tw = text_width(cr, b->label, FS_TICK);
 			if (tw + 6 < e - a) {
@@ -747,11 +610,11 @@ static void draw_map(cairo_t *cr, const struct figure *f, double W, double H)
 	for (int i = 0; i < ax.nticks; i++) {
 		if (ax.ticks[i] > ax.hi * 1.0001)
 			break;
-		double x = axis_pos(&ax, ax.ticks[i], x0, x1);
+		double x = fig_axis_pos(&ax, ax.ticks[i], x0, x1);
 		cairo_move_to(cr, x, y);
 		cairo_line_to(cr, x, y + 3);
 		cairo_stroke(cr);
-		tick_label(buf, sizeof(buf), ax.ticks[i], 1, &ax);
+		fig_tick_label(buf, sizeof(buf), ax.ticks[i], 1, &ax);
 		text_at(cr, x, y + 4 + FS_TICK / 2, buf, FS_TICK, 0.5, 0.5);
 	}
 	if (f->xlabel)
@@ -774,25 +637,25 @@ static void layout(cairo_t *cr, const struct figure *f, double W, double H, stru
 	fr->yzero = yzero_applies(f);
 	double xlo, xhi, ylo, yhi;
 	data_range(f, fr->yzero, &xlo, &xhi, &ylo, &yhi);
-	axis_linear(&fr->ay, ylo, yhi, fr->yzero || f->kind == FIG_BARS, 0);
+	fig_axis_linear(&fr->ay, ylo, yhi, fr->yzero || f->kind == FIG_BARS, 0);
 	if (f->kind != FIG_BARS) {
 		if (f->xlog)
-			axis_log(&fr->ax, xlo, xhi);
+			fig_axis_log(&fr->ax, xlo, xhi);
 		else
-			axis_linear(&fr->ax, xlo, xhi, 0, f->xint);
+			fig_axis_linear(&fr->ax, xlo, xhi, 0, f->xint);
 		if (f->xbytes && !fr->ax.log)
-			fr->ax.prefix = si_power(fmax(fabs(fr->ax.ticks[0]), fabs(fr->ax.ticks[fr->ax.nticks - 1])));
+			fr->ax.prefix = fig_si_power(fmax(fabs(fr->ax.ticks[0]), fabs(fr->ax.ticks[fr->ax.nticks - 1])));
 	}
 
 	/* Margins: widest y tick label; half the last x tick label. */
 	double ytw = 0, right = 8;
 	char buf[64];
 	for (int i = 0; i < fr->ay.nticks; i++) {
-		tick_label(buf, sizeof(buf), fr->ay.ticks[i], 0, &fr->ay);
+		fig_tick_label(buf, sizeof(buf), fr->ay.ticks[i], 0, &fr->ay);
 		ytw = fmax(ytw, text_width(cr, buf, FS_TICK));
 	}
 	if (f->kind != FIG_BARS && fr->ax.nticks) {
-		tick_label(buf, sizeof(buf), fr->ax.ticks[fr->ax.nticks - 1], f->xbytes, &fr->ax);
+		fig_tick_label(buf, sizeof(buf), fr->ax.ticks[fr->ax.nticks - 1], f->xbytes, &fr->ax);
 		right = fmax(right, text_width(cr, buf, FS_TICK) / 2 + 3);
 	}
 	fr->x0 = 4 + (f->ylabel ? FS_LABEL + 6 : 0) + ytw + 5;
@@ -823,8 +686,8 @@ static void polyline(cairo_t *cr, const struct figure *f, const struct frame *fr
 		const struct fig_point *p = &s->pts[j];
 		double x = NAN, y = NAN;
 		if (isfinite(p->x) && isfinite(p->y) && !(f->xlog && !(p->x > 0))) {
-			x = axis_pos(&fr->ax, p->x, fr->x0, fr->x1);
-			y = axis_pos(&fr->ay, p->y, fr->y1, fr->y0);
+			x = fig_axis_pos(&fr->ax, p->x, fr->x0, fr->x1);
+			y = fig_axis_pos(&fr->ay, p->y, fr->y1, fr->y0);
 		}
 		if (!isfinite(x) || !isfinite(y)) {
 			have = pen = 0;
@@ -853,7 +716,7 @@ static void draw_bars(cairo_t *cr, const struct figure *f, const struct frame *f
 	double gap = groups > 1 ? 0.6 : 0; /* in bar widths, between groups */
 	double units = (double)n + gap * (groups > 1 ? groups - 1 : 0) + 0.6;
 	double bw = (fr->x1 - fr->x0) / (units ? units : 1);
-	double x = fr->x0 + bw * 0.3, y0 = axis_pos(&fr->ay, 0, fr->y1, fr->y0);
+	double x = fr->x0 + bw * 0.3, y0 = fig_axis_pos(&fr->ay, 0, fr->y1, fr->y0);
 	double gstart = x;
 	for (size_t i = 0; i < n; i++) {
 		const struct fig_bar *b = &f->bars[i];
@@ -864,12 +727,12 @@ static void draw_bars(cairo_t *cr, const struct figure *f, const struct frame *f
 		if (i == 0 || newgroup)
 			gstart = x;
 		if (isfinite(b->y)) {
-			double yt = axis_pos(&fr->ay, b->y, fr->y1, fr->y0);
+			double yt = fig_axis_pos(&fr->ay, b->y, fr->y1, fr->y0);
 			bar_rect(cr, style_of(b->style), x + bw * 0.1, fmin(yt, y0), bw * 0.8, fabs(y0 - yt));
 			if (isfinite(b->lo) && isfinite(b->hi)) {
 				int cut = fr->yzero && b->lo < 0;
-				whisker(cr, x + bw / 2, axis_pos(&fr->ay, cut ? 0 : b->lo, fr->y1, fr->y0),
-					axis_pos(&fr->ay, b->hi, fr->y1, fr->y0), fmin(bw * 0.12, 4), cut);
+				whisker(cr, x + bw / 2, fig_axis_pos(&fr->ay, cut ? 0 : b->lo, fr->y1, fr->y0),
+					fig_axis_pos(&fr->ay, b->hi, fr->y1, fr->y0), fmin(bw * 0.12, 4), cut);
 			}
 		}
 		cairo_set_source_rgb(cr, 0, 0, 0);
@@ -906,13 +769,13 @@ static void draw_series(cairo_t *cr, const struct figure *f, const struct frame 
 	char buf[64];
 	cairo_set_line_width(cr, 0.4);
 	for (int i = 0; i < fr->ax.nticks; i++) {
-		double x = axis_pos(&fr->ax, fr->ax.ticks[i], fr->x0, fr->x1);
+		double x = fig_axis_pos(&fr->ax, fr->ax.ticks[i], fr->x0, fr->x1);
 		cairo_set_source_rgb(cr, 0.85, 0.85, 0.85);
 		cairo_move_to(cr, x, fr->y0);
 		cairo_line_to(cr, x, fr->y1);
 		cairo_stroke(cr);
 		cairo_set_source_rgb(cr, 0, 0, 0);
-		tick_label(buf, sizeof(buf), fr->ax.ticks[i], f->xbytes, &fr->ax);
+		fig_tick_label(buf, sizeof(buf), fr->ax.ticks[i], f->xbytes, &fr->ax);
 		text_at(cr, x, xlab_y, buf, FS_TICK, 0.5, 0.5);
 	}
 	/* Fitted curves and lines under the markers, cut at the plot area. */
@@ -945,13 +808,13 @@ static void draw_series(cairo_t *cr, const struct figure *f, const struct frame 
 			const struct fig_point *p = &s->pts[j];
 			if (!isfinite(p->x) || !isfinite(p->y) || (f->xlog && !(p->x > 0)))
 				continue;
-			double x = axis_pos(&fr->ax, p->x, fr->x0, fr->x1);
+			double x = fig_axis_pos(&fr->ax, p->x, fr->x0, fr->x1);
 			if (isfinite(p->lo) && isfinite(p->hi)) {
 				int cut = fr->yzero && p->lo < 0;
-				whisker(cr, x, axis_pos(&fr->ay, cut ? 0 : p->lo, fr->y1, fr->y0),
-					axis_pos(&fr->ay, p->hi, fr->y1, fr->y0), 2.2, cut);
+				whisker(cr, x, fig_axis_pos(&fr->ay, cut ? 0 : p->lo, fr->y1, fr->y0),
+					fig_axis_pos(&fr->ay, p->hi, fr->y1, fr->y0), 2.2, cut);
 			}
-			marker(cr, st, x, axis_pos(&fr->ay, p->y, fr->y1, fr->y0), r);
+			marker(cr, st, x, fig_axis_pos(&fr->ay, p->y, fr->y1, fr->y0), r);
 		}
 	}
 	cairo_restore(cr);
@@ -970,13 +833,13 @@ static void draw(cairo_t *cr, const struct figure *f, const struct frame *fr)
 	char buf[64];
 	cairo_set_line_width(cr, 0.4);
 	for (int i = 0; i < fr->ay.nticks; i++) {
-		double y = axis_pos(&fr->ay, fr->ay.ticks[i], fr->y1, fr->y0);
+		double y = fig_axis_pos(&fr->ay, fr->ay.ticks[i], fr->y1, fr->y0);
 		cairo_set_source_rgb(cr, 0.85, 0.85, 0.85);
 		cairo_move_to(cr, fr->x0, y);
 		cairo_line_to(cr, fr->x1, y);
 		cairo_stroke(cr);
 		cairo_set_source_rgb(cr, 0, 0, 0);
-		tick_label(buf, sizeof(buf), fr->ay.ticks[i], 0, &fr->ay);
+		fig_tick_label(buf, sizeof(buf), fr->ay.ticks[i], 0, &fr->ay);
 		text_at(cr, fr->x0 - 4, y, buf, FS_TICK, 1, 0.5);
 	}
 	if (f->ylabel) {
@@ -1008,38 +871,9 @@ static void draw(cairo_t *cr, const struct figure *f, const struct frame *fr)
 	legend(cr, f, fr->x0, fr->x1, ybelow, 1);
 }
 
-/*
- * fontconfig, which cairo uses to find fonts, loses a few hundred bytes on
- * its first use (libfontconfig's own allocations, unreachable at exit).
- * rig's sanitized builds check for leaks at exit; this hook, which
- * LeakSanitizer calls when it is linked in and nothing else ever does,
- * names that one library so a leak of rig's own still fails the tests.
- */
-const char *__lsan_default_suppressions(void);
-const char *__lsan_default_suppressions(void)
-{
-	return "leak:libfontconfig.so\n";
-}
-
-/* ...and quietly: the list of suppressions used would end every run's
- * output. */
-const char *__lsan_default_options(void);
-const char *__lsan_default_options(void)
-{
-	return "print_suppressions=0";
-}
-
-/* --- surfaces --- */
-
-static cairo_status_t to_strbuf(void *closure, const unsigned char *data, unsigned int len)
-{
-	sb_add(closure, data, len);
-	return CAIRO_STATUS_SUCCESS;
-}
-
 /* The same text metrics on every surface: unhinted, so the layout does
  * not depend on the output's resolution. */
-static void setup_text(cairo_t *cr)
+void fig_setup_text(cairo_t *cr)
 {
 	cairo_font_options_t *fo = cairo_font_options_create();
 	cairo_font_options_set_hint_metrics(fo, CAIRO_HINT_METRICS_OFF);
@@ -1049,120 +883,27 @@ static void setup_text(cairo_t *cr)
 	cairo_select_font_face(cr, FONT, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
 }
 
-/* The frame of f at its width (and natural height), measured on a
- * scratch surface. 0, or -1 if cairo failed. */
-static int measure(const struct figure *f, struct frame *fr)
+void fig_measure(cairo_t *cr, const struct figure *f, double *w, double *h)
 {
-	cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
-	cairo_t *cr = cairo_create(s);
-	setup_text(cr);
-	double W = fig_width(f);
+	*w = fig_width(f);
 	if (f->kind == FIG_MAP) {
-		memset(fr, 0, sizeof(*fr));
-		fr->W = W;
-		fr->H = f->height > 0 ? f->height : map_height(f);
-	} else {
-		layout(cr, f, W, f->height, fr);
+		*h = f->height > 0 ? f->height : map_height(f);
+		return;
 	}
-	int ok = cairo_status(cr) == CAIRO_STATUS_SUCCESS;
-	cairo_destroy(cr);
-	cairo_surface_destroy(s);
-	return ok ? 0 : -1;
+	struct frame fr;
+	layout(cr, f, *w, f->height, &fr);
+	*h = fr.H;
 }
 
-/* A PNG chunk's CRC (ISO 3309, as the PNG specification gives it). */
-static uint32_t png_crc(const unsigned char *p, size_t n)
-{
-	uint32_t c = 0xffffffffu;
-	for (size_t i = 0; i < n; i++) {
-		c ^= p[i];
-		for (int k = 0; k < 8; k++)
-			c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-	}
-	return c ^ 0xffffffffu;
-}
-
-static void put_be32(unsigned char *p, uint32_t v)
-{
-	p[0] = (unsigned char)(v >> 24);
-	p[1] = (unsigned char)(v >> 16);
-	p[2] = (unsigned char)(v >> 8);
-	p[3] = (unsigned char)v;
-}
-
-/* png (from cairo, which writes no resolution) to out with a pHYs chunk
- * after IHDR: FIG_PNG_DPI in pixels per metre, so word processors and
- * LaTeX size it right. */
-static int png_with_dpi(const struct strbuf *png, struct strbuf *out)
-{
-	const size_t ihdr_end = 8 + 4 + 4 + 13 + 4;
-	if (png->len < ihdr_end || memcmp(png->buf + 12, "IHDR", 4))
-		return -1;
-	unsigned char chunk[4 + 4 + 9 + 4];
-	uint32_t ppm = (uint32_t)lround(FIG_PNG_DPI / 0.0254);
-	put_be32(chunk, 9);
-	memcpy(chunk + 4, "pHYs", 4);
-	put_be32(chunk + 8, ppm);
-	put_be32(chunk + 12, ppm);
-	chunk[16] = 1; /* the unit is the metre */
-	put_be32(chunk + 17, png_crc(chunk + 4, 4 + 9));
-	sb_add(out, png->buf, ihdr_end);
-	sb_add(out, chunk, sizeof(chunk));
-	sb_add(out, png->buf + ihdr_end, png->len - ihdr_end);
-	return 0;
-}
-
-enum surf { S_SVG, S_PDF, S_PNG };
-
-static int render(const struct figure *f, struct strbuf *out, enum surf kind)
+void fig_draw(cairo_t *cr, const struct figure *f, double w, double h)
 {
 	struct frame fr;
-	if (measure(f, &fr) < 0)
-		return -1;
-	double W = fr.W, H = fr.H, scale = FIG_PNG_DPI / 72.0;
-	cairo_surface_t *s;
-	if (kind == S_SVG) {
-		s = cairo_svg_surface_create_for_stream(to_strbuf, out, W, H);
-		cairo_svg_surface_restrict_to_version(s, CAIRO_SVG_VERSION_1_1);
-	} else if (kind == S_PDF) {
-		s = cairo_pdf_surface_create_for_stream(to_strbuf, out, W, H);
-		cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_CREATOR, "rig");
+	if (f->kind == FIG_MAP) {
+		memset(&fr, 0, sizeof(fr));
+		fr.W = w;
+		fr.H = h;
 	} else {
-		s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)lround(W * scale),
-					       (int)lround(H * scale));
+		layout(cr, f, w, h, &fr);
 	}
-	cairo_t *cr = cairo_create(s);
-	if (kind == S_PNG)
-		cairo_scale(cr, scale, scale);
-	setup_text(cr);
-	if (f->kind != FIG_MAP)
-		layout(cr, f, W, H, &fr);
 	draw(cr, f, &fr);
-	int ok = cairo_status(cr) == CAIRO_STATUS_SUCCESS;
-	cairo_destroy(cr);
-	if (kind == S_PNG && ok) {
-		struct strbuf png = STRBUF_INIT;
-		ok = cairo_surface_write_to_png_stream(s, to_strbuf, &png) == CAIRO_STATUS_SUCCESS &&
-		     png_with_dpi(&png, out) == 0;
-		sb_release(&png);
-	}
-	cairo_surface_finish(s);
-	ok = ok && cairo_surface_status(s) == CAIRO_STATUS_SUCCESS;
-	cairo_surface_destroy(s);
-	return ok ? 0 : -1;
-}
-
-int fig_svg(const struct figure *f, struct strbuf *out)
-{
-	return render(f, out, S_SVG);
-}
-
-int fig_pdf(const struct figure *f, struct strbuf *out)
-{
-	return render(f, out, S_PDF);
-}
-
-int fig_png(const struct figure *f, struct strbuf *out)
-{
-	return render(f, out, S_PNG);
 }
