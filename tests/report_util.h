@@ -17,6 +17,9 @@ struct fx_opts {
 	const char *formats; /* report.formats list, e.g. "[html, csv, json]" */
 	const char *host;  /* run.host; NULL: "testhost" */
 	unsigned seed;     /* values' pseudo-random seed */
+	int mac_plan;      /* layouts of apfs and hfs+ on the Linux disk /dev/sdb: the plan
+	                    * validates only as run with --fs-map apfs=ext4,hfs+=xfs */
+	const char *options_json; /* run.options_json verbatim; NULL: none (schema 1) */
 };
 
 /* Create dir/results.db (dir must exist) as described; returns 0. */
