@@ -51,8 +51,7 @@ const char *fnd_kind_name(enum fnd_kind k)
 
 int fnd_is_time_unit(const char *u)
 {
-	return u && (!strcmp(u, "s") || !strcmp(u, "ms") || !strcmp(u, "us") ||
-		     !strcmp(u, "ns") || !strcmp(u, "min") || !strcmp(u, "h"));
+	return plan_unit_better(u) < 0;
 }
 
 int fnd_is_speed_unit(const char *u)

@@ -31,7 +31,7 @@ struct series {
 	size_t n, alloc;
 };
 
-/* Units: times (s, ms, us, ns, min, h); rates ("x/s"). */
+/* Units: times (s, ms, us, ns: plan_unit_better); rates ("x/s"). */
 int fnd_is_time_unit(const char *u);
 int fnd_is_speed_unit(const char *u);
 

@@ -95,6 +95,12 @@ static void header(struct hctx *c, const struct rdata *d)
 		h_text(h, d->description);
 		sb_adds(h, "</p>\n");
 	}
+	if (d->fs_map) {
+		sb_adds(h, "<p class=\"meta\">File systems were mapped by <code>--fs-map ");
+		h_text(h, d->fs_map);
+		sb_adds(h, "</code>: each file system of the plan left of an <code>=</code> was made as "
+			   "the one on its right, and the results name the file systems made.</p>\n");
+	}
 	sb_adds(h, "</header>\n");
 
 	const char *st = d->run.status;

@@ -189,6 +189,7 @@ static void report_obj(struct strbuf *b, const struct rdata *d)
 		}
 	sb_addch(b, ']');
 	kstr(b, "plan_problem", d->plan_problem, &f);
+	kstr(b, "fs_map", d->fs_map, &f);
 	sb_addch(b, '}');
 }
 

@@ -25,6 +25,7 @@
 
 #include "rig/diag.h"
 #include "rig/plan.h"
+#include "rig/resume.h"
 #include "rig/store.h"
 #include "rig/util/strbuf.h"
 #include "rig/util/xalloc.h"
@@ -210,7 +211,7 @@ static int load_run(struct rdata *d, sqlite3 *db, struct strbuf *err)
 	sqlite3_stmt *st;
 	int rc = prepare(db, "SELECT id, plan_name, plan_file, plan_text, plan_sha256, seed, seed_drawn,"
 			     " rig_version, host, os, platform, argv, started_utc, ended_utc, status,"
-			     " error FROM run", &st, err);
+			     " error, options_json FROM run", &st, err);
 	if (rc < 0)
 		return rc;
 	if (sqlite3_step(st) != SQLITE_ROW) {
@@ -235,6 +236,7 @@ static int load_run(struct rdata *d, sqlite3 *db, struct strbuf *err)
 	r->ended_utc = rd_strdup(d, col_text(st, 13));
 	r->status = rd_strdup(d, col_text(st, 14));
 	r->error = rd_strdup(d, col_text(st, 15));
+	r->options_json = rd_strdup(d, col_text(st, 16));
 	if (!r->id)
 		r->id = "";
 	if (!r->plan_name)
@@ -545,7 +547,13 @@ static int load_misc(struct rdata *d, sqlite3 *db, struct strbuf *err)
 	return step_done(db, rc, err);
 }
 
-/* The plan's report section, from the stored plan text. */
+/* The plan's report section, from the stored plan text parsed as the run
+ * parsed it: with the recorded --fs-map and platform (a macOS plan
+ * rehearsed on Linux validates only so) and --image-size. A store without
+ * recorded options (schema 1) gets the defaults. A plan that still does
+ * not validate gives only its title and description: the rest of a plan
+ * with errors may be partial (an invalid step is left out, and the paths
+ * of the steps after it move). */
 static void load_plan(struct rdata *d)
 {
 	d->title = d->run.plan_name;
@@ -554,25 +562,42 @@ static void load_plan(struct rdata *d)
 		d->plan_problem = "the store holds no plan text";
 		return;
 	}
+	struct resume_options ro;
 	struct plan_options opt = { .platform = PLATFORM_ANY, .fs_map = NULL };
+	if (resume_parse_options(d->run.options_json, &ro) == 0) {
+		opt.platform = ro.platform;
+		opt.fs_map = ro.fs_map;
+	}
 	struct diag dg;
 	diag_init(&dg, "plan.yaml", d->run.plan_text);
 	struct plan *p = plan_parse_text("plan.yaml", d->run.plan_text, strlen(d->run.plan_text),
 					 &opt, &dg);
 	if (dg.nerrors) {
 		char buf[512];
-		diag_format_item(&dg, 0, buf, sizeof(buf));
+		size_t first = 0;
+		while (dg.items[first].level != DIAG_ERROR)
+			first++;
+		diag_format_item(&dg, first, buf, sizeof(buf));
 		struct strbuf sb = STRBUF_INIT;
 		sb_addf(&sb, "the stored plan does not validate with this rig (%s)", buf);
 		d->plan_problem = rd_strdup(d, sb.buf);
 		sb_release(&sb);
 	}
 	diag_release(&dg);
+	if (p && p->fs_mapped)
+		d->fs_map = rd_strdup(d, ro.fs_map);
+	if (p && ro.image_size && p->target.kind == TARGET_IMAGE)
+		p->target.image_size = ro.image_size;
+	resume_options_release(&ro);
 	if (!p)
 		return;
 	if (p->report.title)
 		d->title = rd_strdup(d, p->report.title);
 	d->description = rd_strdup(d, p->description);
+	if (d->plan_problem) {
+		plan_free(p);
+		return;
+	}
 	d->baseline = rd_strdup(d, p->report.baseline);
 	if (p->report.formats)
 		d->formats = p->report.formats;

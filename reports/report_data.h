@@ -1,7 +1,8 @@
 /*
  * A run, read from its results store into memory for the reports: the run
  * row, volumes, cells, samples, file samples, notes, commands and events,
- * the plan's report section (re-parsed from the stored plan text), and the
+ * the plan's report section (re-parsed from the stored plan text with the
+ * options the run recorded), and the
  * summary groups with their statistics (reports/summary.c computes them).
  *
  * Repeated strings (layouts, steps, metrics, units, cache methods, ...)
@@ -30,6 +31,7 @@ struct rd_run {
 	const char *started_utc, *ended_utc; /* ended NULL: still running or crashed */
 	const char *status;         /* running completed failed interrupted */
 	const char *error;          /* may be NULL */
+	const char *options_json;   /* the options it ran with (resume_parse_options); may be NULL */
 };
 
 struct rd_volume {
@@ -165,8 +167,12 @@ struct rdata {
 	const char **by;
 	size_t nby;
 	unsigned formats;           /* FMT_* of rig/plan.h */
-	const char *plan_problem;   /* why the stored plan did not parse, or NULL */
-	struct plan *plan;          /* NULL when it did not parse */
+	const char *plan_problem;   /* why the stored plan did not validate, or NULL */
+	struct plan *plan;          /* parsed with the options the run recorded (its
+	                             * --fs-map, platform, --image-size); NULL when it
+	                             * did not validate: the report uses its defaults */
+	const char *fs_map;         /* the --fs-map the run was given, when it changed a
+	                             * file system of the plan; else NULL */
 	size_t nlayouts;            /* distinct layouts among the volumes */
 
 	/* Derived (summary_compute). */

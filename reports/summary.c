@@ -354,24 +354,11 @@ static void add_cache(struct rdata *d, struct rd_group *g, const char *cache)
 	sb_release(&sb);
 }
 
-/* report.headline's entry for a template: its path, else its module. */
-static const struct plan_headline *plan_headline_of(const struct rdata *d, const struct rd_template *t)
-{
-	const struct plan_headline *by_module = NULL;
-	for (size_t i = 0; d->plan && i < d->plan->report.nheadlines; i++) {
-		const struct plan_headline *h = &d->plan->report.headlines[i];
-		if (!strcmp(h->step, t->path))
-			return h;
-		if (!strcmp(h->step, t->module))
-			by_module = h;
-	}
-	return by_module;
-}
-
 static void find_headlines(struct rdata *d)
 {
 	for (size_t t = 0; t < d->ntmpls; t++) {
-		const struct plan_headline *ph = plan_headline_of(d, &d->tmpls[t]);
+		const struct plan_headline *ph =
+			plan_headline_for(d->plan, d->tmpls[t].path, d->tmpls[t].module);
 		const char *want = ph ? ph->metric : rd_headline_metric(d->tmpls[t].module);
 		d->tmpls[t].better = ph ? ph->better : 0;
 		uint32_t first = UINT32_MAX;

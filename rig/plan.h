@@ -150,6 +150,8 @@ struct plan {
 	/* The platform the plan's file systems belong to: macOS (apfs, hfs+,
 	 * exfat, fat32), Linux (ext4, xfs, btrfs), or ANY for dirs targets. */
 	enum plan_platform platform;
+	/* plan_options.fs_map changed the file system of some partition. */
+	int fs_mapped;
 };
 
 struct plan_options {

@@ -398,6 +398,7 @@ static const char *map_fs(struct pctx *c, const char *fs, const char **orig)
 	for (size_t i = 0; i < c->nmap; i++)
 		if (!strcmp(c->map_from[i], fs)) {
 			*orig = c->map_from[i];
+			c->p->fs_mapped = 1;
 			return c->map_to[i];
 		}
 	return fs;

@@ -45,6 +45,15 @@ static double level_of(const char *dir)
 	return 100.0 * (double)(sv.f_blocks - sv.f_bfree) / (double)sv.f_blocks;
 }
 
+/* The bytes free to an unprivileged user, read independently. */
+static double free_of(const char *dir)
+{
+	struct statvfs sv;
+	if (statvfs(dir, &sv) < 0)
+		return NAN;
+	return (double)sv.f_bavail * (double)(sv.f_frsize ? sv.f_frsize : sv.f_bsize);
+}
+
 static int entries(const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -137,6 +146,8 @@ static void test_fill_down_without_filler(void)
 	double level = rec_get(&e.rec, "level", "%");
 	CU_ASSERT(level > 0.001);
 	CU_ASSERT(fabs(level - level_of(tmp)) < 1.0); /* other writers may move it a little */
+	double left = rec_get(&e.rec, "free", "B"), seen = free_of(tmp);
+	CU_ASSERT(left > 0 && fabs(left - seen) < 0.01 * seen + (64 << 20));
 	CU_ASSERT(rec_get(&e.rec, "seconds", "s") >= 0);
 	CU_ASSERT(isnan(rec_get(&e.rec, "rate", "MB/s")));   /* nothing written */
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.rec.notes.buf, "level: no filler left to remove"));
@@ -194,6 +205,8 @@ static void test_run_fill_plan(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(csv, ",1,fill,a,"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(csv, ",level,"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(csv, ",%,"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(csv, ",free,"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(csv, ",B,"));
 	free(csv);
 	sb_reset(&p);
 	sb_addf(&p, "%s/a", tmp);
@@ -350,6 +363,8 @@ static double fill_to(const char *to, double target, int up)
 	if (fabs(level - target) >= 0.1)
 		fprintf(stderr, "\nnotes:\n%s", fx.e.rec.notes.buf);
 	CU_ASSERT_DOUBLE_EQUAL(level, seen, 1e-9);
+	/* Nothing else writes here: free is exactly what statvfs says now. */
+	CU_ASSERT_DOUBLE_EQUAL(rec_get(&fx.e.rec, "free", "B"), free_of(fx.mnt), 0.5);
 	if (up) {
 		CU_ASSERT(level >= target && level - target < 0.1);
 	} else {
@@ -421,6 +436,11 @@ static void test_ext4_past_capacity(void)
 	double level = rec_get(&fx.e.rec, "level", "%");
 	CU_ASSERT(level < 100 && level > 90);
 	CU_ASSERT_DOUBLE_EQUAL(level, level_of(fx.mnt), 1e-9);
+	/* Full for root is beyond full for anyone else: ext4's reserved blocks
+	 * are not in free. */
+	double left = rec_get(&fx.e.rec, "free", "B");
+	CU_ASSERT_DOUBLE_EQUAL(left, free_of(fx.mnt), 0.5);
+	CU_ASSERT(left >= 0 && left < 0.05 * (64 << 20));
 	CU_ASSERT_PTR_NOT_NULL(strstr(fx.e.rec.notes.buf, "full: the volume is full ("));
 	CU_ASSERT(rec_get(&fx.e.rec, "rate", "MB/s") > 0);
 	printf("\n  fill to 100%%: ENOSPC at %.4f%%", level);

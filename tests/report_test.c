@@ -22,6 +22,7 @@
 #include "report_util.h"
 #include "reports/csv.h"
 #include "reports/report.h"
+#include "reports/report_data.h"
 #include "reports/summary.h"
 #include "rig/store.h"
 #include "rig/util/strbuf.h"
@@ -555,6 +556,104 @@ static void test_formats_and_empty(void)
 	sb_release(&err);
 }
 
+/* The run's rdata, read again from its store. */
+static struct rdata *rfx_rdata(const struct rfx *f)
+{
+	struct strbuf p = STRBUF_INIT, err = STRBUF_INIT;
+	sb_addf(&p, "%s/results.db", f->dir);
+	struct store *s = store_open(p.buf, 1, &err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	struct rdata *d = rdata_load(s, &err);
+	CU_ASSERT_PTR_NOT_NULL(d);
+	store_close(s);
+	sb_release(&p);
+	sb_release(&err);
+	return d;
+}
+
+/* report.fs_map of results.json, "(null)" when null, NULL when missing. */
+static char *json_fs_map(const struct rfx *f)
+{
+	struct strbuf p = STRBUF_INIT, why = STRBUF_INIT;
+	sb_addf(&p, "%s/results.json", f->dir);
+	CU_ASSERT_TRUE(validate_file(p.buf, &why));
+	json_object *doc = json_object_from_file(p.buf), *r, *v;
+	char *out = NULL;
+	if (doc && json_object_object_get_ex(doc, "report", &r) &&
+	    json_object_object_get_ex(r, "fs_map", &v))
+		out = xstrdup(v ? json_object_get_string(v) : "(null)");
+	json_object_put(doc);
+	sb_release(&p);
+	sb_release(&why);
+	return out;
+}
+
+#define MAC_OPTIONS "{\"platform\":\"linux\",\"fs_map\":\"apfs=ext4,hfs+=xfs\",\"image_size\":0," \
+	"\"allow\":0,\"force\":false,\"cwd\":\"/tmp\"}"
+#define MAPPED "File systems were mapped by <code>--fs-map apfs=ext4,hfs+=xfs</code>"
+
+static void test_fs_map(void)
+{
+	/* A macOS plan rehearsed on a Linux disk: read as it was run, with its
+	 * baseline, the mapping said once. */
+	struct fx_opts o = { .reps = 2, .mac_plan = 1, .options_json = MAC_OPTIONS };
+	struct rfx f;
+	rfx_open(&f, &o);
+	struct rdata *d = rfx_rdata(&f);
+	CU_ASSERT_PTR_NULL(d->plan_problem);
+	CU_ASSERT_PTR_NOT_NULL(d->plan);
+	CU_ASSERT_TRUE(d->fs_map && !strcmp(d->fs_map, "apfs=ext4,hfs+=xfs"));
+	CU_ASSERT_TRUE(d->baseline && !strcmp(d->baseline, "ext4"));
+	CU_ASSERT_EQUAL(d->base_kind, RD_BASE_VOLUME);
+	rdata_free(d);
+	char *h = rfx_file(&f, "report.html"), *j = json_fs_map(&f);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	CU_ASSERT_EQUAL(count(h, MAPPED), 1);
+	CU_ASSERT_EQUAL(count(h, "does not validate"), 0);
+	CU_ASSERT_TRUE(j && !strcmp(j, "apfs=ext4,hfs+=xfs"));
+	free(h);
+	free(j);
+	rfx_close(&f);
+
+	/* The same run in a store without its options (rig 0.1): the plan does
+	 * not validate (its first error is named, not a warning before it), and
+	 * the report does what its banner says: defaults, so no results.json. */
+	o.options_json = NULL;
+	rfx_open(&f, &o);
+	d = rfx_rdata(&f);
+	CU_ASSERT_TRUE(d->plan_problem && strstr(d->plan_problem, "invalid device '/dev/sdb' for macos"));
+	CU_ASSERT_PTR_NULL(d->plan);
+	CU_ASSERT_PTR_NULL(d->fs_map);
+	CU_ASSERT_PTR_NULL(d->baseline);
+	CU_ASSERT_EQUAL(d->base_kind, RD_BASE_NONE);
+	rdata_free(d);
+	h = rfx_file(&f, "report.html");
+	j = rfx_file(&f, "results.json");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	CU_ASSERT_EQUAL(count(h, "File systems were mapped"), 0);
+	CU_ASSERT_EQUAL(count(h, "does not validate"), 1);
+	CU_ASSERT_PTR_NULL(j);
+	free(h);
+	free(j);
+	rfx_close(&f);
+
+	/* A Linux plan given the same --fs-map: nothing was mapped, nothing said
+	 * (results.json has null). */
+	struct fx_opts l = { .reps = 2, .options_json = MAC_OPTIONS };
+	rfx_open(&f, &l);
+	d = rfx_rdata(&f);
+	CU_ASSERT_PTR_NULL(d->plan_problem);
+	CU_ASSERT_PTR_NULL(d->fs_map);
+	rdata_free(d);
+	h = rfx_file(&f, "report.html");
+	j = json_fs_map(&f);
+	CU_ASSERT_TRUE(h && count(h, "File systems were mapped") == 0);
+	CU_ASSERT_TRUE(j && !strcmp(j, "(null)"));
+	free(h);
+	free(j);
+	rfx_close(&f);
+}
+
 /* The shortest-form search as the contract states it: each precision
  * printed and parsed back. */
 static void reference_double(struct strbuf *sb, double v)
@@ -695,6 +794,7 @@ void register_report_tests(void)
 	test_add(s, "report.html with layouts, baseline, cycle, sweep, file sets", test_html_layouts);
 	test_add(s, "report.html for a failed dirs run with one repetition", test_html_dirs_one_rep_failed);
 	test_add(s, "formats: csv only; a run without cells", test_formats_and_empty);
+	test_add(s, "a plan run with --fs-map is read as run, the mapping said once", test_fs_map);
 	test_add(s, "numbers: the fast shortest form equals the printf-and-strtod search",
 		 test_double_format);
 	test_add(s, "results.csv and files.csv from memory equal reports/csv.c's from SQL",

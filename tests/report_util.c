@@ -35,12 +35,19 @@ static void plan_text(struct strbuf *p, const struct fx_opts *o)
 	if (o->dirs)
 		sb_adds(p, "target:\n  dirs: [/tmp/rig-report-test/a, /tmp/rig-report-test/b]\n"
 			   "  names: [ext4, xfs]\n");
+	else if (o->mac_plan)
+		sb_adds(p, "target:\n  disk: { device: /dev/sdb, confirm: \"Test Disk\" }\n");
 	else
-		sb_adds(p, "target:\n  image: { path: /var/tmp/rig-report-test.img, size: 2G }\n"
-			   "layouts:\n  - name: ext4-first\n    partitions:\n"
-			   "      - { name: ext4, fs: ext4, size: 50% }\n      - { name: xfs, fs: xfs, size: rest }\n"
+		sb_adds(p, "target:\n  image: { path: /var/tmp/rig-report-test.img, size: 2G }\n");
+	/* The volumes are named after the file systems made; a macOS plan
+	 * asks for apfs and hfs+, which --fs-map turns into those. */
+	const char *a = o->mac_plan ? "apfs" : "ext4", *b = o->mac_plan ? "hfs+" : "xfs";
+	if (!o->dirs)
+		sb_addf(p, "layouts:\n  - name: ext4-first\n    partitions:\n"
+			   "      - { name: ext4, fs: %s, size: 50%% }\n      - { name: xfs, fs: %s, size: rest }\n"
 			   "  - name: xfs-first\n    partitions:\n"
-			   "      - { name: xfs, fs: xfs, size: 50% }\n      - { name: ext4, fs: ext4, size: rest }\n");
+			   "      - { name: xfs, fs: %s, size: 50%% }\n      - { name: ext4, fs: %s, size: rest }\n",
+			a, b, b, a);
 	sb_addf(p, "repeat: %d\nsteps:\n  - write: { files: 4, sizes: 1M..8M }\n  - read: {}\n"
 		   "  - cycle:\n      times: 3\n      steps:\n        - null: { value: 2 }\n"
 		   "  - sweep:\n      level: [10%%, 50%%, 90%%]\n      steps:\n        - null: { value: 3 }\n"
@@ -66,7 +73,7 @@ int rfx_make_store(const char *dir, const struct fx_opts *o)
 			       .seed = 42, .rig_version = "0.0.0-test",
 			       .host = o->host ? o->host : "testhost", .os = "Linux 6.1.0 x86_64",
 			       .started_utc = "2024-01-02T03:04:05Z", .platform = "linux",
-			       .argv = "rig run plan.yaml" };
+			       .argv = "rig run plan.yaml", .options_json = o->options_json };
 	store_begin_run(s, &r, &err);
 	store_add_note(s, 0, "cpu", "Test CPU @ 3.0 GHz (8 cores)", &err);
 	store_add_note(s, 0, "memory_bytes", "17179869184", &err);

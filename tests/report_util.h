@@ -20,6 +20,9 @@ struct fx_opts {
 	int sweep_files;   /* the sweep's cells record four files each too: a
 			    * per-file figure of 12 series (3 values x 2
 			    * volumes x 2 layouts); the values are unchanged */
+	int mac_plan;      /* layouts of apfs and hfs+ on the Linux disk /dev/sdb: the plan
+	                    * validates only as run with --fs-map apfs=ext4,hfs+=xfs */
+	const char *options_json; /* run.options_json verbatim; NULL: none (schema 1) */
 };
 
 /* Create dir/results.db (dir must exist) as described; returns 0. */

@@ -47,8 +47,12 @@
  * Timing: `seconds` from the first statvfs to the fsync of the fill folder
  * after the last file (payload made before); `rate` = filler bytes written
  * / seconds (10^6 bytes per second), only when some were written; `level`
- * at the end. Every filler file is also a per-file sample (files.csv), so
- * the write rate can be read against the level it was written at.
+ * at the end, and `free` from the same statvfs: f_bavail * f_frsize, the
+ * bytes a user without privileges could still write (what a fill sweep is
+ * read against: ext4's blocks reserved for root count as free in `level`
+ * but are not in `free`). Every filler file is also a per-file sample
+ * (files.csv), so the write rate can be read against the level it was
+ * written at.
  *
  * The filler is per-volume state (*ctx->volstate: the files, newest last);
  * release_state, which the runner calls when the layout is torn down,
@@ -123,6 +127,7 @@ static const struct rig_metric fill_metrics[] = {
 	{ "seconds", "s", "time to write (or remove) filler" },
 	{ "rate", "MB/s", "filler bytes written per second" },
 	{ "level", "%", "used space reached" },
+	{ "free", "B", "space left for an unprivileged user: f_bavail * f_frsize from statvfs" },
 	{ NULL, NULL, NULL },
 };
 
@@ -229,6 +234,7 @@ static void fill_release(void *state)
 struct level {
 	uint64_t blocks;  /* f_blocks */
 	uint64_t used;    /* f_blocks - f_bfree */
+	uint64_t avail;   /* f_bavail: free to unprivileged users */
 	uint64_t frsize;
 };
 
@@ -247,6 +253,7 @@ static int get_level(const char *dir, struct level *lv, struct strbuf *err)
 	}
 	lv->blocks = sv.f_blocks;
 	lv->used = sv.f_bfree < sv.f_blocks ? sv.f_blocks - sv.f_bfree : 0;
+	lv->avail = sv.f_bavail;
 	lv->frsize = sv.f_frsize ? sv.f_frsize : sv.f_bsize;
 	return 0;
 }
@@ -635,6 +642,7 @@ static int fill_run(struct rig_ctx *ctx, const void *a)
 	if (bytes && secs > 0)
 		metric(ctx, "rate", (double)bytes / secs / 1e6, "MB/s");
 	metric(ctx, "level", level_pct(&lv), "%");
+	metric(ctx, "free", (double)lv.avail * (double)lv.frsize, "B");
 	sb_release(&v);
 	return 0;
 }
@@ -822,7 +830,9 @@ const struct rig_module rig_module_fill = {
 		"sized from what is still missing, so the level lands within a few blocks. A "
 		"lower `to` removes filler, newest first (the last file truncated to fit). "
 		"Running out of space first is a result, not an error: the level reached is "
-		"recorded with a note. Filler is removed when the layout is torn down.",
+		"recorded with a note. Beside the level it records `free`, the bytes still "
+		"available to an unprivileged user (f_bavail * f_frsize). Filler is removed "
+		"when the layout is torn down.",
 	.kind = MOD_WRITES,
 	.params = fill_params,
 	.args_size = sizeof(struct fill_args),
