@@ -9,7 +9,13 @@
  * block device with a known profile, which rig must recover.
  *
  *   fuse-hdd --backing=FILE --size=SIZE [--outer=MB/s] [--inner=MB/s]
- *            [--seek-ms=MS] MOUNTPOINT [-f] [-o opts]
+ *            [--seek-ms=MS] [--wear=MS] MOUNTPOINT [-f] [-o opts]
+ *
+ * --wear=MS makes a disk that slows as it is rewritten: every MiB written
+ * adds MS milliseconds to every later request. It stands for what churn
+ * does to a fragmenting file system on a real disk (more, and longer,
+ * seeks for the same work), moved into the device so that a test knows
+ * the rate at which a volume ages.
  *
  * SIZE takes K, M, G suffixes (powers of two); rates are MB/s (10^6 bytes
  * per second). The data lives in FILE (made sparse, SIZE bytes); reads and
@@ -54,6 +60,8 @@ struct hdd {
 	uint64_t size;
 	double outer, inner; /* bytes per second */
 	uint64_t seek_ns;
+	double wear_ns_per_byte; /* --wear: added to the seek cost per byte written */
+	double worn_ns;          /* the seek cost added so far */
 	int fd;
 	pthread_mutex_t mu;
 	uint64_t busy_until; /* CLOCK_MONOTONIC ns */
@@ -81,7 +89,7 @@ static double rate_at(double offset)
 }
 
 /* Account for one request on the virtual clock; wait until it is done. */
-static void model_wait(uint64_t off, size_t len)
+static void model_wait(uint64_t off, size_t len, int write)
 {
 	pthread_mutex_lock(&hdd.mu);
 	uint64_t now = now_ns();
@@ -95,6 +103,9 @@ static void model_wait(uint64_t off, size_t len)
 	uint64_t dist = off > hdd.last_end ? off - hdd.last_end : hdd.last_end - off;
 	if (hdd.seek_ns && dist > SEEK_FREE)
 		cost += (double)hdd.seek_ns;
+	cost += hdd.worn_ns;
+	if (write)
+		hdd.worn_ns += hdd.wear_ns_per_byte * (double)len;
 	hdd.busy_until = start + (uint64_t)cost;
 	hdd.last_end = off + len;
 	uint64_t until = hdd.busy_until;
@@ -167,7 +178,7 @@ static int hdd_read(const char *path, char *buf, size_t size, off_t off,
 		}
 		done += (size_t)n;
 	}
-	model_wait((uint64_t)off, size);
+	model_wait((uint64_t)off, size, 0);
 	return (int)size;
 }
 
@@ -189,7 +200,7 @@ static int hdd_write(const char *path, const char *buf, size_t size, off_t off,
 			return -errno;
 		done += (size_t)n;
 	}
-	model_wait((uint64_t)off, size);
+	model_wait((uint64_t)off, size, 1);
 	return (int)size;
 }
 
@@ -266,7 +277,7 @@ static int parse_rate(const char *s, double *out)
 	return 0;
 }
 
-enum { KEY_BACKING, KEY_SIZE, KEY_OUTER, KEY_INNER, KEY_SEEK, KEY_HELP };
+enum { KEY_BACKING, KEY_SIZE, KEY_OUTER, KEY_INNER, KEY_SEEK, KEY_WEAR, KEY_HELP };
 
 static const struct fuse_opt hdd_opts[] = {
 	FUSE_OPT_KEY("--backing=", KEY_BACKING),
@@ -274,6 +285,7 @@ static const struct fuse_opt hdd_opts[] = {
 	FUSE_OPT_KEY("--outer=", KEY_OUTER),
 	FUSE_OPT_KEY("--inner=", KEY_INNER),
 	FUSE_OPT_KEY("--seek-ms=", KEY_SEEK),
+	FUSE_OPT_KEY("--wear=", KEY_WEAR),
 	FUSE_OPT_KEY("--help", KEY_HELP),
 	FUSE_OPT_KEY("-h", KEY_HELP),
 	FUSE_OPT_END,
@@ -310,9 +322,17 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outa
 		}
 		hdd.seek_ns = (uint64_t)(ms * 1e6);
 		return 0;
+	case KEY_WEAR:
+		ms = strtod(v, &end);
+		if (end == v || *end || ms < 0) {
+			fprintf(stderr, "fuse-hdd: --wear takes milliseconds per MiB written, not '%s'\n", v);
+			exit(2);
+		}
+		hdd.wear_ns_per_byte = ms * 1e6 / (1 << 20);
+		return 0;
 	case KEY_HELP:
 		fprintf(stderr, "usage: fuse-hdd --backing=FILE --size=SIZE [--outer=MB/s] "
-				"[--inner=MB/s] [--seek-ms=MS] MOUNTPOINT [-f] [-o opts]\n");
+				"[--inner=MB/s] [--seek-ms=MS] [--wear=MS] MOUNTPOINT [-f] [-o opts]\n");
 		exit(0);
 	default:
 		return 1; /* FUSE's own options and the mount point */
