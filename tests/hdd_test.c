@@ -441,6 +441,8 @@ static void test_halves_one_fs(void)
 	char *html = test_read_file(p.buf, NULL);
 	CU_ASSERT_PTR_NOT_NULL(html && strstr(html, "follows position, not the volume"));
 	CU_ASSERT_PTR_NULL(html ? strstr(html, "does not validate") : NULL);
+	const char *m = html ? strstr(html, "mapped by <code>--fs-map apfs=ext4,hfs+=ext4") : NULL;
+	CU_ASSERT_TRUE(m && !strstr(m + 1, "mapped by <code>--fs-map"));
 	free(html);
 	sb_release(&p);
 	printf("\n");
