@@ -297,8 +297,8 @@ static void sort_by_sweep(const struct rdata *d, size_t *gi, size_t n)
 static void add_level(struct strbuf *sb, const struct rd_group *g)
 {
 	if (!isnan(g->reached)) {
-		fnd_add_value(sb, g->reached, "%");
-		sb_addf(sb, " reached (asked %s)", g->sweep_value);
+		/* two decimals: 98.3% reached reads wrong as "98%" */
+		sb_addf(sb, "%.2f%% reached (asked %s)", g->reached, g->sweep_value);
 	} else {
 		sb_adds(sb, g->sweep_value);
 	}
@@ -367,9 +367,10 @@ void fnd_sweeps(struct fctx *c, uint32_t ti)
 		} else {
 			const struct rd_group *last = &d->groups[s[k].gi[s[k].n - 1]];
 			if (isnan(first->s.ci_low))
-				sb_addf(&c->sb, "%s: one sample per %s, so no interval: no onset can be "
-						"established (run the plan with repeat: 3 or more); ",
-					c->tmp.buf, var);
+				sb_addf(&c->sb, "%s: %s at the first %s (%s), so no interval: no onset "
+						"can be established (run the plan with repeat: 3 or more); ",
+					c->tmp.buf, first->s.n ? "one sample" : "no sample", var,
+					first->sweep_value);
 			else
 				sb_addf(&c->sb, "%s: no %s up to %s is clearly %s than the first (%s); ",
 					c->tmp.buf, var, last->sweep_value, better > 0 ? "lower" : "higher",
