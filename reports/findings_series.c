@@ -367,8 +367,8 @@ void fnd_sweeps(struct fctx *c, uint32_t ti)
 		} else {
 			const struct rd_group *last = &d->groups[s[k].gi[s[k].n - 1]];
 			if (isnan(first->s.ci_low))
-				sb_addf(&c->sb, "%s: %s at the first %s (%s), so no interval: no onset "
-						"can be established (run the plan with repeat: 3 or more); ",
+				sb_addf(&c->sb, "%s: %s at the first %s (%s), so no interval there: no "
+						"onset can be established; ",
 					c->tmp.buf, first->s.n ? "one sample" : "no sample", var,
 					first->sweep_value);
 			else
