@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "provision_util.h"
 #include "report_util.h"
 #include "reports/findings.h"
 #include "reports/report.h"
@@ -498,83 +497,6 @@ static void test_difference_and_csv(void)
 	free(dir);
 }
 
-/* --- end to end: a fill sweep on a real image --- */
-
-/*
- * configs/fill-levels.yaml scaled down to a 96 MiB ext4 image: the fill
- * asked for 99% stops where the volume is full, and the report names the
- * level reached, not the one asked, in its onset row and its table.
- */
-static void test_fill_sweep_end_to_end(void)
-{
-	char *tmp = test_tmpdir();
-	struct strbuf img = STRBUF_INIT, out = STRBUF_INIT, plan = STRBUF_INIT;
-	sb_addf(&img, "image: { path: %s/fill.img, size: 96M }", tmp);
-	sb_addf(&out, "%s/run", tmp);
-	const char *pairs[] = {
-		"image: { path: /var/tmp/rig-fill.dmg, size: 40G }", img.buf,
-		"fs: hfs+", "fs: ext4",
-		"level: [90%, 91%, 92%, 93%, 94%, 95%, 96%, 97%, 98%, 99%]", "level: [50%, 99%]",
-		"write: { files: 3, size: 100M }", "write: { files: 2, size: 1M }",
-		"span: 100M, time: 5s }\n        - randwrite: { block: 4K, qd: 32, span: 100M, time: 5s }",
-		"span: 2M, time: 300ms }",
-		"steps:\n", "repeat: 2\nsteps:\n",
-		NULL, NULL,
-	};
-	char *text = pt_config("fill-levels", pairs);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
-	sb_addf(&plan, "%s/plan.yaml", tmp);
-	test_write_file(plan.buf, text);
-	free(text);
-	const char *args[] = { "run", "-q", "-o", out.buf, plan.buf, NULL };
-	char *o = NULL;
-	int rc = test_run_rig(args, &o);
-	CU_ASSERT_EQUAL(rc, 0);
-	if (rc)
-		fprintf(stderr, "\n%s\n", o);
-	free(o);
-	char *reached = pt_run_query(out.buf, "SELECT round(avg(s.value), 2) FROM samples s JOIN cells c "
-					      "ON c.seq = s.seq WHERE s.metric = 'level' AND c.sweep_value = '99%'");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(reached);
-	double lv = atof(reached);
-	CU_ASSERT_TRUE(lv > 90 && lv < 99.5);
-	struct strbuf p = STRBUF_INIT, want = STRBUF_INIT;
-	sb_addf(&p, "%s/findings.csv", out.buf);
-	char *csv = test_read_file(p.buf, NULL);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
-	/* the write step's onset row names 99% by the level it reached */
-	sb_addf(&want, "reached (asked 99%%)");
-	char ***rows = NULL;
-	const char *sentence = NULL;
-	CU_ASSERT_EQUAL_FATAL(rfx_csv_parse(csv, &rows), 0);
-	for (size_t r = 1; rows[r]; r++)
-		if (!strcmp(rows[r][0], "1.sweep.2") && !strcmp(rows[r][2], "onset") &&
-		    !strcmp(rows[r][3], "Work: onset against level 50%"))
-			sentence = rows[r][11];
-	CU_ASSERT_PTR_NOT_NULL(sentence);
-	CU_ASSERT_PTR_NOT_NULL(sentence ? strstr(sentence, want.buf) : NULL);
-	printf("\n  level reached when 99%% was asked: %s%%; %s", reached,
-	       sentence ? sentence : "(no onset row)");
-	rfx_csv_free(rows);
-	free(csv);
-	sb_reset(&p);
-	sb_addf(&p, "%s/report.html", out.buf);
-	char *html = test_read_file(p.buf, NULL);
-	CU_ASSERT_TRUE(html && strstr(html, "<th class=\"num\">reached</th>"));
-	free(html);
-	free(reached);
-	struct strbuf left = STRBUF_INIT;
-	CU_ASSERT_EQUAL(pt_leftovers(tmp, &left), 0);
-	sb_release(&left);
-	sb_release(&p);
-	sb_release(&want);
-	sb_release(&img);
-	sb_release(&out);
-	sb_release(&plan);
-	test_rmtree(tmp);
-	free(tmp);
-}
-
 void register_findings_tests(void)
 {
 	CU_pSuite s = test_suite("findings: the design recognised, rows from the models");
@@ -588,14 +510,4 @@ void register_findings_tests(void)
 	test_add(s, "sweep: onset at the level reached", test_sweep_onset);
 	test_add(s, "sweep with one repetition: no onset claimed", test_sweep_one_rep);
 	test_add(s, "dirs: plain differences; findings.csv", test_difference_and_csv);
-
-	CU_pSuite r = test_suite("findings end to end: a fill sweep on an ext4 image");
-	if (!test_require_root(r, "loop devices"))
-		return;
-	if (!pt_have_tools()) {
-		printf("SKIPPED suite '%s': needs the provisioning tools\n", r->pName);
-		CU_set_suite_active(r, CU_FALSE);
-		return;
-	}
-	test_add(r, "the onset row names the level reached", test_fill_sweep_end_to_end);
 }

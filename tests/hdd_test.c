@@ -452,6 +452,67 @@ static void test_halves_one_fs(void)
 }
 
 /*
+ * configs/fill-levels.yaml scaled down: the fill asked for 99% stops where
+ * the volume is full, and the report names the level reached, not the one
+ * asked, in its onset rows and its tables.
+ */
+static void test_fill_sweep(void)
+{
+	struct hdd h;
+	if (hdd_start(&h, "256M", 256ull << 20, 100e6, 50e6, NULL, NULL) < 0) {
+		CU_FAIL("cannot start the synthetic disk");
+		hdd_stop(&h);
+		return;
+	}
+	struct strbuf disk = STRBUF_INIT, run = STRBUF_INIT;
+	sb_addf(&disk, "disk:\n    device: %s\n    confirm: \"%s\"", h.loop, h.disk.buf);
+	const char *pairs[] = {
+		"image: { path: /var/tmp/rig-fill.dmg, size: 40G }", disk.buf,
+		"level: [90%, 91%, 92%, 93%, 94%, 95%, 96%, 97%, 98%, 99%]", "level: [90%, 95%, 99%]",
+		"write: { files: 3, size: 100M }", "write: { files: 3, size: 2M }",
+		"span: 100M, time: 5s }\n        - randwrite: { block: 4K, qd: 32, span: 100M, time: 5s }",
+		"span: 4M, time: 300ms }",
+		"steps:\n", "repeat: 2\nsteps:\n",
+		NULL, NULL,
+	};
+	CU_ASSERT_EQUAL(run_plan_mapped(&h, "fill-levels", pairs, "fill", &run, "hfs+=ext4"), 0);
+	char *reached = pt_run_query(run.buf, "SELECT printf('%.2f', avg(s.value)) FROM samples s JOIN "
+					      "cells c ON c.seq = s.seq WHERE s.metric = 'level' AND "
+					      "c.sweep_value = '99%'");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(reached);
+	double lv = atof(reached);
+	CU_ASSERT_TRUE(lv > 90 && lv < 99.5);
+	/* the write step's onset row names 99% by the level it reached */
+	struct strbuf want = STRBUF_INIT, p = STRBUF_INIT;
+	sb_addf(&want, "%s%% reached (asked 99%%)", reached);
+	sb_addf(&p, "%s/findings.csv", run.buf);
+	char *csv = test_read_file(p.buf, NULL);
+	char ***rows = NULL;
+	const char *sentence = NULL;
+	CU_ASSERT_TRUE_FATAL(csv && rfx_csv_parse(csv, &rows) == 0);
+	for (size_t r = 1; rows[r]; r++)
+		if (!strcmp(rows[r][0], "1.sweep.2") && !strcmp(rows[r][2], "onset") &&
+		    !strcmp(rows[r][3], "Work: onset against level 90%"))
+			sentence = rows[r][11];
+	CU_ASSERT_PTR_NOT_NULL(sentence && strstr(sentence, want.buf));
+	printf("\n  level reached when 99%% was asked: %s%%; findings.csv: %s\n", reached,
+	       sentence ? sentence : "(no onset row)");
+	rfx_csv_free(rows);
+	free(csv);
+	sb_reset(&p);
+	sb_addf(&p, "%s/report.html", run.buf);
+	char *html = test_read_file(p.buf, NULL);
+	CU_ASSERT_TRUE(html && strstr(html, "<th class=\"num\">reached</th>"));
+	free(html);
+	free(reached);
+	sb_release(&want);
+	sb_release(&p);
+	sb_release(&disk);
+	sb_release(&run);
+	hdd_stop(&h);
+}
+
+/*
  * configs/enumeration-churn.yaml scaled down on a disk that ages as it is
  * rewritten (--wear: each MiB written adds to the seek cost), so that
  * enumeration after each churn is slower by a known mechanism: the report
@@ -577,6 +638,7 @@ void register_hdd_tests(void)
 		 test_halves_follow_position);
 	test_add(s, "APFS/HFS halves rehearsed as ext4 on both: position, not volume",
 		 test_halves_one_fs);
+	test_add(s, "a fill sweep: onsets named by the level reached", test_fill_sweep);
 	test_add(s, "enumeration through churn on an ageing disk: seconds rise per cycle",
 		 test_churn_slows);
 }
