@@ -457,8 +457,8 @@ static void test_devices(void)
 	setenv("RIG_FAKE_MACOS_FIXTURES", fx.buf, 1);
 	CU_ASSERT_EQUAL(pt_rig(bin, args, &out), 0);
 	static const char *const want2[] = {
-		"disk0           476.9 GiB  solid state   model INTEL SSDPEKNW512G8, serial -, "
-		"internal, PCI-Express, Physical\n",
+		("disk0           476.9 GiB  solid state   model INTEL SSDPEKNW512G8, serial -, "
+		 "internal, PCI-Express, Physical\n"),
 		/* disk0s2 is not in the replay: its disk is taken from its name */
 		"whose physical store disk0s2 is on disk0 (by its name: ",
 		"rig refuses it: disk1: Could not find disk: /Volumes/SMB (rule exists)\n",
