@@ -20,10 +20,13 @@ BUILD    ?= build
 CC       ?= cc
 VERSION  := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 
+# The macOS build's defines, also used by check-macos (compiled from Linux).
+MACOS_DEFS := -D_DARWIN_C_SOURCE
+
 UNAME_S  := $(shell uname -s)
 ifeq ($(UNAME_S),Darwin)
 PLATFORM := macos
-PLATFORM_DEFS := -D_DARWIN_C_SOURCE
+PLATFORM_DEFS := $(MACOS_DEFS)
 # Homebrew's sqlite and openssl are keg-only: point pkg-config at them.
 BREW := $(shell brew --prefix 2>/dev/null)
 export PKG_CONFIG_PATH := $(BREW)/opt/sqlite/lib/pkgconfig:$(BREW)/opt/openssl@3/lib/pkgconfig:$(PKG_CONFIG_PATH)
@@ -117,7 +120,7 @@ $(BUILD)/san/obj/%.o: %.c
 	$(CC) $(BASE_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
 
 # The tests run the sanitized rig binary too (end-to-end suites).
-check test: lint portable $(BUILD)/san/rig $(BUILD)/san/rig-tests $(TOOLS)
+check test: lint portable check-macos $(BUILD)/san/rig $(BUILD)/san/rig-tests $(TOOLS)
 	RIG_BIN=$(abspath $(BUILD)/san/rig) RIG_SRC=$(CURDIR) RIG_TEST_ONLY=$(SUITES) \
 	RIG_FUSE_HDD=$(if $(TOOLS),$(abspath $(TOOLS))) \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
@@ -298,3 +301,76 @@ valgrind: $(BUILD)/vg/rig $(BUILD)/san/rig-tests $(TOOLS)
 	sh tests/valgrind/check-logs $(BUILD)/vg/logs
 endif
 # ---- end of fuzzing and valgrind block ------------------------------------
+
+# ---- macOS compile check (issue #16) --------------------------------------
+# Kept in one block so that other changes to this Makefile merge cleanly.
+#
+#   make check-macos    compiles the macOS build's sources (platform/macos*.c
+#                       in place of platform/linux*.c, MACOS_DEFS), rig/main.c,
+#                       the tests and the fuzz harnesses for aarch64-macos and
+#                       x86_64-macos, with WARN (-Werror); part of make check.
+#
+# From Linux, with Zig's clang (`zig cc`) and the macOS 13 libc headers Zig
+# bundles (-target ...-macos.13.0: Zig 0.11's newest; its default is 11).
+# It compiles only (-c): there are no macOS libraries to link. The
+# libraries' headers come from the Linux dev packages, copied by
+# scripts/macos-headers into $(BUILD)/macos/include, a folder of their own
+# (the host's include path would put glibc in front of Apple's headers).
+# ./setup unpacks Zig from the npm registry into .cache/zig (x86_64 Linux);
+# a zig on PATH, or ZIG=..., serves as well. On a Mac the native build
+# compiles these sources, and the check is skipped.
+ZIG           ?= $(firstword $(wildcard $(CURDIR)/.cache/zig/zig) $(shell command -v zig 2>/dev/null))
+MACOS_ARCHS   := aarch64 x86_64
+MACOS_INC     := $(BUILD)/macos/include
+MACOS_HEADERS := yaml.h sqlite3.h json-c cairo libpng16 plist openssl CUnit
+MACOS_SRC     := $(filter-out platform/%,$(LIB_SRC)) $(wildcard platform/macos*.c) rig/main.c
+MACOS_ALL_SRC := $(MACOS_SRC) $(TEST_SRC) $(wildcard fuzz/*_fuzz.c)
+MACOS_OBJ     := $(foreach a,$(MACOS_ARCHS),$(call objs,$(BUILD)/macos/$(a),$(MACOS_ALL_SRC)))
+# The folders pkg-config would name (-I.../cairo for <cairo.h>, and so on).
+# zig cc builds -O0 with UBSan traps by default: they only slow this down.
+MACOS_CFLAGS  := -std=c11 $(MACOS_DEFS) -DRIG_VERSION='"$(VERSION)"' -DRIG_PLATFORM='"macos"' \
+                 -I. -I$(MACOS_INC) -I$(MACOS_INC)/json-c -I$(MACOS_INC)/cairo \
+                 -I$(MACOS_INC)/libpng16 $(WARN) $(PLIST_DEFS) -MMD -MP -O0 -fno-sanitize=undefined
+# Zig's caches stay in the build tree.
+MACOS_ZIG_CC  := ZIG_GLOBAL_CACHE_DIR=$(abspath $(BUILD)/macos/zig-cache) \
+                 ZIG_LOCAL_CACHE_DIR=$(abspath $(BUILD)/macos/zig-cache) $(ZIG) cc
+
+# make check runs it right after lint and portable (the check rule above).
+.PHONY: check-macos
+
+# Copied again when the list may have changed; cp -p keeps the files' times,
+# so the objects (which depend on them through -MMD) are not rebuilt for it.
+$(MACOS_INC)/.copied: scripts/macos-headers Makefile
+	CC=$(CC) sh scripts/macos-headers $(MACOS_INC) $(MACOS_HEADERS)
+	@touch $@
+
+# One rule per architecture: $(1) is aarch64 or x86_64. A short line per
+# file (the flags are MACOS_CFLAGS; make V=1 prints the whole command).
+define macos_rules
+$(BUILD)/macos/$(1)/obj/%.o: %.c | $(MACOS_INC)/.copied
+	@mkdir -p $$(dir $$@)
+	@$(if $(V),:,echo "  zig cc -target $(1)-macos.13.0 $$<")
+	$(if $(V),,@)$(MACOS_ZIG_CC) -target $(1)-macos.13.0 $(MACOS_CFLAGS) -c -o $$@ $$<
+
+$(BUILD)/macos/$(1)/obj/tests/%.o: tests/%.c $(BUILD)/san/suites.inc | $(MACOS_INC)/.copied
+	@mkdir -p $$(dir $$@)
+	@$(if $(V),:,echo "  zig cc -target $(1)-macos.13.0 $$<")
+	$(if $(V),,@)$(MACOS_ZIG_CC) -target $(1)-macos.13.0 $(MACOS_CFLAGS) -Wno-missing-prototypes \
+		-I$(BUILD)/san -c -o $$@ $$<
+endef
+$(foreach a,$(MACOS_ARCHS),$(eval $(call macos_rules,$(a))))
+
+ifeq ($(PLATFORM),macos)
+check-macos:
+	@echo "check-macos: skipped on macOS (a cross check from Linux; the native build compiles these sources)"
+else ifneq ($(ZIG),)
+check-macos: $(MACOS_OBJ)
+	@echo "check-macos: $(words $(MACOS_ALL_SRC)) sources compile for aarch64-macos and x86_64-macos with -Werror"
+else ifeq ($(shell uname -m),x86_64)
+check-macos:
+	@echo "check-macos: no zig: run ./setup (it unpacks Zig into .cache/zig)"; exit 1
+else
+check-macos:
+	@echo "check-macos: skipped: ./setup has no Zig for $(shell uname -m) (give ZIG=path/to/zig)"
+endif
+# ---- end of macOS compile check block -------------------------------------
