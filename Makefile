@@ -8,6 +8,9 @@
 #   make install      PREFIX=/usr/local: binary, configs, man page
 #   make lint         the style checks alone (banned functions, no shell strings)
 #   make portable     provision/*.c compiles as ISO C11 -pedantic with POSIX alone
+#   make check-macos  the macOS build compiles for aarch64- and x86_64-macos with
+#                     -Werror, from Linux with Zig's clang (part of make check;
+#                     ./setup gets Zig; skipped on a Mac; block at the end)
 #   make bench        (root) rig against fio, tar and du on loop devices; prints ratios
 #   make tools        test tools: build/tools/fuse-hdd, the synthetic hard disk (Linux)
 #
