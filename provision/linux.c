@@ -2,6 +2,8 @@
  * The Linux backend: image and disk targets. For each layout, from scratch:
  *
  *   image  create the file (sparse), `losetup --find --show --direct-io=on`
+ *   both   `partx --delete` when the kernel knows partitions of the disk
+ *          (whatever made them: another plan, another tool, a crash)
  *   disk   check it against the safety rules again, `sgdisk --zap-all`
  *   both   `sgdisk --clear --new... --change-name...` (sectors from
  *          linux_gpt.c, a disk GUID that marks the table as rig's),
@@ -73,9 +75,22 @@ static void disk_guid(struct strbuf *sb, const char *run_id, size_t li)
 		(unsigned long long)(h2 & 0xffffffffffffull));
 }
 
+static int has_partitions(const struct lx *s);
+
 static int partition(struct provision_ctx *ctx, struct lx *s, size_t li)
 {
 	const struct plan_layout *l = &ctx->plan->layouts[li];
+	/* The kernel's partitions go first, whatever made them (another plan,
+	 * another tool, an interrupted run): `partx --update` cannot move a
+	 * partition over one that stays, so ten stale partitions kept the
+	 * halves' first one from appearing. */
+	if (has_partitions(s)) {
+		const char *del[] = { "partx", "--delete", s->disk, NULL };
+		int rc = lx_run(ctx, del, NULL);
+		s->parts_added = 0;
+		if (rc < 0 || lx_cancelled(ctx))
+			return rc < 0 ? rc : -EINTR;
+	}
 	if (!s->is_image) {
 		const char *zap[] = { "sgdisk", "--zap-all", s->disk, NULL };
 		int rc = lx_run_destructive(ctx, s, zap);
