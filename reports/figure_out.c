@@ -17,27 +17,6 @@
 #include "rig/util/strbuf.h"
 #include "rig/util/xalloc.h"
 
-/*
- * fontconfig, which cairo uses to find fonts, loses a few hundred bytes on
- * its first use (libfontconfig's own allocations, unreachable at exit).
- * rig's sanitized builds check for leaks at exit; this hook, which
- * LeakSanitizer calls when it is linked in and nothing else ever does,
- * names that one library so a leak of rig's own still fails the tests.
- */
-const char *__lsan_default_suppressions(void);
-const char *__lsan_default_suppressions(void)
-{
-	return "leak:libfontconfig.so\n";
-}
-
-/* ...and quietly: the list of suppressions used would end every run's
- * output. */
-const char *__lsan_default_options(void);
-const char *__lsan_default_options(void)
-{
-	return "print_suppressions=0";
-}
-
 /* --- surfaces --- */
 
 static cairo_status_t to_strbuf(void *closure, const unsigned char *data, unsigned int len)

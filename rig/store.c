@@ -374,14 +374,6 @@ static struct store *store_alloc(const char *path, int readonly)
 	return s;
 }
 
-/* The schema version new stores get; tests make version 1 stores. */
-static int create_version = STORE_SCHEMA_VERSION;
-
-void store_test_create_version(int version)
-{
-	create_version = version ? version : STORE_SCHEMA_VERSION;
-}
-
 struct store *store_create(const char *path, struct strbuf *err)
 {
 	/* O_EXCL: refuse an existing file without a window for a race. */
@@ -410,10 +402,9 @@ struct store *store_create(const char *path, struct strbuf *err)
 		goto fail;
 	sb_adds(&sql, "BEGIN IMMEDIATE;\n");
 	sb_adds(&sql, schema_v1_sql);
-	if (create_version >= 2)
-		sb_adds(&sql, migrate_v2_sql);
+	sb_adds(&sql, migrate_v2_sql);
 	sb_addf(&sql, "PRAGMA application_id = %d;\n", STORE_APPLICATION_ID);
-	sb_addf(&sql, "PRAGMA user_version = %d;\n", create_version);
+	sb_addf(&sql, "PRAGMA user_version = %d;\n", STORE_SCHEMA_VERSION);
 	sb_adds(&sql, "COMMIT;\n");
 	rc = sqlite3_exec(s->db, sql.buf, NULL, NULL, NULL);
 	sb_release(&sql);

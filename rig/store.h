@@ -125,9 +125,6 @@ int store_resume_begin(struct store *s, struct store_resume *r, struct strbuf *e
 int store_resume_end(struct store *s, int64_t id, const char *ended_utc, const char *status,
 		     struct strbuf *err);
 
-/* Tests: the schema version store_create writes (1 or 2; 0 = current). */
-void store_test_create_version(int version);
-
 /* A reader's own read-only connection to a store (reports open their own):
  * a version 1 store gets the same temporary views store_open gives it, so
  * the connection sees version 2. 0 or -EIO. */
