@@ -446,7 +446,7 @@ static int lx_prepare(struct provision_ctx *ctx)
 		s->bytes = ctx->image_size ? ctx->image_size : p->target.image_size;
 		s->sector = 512; /* a loop device's default */
 		s->image = s->dry ? xstrdup(p->target.image_path)
-				  : lx_absolute_image(p->target.image_path, ctx->err);
+				  : prov_absolute_image(p->target.image_path, ctx->err);
 		if (!s->image)
 			rc = -ENOENT;
 		else if (!s->dry && ctx->resume)
@@ -690,8 +690,32 @@ static void lx_finish(struct provision_ctx *ctx)
 	ctx->state = NULL;
 }
 
+/* What a run locks (provision_target_keys): the image file, or the disk. */
+static int lx_keys(const struct plan *p, int create, struct target_keys *keys, struct strbuf *err)
+{
+	(void)create;
+	const struct plan_target *t = &p->target;
+	if (t->kind == TARGET_IMAGE) {
+		char *abs = prov_absolute_image(t->image_path, err);
+		if (!abs)
+			return -ENOENT;
+		target_keys_image(keys, abs, NULL);
+		free(abs);
+		return 0;
+	}
+	struct disk_facts f;
+	struct strbuf what = STRBUF_INIT;
+	linux_disk_facts("", t->device, &f);
+	sb_addf(&what, "disk %s", t->device);
+	linux_disk_keys("", &f, what.buf, keys);
+	sb_release(&what);
+	disk_facts_release(&f);
+	return 0;
+}
+
 const struct backend_ops provision_linux_ops = {
 	.name = "linux",
+	.keys = lx_keys,
 	.prepare = lx_prepare,
 	.provision = lx_provision,
 	.remount = lx_remount,

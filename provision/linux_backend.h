@@ -75,8 +75,6 @@ const char *lx_mkfs_tool(const char *fs);
 /* Every tool the plan needs is on PATH, or the error lists what is missing. */
 int lx_check_tools(struct provision_ctx *ctx, const struct lx *s);
 
-/* The image path, absolute (its folder resolved); NULL with the reason. */
-char *lx_absolute_image(const char *path, struct strbuf *err);
 /* May s->image be (re)created? Before anything changes. */
 int lx_check_image(struct provision_ctx *ctx, struct lx *s);
 /* Create s->image sparse (replacing rig's own); sets s->image_made. */

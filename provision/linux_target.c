@@ -136,30 +136,6 @@ static int image_is_rigs(const char *path)
 	return yes;
 }
 
-/* An absolute path for the image: its folder resolved, its name kept. */
-char *lx_absolute_image(const char *path, struct strbuf *err)
-{
-	struct strbuf dir = STRBUF_INIT;
-	const char *slash = strrchr(path, '/');
-	if (!slash)
-		sb_adds(&dir, ".");
-	else if (slash == path)
-		sb_adds(&dir, "/");
-	else
-		sb_add(&dir, path, (size_t)(slash - path));
-	char *real = realpath(dir.buf, NULL);
-	if (!real) {
-		sb_addf(err, "cannot create image %s: folder %s: %s", path, dir.buf, strerror(errno));
-		sb_release(&dir);
-		return NULL;
-	}
-	sb_release(&dir);
-	struct strbuf sb = STRBUF_INIT;
-	sb_addf(&sb, "%s/%s", strcmp(real, "/") ? real : "", lx_base_name(path));
-	free(real);
-	return sb_detach(&sb);
-}
-
 /* Before anything changes: may the image path be used? */
 int lx_check_image(struct provision_ctx *ctx, struct lx *s)
 {

@@ -27,6 +27,7 @@
 #include "../rig/util/strbuf.h"
 #include "../rig/util/xalloc.h"
 #include "macos.h"
+#include "provision.h"
 
 int mac_spawn_query(void *spawner, const char *const *argv, char **out, struct strbuf *err)
 {
@@ -297,6 +298,16 @@ void mac_disk_facts(const struct mac_system *s, const char *path, const struct m
 	f->rotational = info->solid_state == 1 ? 0 : info->solid_state == 0 ? 1 : -1;
 	f->removable = info->removable == 1;
 	f->model = info->media ? xstrdup(info->media) : NULL;
+}
+
+void mac_disk_keys(const char *id, const char *what, struct target_keys *keys)
+{
+	char *whole = mac_whole_of(id);
+	struct strbuf key = STRBUF_INIT;
+	sb_addf(&key, "disk-%s", whole);
+	target_keys_add(keys, key.buf, what);
+	sb_release(&key);
+	free(whole);
 }
 
 void macos_devices_report(mac_query_fn q, void *opaque, struct strbuf *out)
