@@ -331,6 +331,10 @@ void macos_devices_report(mac_query_fn q, void *opaque, struct strbuf *out)
 			sb_addf(&extra, ", %s", info.bus);
 		if (info.virt)
 			sb_addf(&extra, ", %s", info.virt);
+		struct target_keys keys = { 0 };
+		mac_disk_keys(s.list.whole[i], s.list.whole[i], &keys);
+		f.rig_run = target_keys_holder(&keys, NULL);
+		target_keys_release(&keys);
 		safety_describe(&f, s.list.whole[i], extra.buf, out);
 		disk_facts_release(&f);
 		mac_info_release(&info);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../rig/util/lock.h"
 #include "../rig/util/strbuf.h"
 #include "../rig/util/xalloc.h"
 #include "linux.h"
@@ -62,6 +63,20 @@ void target_keys_image(struct target_keys *k, const char *abs, const char *what)
 	target_keys_add(k, key.buf, what ? what : w.buf);
 	sb_release(&key);
 	sb_release(&w);
+}
+
+char *target_keys_holder(const struct target_keys *keys, size_t *which)
+{
+	struct strbuf who = STRBUF_INIT;
+	for (size_t i = 0; i < keys->n; i++) {
+		if (lock_probe(keys->v[i].key, &who)) {
+			if (which)
+				*which = i;
+			return sb_detach(&who);
+		}
+	}
+	sb_release(&who);
+	return NULL;
 }
 
 int provision_target_keys(const struct plan *p, int create, struct target_keys *keys,

@@ -135,6 +135,10 @@ struct backend_ops {
  */
 int provision_target_keys(const struct plan *p, int create, struct target_keys *keys,
 			  struct strbuf *err);
+/* Who holds one of keys now (rig/util/lock.h, lock_probe): "rig run R (pid
+ * P on H, started T)" for the first one held (its index in *which when
+ * which is not NULL), or NULL. Caller frees. */
+char *target_keys_holder(const struct target_keys *keys, size_t *which);
 
 /*
  * A resumed run, before it looks at what the interrupted one left: the

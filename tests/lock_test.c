@@ -10,8 +10,9 @@
  * a run killed with SIGKILL (its command still running) leaves no lock,
  * and `rig resume` is refused while another run holds the target. With the
  * fake diskutil: a second run on disk4 is refused before any diskutil
- * call. As root, on loop devices made here: the same race on a loop
- * device as a disk target and on an image (a
+ * call, and `rig devices` names the run using it. As root, on loop
+ * devices made here: the same race on a loop device as a disk target
+ * (`rig devices` and `rig plan` name the run using it) and on an image (a
  * disk run on the image's loop device is refused too).
  *
  * Every rig started here gets this test process's RIG_LOCK_DIR (main.c).
@@ -313,6 +314,11 @@ static void test_race_dirs(void)
 	sb_addf(&want, "directory %s is in use by rig run %s (pid ", link.buf, a.buf);
 	pt_has("a link to the directory", out, want.buf);
 	free(out);
+	/* rig plan says so as well. */
+	const char *pl[] = { "plan", plan2.buf, NULL };
+	CU_ASSERT_EQUAL(test_run_rig(pl, &out), 0);
+	pt_has("rig plan", out, "\nin use   directory ");
+	free(out);
 	CU_ASSERT_EQUAL(bg_wait(&first, NULL), 0);
 
 	sb_release(&want);
@@ -417,6 +423,19 @@ static void test_kill_and_resume(void)
 
 /* --- macOS, with the fake diskutil --- */
 
+/* `rig devices --platform macos` names the run using disk4. */
+static void mac_devices(struct fx *x, const char *winner)
+{
+	char *out = NULL;
+	const char *dev[] = { "devices", "--platform", "macos", NULL };
+	CU_ASSERT_EQUAL(pt_rig(x->bin, dev, &out), 0);
+	struct strbuf want = STRBUF_INIT;
+	sb_addf(&want, "in use by rig run %s (pid ", winner);
+	pt_has("rig devices", out, want.buf);
+	free(out);
+	sb_release(&want);
+}
+
 static void test_race_macos(void)
 {
 	struct fx x;
@@ -449,6 +468,7 @@ static void test_race_macos(void)
 	char *after = fx_file(&x, "calls.log");
 	pt_eq_text("no diskutil call from the refused run", after, before);
 	CU_ASSERT_NOT_EQUAL(access(second.buf, F_OK), 0);
+	mac_devices(&x, first.buf);
 	free(out);
 	CU_ASSERT_EQUAL(bg_wait(&b, &out), 0);
 	free(out);
@@ -497,6 +517,33 @@ static void drop_loop(char *dev)
 	free(dev);
 }
 
+struct disk_look {
+	const char *dev, *plan;
+};
+
+static void disk_during(void *ctx, const char *winner)
+{
+	const struct disk_look *l = ctx;
+	char *out = NULL;
+	struct strbuf want = STRBUF_INIT;
+	const char *dev[] = { "devices", NULL };
+	CU_ASSERT_EQUAL(test_run_rig(dev, &out), 0);
+	sb_addf(&want, "%s ", l->dev);
+	pt_has("rig devices lists the disk", out, want.buf);
+	const char *line = out ? strstr(out, want.buf) : NULL;
+	sb_reset(&want);
+	sb_addf(&want, "\n                in use by rig run %s (pid ", winner);
+	pt_has("rig devices", line, want.buf);
+	free(out);
+	const char *pl[] = { "plan", l->plan, NULL };
+	CU_ASSERT_EQUAL(test_run_rig(pl, &out), 0);
+	sb_reset(&want);
+	sb_addf(&want, "\nin use   disk %s is in use by rig run %s (pid ", l->dev, winner);
+	pt_has("rig plan", out, want.buf);
+	free(out);
+	sb_release(&want);
+}
+
 static void test_race_disk(void)
 {
 	char *tmp = test_tmpdir();
@@ -511,7 +558,8 @@ static void test_race_disk(void)
 	sb_addf(&plan, "%s/plan.yaml", tmp);
 	CU_ASSERT_EQUAL_FATAL(test_write_file(plan.buf, text.buf), 0);
 	const char *args[] = { "run", "-q", "--yes", "--allow", "loop", "-o", NULL, plan.buf, NULL };
-	race(tmp, NULL, args, 6, "1 1 completed", NULL, NULL);
+	struct disk_look look = { dev, plan.buf };
+	race(tmp, NULL, args, 6, "1 1 completed", disk_during, &look);
 
 	drop_loop(dev);
 	CU_ASSERT_EQUAL(pt_leftovers(tmp, &what), 0);
@@ -603,7 +651,8 @@ void register_lock_tests(void)
 	CU_pSuite r = test_suite("target locks (root: loop disk, image)");
 	if (!pt_require_provisioning(r, "loop devices, mkfs and mount"))
 		return;
-	test_add(r, "two runs on one loop disk: one refused, one completes", test_race_disk);
+	test_add(r, "two runs on one loop disk: one refused; rig devices and rig plan name the run",
+		 test_race_disk);
 	test_add(r, "two runs on one image: one refused; a disk run on its loop device too",
 		 test_race_image);
 }
