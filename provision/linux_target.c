@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../platform/platform.h"
 #include "../rig/util/strbuf.h"
 #include "../rig/util/xalloc.h"
 #include "command.h"
@@ -283,6 +284,31 @@ int lx_check_disk(struct provision_ctx *ctx, struct lx *s)
 			rule->name, rule->what);
 	sb_release(&fact);
 	return rc;
+}
+
+int lx_hold_disk(struct provision_ctx *ctx, const struct lx *s, const char *dev, int *fd)
+{
+	*fd = -1;
+	if (s->dry || s->root[0])
+		return 0;
+	int rc = plat_open_exclusive(dev);
+	if (rc >= 0) {
+		*fd = rc;
+		return 0;
+	}
+	if (rc == -EBUSY)
+		sb_addf(ctx->err, "refusing to erase %s: it is busy: another program holds it "
+				  "exclusively (a mounted file system, device mapper or RAID, or a tool "
+				  "such as mkfs or a partitioner); rig leaves it alone", dev);
+	else
+		sb_addf(ctx->err, "cannot open %s exclusively: %s", dev, strerror(-rc));
+	return rc;
+}
+
+void lx_release_disk(int fd)
+{
+	if (fd >= 0)
+		close(fd);
 }
 
 void lx_remember_identity(struct lx *s)

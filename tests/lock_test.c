@@ -13,7 +13,8 @@
  * call, and `rig devices` names the run using it. As root, on loop
  * devices made here: the same race on a loop device as a disk target
  * (`rig devices` and `rig plan` name the run using it) and on an image (a
- * disk run on the image's loop device is refused too).
+ * disk run on the image's loop device is refused too), and a disk that
+ * another program holds exclusively is refused before sgdisk.
  *
  * Every rig started here gets this test process's RIG_LOCK_DIR (main.c).
  */
@@ -561,8 +562,29 @@ static void test_race_disk(void)
 	struct disk_look look = { dev, plan.buf };
 	race(tmp, NULL, args, 6, "1 1 completed", disk_during, &look);
 
+	/* Another program holds the disk exclusively: refused before sgdisk. */
+	int fd = open(dev, O_RDONLY | O_EXCL);
+	CU_ASSERT_TRUE(fd >= 0);
+	struct strbuf out_dir = STRBUF_INIT;
+	sb_addf(&out_dir, "%s/busy", tmp);
+	const char *busy[] = { "run", "-q", "--yes", "--allow", "loop", "-o", out_dir.buf, plan.buf,
+			       NULL };
+	char *out = NULL;
+	CU_ASSERT_EQUAL(test_run_rig(busy, &out), 1);
+	struct strbuf want = STRBUF_INIT;
+	sb_addf(&want, "refusing to erase %s: it is busy: another program holds it exclusively", dev);
+	pt_has("held exclusively", out, want.buf);
+	free(out);
+	char *n = pt_run_query(out_dir.buf, "SELECT count(*) FROM commands");
+	pt_eq_text("no command ran", n, "0");
+	free(n);
+	if (fd >= 0)
+		close(fd);
+
 	drop_loop(dev);
 	CU_ASSERT_EQUAL(pt_leftovers(tmp, &what), 0);
+	sb_release(&want);
+	sb_release(&out_dir);
 	sb_release(&backing);
 	sb_release(&text);
 	sb_release(&plan);
