@@ -137,6 +137,37 @@ static int image_is_rigs(const char *path)
 	return yes;
 }
 
+/*
+ * The image is attached to /dev/LOOP by someone else; say so, and what to
+ * do. No rig run is using it: this run holds the image's lock, which a run
+ * on the image, or on its loop device as a disk, also takes. So detaching
+ * is suggested only when nothing is mounted from it and nothing holds it
+ * exclusively; otherwise what uses it is named (a killed rig run leaves its
+ * image attached and mounted under its folder; its `rig resume` cleans up).
+ */
+static void attached_elsewhere(struct provision_ctx *ctx, const struct lx *s, const char *loop)
+{
+	struct strbuf dev = STRBUF_INIT;
+	sb_addf(&dev, "/dev/%s", loop);
+	struct disk_facts f;
+	linux_disk_facts("", dev.buf, &f);
+	int fd = f.mounted || f.in_use ? -EBUSY : plat_open_exclusive(dev.buf);
+	if (fd >= 0) {
+		close(fd);
+		sb_addf(ctx->err, "image %s is attached to %s, which no rig run uses and nothing "
+				  "is mounted from; detach it (losetup -d %s) if nothing else uses it, "
+				  "or `rig resume` the run that left it", s->image, dev.buf, dev.buf);
+	} else {
+		sb_addf(ctx->err, "image %s is attached to %s and in use: %s; rig leaves it "
+				  "alone (a killed rig run leaves its image so; `rig resume` of that run "
+				  "cleans up)", s->image, dev.buf,
+			f.mounted ? f.mounted : f.in_use ? f.in_use
+			: "another program holds it exclusively");
+	}
+	disk_facts_release(&f);
+	sb_release(&dev);
+}
+
 /* Before anything changes: may the image path be used? */
 int lx_check_image(struct provision_ctx *ctx, struct lx *s)
 {
@@ -155,8 +186,7 @@ int lx_check_image(struct provision_ctx *ctx, struct lx *s)
 		}
 		char *loop = linux_loop_of("", s->image);
 		if (loop) {
-			sb_addf(ctx->err, "image %s is attached to /dev/%s; detach it first "
-					  "(losetup -d /dev/%s) if nothing uses it", s->image, loop, loop);
+			attached_elsewhere(ctx, s, loop);
 			free(loop);
 			return -EBUSY;
 		}

@@ -13,8 +13,10 @@
  * call, and `rig devices` names the run using it. As root, on loop
  * devices made here: the same race on a loop device as a disk target
  * (`rig devices` and `rig plan` name the run using it) and on an image (a
- * disk run on the image's loop device is refused too), and a disk that
- * another program holds exclusively is refused before sgdisk.
+ * disk run on the image's loop device is refused too), a disk that
+ * another program holds exclusively is refused before sgdisk, and an image
+ * someone attached is refused with `losetup -d` suggested only when nothing
+ * holds the loop device.
  *
  * Every rig started here gets this test process's RIG_LOCK_DIR (main.c).
  */
@@ -649,6 +651,36 @@ static void test_race_image(void)
 	struct image_look look = { tmp, image.buf };
 	race(tmp, NULL, args, 3, "1 1 completed", image_during, &look);
 	CU_ASSERT_NOT_EQUAL(access(image.buf, F_OK), 0); /* deleted by the run that made it */
+
+	/* The image attached by someone else: detaching is suggested only when
+	 * nothing holds the loop device. */
+	struct strbuf backing = STRBUF_INIT, out_dir = STRBUF_INIT, want = STRBUF_INIT;
+	char *dev = make_loop(tmp, "i.img", 64, &backing);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dev);
+	int fd = open(dev, O_RDONLY | O_EXCL);
+	CU_ASSERT_TRUE(fd >= 0);
+	sb_addf(&out_dir, "%s/held", tmp);
+	const char *again[] = { "run", "-q", "--force", "-o", out_dir.buf, plan.buf, NULL };
+	char *out = NULL;
+	CU_ASSERT_EQUAL(test_run_rig(again, &out), 1);
+	sb_addf(&want, "image %s is attached to %s and in use: another program holds it "
+		       "exclusively; rig leaves it alone", image.buf, dev);
+	pt_has("attached and held", out, want.buf);
+	pt_lacks("attached and held", out, "losetup -d");
+	free(out);
+	if (fd >= 0)
+		close(fd);
+	test_rmtree(out_dir.buf);
+	CU_ASSERT_EQUAL(test_run_rig(again, &out), 1);
+	sb_reset(&want);
+	sb_addf(&want, "which no rig run uses and nothing is mounted from; detach it (losetup -d %s)",
+		dev);
+	pt_has("attached, not held", out, want.buf);
+	free(out);
+	drop_loop(dev);
+	sb_release(&backing);
+	sb_release(&out_dir);
+	sb_release(&want);
 	CU_ASSERT_EQUAL(pt_leftovers(tmp, &what), 0);
 	sb_release(&text);
 	sb_release(&plan);
@@ -675,6 +707,6 @@ void register_lock_tests(void)
 		return;
 	test_add(r, "two runs on one loop disk: one refused; rig devices and rig plan name the run",
 		 test_race_disk);
-	test_add(r, "two runs on one image: one refused; a disk run on its loop device too",
-		 test_race_image);
+	test_add(r, "two runs on one image: one refused, a disk run on its loop device too; "
+		    "detaching a loop device in use is never suggested", test_race_image);
 }
