@@ -85,6 +85,17 @@ int plat_drop_caches(struct spawner *sp, const char **name, struct strbuf *err)
 	return 0;
 }
 
+const char *plat_runtime_dir(void)
+{
+	return "/run/rig";
+}
+
+int plat_open_exclusive(const char *dev)
+{
+	int fd = open(dev, O_RDONLY | O_EXCL | O_CLOEXEC);
+	return fd >= 0 ? fd : -errno;
+}
+
 int plat_open_data(const char *path, int flags, unsigned mode, int direct, int *direct_applied)
 {
 	*direct_applied = 0;

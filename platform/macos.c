@@ -49,6 +49,17 @@ int plat_drop_caches(struct spawner *sp, const char **name, struct strbuf *err)
 	return spawn_check(sp, argv, NULL, NULL, err);
 }
 
+const char *plat_runtime_dir(void)
+{
+	return "/var/run/rig";
+}
+
+int plat_open_exclusive(const char *dev)
+{
+	(void)dev;
+	return -ENOTSUP;
+}
+
 int plat_open_data(const char *path, int flags, unsigned mode, int direct, int *direct_applied)
 {
 	*direct_applied = 0;

@@ -74,4 +74,19 @@ struct spawner;
 struct strbuf;
 int plat_drop_caches(struct spawner *sp, const char **name, struct strbuf *err);
 
+/* The system's folder for rig's run-time files (the target locks,
+ * rig/util/lock.h): /run/rig (Linux), /var/run/rig (macOS). */
+const char *plat_runtime_dir(void);
+
+/*
+ * Open a whole disk's device node exclusively, for as long as the returned
+ * descriptor is open: O_EXCL on a block device (Linux) fails with EBUSY
+ * while anything else holds it (a mounted partition, device mapper or RAID,
+ * another exclusive opener such as mkfs or a partitioner), and while it is
+ * held, exclusive opens of the disk and of its partitions fail (mkfs,
+ * mount). Returns the descriptor or a negative errno; -ENOTSUP where the
+ * platform has no such open (macOS: O_EXCL without O_CREAT is undefined).
+ */
+int plat_open_exclusive(const char *dev);
+
 #endif

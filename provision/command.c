@@ -127,6 +127,30 @@ int prov_remove_tree(const char *path, struct strbuf *err)
 	return 0;
 }
 
+/* An absolute path for the image: its folder resolved, its name kept. */
+char *prov_absolute_image(const char *path, struct strbuf *err)
+{
+	struct strbuf dir = STRBUF_INIT;
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		sb_adds(&dir, ".");
+	else if (slash == path)
+		sb_adds(&dir, "/");
+	else
+		sb_add(&dir, path, (size_t)(slash - path));
+	char *real = realpath(dir.buf, NULL);
+	if (!real) {
+		sb_addf(err, "cannot create image %s: folder %s: %s", path, dir.buf, strerror(errno));
+		sb_release(&dir);
+		return NULL;
+	}
+	sb_release(&dir);
+	struct strbuf sb = STRBUF_INIT;
+	sb_addf(&sb, "%s/%s", strcmp(real, "/") ? real : "", slash ? slash + 1 : path);
+	free(real);
+	return sb_detach(&sb);
+}
+
 int prov_in_path(const char *name)
 {
 	const char *path = getenv("PATH");

@@ -78,6 +78,11 @@ int prov_same_disk(struct provision_ctx *ctx, const struct disk_identity *id,
  * do when it does not exist. 0, or -errno with the reason in err. */
 int prov_remove_tree(const char *path, struct strbuf *err);
 
+/* An image path made absolute: its folder resolved (it must exist), its
+ * name kept (the file may not exist yet). NULL with the reason in err;
+ * the caller frees. */
+char *prov_absolute_image(const char *path, struct strbuf *err);
+
 /* Whether an executable name is on PATH. */
 int prov_in_path(const char *name);
 

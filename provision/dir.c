@@ -188,8 +188,37 @@ static int dir_provision(struct provision_ctx *ctx, size_t li, struct volume **v
 	return 0;
 }
 
+/*
+ * What a run locks (provision_target_keys): each directory by its device
+ * and inode, so that another path to it (a link, a bind mount) is the same
+ * directory. The run makes a missing directory in prepare anyway; it is
+ * made here, before the lock, because a path alone would not find a run
+ * that reaches the directory by another path.
+ */
+static int dir_keys(const struct plan *p, int create, struct target_keys *keys, struct strbuf *err)
+{
+	const struct plan_target *t = &p->target;
+	for (size_t i = 0; i < t->ndirs; i++) {
+		int rc = create ? mkdirs(t->dirs[i], err) : 0;
+		if (rc < 0)
+			return rc;
+		struct stat st;
+		if (stat(t->dirs[i], &st) < 0 || !S_ISDIR(st.st_mode))
+			continue; /* rig plan: not there, so nothing measures it */
+		struct strbuf key = STRBUF_INIT, what = STRBUF_INIT;
+		sb_addf(&key, "dir-%llu:%llu", (unsigned long long)st.st_dev,
+			(unsigned long long)st.st_ino);
+		sb_addf(&what, "directory %s", t->dirs[i]);
+		target_keys_add(keys, key.buf, what.buf);
+		sb_release(&key);
+		sb_release(&what);
+	}
+	return 0;
+}
+
 const struct backend_ops provision_dir_ops = {
 	.name = "dirs",
+	.keys = dir_keys,
 	.prepare = dir_prepare,
 	.provision = dir_provision,
 	.remount = NULL,

@@ -16,6 +16,10 @@
  * device and delete the image unless `keep: true`. A disk keeps its last
  * partition table, as the kernel now sees it.
  *
+ * The partition table (zap, clear, partx) is written while rig holds the
+ * whole disk with O_EXCL (partition()); a disk target is also opened so
+ * once in prepare, so a disk another program holds is refused there.
+ *
  * Why partx: kernels without partition-table parsers (this project's CI
  * among them) create no loopNpK after `losetup -P` or BLKRRPART; `partx
  * --update` adds them from user space with BLKPG where they are missing and
@@ -77,7 +81,7 @@ static void disk_guid(struct strbuf *sb, const char *run_id, size_t li)
 
 static int has_partitions(const struct lx *s);
 
-static int partition(struct provision_ctx *ctx, struct lx *s, size_t li)
+static int write_table(struct provision_ctx *ctx, struct lx *s, size_t li)
 {
 	const struct plan_layout *l = &ctx->plan->layouts[li];
 	/* The kernel's partitions go first, whatever made them (another plan,
@@ -140,6 +144,25 @@ static int partition(struct provision_ctx *ctx, struct lx *s, size_t li)
 	if (rc < 0 || lx_cancelled(ctx))
 		return rc < 0 ? rc : -EINTR;
 	return 0;
+}
+
+/*
+ * The partition table: written while rig holds the whole disk exclusively
+ * (lx_hold_disk), so that another program holding it is found before
+ * anything is written and none gets in while the table changes. Released
+ * after `partx --update`: mkfs and mount open the partitions exclusively
+ * and would be refused while the whole disk is held. rig's own mounts of
+ * an earlier layout are gone by then (the teardown before this layout
+ * unmounted them), so rig does not refuse itself.
+ */
+static int partition(struct provision_ctx *ctx, struct lx *s, size_t li)
+{
+	int held;
+	int rc = lx_hold_disk(ctx, s, s->disk, &held);
+	if (rc == 0)
+		rc = write_table(ctx, s, li);
+	lx_release_disk(held);
+	return rc;
 }
 
 /* Whether the kernel has made partition part: its block device node, or
@@ -461,7 +484,7 @@ static int lx_prepare(struct provision_ctx *ctx)
 		s->bytes = ctx->image_size ? ctx->image_size : p->target.image_size;
 		s->sector = 512; /* a loop device's default */
 		s->image = s->dry ? xstrdup(p->target.image_path)
-				  : lx_absolute_image(p->target.image_path, ctx->err);
+				  : prov_absolute_image(p->target.image_path, ctx->err);
 		if (!s->image)
 			rc = -ENOENT;
 		else if (!s->dry && ctx->resume)
@@ -495,6 +518,10 @@ static int lx_prepare(struct provision_ctx *ctx)
 		rc = ctx->resume ? lx_resume(ctx, s) : 0;
 		if (rc == 0)
 			rc = lx_check_disk(ctx, s);
+		int held = -1;
+		if (rc == 0)
+			rc = lx_hold_disk(ctx, s, p->target.device, &held); /* busy: said now */
+		lx_release_disk(held);
 		if (rc == 0 && !ctx->yes)
 			rc = lx_typed_confirmation(ctx, s);
 		if (rc == 0)
@@ -705,8 +732,32 @@ static void lx_finish(struct provision_ctx *ctx)
 	ctx->state = NULL;
 }
 
+/* What a run locks (provision_target_keys): the image file, or the disk. */
+static int lx_keys(const struct plan *p, int create, struct target_keys *keys, struct strbuf *err)
+{
+	(void)create;
+	const struct plan_target *t = &p->target;
+	if (t->kind == TARGET_IMAGE) {
+		char *abs = prov_absolute_image(t->image_path, err);
+		if (!abs)
+			return -ENOENT;
+		target_keys_image(keys, abs, NULL);
+		free(abs);
+		return 0;
+	}
+	struct disk_facts f;
+	struct strbuf what = STRBUF_INIT;
+	linux_disk_facts("", t->device, &f);
+	sb_addf(&what, "disk %s", t->device);
+	linux_disk_keys("", &f, what.buf, keys);
+	sb_release(&what);
+	disk_facts_release(&f);
+	return 0;
+}
+
 const struct backend_ops provision_linux_ops = {
 	.name = "linux",
+	.keys = lx_keys,
 	.prepare = lx_prepare,
 	.provision = lx_provision,
 	.remount = lx_remount,

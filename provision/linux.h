@@ -21,6 +21,7 @@
 #include "safety.h"
 
 struct strbuf;
+struct target_keys;
 
 /* --- facts (linux_facts.c) --- */
 
@@ -33,6 +34,17 @@ struct strbuf;
  * The caller releases f with disk_facts_release().
  */
 void linux_disk_facts(const char *root, const char *path, struct disk_facts *f);
+
+/*
+ * The lock keys (provision.h, provision_target_keys) of the disk f
+ * describes, named what in messages: "disk-MAJ:MIN-SERIAL" of its whole
+ * disk (the device number from sysfs; the serial when it has one), and for
+ * a loop device also its backing file as an image, so that a run on a
+ * loop device and a run on the image behind it exclude each other.
+ * Nothing for a device that does not exist.
+ */
+void linux_disk_keys(const char *root, const struct disk_facts *f, const char *what,
+		     struct target_keys *keys);
 
 /* The whole disks under root/sys/block, sorted by name (loop devices
  * without a backing file left out). Returns the count; *names and each

@@ -75,8 +75,6 @@ const char *lx_mkfs_tool(const char *fs);
 /* Every tool the plan needs is on PATH, or the error lists what is missing. */
 int lx_check_tools(struct provision_ctx *ctx, const struct lx *s);
 
-/* The image path, absolute (its folder resolved); NULL with the reason. */
-char *lx_absolute_image(const char *path, struct strbuf *err);
 /* May s->image be (re)created? Before anything changes. */
 int lx_check_image(struct provision_ctx *ctx, struct lx *s);
 /* Create s->image sparse (replacing rig's own); sets s->image_made. */
@@ -93,6 +91,16 @@ int lx_resume(struct provision_ctx *ctx, struct lx *s);
 
 /* Read the disk target's facts into s->facts and apply the safety rules. */
 int lx_check_disk(struct provision_ctx *ctx, struct lx *s);
+/*
+ * Open dev exclusively (plat_open_exclusive) into *fd: it fails (-EBUSY,
+ * with "refusing to erase DEV: it is busy..." in ctx->err) while another
+ * program holds the disk (a mounted file system, device mapper, RAID, or
+ * an exclusive opener such as mkfs or a partitioner), and while *fd is
+ * open nobody else gets the disk exclusively. *fd is -1 (and 0 returned)
+ * in a dry run and on a recorded machine. Release with lx_release_disk.
+ */
+int lx_hold_disk(struct provision_ctx *ctx, const struct lx *s, const char *dev, int *fd);
+void lx_release_disk(int fd);
 /* Remember s->facts as the disk that was checked and confirmed. */
 void lx_remember_identity(struct lx *s);
 /*

@@ -6,13 +6,15 @@
  * `confirm`, so what it says is what `rig run` would do. Unattached loop
  * devices and unconfigured virtual devices (zram0 of size 0) are left out;
  * a drive without a medium is shown and refused, so a user looking for it
- * sees why.
+ * sees why. A disk a rig run is using (it holds the disk's target lock, or
+ * for a loop device the lock of the image behind it) says which run.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "../rig/util/strbuf.h"
 #include "linux.h"
+#include "provision.h"
 
 void linux_devices_report(const char *root, struct strbuf *out)
 {
@@ -31,6 +33,10 @@ void linux_devices_report(const char *root, struct strbuf *out)
 			free(names[i]);
 			continue;
 		}
+		struct target_keys keys = { 0 };
+		linux_disk_keys(root, &f, path.buf, &keys);
+		f.rig_run = target_keys_holder(&keys, NULL);
+		target_keys_release(&keys);
 		safety_describe(&f, path.buf, NULL, out);
 		disk_facts_release(&f);
 		sb_release(&path);

@@ -30,6 +30,7 @@
 #include "../rig/util/strbuf.h"
 #include "../rig/util/xalloc.h"
 #include "linux.h"
+#include "provision.h"
 
 /* --- reading files under a root --- */
 
@@ -548,6 +549,33 @@ void linux_disk_facts(const char *root, const char *path, struct disk_facts *f)
 	check_swaps_and_holders(root, &fam, f);
 	family_free(&fam);
 	free_bdevs(&b);
+}
+
+void linux_disk_keys(const char *root, const struct disk_facts *f, const char *what,
+		     struct target_keys *keys)
+{
+	if (!f->exists)
+		return;
+	char *dev = linux_attr(root, "/sys/block/%s/dev", f->whole ? f->name : f->parent);
+	if (!dev)
+		return;
+	struct strbuf key = STRBUF_INIT;
+	sb_addf(&key, "disk-%s", dev);
+	if (f->serial)
+		sb_addf(&key, "-%s", f->serial);
+	target_keys_add(keys, key.buf, what);
+	const char *b = f->loop_backing;
+	if (b && b[0] == '/') {
+		const char *deleted = strstr(b, " (deleted)");
+		struct strbuf file = STRBUF_INIT, w = STRBUF_INIT;
+		sb_add(&file, b, deleted ? (size_t)(deleted - b) : strlen(b));
+		sb_addf(&w, "%s (the loop device of image %s)", what, file.buf);
+		target_keys_image(keys, file.buf, w.buf);
+		sb_release(&file);
+		sb_release(&w);
+	}
+	sb_release(&key);
+	free(dev);
 }
 
 size_t linux_list_disks(const char *root, char ***names)

@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../platform/platform.h"
 #include "../rig/util/strbuf.h"
 #include "../rig/util/xalloc.h"
 #include "command.h"
@@ -136,28 +137,35 @@ static int image_is_rigs(const char *path)
 	return yes;
 }
 
-/* An absolute path for the image: its folder resolved, its name kept. */
-char *lx_absolute_image(const char *path, struct strbuf *err)
+/*
+ * The image is attached to /dev/LOOP by someone else; say so, and what to
+ * do. No rig run is using it: this run holds the image's lock, which a run
+ * on the image, or on its loop device as a disk, also takes. So detaching
+ * is suggested only when nothing is mounted from it and nothing holds it
+ * exclusively; otherwise what uses it is named (a killed rig run leaves its
+ * image attached and mounted under its folder; its `rig resume` cleans up).
+ */
+static void attached_elsewhere(struct provision_ctx *ctx, const struct lx *s, const char *loop)
 {
-	struct strbuf dir = STRBUF_INIT;
-	const char *slash = strrchr(path, '/');
-	if (!slash)
-		sb_adds(&dir, ".");
-	else if (slash == path)
-		sb_adds(&dir, "/");
-	else
-		sb_add(&dir, path, (size_t)(slash - path));
-	char *real = realpath(dir.buf, NULL);
-	if (!real) {
-		sb_addf(err, "cannot create image %s: folder %s: %s", path, dir.buf, strerror(errno));
-		sb_release(&dir);
-		return NULL;
+	struct strbuf dev = STRBUF_INIT;
+	sb_addf(&dev, "/dev/%s", loop);
+	struct disk_facts f;
+	linux_disk_facts("", dev.buf, &f);
+	int fd = f.mounted || f.in_use ? -EBUSY : plat_open_exclusive(dev.buf);
+	if (fd >= 0) {
+		close(fd);
+		sb_addf(ctx->err, "image %s is attached to %s, which no rig run uses and nothing "
+				  "is mounted from; detach it (losetup -d %s) if nothing else uses it, "
+				  "or `rig resume` the run that left it", s->image, dev.buf, dev.buf);
+	} else {
+		sb_addf(ctx->err, "image %s is attached to %s and in use: %s; rig leaves it "
+				  "alone (a killed rig run leaves its image so; `rig resume` of that run "
+				  "cleans up)", s->image, dev.buf,
+			f.mounted ? f.mounted : f.in_use ? f.in_use
+			: "another program holds it exclusively");
 	}
-	sb_release(&dir);
-	struct strbuf sb = STRBUF_INIT;
-	sb_addf(&sb, "%s/%s", strcmp(real, "/") ? real : "", lx_base_name(path));
-	free(real);
-	return sb_detach(&sb);
+	disk_facts_release(&f);
+	sb_release(&dev);
 }
 
 /* Before anything changes: may the image path be used? */
@@ -178,8 +186,7 @@ int lx_check_image(struct provision_ctx *ctx, struct lx *s)
 		}
 		char *loop = linux_loop_of("", s->image);
 		if (loop) {
-			sb_addf(ctx->err, "image %s is attached to /dev/%s; detach it first "
-					  "(losetup -d /dev/%s) if nothing uses it", s->image, loop, loop);
+			attached_elsewhere(ctx, s, loop);
 			free(loop);
 			return -EBUSY;
 		}
@@ -307,6 +314,31 @@ int lx_check_disk(struct provision_ctx *ctx, struct lx *s)
 			rule->name, rule->what);
 	sb_release(&fact);
 	return rc;
+}
+
+int lx_hold_disk(struct provision_ctx *ctx, const struct lx *s, const char *dev, int *fd)
+{
+	*fd = -1;
+	if (s->dry || s->root[0])
+		return 0;
+	int rc = plat_open_exclusive(dev);
+	if (rc >= 0) {
+		*fd = rc;
+		return 0;
+	}
+	if (rc == -EBUSY)
+		sb_addf(ctx->err, "refusing to erase %s: it is busy: another program holds it "
+				  "exclusively (a mounted file system, device mapper or RAID, or a tool "
+				  "such as mkfs or a partitioner); rig leaves it alone", dev);
+	else
+		sb_addf(ctx->err, "cannot open %s exclusively: %s", dev, strerror(-rc));
+	return rc;
+}
+
+void lx_release_disk(int fd)
+{
+	if (fd >= 0)
+		close(fd);
 }
 
 void lx_remember_identity(struct lx *s)

@@ -1257,8 +1257,32 @@ static int mx_resume(struct provision_ctx *ctx, struct mx *s)
 	return rc;
 }
 
+/* What a run locks (provision_target_keys): the image file, or the disk
+ * by its identifier, asking diskutil nothing. */
+static int mx_keys(const struct plan *p, int create, struct target_keys *keys, struct strbuf *err)
+{
+	(void)create;
+	const struct plan_target *t = &p->target;
+	if (t->kind == TARGET_DISK) {
+		struct strbuf what = STRBUF_INIT;
+		sb_addf(&what, "disk %s", t->device);
+		mac_disk_keys(t->device, what.buf, keys);
+		sb_release(&what);
+		return 0;
+	}
+	char *file = image_file_of(t->image_path);
+	char *abs = prov_absolute_image(file, err);
+	free(file);
+	if (!abs)
+		return -ENOENT;
+	target_keys_image(keys, abs, NULL);
+	free(abs);
+	return 0;
+}
+
 const struct backend_ops provision_macos_ops = {
 	.name = "macos",
+	.keys = mx_keys,
 	.prepare = mx_prepare,
 	.provision = mx_provision,
 	.remount = mx_remount,

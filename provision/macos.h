@@ -21,6 +21,7 @@
 
 struct strbuf;
 struct spawner;
+struct target_keys;
 
 /*
  * A read-only query: run argv and give its stdout in *out (caller frees),
@@ -68,6 +69,10 @@ int mac_read_info(mac_query_fn q, void *opaque, const char *path, struct mac_inf
 
 /* `rig devices` on macOS: every whole disk with its facts and verdict. */
 void macos_devices_report(mac_query_fn q, void *opaque, struct strbuf *out);
+
+/* The lock key (provision.h, provision_target_keys) of disk identifier id
+ * (its whole disk), named what in messages: "disk-disk4". */
+void mac_disk_keys(const char *id, const char *what, struct target_keys *keys);
 
 /* The whole disk of an identifier by its name: disk4s2 -> disk4. Caller frees. */
 char *mac_whole_of(const char *id);

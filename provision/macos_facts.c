@@ -27,6 +27,7 @@
 #include "../rig/util/strbuf.h"
 #include "../rig/util/xalloc.h"
 #include "macos.h"
+#include "provision.h"
 
 int mac_spawn_query(void *spawner, const char *const *argv, char **out, struct strbuf *err)
 {
@@ -299,6 +300,16 @@ void mac_disk_facts(const struct mac_system *s, const char *path, const struct m
 	f->model = info->media ? xstrdup(info->media) : NULL;
 }
 
+void mac_disk_keys(const char *id, const char *what, struct target_keys *keys)
+{
+	char *whole = mac_whole_of(id);
+	struct strbuf key = STRBUF_INIT;
+	sb_addf(&key, "disk-%s", whole);
+	target_keys_add(keys, key.buf, what);
+	sb_release(&key);
+	free(whole);
+}
+
 void macos_devices_report(mac_query_fn q, void *opaque, struct strbuf *out)
 {
 	struct mac_system s;
@@ -320,6 +331,10 @@ void macos_devices_report(mac_query_fn q, void *opaque, struct strbuf *out)
 			sb_addf(&extra, ", %s", info.bus);
 		if (info.virt)
 			sb_addf(&extra, ", %s", info.virt);
+		struct target_keys keys = { 0 };
+		mac_disk_keys(s.list.whole[i], s.list.whole[i], &keys);
+		f.rig_run = target_keys_holder(&keys, NULL);
+		target_keys_release(&keys);
 		safety_describe(&f, s.list.whole[i], extra.buf, out);
 		disk_facts_release(&f);
 		mac_info_release(&info);

@@ -3,9 +3,12 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
+#include "../rig/util/lock.h"
 #include "../rig/util/strbuf.h"
+#include "../rig/util/xalloc.h"
 #include "linux.h"
 
 void volume_release(struct volume *v)
@@ -28,6 +31,59 @@ const struct backend_ops *provision_backend(const struct plan *p, struct strbuf 
 	sb_addf(err, "no provisioning backend for %s targets of platform %s",
 		p->target.kind == TARGET_IMAGE ? "image" : "disk", plan_platform_name(p->platform));
 	return NULL;
+}
+
+void target_keys_add(struct target_keys *k, const char *key, const char *what)
+{
+	for (size_t i = 0; i < k->n; i++)
+		if (!strcmp(k->v[i].key, key))
+			return;
+	k->v = xrealloc(k->v, (k->n + 1) * sizeof(*k->v));
+	k->v[k->n].key = xstrdup(key);
+	k->v[k->n].what = xstrdup(what);
+	k->n++;
+}
+
+void target_keys_release(struct target_keys *k)
+{
+	for (size_t i = 0; i < k->n; i++) {
+		free(k->v[i].key);
+		free(k->v[i].what);
+	}
+	free(k->v);
+	k->v = NULL;
+	k->n = 0;
+}
+
+void target_keys_image(struct target_keys *k, const char *abs, const char *what)
+{
+	struct strbuf key = STRBUF_INIT, w = STRBUF_INIT;
+	sb_addf(&key, "image-%s", abs);
+	sb_addf(&w, "image %s", abs);
+	target_keys_add(k, key.buf, what ? what : w.buf);
+	sb_release(&key);
+	sb_release(&w);
+}
+
+char *target_keys_holder(const struct target_keys *keys, size_t *which)
+{
+	struct strbuf who = STRBUF_INIT;
+	for (size_t i = 0; i < keys->n; i++) {
+		if (lock_probe(keys->v[i].key, &who)) {
+			if (which)
+				*which = i;
+			return sb_detach(&who);
+		}
+	}
+	sb_release(&who);
+	return NULL;
+}
+
+int provision_target_keys(const struct plan *p, int create, struct target_keys *keys,
+			  struct strbuf *err)
+{
+	const struct backend_ops *ops = provision_backend(p, err);
+	return ops ? ops->keys(p, create, keys, err) : -EINVAL;
 }
 
 int provision_wait_orphans(struct provision_ctx *ctx, const char *const *needles)

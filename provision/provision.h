@@ -79,8 +79,31 @@ struct provision_ctx {
 	const char *sysroot;
 };
 
+/*
+ * One thing a run uses alone: the name of its lock (rig/util/lock.h) and
+ * the thing in words, for messages.
+ */
+struct target_key {
+	char *key;    /* "disk-8:16-WD-WCC4E1234567", "image-/var/tmp/x.img", "dir-2049:131074" */
+	char *what;   /* "disk /dev/sdb", "image /var/tmp/x.img", "directory /data/a" */
+};
+struct target_keys {
+	struct target_key *v;
+	size_t n;
+};
+/* Add a key unless it is there already (a directory named twice). */
+void target_keys_add(struct target_keys *k, const char *key, const char *what);
+void target_keys_release(struct target_keys *k);
+/* The key of an image file at abs (absolute), what: the thing in words
+ * (NULL: "image ABS"). */
+void target_keys_image(struct target_keys *k, const char *abs, const char *what);
+
 struct backend_ops {
 	const char *name;
+	/* What a run of the plan uses alone (provision_target_keys), added to
+	 * keys; before anything is checked. 0 or a negative errno with the
+	 * reason in err. */
+	int (*keys)(const struct plan *p, int create, struct target_keys *keys, struct strbuf *err);
 	/* Checks before anything is changed (safety, tools present). Leaves
 	 * nothing to undo when it fails. */
 	int (*prepare)(struct provision_ctx *ctx);
@@ -93,6 +116,29 @@ struct backend_ops {
 	/* End of the run: release everything (detach images...). */
 	void (*finish)(struct provision_ctx *ctx);
 };
+
+/*
+ * The keys of what a run of the plan uses alone, which the runner locks
+ * before anything is checked or changed (and `rig plan` probes):
+ *   dirs   each directory's device and inode; with create, directories
+ *          that do not exist are made first (as the run makes them),
+ *          without it they are left out (nothing can be using them);
+ *   image  the image file's absolute path: its folder resolved, its name
+ *          kept (the file may not exist yet; macOS: the .dmg hdiutil makes);
+ *   disk   Linux: the whole disk's device number and serial, and a loop
+ *          device's backing file as an image; macOS: the disk identifier
+ *          (diskutil would have to be asked for the media UUID, and
+ *          nothing may be asked before the lock); none for a device that
+ *          does not exist (the safety rules refuse it).
+ * 0, or a negative errno with the reason in err (an image's folder that
+ * does not exist; a directory that cannot be made).
+ */
+int provision_target_keys(const struct plan *p, int create, struct target_keys *keys,
+			  struct strbuf *err);
+/* Who holds one of keys now (rig/util/lock.h, lock_probe): "rig run R (pid
+ * P on H, started T)" for the first one held (its index in *which when
+ * which is not NULL), or NULL. Caller frees. */
+char *target_keys_holder(const struct target_keys *keys, size_t *which);
 
 /*
  * A resumed run, before it looks at what the interrupted one left: the

@@ -36,6 +36,7 @@ void disk_facts_release(struct disk_facts *f)
 	free(f->mounted);
 	free(f->system_mount);
 	free(f->in_use);
+	free(f->rig_run);
 	free(f->model);
 	free(f->serial);
 	memset(f, 0, sizeof(*f));
@@ -289,6 +290,9 @@ void safety_describe(const struct disk_facts *f, const char *path, const char *e
 	sb_addch(out, '\n');
 	const struct safety_rule *rule = NULL;
 	int ok = safety_check(f, NULL, 0, &rule, &fact) == 0;
+	if (f->rig_run)
+		sb_addf(out, "%16sin use by %s: rig run is refused on it until that run ends\n", "",
+			f->rig_run);
 	const char *used[] = { f->root_via, f->system_mount, f->mounted, f->in_use };
 	for (size_t k = 0; k < sizeof(used) / sizeof(used[0]); k++)
 		if (used[k] && strcmp(used[k], fact.buf))

@@ -41,6 +41,9 @@ struct disk_facts {
 	char *system_mount;  /* a volume of the disk is mounted at / or under /System (macOS:
 	                      * "disk1s1 is mounted at /System/Volumes/Data") */
 	char *in_use;        /* used otherwise: swap, device mapper, RAID ("sdd2 is active swap") */
+	char *rig_run;       /* `rig devices` only: the rig run holding the disk's target lock
+	                      * ("rig run runs/X (pid 4242 on h, started 14:10:16 UTC)"); not a
+	                      * rule: a run holds its own disk's lock while it checks the rules */
 	int read_only;
 	uint64_t size;       /* bytes; 0: no medium */
 	uint32_t sector;     /* logical sector size in bytes, 0 unknown */
@@ -85,7 +88,7 @@ int safety_confirm_matches(const struct disk_facts *f, const char *s);
 /*
  * `rig devices`' lines for one disk (Linux and macOS): path, size, solid
  * state or rotational, model and serial (or a loop device's backing file),
- * extra when not NULL; what uses it; and whether rig may erase it as a disk
+ * extra when not NULL; what uses it (the rig run using it first); and whether rig may erase it as a disk
  * target (with the confirm to write) or which rule refuses it and why.
  */
 void safety_describe(const struct disk_facts *f, const char *path, const char *extra,

@@ -31,6 +31,7 @@
 #include "schedule.h"
 #include "store.h"
 #include "util/fault.h"
+#include "util/lock.h"
 #include "util/prng.h"
 #include "util/progress.h"
 #include "util/spawn.h"
@@ -83,6 +84,7 @@ struct run {
 	void **slots;          /* nvols * nmodules per-volume module state */
 	size_t nmodules;
 	int lock_fd;           /* RUN/plan.yaml, flock'ed while the run lives; -1 none */
+	struct lock_set locks; /* the target's disks, images, directories (util/lock.h) */
 	/* a resumed run */
 	int resuming;
 	unsigned char *has_row; /* per seq: the store has the cell (restart, not start) */
@@ -603,6 +605,25 @@ static int lock_run(struct run *run, struct strbuf *err)
 	return rc;
 }
 
+/*
+ * The target's locks: every disk, image and directory the run uses
+ * (provision_target_keys), taken before anything is checked or changed
+ * and held until the process ends, after the last teardown (the kernel
+ * releases them if it dies). Refused (-EBUSY) while another run holds one,
+ * with that run named in err.
+ */
+static int lock_target(struct run *run, struct strbuf *err)
+{
+	struct target_keys keys = { 0 };
+	int rc = provision_target_keys(run->plan, 1, &keys, err);
+	for (size_t i = 0; rc == 0 && i < keys.n; i++)
+		rc = lock_take(&run->locks, keys.v[i].key, keys.v[i].what, err);
+	target_keys_release(&keys);
+	if (rc < 0)
+		lock_set_release(&run->locks);
+	return rc;
+}
+
 /* The options a plan was run with, for a resume to parse and run it alike. */
 static void options_json(const struct run_options *o, struct strbuf *j)
 {
@@ -828,6 +849,7 @@ static void run_release(struct run *run)
 		fclose(run->cmdlog);
 	if (run->lock_fd >= 0)
 		close(run->lock_fd);
+	lock_set_release(&run->locks);
 	free(run->vol_ids);
 	free(run->vol_id_base);
 	free(run->has_row);
@@ -844,6 +866,7 @@ static void run_init(struct run *run, const struct plan *p, const struct run_opt
 	run->opt = o;
 	run->provisioned = -1;
 	run->lock_fd = -1;
+	lock_set_init(&run->locks, "rig run");
 	sb_init(&run->dir);
 	sb_init(&run->id);
 	sb_init(&run->perr);
@@ -873,12 +896,21 @@ enum run_status runner_run(const struct plan *p, const struct run_options *o,
 		goto refused;
 	}
 
+	if (lock_target(&run, err) < 0) {
+		schedule_free(&sched);
+		goto refused;
+	}
 	enum run_status result = RUN_FAILED;
 	if (make_run_dir(&run, err) < 0) {
 		schedule_free(&sched);
 		goto refused;
 	}
 	sb_adds(run_dir, run.dir.buf);
+	{
+		char *abs = realpath(run.dir.buf, NULL);
+		lock_set_run(&run.locks, abs ? abs : run.dir.buf);
+		free(abs);
+	}
 
 	struct strbuf path = STRBUF_INIT, host = STRBUF_INIT, os = STRBUF_INIT,
 		      hash = STRBUF_INIT, opts = STRBUF_INIT;
@@ -1124,6 +1156,12 @@ enum run_status runner_resume(const char *dir, const struct run_options *opt,
 	for (size_t i = 1; i <= sched.n; i++)
 		run.has_row[i] = state[i] != CELL_NEW;
 	resume_point(p, &sched, state, &run.rp);
+	/* The target's locks, as a run takes them (the plan's relative paths
+	 * resolved in the folder the run was started in, above). */
+	run.locks.command = "rig resume";
+	lock_set_run(&run.locks, abs);
+	if (lock_target(&run, err) < 0)
+		goto out;
 
 	/* From here on the run folder changes. */
 	result = RUN_FAILED;

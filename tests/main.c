@@ -4,6 +4,10 @@
  * failures, so `make check` fails when any assertion does. CUnit's summary
  * is the last thing printed. RIG_TEST_ONLY=a,b runs only the suites whose
  * names contain one of those words (the others count as inactive).
+ *
+ * The rig processes the tests start take their target locks in a folder of
+ * this test process (RIG_LOCK_DIR, rig/util/lock.h) unless one is given,
+ * so test runs side by side, and real runs, never meet in /run/rig.
  */
 #include <CUnit/Basic.h>
 #include <stdio.h>
@@ -26,6 +30,11 @@ int main(int argc, char **argv)
 		snprintf(opts, sizeof(opts), "suppressions=%s/tests/lsan.supp:print_suppressions=0",
 			 src && *src ? src : ".");
 		setenv("LSAN_OPTIONS", opts, 1);
+	}
+	char *locks = NULL;
+	if (!getenv("RIG_LOCK_DIR")) {
+		locks = test_tmpdir();
+		setenv("RIG_LOCK_DIR", locks, 1);
 	}
 	if (CU_initialize_registry() != CUE_SUCCESS) {
 		fprintf(stderr, "cannot initialize CUnit\n");
@@ -51,5 +60,9 @@ int main(int argc, char **argv)
 	unsigned failed = CU_get_number_of_failures();
 	unsigned failed_runs = CU_get_number_of_tests_failed();
 	CU_cleanup_registry();
+	if (locks) {
+		test_rmtree(locks);
+		free(locks);
+	}
 	return (failed || failed_runs) ? 1 : 0;
 }

@@ -288,12 +288,7 @@ static double now_ms(void)
  * unless it ended. Returns its exit status, or -SIGKILL when killed. */
 static int run_killed(const char *const *args, double ms)
 {
-	size_t n = 0;
-	while (args[n])
-		n++;
-	const char **argv = xcalloc(n + 2, sizeof(*argv));
-	argv[0] = test_rig_bin();
-	memcpy(argv + 1, args, n * sizeof(*argv));
+	const char **argv = test_rig_argv(args);
 	pid_t pid = fork();
 	if (pid == 0) {
 		int fd = open("/dev/null", O_WRONLY);

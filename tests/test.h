@@ -34,5 +34,9 @@ int test_write_file(const char *path, const char *text);
  * status (or -1 if it did not exit normally).
  */
 int test_run_rig(const char *const *args, char **out);
+/* The argument vector of the rig binary with args (NULL-terminated, without
+ * argv[0]): test_rig_bin() first. The caller frees the array, not the
+ * strings. */
+const char **test_rig_argv(const char *const *args);
 
 #endif

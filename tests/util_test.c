@@ -134,18 +134,23 @@ int test_write_file(const char *path, const char *text)
 	return (fclose(f) == 0 && ok) ? 0 : -EIO;
 }
 
+const char **test_rig_argv(const char *const *args)
+{
+	size_t n = 0;
+	while (args[n])
+		n++;
+	const char **argv = xcalloc(n + 2, sizeof(*argv));
+	argv[0] = test_rig_bin();
+	memcpy(argv + 1, args, n * sizeof(*argv));
+	return argv;
+}
+
 int test_run_rig(const char *const *args, char **out)
 {
 	int fds[2];
 	if (pipe(fds) < 0)
 		return -1;
-	size_t n = 0;
-	while (args[n])
-		n++;
-	char **argv = xcalloc(n + 2, sizeof(char *));
-	argv[0] = (char *)test_rig_bin();
-	for (size_t i = 0; i < n; i++)
-		argv[i + 1] = (char *)args[i];
+	const char **argv = test_rig_argv(args);
 	pid_t pid = fork();
 	if (pid == 0) {
 		dup2(fds[1], 1);
@@ -155,7 +160,7 @@ int test_run_rig(const char *const *args, char **out)
 		int devnull = open("/dev/null", O_RDONLY);
 		if (devnull >= 0)
 			dup2(devnull, 0);
-		execv(argv[0], argv);
+		execv(argv[0], (char *const *)argv);
 		_exit(127);
 	}
 	free(argv);

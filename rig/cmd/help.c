@@ -89,7 +89,7 @@ static const struct {
 	{ "exit",
 	  "Exit status: 0 ok; 1 the run failed or was interrupted (what was measured\n"
 	  "is kept; `rig resume RUN` continues it); 2 bad usage, an invalid plan, or a\n"
-	  "run refused before it started.\n" },
+	  "run refused before it started (its target in use by another run, ...).\n" },
 };
 
 static void help_overview(void)

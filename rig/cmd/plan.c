@@ -9,8 +9,10 @@
  * ($ lines), and what is not a command (creating the image file, waiting
  * for partition nodes) is printed as a # line. Names known only at run
  * time are placeholders: RUN is the run folder, /dev/loopN the loop device
- * losetup picks. Rejected: a separate description of the commands here
- * (it would drift from what the backend runs).
+ * losetup picks. A target that a rig run is using now (it holds the
+ * target's lock) is said after the header. Rejected: a separate
+ * description of the commands here (it would drift from what the backend
+ * runs).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -170,6 +172,23 @@ static void print_header(const struct plan *p, uint64_t seed, int seed_known,
 	printf("cells    %zu in %u phases\n", s->n, s->nphases);
 }
 
+/* A rig run using the target now (its lock, util/lock.h): `rig run` would
+ * be refused. Missing directories are not made here: nothing uses them. */
+static void print_in_use(const struct plan *p)
+{
+	struct target_keys keys = { 0 };
+	struct strbuf err = STRBUF_INIT;
+	size_t which = 0;
+	char *who = provision_target_keys(p, 0, &keys, &err) == 0
+			    ? target_keys_holder(&keys, &which) : NULL;
+	if (who)
+		printf("in use   %s is in use by %s: rig run is refused until it ends\n",
+		       keys.v[which].what, who);
+	free(who);
+	target_keys_release(&keys);
+	sb_release(&err);
+}
+
 static void print_layout(const struct plan *p, size_t li, struct dry *d)
 {
 	if (p->target.kind == TARGET_DIRS)
@@ -228,6 +247,7 @@ int cmd_plan(int argc, char **argv)
 		return EXIT_FAILED;
 	}
 	print_header(p, seed, seed_given || p->has_seed, &s);
+	print_in_use(p);
 	struct dry dry;
 	dry_start(&dry, p);
 	long layout = -1;
