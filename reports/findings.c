@@ -156,6 +156,11 @@ double fnd_strength(double est, double lo, double hi, double null)
 	return fabs(est - null) / half;
 }
 
+int fnd_excludes_zero(const struct model_est *e)
+{
+	return !isnan(e->lo) && (e->lo > 0 || e->hi < 0);
+}
+
 /* A row's numbers from a model's estimate: effect when its interval excludes 0. */
 void fnd_est_row(struct rd_finding *f, const struct model_est *e, size_t n, uint32_t family)
 {
@@ -165,7 +170,7 @@ void fnd_est_row(struct rd_finding *f, const struct model_est *e, size_t n, uint
 	f->p = e->p;
 	f->n = n;
 	f->family = family;
-	f->effect = !isnan(e->lo) && (e->lo > 0 || e->hi < 0);
+	f->effect = fnd_excludes_zero(e);
 	f->strength = fnd_strength(e->est, e->lo, e->hi, 0);
 }
 
@@ -304,6 +309,8 @@ void findings_compute(struct rdata *d)
 {
 	struct fctx c = { .d = d, .sb = STRBUF_INIT, .tmp = STRBUF_INIT };
 	fnd_find_reached(d);
+	for (uint32_t ti = 0; ti < d->ntmpls; ti++)
+		d->tmpls[ti].by_fs = fnd_compare_by_fs(d, &d->tmpls[ti]);
 	for (uint32_t ti = 0; ti < d->ntmpls; ti++) {
 		const struct rd_template *t = &d->tmpls[ti];
 		if (t->headline == UINT32_MAX)

@@ -48,6 +48,8 @@ void fnd_add_pct_paren(struct strbuf *sb, double est, double lo, double hi, doub
 void fnd_add_ratio(struct strbuf *sb, double r, double lo, double hi, double p, int better,
 		   const char *unit, const char *than);
 
+/* Does the estimate's interval exclude 0 (an interval, and 0 outside it)? */
+int fnd_excludes_zero(const struct model_est *e);
 /* Distance of est from null in half-widths of [lo, hi] (0 without an interval). */
 double fnd_strength(double est, double lo, double hi, double null);
 /* A new row (estimates NaN, unit "%"), and its numbers from a model's estimate. */
@@ -64,6 +66,9 @@ size_t fnd_group_values(const struct rdata *d, const struct rd_group *g, double 
 /* The headline groups of template t as series; free with fnd_free_series. */
 size_t fnd_collect_series(const struct rdata *d, const struct rd_template *t, struct series **out);
 void fnd_free_series(struct series *s, size_t n);
+
+/* The factor a crossed design compares for template t: 1 file system, 0 volume. */
+int fnd_compare_by_fs(const struct rdata *d, const struct rd_template *t);
 
 /* The analyses (findings_series.c, findings_position.c). */
 void fnd_find_reached(struct rdata *d);

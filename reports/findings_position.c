@@ -69,7 +69,7 @@ static const char *level_of(const struct rd_group *g, int by_fs)
 	return by_fs ? g->fs : g->volume;
 }
 
-static int compare_by_fs(const struct rdata *d, const struct rd_template *t)
+int fnd_compare_by_fs(const struct rdata *d, const struct rd_template *t)
 {
 	enum plan_compare cmp = d->plan ? d->plan->report.compare : COMPARE_AUTO;
 	return cmp == COMPARE_FS || (cmp == COMPARE_AUTO && fs_separates(d, t));
@@ -77,7 +77,7 @@ static int compare_by_fs(const struct rdata *d, const struct rd_template *t)
 
 const char *fnd_level(const struct rdata *d, uint32_t tmpl, const struct rd_group *g)
 {
-	return level_of(g, compare_by_fs(d, &d->tmpls[tmpl]));
+	return level_of(g, d->tmpls[tmpl].by_fs);
 }
 
 /* Are all the step's volumes of one file system (or of none known)? */
@@ -200,8 +200,8 @@ int fnd_crossed(struct fctx *c, uint32_t ti)
 {
 	struct rdata *d = c->d;
 	const struct rd_template *t = &d->tmpls[ti];
-	int by_fs = compare_by_fs(d, t);
-	struct levels la = { .n = 0 }, lb = { .n = 0 };
+	int by_fs = t->by_fs;
+	struct levels la = { .n = 0 };
 	/* The reference level first: the baseline's, else the first seen. */
 	if (d->baseline && d->base_kind == RD_BASE_VOLUME)
 		for (size_t i = t->first_group; i < t->first_group + t->ngroups; i++) {
@@ -242,10 +242,8 @@ int fnd_crossed(struct fctx *c, uint32_t ti)
 			positions[j - 1] = tmp;
 		}
 	char pname[64][24];
-	for (size_t k = 0; k < npos; k++) {
+	for (size_t k = 0; k < npos; k++)
 		snprintf(pname[k], sizeof(pname[k]), "position %d", positions[k]);
-		level_index(&lb, pname[k]);
-	}
 	if (npos < 2)
 		return 0;
 	/* Each level of the factor at two positions or more. */
@@ -266,10 +264,12 @@ int fnd_crossed(struct fctx *c, uint32_t ti)
 	if (!crossed_design && npos < 3)
 		return 0;
 	struct obs o = { 0 };
+	uint32_t unit_id = 0; /* the headline's unit: set below, there are groups */
 	for (size_t i = t->first_group; i < t->first_group + t->ngroups; i++) {
 		const struct rd_group *g = &d->groups[i];
 		if (g->metric != t->headline || !g->s.n)
 			continue;
+		unit_id = g->unit;
 		uint32_t a = level_index(&la, level_of(g, by_fs)), b = 0;
 		while (positions[b] != g->position)
 			b++;
@@ -280,10 +280,7 @@ int fnd_crossed(struct fctx *c, uint32_t ti)
 		}
 	}
 	const char *metric = rd_str(d, t->headline);
-	const char *unit = rd_str(d, d->groups[t->first_group].unit);
-	for (size_t i = t->first_group; i < t->first_group + t->ngroups; i++)
-		if (d->groups[i].metric == t->headline)
-			unit = rd_str(d, d->groups[i].unit);
+	const char *unit = rd_str(d, unit_id);
 	int done = 0;
 	if (crossed_design) {
 		struct model_crossed m;
@@ -292,9 +289,9 @@ int fnd_crossed(struct fctx *c, uint32_t ti)
 			uint32_t fam = ++c->nfamily;
 			int pos_eff = 0, fs_eff = 0;
 			for (size_t k = 1; k < npos; k++)
-				pos_eff |= !isnan(m.b_pct[k].lo) && (m.b_pct[k].lo > 0 || m.b_pct[k].hi < 0);
+				pos_eff |= fnd_excludes_zero(&m.b_pct[k]);
 			for (size_t k = 1; k < la.n; k++)
-				fs_eff |= !isnan(m.a_pct[k].lo) && (m.a_pct[k].lo > 0 || m.a_pct[k].hi < 0);
+				fs_eff |= fnd_excludes_zero(&m.a_pct[k]);
 			const char *fname = by_fs ? "the file system" : "the volume";
 			for (size_t k = 1; k < npos; k++) {
 				sb_reset(&c->tmp);
