@@ -82,59 +82,27 @@ static void disk_close(struct disk *k)
 	sb_release(&k->confirm);
 }
 
-/* rig run of a config scaled down on the disk; its exit status. */
-static int run(struct disk *k, const char *config, const char *image_line, const char *name)
+/* rig run of a config on the disk, with pairs[] replaced (the first pair's
+ * replacement is made here: the image line becomes this disk); its exit
+ * status. */
+static int run(struct disk *k, const char *config, const char **pairs, const char *name)
 {
 	struct strbuf target = STRBUF_INIT, plan = STRBUF_INIT, out = STRBUF_INIT;
 	sb_addf(&target, "disk: { device: %s, confirm: \"%s\" }", k->loop, k->img.buf);
-	const char *pairs[] = {
-		image_line, target.buf,
-		"repeat: 10", "repeat: 1",
-		"repeat: 4", "repeat: 1",
-		NULL, NULL,
-	};
-	/* each config has one of the two repeat lines: drop the pair it lacks */
-	const char *use[8];
-	size_t n = 0;
-	char *text0 = NULL;
-	{
-		struct strbuf p = STRBUF_INIT;
-		sb_addf(&p, "%s/configs/%s.yaml", test_src(), config);
-		text0 = test_read_file(p.buf, NULL);
-		sb_release(&p);
-	}
-	for (size_t i = 0; pairs[i]; i += 2)
-		if (text0 && strstr(text0, pairs[i])) {
-			use[n++] = pairs[i];
-			use[n++] = pairs[i + 1];
-		}
-	free(text0);
-	use[n] = use[n + 1] = NULL;
-	char *text = pt_config(config, use);
+	pairs[1] = target.buf;
+	char *text = pt_config(config, pairs);
 	int rc = -1;
 	if (text) {
-		/* one small file, and no random I/O: the layouts are what is tested */
-		struct strbuf t = STRBUF_INIT;
-		const char *w = strstr(text, "  - write:");
-		const char *r = strstr(text, "  - read: {}\n");
-		if (w && r && r > w) {
-			sb_add(&t, text, (size_t)(w - text));
-			sb_adds(&t, "  - write: { files: 1, size: 1M }\n  - read: {}\n");
-			const char *rest = strstr(r, "report:");
-			if (rest)
-				sb_adds(&t, rest);
-			sb_addf(&plan, "%s/%s.yaml", k->tmp, name);
-			sb_addf(&out, "%s/%s", k->tmp, name);
-			test_write_file(plan.buf, t.buf);
-			const char *args[] = { "run", "-q", "--yes", "--allow", "loop", "-o", out.buf,
-					       plan.buf, NULL };
-			char *o = NULL;
-			rc = test_run_rig(args, &o);
-			if (rc != 0)
-				fprintf(stderr, "\nrig run %s exited %d:\n%s\n", name, rc, o);
-			free(o);
-		}
-		sb_release(&t);
+		sb_addf(&plan, "%s/%s.yaml", k->tmp, name);
+		sb_addf(&out, "%s/%s", k->tmp, name);
+		test_write_file(plan.buf, text);
+		const char *args[] = { "run", "-q", "--yes", "--allow", "loop", "-o", out.buf,
+				       plan.buf, NULL };
+		char *o = NULL;
+		rc = test_run_rig(args, &o);
+		if (rc != 0)
+			fprintf(stderr, "\nrig run %s exited %d:\n%s\n", name, rc, o);
+		free(o);
 		free(text);
 	}
 	sb_release(&target);
@@ -143,13 +111,35 @@ static int run(struct disk *k, const char *config, const char *image_line, const
 	return rc;
 }
 
+/* The plans scaled down: one small file, one repetition, no random I/O:
+ * the layouts are what is tested. */
+static int run_ten(struct disk *k, const char *name)
+{
+	const char *pairs[] = {
+		"image: { path: /var/tmp/rig-ten.img, size: 4G }", NULL,
+		"repeat: 10", "repeat: 1",
+		"write: { files: 4, sizes: 4M..64M }", "write: { files: 1, size: 1M }",
+		NULL, NULL,
+	};
+	return run(k, "linux-ten-partitions", pairs, name);
+}
+
+static int run_halves(struct disk *k, const char *name)
+{
+	const char *pairs[] = {
+		"image: { path: /var/tmp/rig-halves.img, size: 2G }", NULL,
+		"repeat: 4", "repeat: 1",
+		"write: { files: 8, sizes: 1M..64M }", "write: { files: 1, size: 1M }",
+		"  - randread: { block: 4K, qd: 32, span: 256M, time: 3s }\n", "",
+		NULL, NULL,
+	};
+	return run(k, "linux-fs-halves", pairs, name);
+}
+
 static int nparts(const struct disk *k)
 {
 	return linux_partition_count("", strrchr(k->loop, '/') + 1);
 }
-
-static const char ten_image[] = "image: { path: /var/tmp/rig-ten.img, size: 4G }";
-static const char halves_image[] = "image: { path: /var/tmp/rig-halves.img, size: 2G }";
 
 static void test_plans_in_turn(void)
 {
@@ -159,11 +149,11 @@ static void test_plans_in_turn(void)
 		disk_close(&k);
 		return;
 	}
-	CU_ASSERT_EQUAL(run(&k, "linux-ten-partitions", ten_image, "ten"), 0);
+	CU_ASSERT_EQUAL(run_ten(&k, "ten"), 0);
 	CU_ASSERT_EQUAL(nparts(&k), 10);
-	CU_ASSERT_EQUAL(run(&k, "linux-fs-halves", halves_image, "halves"), 0);
+	CU_ASSERT_EQUAL(run_halves(&k, "halves"), 0);
 	CU_ASSERT_EQUAL(nparts(&k), 2);
-	CU_ASSERT_EQUAL(run(&k, "linux-ten-partitions", ten_image, "ten-again"), 0);
+	CU_ASSERT_EQUAL(run_ten(&k, "ten-again"), 0);
 	CU_ASSERT_EQUAL(nparts(&k), 10);
 	disk_close(&k);
 }
@@ -206,7 +196,7 @@ static void test_foreign_mbr(void)
 	const char *px[] = { "partx", "--update", k.loop, NULL };
 	pt_cmd(px, NULL);
 	CU_ASSERT_EQUAL(nparts(&k), 4);
-	CU_ASSERT_EQUAL(run(&k, "linux-fs-halves", halves_image, "halves"), 0);
+	CU_ASSERT_EQUAL(run_halves(&k, "halves"), 0);
 	CU_ASSERT_EQUAL(nparts(&k), 2);
 	sb_release(&script);
 	disk_close(&k);
