@@ -269,7 +269,10 @@ void fnd_add_ratio(struct strbuf *sb, double r, double lo, double hi, double p, 
 	/* Say the factor that is above 1: a rate half as high is 2× slower. */
 	int invert = w && r < 1;
 	double f = invert ? 1 / r : r, flo = invert ? 1 / hi : lo, fhi = invert ? 1 / lo : hi;
-	sb_addf(sb, "%.2f\xc3\x97 %s%s%s", f, w ? w : "", w ? " than " : "that of ", than);
+	if (w && f < 1.005) /* "1.00× faster" says nothing */
+		sb_addf(sb, "about as fast as %s", than);
+	else
+		sb_addf(sb, "%.2f\xc3\x97 %s%s%s", f, w ? w : "", w ? " than " : "that of ", than);
 	if (isnan(flo) || isnan(fhi))
 		sb_adds(sb, " (no interval");
 	else

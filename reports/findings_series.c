@@ -214,6 +214,7 @@ void fnd_find_reached(struct rdata *d)
 		if (!c->sweep_value || strcmp(c->module, "fill") || isnan(sm->value) ||
 		    (strcmp(m, "level") && strcmp(m, "free")))
 			continue;
+		d->tmpls[c->tmpl].level_source = 1;
 		size_t plen = sweep_prefix_len(c->step), k = 0;
 		while (k < nr && !(r[k].vol == c->vol && r[k].rep == c->rep && r[k].plen == plen &&
 				   !strncmp(r[k].step, c->step, plen)))
@@ -308,6 +309,10 @@ void fnd_sweeps(struct fctx *c, uint32_t ti)
 {
 	struct rdata *d = c->d;
 	const struct rd_template *t = &d->tmpls[ti];
+	/* The fill step is the means: its rate is filler written per second, not
+	 * a measurement read against the level it sets. */
+	if (t->level_source)
+		return;
 	struct series *s;
 	size_t ns = fnd_collect_series(d, t, &s);
 	int better = fnd_better(d, ti);

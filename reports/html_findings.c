@@ -228,7 +228,10 @@ void html_findings(struct hctx *c, struct rdata *d)
 		   "Percentages of a crossed design come from a two-factor model on the logarithm "
 		   "of the metric; trends and ratios from least squares and Fieller's interval "
 		   "(Methods).</p>\n");
-	if (d->base_kind == RD_BASE_NONE)
+	int differences = 0;
+	for (size_t i = 0; i < d->nfindings; i++)
+		differences |= d->findings[i].kind == FND_DIFFERENCE;
+	if (d->base_kind == RD_BASE_NONE && differences)
 		sb_adds(h, "<p class=\"small\">The plan names no <code>report.baseline</code>, so a "
 			   "step without a design to analyse compares its lowest mean with its "
 			   "highest.</p>\n");

@@ -182,8 +182,11 @@ static void interaction_points(struct rdata *d, uint32_t ti, struct figure *f)
 			}
 			struct stats_summary ss;
 			stats_summarize(v, m, &ss);
+			/* Each line a little to the side of the position, so that
+			 * whiskers of one position do not hide each other. */
+			double dodge = ((double)k - (double)(nlv - 1) / 2) * 0.06;
 			if (ss.n)
-				fig_add_point(s, g->position, ss.mean, ss.ci_low, ss.ci_high);
+				fig_add_point(s, g->position + dodge, ss.mean, ss.ci_low, ss.ci_high);
 		}
 	}
 	free(v);

@@ -94,6 +94,8 @@ struct rd_template {
 	const char *plan_line;      /* the step's line of the plan text, trimmed; may be NULL */
 	uint32_t headline;          /* metric id the figures and findings use; UINT32_MAX: none */
 	int better;                 /* report.headline's better: +1, -1; 0 from the unit (fnd_better) */
+	int level_source;           /* a fill step in a sweep: it sets the level the other
+				     * steps are read against (findings_compute) */
 	int by_fs;                  /* a crossed design compares file systems (1) or volumes (0):
 				     * report.compare, else whether the file systems tell the
 				     * volumes apart (findings_compute) */

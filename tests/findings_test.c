@@ -412,10 +412,13 @@ static void test_sweep_onset(void)
 	sweep(&b, 3);
 	struct rdata *d = fb_load(&b);
 	const struct rd_finding *f = NULL;
-	for (size_t i = 0; i < d->nfindings; i++)
+	for (size_t i = 0; i < d->nfindings; i++) {
 		if (d->findings[i].kind == FND_ONSET &&
 		    !strcmp(d->tmpls[d->findings[i].tmpl].module, "randread"))
 			f = &d->findings[i];
+		/* the fill step sets the level: no finding of its own */
+		CU_ASSERT_STRING_NOT_EQUAL(d->tmpls[d->findings[i].tmpl].module, "fill");
+	}
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
 	if (!f->effect)
 		dump(d);
