@@ -45,7 +45,9 @@ void fig_axis_linear(struct fig_axis *a, double lo, double hi, int zero, int int
 		a->lo = lo - 0.5;
 		a->hi = hi + 0.5;
 		a->nticks = 0;
-		for (double t = lo; t <= hi + 1e-9 && a->nticks < 64; t += step)
+		/* whole values: points may sit beside them (an interaction plot's
+		 * lines are set a little apart) */
+		for (double t = ceil(lo - 1e-9); t <= hi + 1e-9 && a->nticks < 64; t += step)
 			a->ticks[a->nticks++] = t;
 		return;
 	}

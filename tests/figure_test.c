@@ -26,6 +26,7 @@
 
 #include "report_util.h"
 #include "reports/figure.h"
+#include "reports/figure_int.h"
 #include "reports/html_int.h"
 #include "reports/report.h"
 #include "rig/store.h"
@@ -826,10 +827,26 @@ static void test_report_figures(void)
 	report_free(&r);
 }
 
+/* An integer axis ticks whole values even when the points sit beside them
+ * (the interaction plot sets its lines a little apart). */
+static void test_integer_axis_whole_ticks(void)
+{
+	struct fig_axis a;
+	fig_axis_linear(&a, 0.97, 2.03, 0, 1);
+	CU_ASSERT_EQUAL(a.nticks, 2);
+	CU_ASSERT_DOUBLE_EQUAL(a.ticks[0], 1, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(a.ticks[1], 2, 1e-12);
+	CU_ASSERT_TRUE(a.lo < 0.97 && a.hi > 2.03);
+	fig_axis_linear(&a, 1, 10, 0, 1);
+	CU_ASSERT_EQUAL(a.nticks, 10);
+	CU_ASSERT_DOUBLE_EQUAL(a.ticks[0], 1, 1e-12);
+}
+
 void register_figure_tests(void)
 {
 	CU_pSuite s = test_suite("figures (reports/figure.c and their use in reports)");
 	test_add(s, "twelve series: twelve colours, markers and dash patterns", test_twelve_series_apart);
+	test_add(s, "an integer axis ticks whole values", test_integer_axis_whole_ticks);
 	test_add(s, "h_pair_style and h_style_of: twelve pairs, twelve volumes apart",
 		 test_page_styles_apart);
 	test_add(s, "yzero: whiskers and bars stop at the zero line, the axis at 0",
