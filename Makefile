@@ -39,6 +39,12 @@ PLATFORM_DEFS := -D_GNU_SOURCE
 PLATFORM_PKGS := liburing
 endif
 
+# The platform drivers built in (provision/driver.h): each NAME defines
+# prov_driver_NAME. Both are portable C, so every build has both (`rig plan
+# --platform macos` lists a macOS plan's commands on Linux).
+DRIVERS  := linux macos
+DRIVER_DEFS := -DRIG_DRIVERS='$(foreach d,$(DRIVERS),X($(d)))'
+
 PKGS     := yaml-0.1 sqlite3 libcrypto json-c cairo libpng libplist-2.0 $(PLATFORM_PKGS)
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
 # libplist 2.3 gave plist_from_memory a fourth argument (the format found):
@@ -52,7 +58,7 @@ TEST_PKG_LIBS   := $(shell pkg-config --libs cunit)
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
             -Wno-unused-parameter -Wformat=2 -Wno-format-nonliteral
 BASE_CFLAGS := -std=c11 $(PLATFORM_DEFS) -DRIG_VERSION='"$(VERSION)"' \
-            -DRIG_PLATFORM='"$(PLATFORM)"' -I. $(WARN) $(PKG_CFLAGS) $(PLIST_DEFS) -MMD -MP
+            -DRIG_PLATFORM='"$(PLATFORM)"' $(DRIVER_DEFS) -I. $(WARN) $(PKG_CFLAGS) $(PLIST_DEFS) -MMD -MP
 OPT      ?= -O2 -g
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
             -fno-sanitize-recover=undefined
@@ -136,7 +142,7 @@ lint:
 # ISO C11 with -pedantic and POSIX only, no _GNU_SOURCE or _DARWIN_C_SOURCE.
 portable:
 	@for f in provision/*.c; do \
-		$(CC) -std=c11 -pedantic -D_XOPEN_SOURCE=700 -I. $(WARN) $(PKG_CFLAGS) \
+		$(CC) -std=c11 -pedantic -D_XOPEN_SOURCE=700 $(DRIVER_DEFS) -I. $(WARN) $(PKG_CFLAGS) \
 			$(PLIST_DEFS) -fsyntax-only $$f || exit 1; \
 	done; echo "portable: provision/*.c is ISO C11 -pedantic with POSIX alone"
 
@@ -332,7 +338,7 @@ MACOS_OBJ     := $(foreach a,$(MACOS_ARCHS),$(call objs,$(BUILD)/macos/$(a),$(MA
 # The folders pkg-config would name (-I.../cairo for <cairo.h>, and so on).
 # zig cc builds -O0 with UBSan traps by default: they only slow this down.
 MACOS_CFLAGS  := -std=c11 $(MACOS_DEFS) -DRIG_VERSION='"$(VERSION)"' -DRIG_PLATFORM='"macos"' \
-                 -I. -I$(MACOS_INC) -I$(MACOS_INC)/json-c -I$(MACOS_INC)/cairo \
+                 $(DRIVER_DEFS) -I. -I$(MACOS_INC) -I$(MACOS_INC)/json-c -I$(MACOS_INC)/cairo \
                  -I$(MACOS_INC)/libpng16 $(WARN) $(PLIST_DEFS) -MMD -MP -O0 -fno-sanitize=undefined
 # Zig's caches stay in the build tree.
 MACOS_ZIG_CC  := ZIG_GLOBAL_CACHE_DIR=$(abspath $(BUILD)/macos/zig-cache) \

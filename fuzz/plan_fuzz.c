@@ -17,6 +17,7 @@
 #include <stdlib.h>
 
 #include "rig/diag.h"
+#include "provision/driver.h"
 #include "rig/plan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -56,11 +57,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sink = fopen("/dev/null", "w");
 	if (!sink)
 		abort();
-	const struct plan_options any = { PLATFORM_ANY, NULL };
+	const struct plan_options any = { NULL, NULL };
 	if (!parse_once(data, size, &any))
 		return 0;
-	const struct plan_options linux_map = { PLATFORM_LINUX, "apfs=ext4,hfs+=xfs,exfat=btrfs,fat32=ext4" };
-	const struct plan_options macos_map = { PLATFORM_MACOS, "ext4=apfs,xfs=hfs+,btrfs=exfat" };
+	const struct plan_options linux_map = { prov_driver_find("linux"), "apfs=ext4,hfs+=xfs,exfat=btrfs,fat32=ext4" };
+	const struct plan_options macos_map = { prov_driver_find("macos"), "ext4=apfs,xfs=hfs+,btrfs=exfat" };
 	parse_once(data, size, &linux_map);
 	parse_once(data, size, &macos_map);
 	return 0;

@@ -141,4 +141,14 @@ void mac_disk_describe(const char *disk, const struct mac_list *list, const stru
 int mac_keep_start(const struct plan_partition *kp, const char *disk, const struct mac_list *list,
 		   const struct mac_apfs *apfs, struct mac_made *kept, struct strbuf *why);
 
+/*
+ * The processes in lsof -F pcn output (text) other than self that have a
+ * needle, or anything below one, open or as their working folder: how
+ * many; what (may be NULL) gets "PID n (command)" for each (macos_procs.c).
+ */
+size_t mac_lsof_users(const char *text, long self, const char *const *needles,
+		      struct strbuf *what);
+/* The driver's procs_using (driver.h): lsof through a real spawner. */
+int mac_procs_using(const char *const *needles, struct strbuf *what);
+
 #endif

@@ -9,7 +9,6 @@
 #include "../rig/util/lock.h"
 #include "../rig/util/strbuf.h"
 #include "../rig/util/xalloc.h"
-#include "linux.h"
 
 void volume_release(struct volume *v)
 {
@@ -24,10 +23,8 @@ const struct backend_ops *provision_backend(const struct plan *p, struct strbuf 
 {
 	if (p->target.kind == TARGET_DIRS)
 		return &provision_dir_ops;
-	if (p->platform == PLATFORM_LINUX)
-		return &provision_linux_ops;
-	if (p->platform == PLATFORM_MACOS)
-		return &provision_macos_ops;
+	if (p->platform)
+		return p->platform->ops;
 	sb_addf(err, "no provisioning backend for %s targets of platform %s",
 		p->target.kind == TARGET_IMAGE ? "image" : "disk", plan_platform_name(p->platform));
 	return NULL;
@@ -91,7 +88,8 @@ int provision_wait_orphans(struct provision_ctx *ctx, const char *const *needles
 	struct strbuf what = STRBUF_INIT;
 	for (int waited = 0;; waited += 20) {
 		sb_reset(&what);
-		if (!linux_procs_using("", needles, &what))
+		const struct prov_driver *d = ctx->plan ? ctx->plan->platform : NULL;
+		if (!d || !d->procs_using(needles, &what))
 			break;
 		if (waited >= ORPHAN_WAIT_MS) {
 			sb_addf(ctx->err, "commands of the interrupted run are still running after %d s: "

@@ -1,7 +1,8 @@
 /*
  * Provisioning backends: turn one layout of a plan into mounted volumes and
  * back. One const ops struct per backend (dir.c, linux.c, macos.c), chosen
- * by provision_backend() from the plan's target and platform.
+ * by provision_backend() from the plan's target and platform driver
+ * (driver.h).
  *
  * Every external command a backend runs goes through the spawner it is
  * given (argument vectors, logged; in dry-run mode only recorded, which is
@@ -18,6 +19,7 @@
 
 #include "../rig/plan.h"
 #include "../rig/util/spawn.h"
+#include "driver.h"
 
 struct strbuf;
 
@@ -144,9 +146,9 @@ char *target_keys_holder(const struct target_keys *keys, size_t *which);
  * A resumed run, before it looks at what the interrupted one left: the
  * commands that run started outlive it (their own process group), and a
  * `losetup`, `mount` or an exec'd benchmark may still attach, mount or
- * write. Wait until no other process names one of needles in its arguments
- * or works below one of them (linux_procs_using; nothing is found where
- * there is no /proc), up to ORPHAN_WAIT_MS; then -EBUSY naming them.
+ * write. Wait until no other process uses one of needles, as the plan's
+ * platform driver tells (driver.h, procs_using: /proc on Linux, lsof on
+ * macOS), up to ORPHAN_WAIT_MS; then -EBUSY naming them.
  */
 #define ORPHAN_WAIT_MS 10000
 int provision_wait_orphans(struct provision_ctx *ctx, const char *const *needles);
@@ -155,11 +157,12 @@ extern const struct backend_ops provision_dir_ops;
 extern const struct backend_ops provision_linux_ops; /* image and disk targets on Linux */
 extern const struct backend_ops provision_macos_ops; /* image and disk targets on macOS */
 
-/* The backend for the plan's target and platform, or NULL with the reason
- * in err. Both are portable C, so `rig plan` can list a plan's commands
- * anywhere. The Linux backend refuses to run anywhere but Linux; the macOS
- * backend runs whatever diskutil and hdiutil are first on PATH (on Linux
- * only the fake ones of tests/tools/macos exist). */
+/* The backend for the plan's target: dirs, or the ops of the plan's
+ * platform driver; NULL with the reason in err. The drivers are portable
+ * C, so `rig plan` can list a plan's commands anywhere. The Linux backend
+ * refuses to run anywhere but Linux; the macOS backend runs whatever
+ * diskutil and hdiutil are first on PATH (on Linux only the fake ones of
+ * tests/tools/macos exist). */
 const struct backend_ops *provision_backend(const struct plan *p, struct strbuf *err);
 
 #endif

@@ -563,7 +563,7 @@ static void load_plan(struct rdata *d)
 		return;
 	}
 	struct resume_options ro;
-	struct plan_options opt = { .platform = PLATFORM_ANY, .fs_map = NULL };
+	struct plan_options opt = { .platform = NULL, .fs_map = NULL };
 	if (resume_parse_options(d->run.options_json, &ro) == 0) {
 		opt.platform = ro.platform;
 		opt.fs_map = ro.fs_map;

@@ -414,7 +414,7 @@ static void parse_document(struct pctx *c)
 struct plan *plan_parse_text(const char *name, const char *text, size_t len,
 			     const struct plan_options *opt, struct diag *d)
 {
-	static const struct plan_options none = { PLATFORM_ANY, NULL };
+	static const struct plan_options none = { NULL, NULL };
 	struct plan *p = xcalloc(1, sizeof(*p));
 	p->file = xstrdup(name ? name : "<plan>");
 	p->text = xmalloc(len + 1);

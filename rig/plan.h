@@ -126,7 +126,7 @@ struct plan_report {
 	enum plan_compare compare;   /* AUTO: fs when it tells the volumes apart, else volume */
 };
 
-enum plan_platform { PLATFORM_ANY, PLATFORM_LINUX, PLATFORM_MACOS };
+struct prov_driver; /* provision/driver.h: a platform, what it makes and accepts */
 
 struct plan {
 	char *file;                  /* path as given */
@@ -147,17 +147,17 @@ struct plan {
 	struct plan_step *steps;
 	size_t nsteps;
 	struct plan_report report;
-	/* The platform the plan's file systems belong to: macOS (apfs, hfs+,
-	 * exfat, fat32), Linux (ext4, xfs, btrfs), or ANY for dirs targets. */
-	enum plan_platform platform;
+	/* The platform whose driver makes the plan's file systems; NULL (any)
+	 * for dirs targets. */
+	const struct prov_driver *platform;
 	/* plan_options.fs_map changed the file system of some partition. */
 	int fs_mapped;
 };
 
 struct plan_options {
-	/* Validate file systems against this platform (ANY: infer from the
+	/* Validate file systems against this platform (NULL: infer from the
 	 * plan, and require that one platform can make all of them). */
-	enum plan_platform platform;
+	const struct prov_driver *platform;
 	/* --fs-map apfs=ext4,hfs+=xfs: applied to every partition's fs
 	 * before validation. NULL: none. */
 	const char *fs_map;
@@ -194,8 +194,7 @@ const struct plan_headline *plan_headline_for(const struct plan *p, const char *
 int plan_unit_better(const char *unit);
 
 const char *plan_order_name(enum plan_order o);
-const char *plan_platform_name(enum plan_platform p);
-/* The file systems a platform can make, NULL-terminated. */
-const char *const *plan_platform_fs(enum plan_platform p);
+/* The platform's name; "any" for NULL. */
+const char *plan_platform_name(const struct prov_driver *d);
 
 #endif

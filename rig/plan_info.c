@@ -1,6 +1,6 @@
 /*
  * Read-only questions about a parsed plan that the schedule, runner and
- * reports ask: volumes per layout, names, the platform tables and the
+ * reports ask: volumes per layout, names, the platform's name and the
  * report's headlines. Kept apart from the parser so that code which builds
  * plans by hand (tests) needs no YAML.
  */
@@ -9,9 +9,7 @@
 
 #include "plan.h"
 
-static const char *const linux_fs[] = { "ext4", "xfs", "btrfs", NULL };
-static const char *const macos_fs[] = { "apfs", "hfs+", "exfat", "fat32", NULL };
-static const char *const no_fs[] = { NULL };
+#include "../provision/driver.h"
 
 size_t plan_layout_count(const struct plan *p)
 {
@@ -62,24 +60,9 @@ const char *plan_order_name(enum plan_order o)
 	return "?";
 }
 
-const char *plan_platform_name(enum plan_platform p)
+const char *plan_platform_name(const struct prov_driver *d)
 {
-	switch (p) {
-	case PLATFORM_LINUX: return "linux";
-	case PLATFORM_MACOS: return "macos";
-	case PLATFORM_ANY: return "any";
-	}
-	return "?";
-}
-
-const char *const *plan_platform_fs(enum plan_platform p)
-{
-	switch (p) {
-	case PLATFORM_LINUX: return linux_fs;
-	case PLATFORM_MACOS: return macos_fs;
-	case PLATFORM_ANY: return no_fs;
-	}
-	return no_fs;
+	return d ? d->name : "any";
 }
 
 const struct plan_headline *plan_headline_for(const struct plan *p, const char *tmpl_path,

@@ -7,8 +7,9 @@
  * at provisioning half an hour into a run.
  *
  * The platform is decided after all partitions are known: either the one
- * asked for (each file system must be one it can make) or, for
- * PLATFORM_ANY, the one that can make all of them.
+ * asked for (each file system must be one it can make) or, when none is,
+ * the one that can make all of them. What a platform makes and accepts is
+ * its driver's (provision/driver.h): nothing here names a platform.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 
 #include "plan.h"
 #include "plan_parse.h"
+#include "../provision/driver.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -26,30 +28,27 @@
 
 static const char *known_fs(const char *s, size_t n)
 {
-	static const enum plan_platform plats[] = { PLATFORM_MACOS, PLATFORM_LINUX };
-	for (size_t i = 0; i < 2; i++)
-		for (const char *const *f = plan_platform_fs(plats[i]); *f; f++)
-			if (strlen(*f) == n && !strncmp(*f, s, n))
-				return *f;
+	for (size_t i = 0; prov_drivers[i]; i++)
+		for (const struct prov_fs *f = prov_drivers[i]->fs; f->name; f++)
+			if (strlen(f->name) == n && !strncmp(f->name, s, n))
+				return f->name;
 	return NULL;
 }
 
-static enum plan_platform fs_platform(const char *fs)
+/* "ext4, xfs, btrfs": the file systems d makes. */
+static void fs_names(struct strbuf *sb, const struct prov_driver *d)
 {
-	static const enum plan_platform plats[] = { PLATFORM_MACOS, PLATFORM_LINUX };
-	for (size_t i = 0; i < 2; i++)
-		for (const char *const *f = plan_platform_fs(plats[i]); *f; f++)
-			if (!strcmp(*f, fs))
-				return plats[i];
-	return PLATFORM_ANY;
+	for (const struct prov_fs *f = d->fs; f->name; f++)
+		sb_addf(sb, "%s%s", f == d->fs ? "" : ", ", f->name);
 }
 
+/* "linux: ext4, xfs, btrfs; macos: apfs, ...": every platform's. */
 static void all_fs_names(struct strbuf *sb)
 {
-	sb_adds(sb, "macos: ");
-	join_choices(sb, plan_platform_fs(PLATFORM_MACOS));
-	sb_adds(sb, "; linux: ");
-	join_choices(sb, plan_platform_fs(PLATFORM_LINUX));
+	for (size_t i = 0; prov_drivers[i]; i++) {
+		sb_addf(sb, "%s%s: ", i ? "; " : "", prov_drivers[i]->name);
+		fs_names(sb, prov_drivers[i]);
+	}
 }
 
 static void map_error(struct pctx *c, const char *why, const char *part, size_t len)
@@ -432,12 +431,12 @@ static void parse_partition(struct pctx *c, struct plan_layout *l, const char *l
 	if (require_key(c, &k[1], pn, where.buf) && (fs = key_scalar(c, &k[1], "a file system"))) {
 		const char *canon = known_fs(fs, strlen(fs));
 		if (!canon) {
-			static const char *all[8];
+			static const char *all[32];
 			size_t n = 0;
-			for (const char *const *f = plan_platform_fs(PLATFORM_MACOS); *f; f++)
-				all[n++] = *f;
-			for (const char *const *f = plan_platform_fs(PLATFORM_LINUX); *f; f++)
-				all[n++] = *f;
+			for (size_t i = 0; prov_drivers[i]; i++)
+				for (const struct prov_fs *f = prov_drivers[i]->fs; f->name; f++)
+					if (n < NKEYS(all))
+						all[n++] = f->name;
 			struct strbuf sb = STRBUF_INIT;
 			all_fs_names(&sb);
 			const char *near = diag_suggest(fs, all, n);
@@ -618,11 +617,12 @@ void parse_layouts(struct pctx *c, const struct key *k)
 
 /* --- platform --- */
 
-static void fs_set(struct pctx *c, enum plan_platform pl, struct strbuf *sb)
+/* The distinct file systems of the plan that d makes. */
+static void fs_set(struct pctx *c, const struct prov_driver *d, struct strbuf *sb)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < c->nfsrefs; i++) {
-		if (fs_platform(c->fsrefs[i].fs) != pl)
+		if (prov_driver_of_fs(c->fsrefs[i].fs) != d)
 			continue;
 		int dup = 0;
 		for (size_t j = 0; j < i; j++)
@@ -633,17 +633,7 @@ static void fs_set(struct pctx *c, enum plan_platform pl, struct strbuf *sb)
 	}
 }
 
-static int label_limit(const char *fs)
-{
-	static const struct { const char *fs; int max; } limits[] = {
-		{ "ext4", 16 }, { "xfs", 12 }, { "fat32", 11 }, { "exfat", 15 },
-	};
-	for (size_t i = 0; i < NKEYS(limits); i++)
-		if (!strcmp(limits[i].fs, fs))
-			return limits[i].max;
-	return 64;
-}
-
+/* Each name fits its file system's label (the driver's prov_fs). */
 static void check_labels(struct pctx *c)
 {
 	const struct plan *p = c->p;
@@ -653,19 +643,19 @@ static void check_labels(struct pctx *c)
 			const struct plan_partition *pp = &p->layouts[li].parts[i];
 			if (pp->mark.line == last_line && pp->mark.col == last_col)
 				continue; /* one report per entry, not per count */
-			int max = label_limit(pp->fs);
-			int fat_ok = 1;
-			if (!strcmp(pp->fs, "fat32"))
-				for (const char *s = pp->name; *s; s++)
-					if (*s == '.' || *s == '+')
-						fat_ok = 0;
-			if ((int)strlen(pp->name) > max) {
+			const struct prov_fs *f = prov_driver_fs(p->platform, pp->fs);
+			if (!f)
+				continue;
+			size_t bad = f->label_bad ? strcspn(pp->name, f->label_bad) : strlen(pp->name);
+			if ((int)strlen(pp->name) > f->label_max) {
 				diag_error(c->d, pp->mark, "partition name '%s' is too long for a%s %s label "
 					   "(at most %d characters)", pp->name,
-					   pp->fs[0] == 'e' || pp->fs[0] == 'x' ? "n" : "", pp->fs, max);
-			} else if (!fat_ok) {
-				diag_error(c->d, pp->mark, "partition name '%s' cannot be a fat32 label: "
-					   "use letters, digits, '_' and '-'", pp->name);
+					   strchr("aeiou", pp->fs[0]) || pp->fs[0] == 'x' ? "n" : "",
+					   pp->fs, f->label_max);
+			} else if (pp->name[bad]) {
+				diag_error(c->d, pp->mark, "partition name '%s' cannot be a%s %s label: "
+					   "use letters, digits, '_' and '-'", pp->name,
+					   strchr("aeiou", pp->fs[0]) ? "n" : "", pp->fs);
 			} else {
 				continue;
 			}
@@ -675,78 +665,53 @@ static void check_labels(struct pctx *c)
 	}
 }
 
-static void check_device(struct pctx *c, enum plan_platform pl)
+static void check_device(struct pctx *c, const struct prov_driver *d)
 {
 	const char *dev = c->p->target.device;
-	if (!dev || c->p->target.kind != TARGET_DISK)
+	if (!d || !dev || c->p->target.kind != TARGET_DISK)
 		return;
-	struct mark m = c->device_mark;
-	if (pl == PLATFORM_MACOS) {
-		const char *s = dev;
-		if (!strncmp(s, "/dev/r", 6))
-			s += 6;
-		else if (!strncmp(s, "/dev/", 5))
-			s += 5;
-		size_t digits = strncmp(s, "disk", 4) ? 0 : strspn(s + 4, "0123456789");
-		if (!digits) {
-			diag_error(c->d, m, "invalid device '%s' for macos: give a whole-disk identifier "
-				   "such as disk4 (see diskutil list)", dev);
-		} else if (s[4 + digits]) {
-			diag_error(c->d, m, "device '%s' is not a whole disk: give the disk itself "
-				   "(disk%.*s)", dev, (int)digits, s + 4);
-		} else if (s != dev) {
-			diag_error(c->d, m, "give the macos disk identifier '%s', not the device path '%s'",
-				   s, dev);
-		}
-	} else if (pl == PLATFORM_LINUX) {
-		/* /dev/sdb, /dev/nvme0n1, /dev/disk/by-id/usb-WD_My_Passport_0820-0:0 */
-		static const char chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-					    "0123456789/_.:+-@,=";
-		size_t bad = strspn(dev, chars);
-		if (strncmp(dev, "/dev/", 5) || !dev[5] || strstr(dev, ".."))
-			diag_error(c->d, m, "invalid device '%s' for linux: give the whole disk's device "
-				   "path, such as /dev/sdb", dev);
-		else if (dev[bad])
-			diag_error(c->d, m, "invalid device '%s' for linux: character '%c' at offset %zu; "
-				   "a device path has letters, digits and / _ . : + - @ , =", dev,
-				   dev[bad], bad);
-	}
+	struct strbuf why = STRBUF_INIT;
+	if (d->device_check(dev, &why) < 0)
+		diag_error(c->d, c->device_mark, "%s", why.buf);
+	sb_release(&why);
 }
 
 void check_platform(struct pctx *c)
 {
 	struct plan *p = c->p;
-	enum plan_platform want = c->opt->platform;
-	p->platform = PLATFORM_ANY;
+	const struct prov_driver *want = c->opt->platform;
+	p->platform = NULL;
 	if (!c->target_known || p->target.kind == TARGET_DIRS)
 		return;
-	if (want == PLATFORM_ANY && c->nfsrefs) {
-		enum plan_platform first = fs_platform(c->fsrefs[0].fs);
+	if (!want && c->nfsrefs) {
+		const struct prov_driver *first = prov_driver_of_fs(c->fsrefs[0].fs);
 		for (size_t i = 1; i < c->nfsrefs; i++) {
-			if (fs_platform(c->fsrefs[i].fs) == first)
+			const struct prov_driver *other = prov_driver_of_fs(c->fsrefs[i].fs);
+			if (other == first)
 				continue;
-			struct strbuf mac = STRBUF_INIT, lin = STRBUF_INIT;
-			fs_set(c, PLATFORM_MACOS, &mac);
-			fs_set(c, PLATFORM_LINUX, &lin);
-			diag_error(c->d, c->fsrefs[i].mark, "the plan mixes macos file systems (%s) and "
-				   "linux file systems (%s): one platform cannot make them all",
-				   mac.buf, lin.buf);
-			sb_release(&mac);
-			sb_release(&lin);
+			/* Marked at the first entry of another platform: named first. */
+			struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+			fs_set(c, other, &a);
+			fs_set(c, first, &b);
+			diag_error(c->d, c->fsrefs[i].mark, "the plan mixes %s file systems (%s) and "
+				   "%s file systems (%s): one platform cannot make them all",
+				   other ? other->name : "unknown", a.buf, first ? first->name : "unknown", b.buf);
+			sb_release(&a);
+			sb_release(&b);
 			break;
 		}
 		p->platform = first;
-	} else if (want != PLATFORM_ANY) {
+	} else if (want) {
 		for (size_t i = 0; i < c->nfsrefs; i++) {
 			const struct fsref *r = &c->fsrefs[i];
-			if (fs_platform(r->fs) == want)
+			if (prov_driver_fs(want, r->fs))
 				continue;
 			struct strbuf can = STRBUF_INIT, from = STRBUF_INIT;
-			join_choices(&can, plan_platform_fs(want));
+			fs_names(&can, want);
 			if (r->orig)
 				sb_addf(&from, " (mapped from '%s' by --fs-map)", r->orig);
 			diag_error(c->d, r->mark, "file system '%s'%s cannot be made on %s (it can make %s)",
-				   r->fs, from.buf, plan_platform_name(want), can.buf);
+				   r->fs, from.buf, want->name, can.buf);
 			sb_release(&can);
 			sb_release(&from);
 		}
@@ -773,16 +738,26 @@ void check_keep(struct pctx *c)
 			continue;
 		const struct plan_partition *kp = &l->parts[0];
 		struct mark m = kp->keep_mark;
-		if (p->platform == PLATFORM_LINUX) {
-			diag_error(c->d, m, "'keep: true' is supported on macos only in this version "
-				   "(diskutil resizes the kept partition); linux layouts are made from "
-				   "scratch");
+		if (p->platform && !(p->platform->abilities & PROV_CAN_KEEP)) {
+			struct strbuf can = STRBUF_INIT;
+			for (size_t i = 0; prov_drivers[i]; i++)
+				if (prov_drivers[i]->abilities & PROV_CAN_KEEP)
+					sb_addf(&can, "%s%s", can.len ? " and " : "", prov_drivers[i]->name);
+			diag_error(c->d, m, "'keep: true' is supported on %s only in this version; %s "
+				   "layouts are made from scratch", can.buf, p->platform->name);
+			sb_release(&can);
 			continue;
 		}
-		if (strcmp(kp->fs, "apfs") && strcmp(kp->fs, "hfs+")) {
-			diag_error(c->d, m, "'keep: true' on %s partition '%s': rig can keep apfs "
-				   "(diskutil apfs resizeContainer) and hfs+ (diskutil resizeVolume) "
-				   "partitions", kp->fs, kp->name);
+		const struct prov_fs *kf = prov_driver_fs(p->platform, kp->fs);
+		if (p->platform && (!kf || !kf->keep_how)) {
+			struct strbuf can = STRBUF_INIT;
+			for (const struct prov_fs *f = p->platform->fs; f->name; f++)
+				if (f->keep_how)
+					sb_addf(&can, "%s%s (%s)", can.len ? " and " : "", f->name,
+						f->keep_how);
+			diag_error(c->d, m, "'keep: true' on %s partition '%s': rig can keep %s "
+				   "partitions", kp->fs, kp->name, can.buf);
+			sb_release(&can);
 			continue;
 		}
 		if (p->reprovision == REPROVISION_REPEAT) {

@@ -191,11 +191,9 @@ int resume_parse_options(const char *json, struct resume_options *o)
 		json_object_put(j);
 		return -EINVAL;
 	}
-	o->platform = PLATFORM_ANY;
+	o->platform = NULL;
 	if (json_object_object_get_ex(j, "platform", &v) && json_object_is_type(v, json_type_string))
-		o->platform = !strcmp(json_object_get_string(v), "macos") ? PLATFORM_MACOS :
-			      !strcmp(json_object_get_string(v), "linux") ? PLATFORM_LINUX :
-			      PLATFORM_ANY;
+		o->platform = prov_driver_find(json_object_get_string(v));
 	if (json_object_object_get_ex(j, "fs_map", &v) && json_object_is_type(v, json_type_string))
 		o->fs_map = xstrdup(json_object_get_string(v));
 	if (json_object_object_get_ex(j, "image_size", &v))

@@ -82,7 +82,7 @@ void resume_info_release(struct resume_info *ri);
  * stored plan with them, so that a plan rehearsed with --fs-map is the plan
  * as it was run. */
 struct resume_options {
-	enum plan_platform platform; /* as recorded; PLATFORM_ANY when it is not */
+	const struct prov_driver *platform; /* as recorded; NULL (any) when it is not */
 	char *fs_map;                /* --fs-map as given, or NULL */
 	uint64_t image_size;         /* --image-size, 0 none */
 	unsigned allow;              /* --allow's flags */

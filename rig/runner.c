@@ -1033,7 +1033,7 @@ enum run_status runner_resume(const char *dir, const struct run_options *opt,
 			      struct strbuf *run_dir, struct strbuf *info, struct strbuf *err)
 {
 	struct run_options o = *opt;
-	struct plan_options po = { PLATFORM_LINUX, NULL };
+	struct plan_options po = { NULL, NULL };
 	struct resume_info ri;
 	memset(&ri, 0, sizeof(ri));
 	struct resume_options rec;
@@ -1107,7 +1107,7 @@ enum run_status runner_resume(const char *dir, const struct run_options *opt,
 			     "by a rig without resume, results store schema 1); it cannot be resumed");
 		goto out;
 	}
-	po.platform = rec.platform == PLATFORM_MACOS ? PLATFORM_MACOS : PLATFORM_LINUX;
+	po.platform = rec.platform ? rec.platform : prov_driver_host();
 	po.fs_map = rec.fs_map;
 	o.image_size = rec.image_size;
 	o.allow |= rec.allow;

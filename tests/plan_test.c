@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "rig/module.h"
+#include "provision/driver.h"
 #include "rig/plan.h"
 #include "rig/util/strbuf.h"
 #include "test.h"
@@ -506,7 +507,7 @@ static void test_configs_validate(void)
 		sb_addf(&path, "%s/%s", dir.buf, e->d_name);
 		struct diag d;
 		diag_init(&d, NULL, NULL);
-		struct plan_options o = { PLATFORM_ANY, NULL };
+		struct plan_options o = { NULL, NULL };
 		struct plan *p = plan_parse_file(path.buf, &o, &d);
 		CU_ASSERT_PTR_NOT_NULL(p);
 		CU_ASSERT_EQUAL(d.nerrors, 0);
@@ -640,7 +641,7 @@ static void test_parsed_values(void)
 	CU_ASSERT_EQUAL(p->target.kind, TARGET_DISK);
 	CU_ASSERT_STRING_EQUAL(p->target.device, "disk4");
 	CU_ASSERT_STRING_EQUAL(p->target.confirm, "ST2000LM007");
-	CU_ASSERT_EQUAL(p->platform, PLATFORM_MACOS);
+	CU_ASSERT_EQUAL(p->platform, prov_driver_find("macos"));
 	CU_ASSERT_EQUAL_FATAL(p->nlayouts, 2);
 	const struct plan_layout *l = &p->layouts[0];
 	CU_ASSERT_STRING_EQUAL(l->name, "tenths");
@@ -712,7 +713,7 @@ static void test_defaults(void)
 	CU_ASSERT_EQUAL(p->report.nby, 0);
 	CU_ASSERT_EQUAL(p->report.nheadlines, 0);
 	CU_ASSERT_EQUAL(p->report.compare, COMPARE_AUTO);
-	CU_ASSERT_EQUAL(p->platform, PLATFORM_ANY);
+	CU_ASSERT_EQUAL(p->platform, NULL);
 	CU_ASSERT_EQUAL(p->target.kind, TARGET_DIRS);
 	CU_ASSERT_EQUAL_FATAL(p->target.ndirs, 3);
 	CU_ASSERT_STRING_EQUAL(p->target.dirs[1], "/tmp/y/b/");
@@ -752,7 +753,7 @@ static void test_defaults(void)
 	CU_ASSERT_STRING_EQUAL(p->target.image_path, "/var/tmp/r.img");
 	CU_ASSERT_EQUAL(p->target.image_size, 20000000000ull);
 	CU_ASSERT_EQUAL(p->target.keep, 1);
-	CU_ASSERT_EQUAL(p->platform, PLATFORM_LINUX);
+	CU_ASSERT_EQUAL(p->platform, prov_driver_find("linux"));
 	diag_release(&d);
 	plan_free(p);
 }
@@ -919,14 +920,14 @@ static void test_platforms(void)
 		"      - { name: APFS, fs: apfs, size: 50% }\n"
 		"      - { name: HFS, fs: hfs+, size: rest }\n" STEPS;
 	struct diag d;
-	struct plan_options o = { PLATFORM_ANY, NULL };
+	struct plan_options o = { NULL, NULL };
 	struct plan *p = parse_opt(mac, &o, &d);
 	CU_ASSERT_EQUAL(d.nerrors, 0);
-	CU_ASSERT_EQUAL(p->platform, PLATFORM_MACOS);
+	CU_ASSERT_EQUAL(p->platform, prov_driver_find("macos"));
 	diag_release(&d);
 	plan_free(p);
 
-	o.platform = PLATFORM_LINUX;
+	o.platform = prov_driver_find("linux");
 	p = parse_opt(mac, &o, &d);
 	CU_ASSERT_EQUAL(d.nerrors, 2);
 	const struct diag_item *e = first_error(&d);
@@ -935,30 +936,30 @@ static void test_platforms(void)
 	CU_ASSERT_EQUAL(e->mark.col, 27);
 	CU_ASSERT_STRING_EQUAL(e->msg, "file system 'apfs' cannot be made on linux (it can make "
 			       "ext4, xfs, btrfs)");
-	CU_ASSERT_EQUAL(p->platform, PLATFORM_LINUX);
+	CU_ASSERT_EQUAL(p->platform, prov_driver_find("linux"));
 	diag_release(&d);
 	plan_free(p);
 
 	o.fs_map = "apfs=ext4, hfs+=xfs";
 	p = parse_opt(mac, &o, &d);
 	CU_ASSERT_EQUAL(d.nerrors, 0);
-	CU_ASSERT_EQUAL(p->platform, PLATFORM_LINUX);
+	CU_ASSERT_EQUAL(p->platform, prov_driver_find("linux"));
 	CU_ASSERT_STRING_EQUAL(p->layouts[0].parts[0].fs, "ext4");
 	CU_ASSERT_STRING_EQUAL(p->layouts[0].parts[1].fs, "xfs");
 	diag_release(&d);
 	plan_free(p);
 
 	/* The map alone (platform ANY) makes the plan a linux plan. */
-	o.platform = PLATFORM_ANY;
+	o.platform = NULL;
 	o.fs_map = "apfs=ext4,hfs+=xfs";
 	p = parse_opt(mac, &o, &d);
 	CU_ASSERT_EQUAL(d.nerrors, 0);
-	CU_ASSERT_EQUAL(p->platform, PLATFORM_LINUX);
+	CU_ASSERT_EQUAL(p->platform, prov_driver_find("linux"));
 	diag_release(&d);
 	plan_free(p);
 
 	/* Half a map: the mapped fs is named with its origin. */
-	o.platform = PLATFORM_MACOS;
+	o.platform = prov_driver_find("macos");
 	o.fs_map = "hfs+=xfs";
 	p = parse_opt(mac, &o, &d);
 	CU_ASSERT_EQUAL(d.nerrors, 1);
@@ -972,7 +973,7 @@ static void test_platforms(void)
 	static const char *const bad_maps[] = { "apfs", "apfs=ntfs", "apfs=ext4,apfs=xfs", "=ext4",
 						"apfs=ext4,,hfs+=xfs" };
 	for (size_t i = 0; i < N(bad_maps); i++) {
-		o.platform = PLATFORM_ANY;
+		o.platform = NULL;
 		o.fs_map = bad_maps[i];
 		p = parse_opt(mac, &o, &d);
 		e = first_error(&d);
@@ -984,11 +985,11 @@ static void test_platforms(void)
 	}
 
 	/* dirs: no platform, whatever is asked. */
-	o.platform = PLATFORM_LINUX;
+	o.platform = prov_driver_find("linux");
 	o.fs_map = NULL;
 	p = parse_opt(HDR DIRS STEPS, &o, &d);
 	CU_ASSERT_EQUAL(d.nerrors, 0);
-	CU_ASSERT_EQUAL(p->platform, PLATFORM_ANY);
+	CU_ASSERT_EQUAL(p->platform, NULL);
 	diag_release(&d);
 	plan_free(p);
 }

@@ -420,7 +420,7 @@ static void plan_note(void *opaque, int warning, const char *text)
 }
 
 /* Parse a row's plan; NULL when validation refuses it (the diagnostics in o->err). */
-static struct plan *row_plan(const char *text, enum plan_platform platform, struct diag *d,
+static struct plan *row_plan(const char *text, const struct prov_driver *platform, struct diag *d,
 			     struct outcome *o)
 {
 	diag_init(d, "refusal.yaml", text);
@@ -489,7 +489,7 @@ static int linux_driver(const struct row *row, struct outcome *o)
 		       "      - { name: B, fs: ext4, size: rest }\n"
 		       "steps:\n  - write: { files: 1, size: 1M }\n", row->device, row->confirm);
 	struct diag d;
-	struct plan *p = row_plan(text.buf, PLATFORM_ANY, &d, o);
+	struct plan *p = row_plan(text.buf, NULL, &d, o);
 	const struct backend_ops *ops = p ? &provision_linux_ops : NULL;
 
 	if (ops && row->change_when && !strcmp(row->change_when, "plan")) {
@@ -646,7 +646,7 @@ static int macos_driver(const struct row *row, struct outcome *o)
 		       "      - { name: A, fs: apfs, size: rest }\n"
 		       "steps:\n  - write: { files: 1, size: 1M }\n");
 	struct diag d;
-	struct plan *p = row_plan(text.buf, PLATFORM_MACOS, &d, o);
+	struct plan *p = row_plan(text.buf, prov_driver_find("macos"), &d, o);
 	if (p && row->change_when && !strcmp(row->change_when, "plan")) {
 		/* rig plan reads the disk for real (the fake's queries); then it changes */
 		struct spawner dry = { .dry_run = 1, .log = dry_log };

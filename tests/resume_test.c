@@ -38,7 +38,7 @@ static struct plan *parse(const char *text)
 {
 	struct diag d;
 	diag_init(&d, "t.yaml", NULL);
-	struct plan_options po = { PLATFORM_LINUX, NULL };
+	struct plan_options po = { prov_driver_find("linux"), NULL };
 	struct plan *p = plan_parse_text("t.yaml", text, strlen(text), &po, &d);
 	if (d.nerrors) {
 		diag_print(&d, stderr);
@@ -621,7 +621,8 @@ static void test_orphans(void)
 	CU_ASSERT_EQUAL(linux_procs_using("", shorter, NULL), 0);
 	sb_addch(&other, '0');
 	CU_ASSERT_EQUAL(linux_procs_using("", shorter, NULL), 1);
-	struct provision_ctx ctx = { .err = &err };
+	struct plan on_linux = { .platform = prov_driver_find("linux") };
+	struct provision_ctx ctx = { .plan = &on_linux, .err = &err };
 	double t0 = now_ms();
 	CU_ASSERT_EQUAL(provision_wait_orphans(&ctx, both), 0); /* until both have ended */
 	CU_ASSERT_TRUE(now_ms() - t0 >= 300);

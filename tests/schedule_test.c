@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "provision/driver.h"
 #include "rig/plan.h"
 #include "rig/schedule.h"
 #include "rig/util/strbuf.h"
@@ -226,7 +227,7 @@ static struct plan *plan_image(const size_t *nparts, size_t nlayouts, uint32_t r
 	}
 	p->order = order;
 	p->repeat = repeat;
-	p->platform = PLATFORM_LINUX;
+	p->platform = prov_driver_find("linux");
 	set_steps(p, spec);
 	return p;
 }

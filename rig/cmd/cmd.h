@@ -46,10 +46,9 @@ struct plan_cli {
 int parse_seed(const char *s, uint64_t *out);
 /* --allow RULES: 0, or EXIT_USAGE after printing the error and usage. */
 int cmd_parse_allow(const char *cmd, const char *arg, unsigned *allow);
-/* "linux" / "macos" -> enum; -1 if neither. */
-int parse_platform(const char *s, enum plan_platform *out);
-/* The platform this binary runs on. */
-enum plan_platform host_platform(void);
+/* --platform NAME: the driver called NAME (provision/driver.h), or
+ * EXIT_USAGE after printing the error (naming the platforms) and usage. */
+int parse_platform(const char *cmd, const char *s, const struct prov_driver **out);
 /*
  * Parse and validate a plan, printing every diagnostic to stderr. Returns
  * the plan when valid, NULL (diagnostics printed) otherwise.

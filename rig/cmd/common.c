@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../../platform/platform.h"
+#include "../../provision/driver.h"
 #include "../../provision/safety.h"
 #include "../diag.h"
 #include "../util/strbuf.h"
@@ -177,20 +178,16 @@ int cmd_parse_allow(const char *cmd, const char *arg, unsigned *allow)
 	return rc;
 }
 
-int parse_platform(const char *s, enum plan_platform *out)
+int parse_platform(const char *cmd, const char *s, const struct prov_driver **out)
 {
-	if (!strcmp(s, "linux"))
-		*out = PLATFORM_LINUX;
-	else if (!strcmp(s, "macos"))
-		*out = PLATFORM_MACOS;
-	else
-		return -1;
-	return 0;
-}
-
-enum plan_platform host_platform(void)
-{
-	return strcmp(plat_name(), "macos") ? PLATFORM_LINUX : PLATFORM_MACOS;
+	*out = prov_driver_find(s);
+	if (*out)
+		return 0;
+	struct strbuf names = STRBUF_INIT;
+	prov_driver_names(&names);
+	int rc = cmd_usage_error(cmd, "unknown platform '%s' (%s)", s, names.buf);
+	sb_release(&names);
+	return rc;
 }
 
 struct plan *cmd_load_plan(const char *path, const struct plan_options *o, int *nerrors)

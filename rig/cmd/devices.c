@@ -1,7 +1,7 @@
 /*
- * rig devices: the disks of this machine and whether rig may erase them
- * (provision/linux_devices.c on Linux, from sysfs; provision/macos_facts.c
- * on macOS, from diskutil's plists). Reads only; changes nothing.
+ * rig devices: the disks of this machine and whether rig may erase them,
+ * as the platform's driver lists them (provision/driver.h: from sysfs on
+ * Linux, from diskutil's plists on macOS). Reads only; changes nothing.
  * `--platform macos` on Linux runs the macOS listing against whatever
  * diskutil is first on PATH (the tests' fake one).
  */
@@ -9,9 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../provision/linux.h"
-#include "../../provision/macos.h"
-#include "../util/spawn.h"
+#include "../../provision/driver.h"
 #include "../util/strbuf.h"
 #include "cmd.h"
 
@@ -21,14 +19,14 @@ int cmd_devices(int argc, char **argv)
 		{ "platform", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
-	enum plan_platform platform = host_platform();
+	const struct prov_driver *platform = prov_driver_host();
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'P':
-			if (parse_platform(optarg, &platform) < 0)
-				return cmd_usage_error("devices", "unknown platform '%s' (linux or macos)", optarg);
+			if (parse_platform("devices", optarg, &platform))
+				return EXIT_USAGE;
 			break;
 		default:
 			return cmd_usage_error("devices", "unknown option");
@@ -36,13 +34,11 @@ int cmd_devices(int argc, char **argv)
 	}
 	if (optind != argc)
 		return cmd_usage_error("devices", "no arguments expected");
+	if (!platform)
+		return cmd_usage_error("devices", "rig has no driver for this machine's platform; "
+				       "give --platform");
 	struct strbuf out = STRBUF_INIT;
-	if (platform == PLATFORM_MACOS) {
-		struct spawner sp = { 0 };
-		macos_devices_report(mac_spawn_query, &sp, &out);
-	} else {
-		linux_devices_report("", &out);
-	}
+	platform->devices_report(&out);
 	fputs(out.buf, stdout);
 	sb_release(&out);
 	return EXIT_OK;

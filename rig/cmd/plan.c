@@ -131,7 +131,7 @@ static void print_header(const struct plan *p, uint64_t seed, int seed_known,
 {
 	const struct plan_target *t = &p->target;
 	printf("plan %s (%s) is valid", p->name, p->file);
-	if (p->platform != PLATFORM_ANY)
+	if (p->platform)
 		printf(" for %s", plan_platform_name(p->platform));
 	printf(".\n");
 	if (p->description)
@@ -212,7 +212,7 @@ int cmd_plan(int argc, char **argv)
 		{ "full", no_argument, NULL, 'F' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct plan_options po = { .platform = PLATFORM_ANY, .fs_map = NULL };
+	struct plan_options po = { .platform = NULL, .fs_map = NULL };
 	uint64_t seed = 0;
 	int seed_given = 0, full = 0, c;
 	optind = 1;
@@ -224,8 +224,8 @@ int cmd_plan(int argc, char **argv)
 			seed_given = 1;
 			break;
 		case 'P':
-			if (parse_platform(optarg, &po.platform) < 0)
-				return cmd_usage_error("plan", "unknown platform '%s' (linux or macos)", optarg);
+			if (parse_platform("plan", optarg, &po.platform))
+				return EXIT_USAGE;
 			break;
 		case 'M': po.fs_map = optarg; break;
 		case 'F': full = 1; break;

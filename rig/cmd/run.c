@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../provision/driver.h"
 #include "../runner.h"
 #include "../units.h"
 #include "../util/spawn.h"
@@ -27,7 +28,7 @@ int cmd_run(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct plan_options po = { .platform = host_platform(), .fs_map = NULL };
+	struct plan_options po = { .platform = prov_driver_host(), .fs_map = NULL };
 	struct run_options ro = { 0 };
 	int c;
 	optind = 1;
@@ -41,8 +42,8 @@ int cmd_run(int argc, char **argv)
 			ro.has_seed = 1;
 			break;
 		case 'P':
-			if (parse_platform(optarg, &po.platform) < 0)
-				return cmd_usage_error("run", "unknown platform '%s' (linux or macos)", optarg);
+			if (parse_platform("run", optarg, &po.platform))
+				return EXIT_USAGE;
 			break;
 		case 'M': po.fs_map = optarg; break;
 		case 'y': ro.yes = 1; break;

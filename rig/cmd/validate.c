@@ -11,14 +11,14 @@ int cmd_validate(int argc, char **argv)
 		{ "fs-map", required_argument, NULL, 'M' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct plan_options po = { .platform = PLATFORM_ANY, .fs_map = NULL };
+	struct plan_options po = { .platform = NULL, .fs_map = NULL };
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'P':
-			if (parse_platform(optarg, &po.platform) < 0)
-				return cmd_usage_error("validate", "unknown platform '%s' (linux or macos)", optarg);
+			if (parse_platform("validate", optarg, &po.platform))
+				return EXIT_USAGE;
 			break;
 		case 'M':
 			po.fs_map = optarg;
@@ -35,7 +35,7 @@ int cmd_validate(int argc, char **argv)
 		struct plan *p = cmd_load_plan(argv[i], &po, &nerr);
 		if (p) {
 			printf("%s: ok (plan '%s', %s)\n", argv[i], p->name,
-			       p->platform == PLATFORM_ANY ? "any platform"
+			       !p->platform ? "any platform"
 							   : plan_platform_name(p->platform));
 			plan_free(p);
 		} else {

@@ -1,0 +1,79 @@
+/*
+ * A platform driver: what the rest of rig may know about a platform that
+ * provisions image and disk targets (Linux, macOS), in one descriptor.
+ * The plan parser asks it which file systems exist and what a device name
+ * looks like, cmd/ asks it for the disks of the machine, the runner asks
+ * it for the provisioning ops, and the engine asks it who still uses a
+ * disk. Nothing outside a driver's own files switches on the platform:
+ * scripts/check-names fails the build when a platform name appears as a
+ * string anywhere else.
+ *
+ * The model is libuv's split (uv-common.c beside src/unix/<os>.c) and
+ * fio's engine table: a third platform is its driver file(s) defining one
+ * `const struct prov_driver prov_driver_NAME`, found by the Makefile (the
+ * registry is generated from the definitions, like the test suites), and
+ * its platform/ file.
+ */
+#ifndef RIG_PROVISION_DRIVER_H
+#define RIG_PROVISION_DRIVER_H
+
+#include <stddef.h>
+
+struct strbuf;
+struct backend_ops;
+
+/* A file system a driver can make. */
+struct prov_fs {
+	const char *name;    /* as plans write it: "apfs", "ext4" */
+	int case_sensitive;  /* names differ by case alone: 1; fold case: 0 */
+	/* How a partition of it is kept and resized by a `keep: true` layout
+	 * (in words, for messages), or NULL: it cannot be kept. */
+	const char *keep_how;
+	int label_max;       /* the longest volume name its label takes */
+	const char *label_bad; /* characters its label refuses, or NULL */
+};
+
+/* Abilities (prov_driver.abilities). */
+enum {
+	PROV_CAN_KEEP = 1u << 0,    /* a layout may keep its first partition, resized */
+	PROV_CAN_REMOUNT = 1u << 1, /* cache: remount between cells */
+};
+
+struct prov_driver {
+	const char *name;            /* "linux": --platform, the store, messages */
+	const struct prov_fs *fs;    /* the file systems it makes, name == NULL ends */
+	unsigned abilities;          /* PROV_CAN_* */
+	/*
+	 * Is dev a whole-disk name of this platform ("/dev/sdb", "disk4")?
+	 * 0, or -1 with the reason in why (a sentence naming dev, for the
+	 * plan's error at its line and column).
+	 */
+	int (*device_check)(const char *dev, struct strbuf *why);
+	/* Append the machine's disks and whether rig may erase them (rig
+	 * devices). Reads only. */
+	void (*devices_report)(struct strbuf *out);
+	/*
+	 * Which processes other than this one name one of needles (NULL
+	 * ended) in their arguments or work below one of them: 1 with a
+	 * list "PID (COMMAND)" in what, 0 for none (also when the platform
+	 * cannot tell). The resumed run's wait for orphans (provision.c).
+	 */
+	int (*procs_using)(const char *const *needles, struct strbuf *what);
+	const struct backend_ops *ops; /* provisioning of image and disk targets */
+};
+
+/* Every driver built in, NULL ended (generated: build/.../drivers.inc). */
+extern const struct prov_driver *const prov_drivers[];
+
+/* The driver called name, or NULL. */
+const struct prov_driver *prov_driver_find(const char *name);
+/* The driver of the machine rig runs on (plat_name()); NULL where there is none. */
+const struct prov_driver *prov_driver_host(void);
+/* "linux or macos": the names of the drivers, for messages. */
+void prov_driver_names(struct strbuf *sb);
+/* d's file system called name, or NULL. */
+const struct prov_fs *prov_driver_fs(const struct prov_driver *d, const char *name);
+/* The first driver (in prov_drivers order) that can make fs, or NULL. */
+const struct prov_driver *prov_driver_of_fs(const char *fs);
+
+#endif
