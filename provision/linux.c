@@ -61,7 +61,10 @@
 #include "../rig/util/strbuf.h"
 #include "../rig/util/xalloc.h"
 #include "command.h"
+#include "engine.h"
+#include "journal.h"
 #include "linux_backend.h"
+#include "vol_facts.h"
 
 /* --- the partition table --- */
 
@@ -90,14 +93,14 @@ static int write_table(struct provision_ctx *ctx, struct lx *s, size_t li)
 	 * halves' first one from appearing. */
 	if (has_partitions(s)) {
 		const char *del[] = { "partx", "--delete", s->disk, NULL };
-		int rc = lx_run(ctx, del, NULL);
+		int rc = prov_journal_run(ctx, "forget-partitions", s->disk, del, NULL);
 		s->parts_added = 0;
 		if (rc < 0 || lx_cancelled(ctx))
 			return rc < 0 ? rc : -EINTR;
 	}
 	if (!s->is_image) {
 		const char *zap[] = { "sgdisk", "--zap-all", s->disk, NULL };
-		int rc = lx_run_destructive(ctx, s, zap);
+		int rc = lx_run_destructive(ctx, s, "partition", s->disk, zap);
 		if (rc < 0 || lx_cancelled(ctx))
 			return rc < 0 ? rc : -EINTR;
 	}
@@ -131,7 +134,7 @@ static int write_table(struct provision_ctx *ctx, struct lx *s, size_t li)
 	}
 	argv[n++] = s->disk;
 	argv[n] = NULL;
-	int rc = lx_run_destructive(ctx, s, argv);
+	int rc = lx_run_destructive(ctx, s, "partition", s->disk, argv);
 	for (size_t i = 0; i < a; i++)
 		sb_release(&args[i]);
 	free(args);
@@ -140,7 +143,7 @@ static int write_table(struct provision_ctx *ctx, struct lx *s, size_t li)
 		return rc < 0 ? rc : -EINTR;
 	const char *px[] = { "partx", "--update", s->disk, NULL };
 	s->parts_added = 1;
-	rc = lx_run(ctx, px, NULL);
+	rc = prov_journal_run(ctx, "add-partitions", s->disk, px, NULL);
 	if (rc < 0 || lx_cancelled(ctx))
 		return rc < 0 ? rc : -EINTR;
 	return 0;
@@ -243,13 +246,13 @@ static int make_fs(struct provision_ctx *ctx, struct lx *s, const struct plan_pa
 	argv[n++] = part;
 	argv[n] = NULL;
 	spawn_argv_text(cmd, argv);
-	return lx_run_destructive(ctx, s, argv);
+	return lx_run_destructive(ctx, s, "format", part, argv);
 }
 
 static int do_mount(struct provision_ctx *ctx, const char *fs, struct lvol *v)
 {
 	const char *argv[] = { "mount", "-t", fs, v->part, v->mnt, NULL };
-	int rc = lx_run(ctx, argv, NULL);
+	int rc = prov_journal_run(ctx, "mount", v->mnt, argv, NULL);
 	if (rc == 0)
 		v->mounted = 1;
 	return rc;
@@ -257,7 +260,7 @@ static int do_mount(struct provision_ctx *ctx, const char *fs, struct lvol *v)
 
 /* Unmount, retrying a busy file system; at last detach it lazily, so that
  * nothing stays visible (the kernel frees it when its last user goes). */
-static int do_umount(struct provision_ctx *ctx, struct lvol *v)
+static int try_umount(struct provision_ctx *ctx, struct lvol *v)
 {
 	const char *argv[] = { "umount", v->mnt, NULL };
 	struct strbuf first = STRBUF_INIT;
@@ -290,6 +293,15 @@ static int do_umount(struct provision_ctx *ctx, struct lvol *v)
 	return rc;
 }
 
+/* One journal row for all the tries. */
+static int do_umount(struct provision_ctx *ctx, struct lvol *v)
+{
+	int64_t j = prov_journal_begin(ctx, "unmount", v->mnt, NULL, v->part);
+	int rc = try_umount(ctx, v);
+	prov_journal_end(ctx, j, rc);
+	return rc;
+}
+
 static void mkdir_mnt(struct provision_ctx *ctx, struct lx *s, struct lvol *v, int *rc)
 {
 	if (!s->mnt_root_made) {
@@ -309,7 +321,7 @@ static void mkdir_mnt(struct provision_ctx *ctx, struct lx *s, struct lvol *v, i
 	v->mnt_made = 1;
 }
 
-/* The facts recorded with a volume (docs/architecture.md lists them). */
+/* The facts recorded with a volume (vol_facts.h). */
 
 /*
  * The bus a disk hangs on, from where the kernel put it in sysfs
@@ -338,67 +350,52 @@ static char *volume_facts(struct provision_ctx *ctx, struct lx *s, size_t li, si
 {
 	const struct plan_partition *pt = &ctx->plan->layouts[li].parts[k];
 	const struct lvol *v = &s->v[k];
-	struct strbuf j = STRBUF_INIT;
-	sb_adds(&j, "{\"target\":");
-	sb_add_json(&j, s->is_image ? "image" : "disk");
-	sb_adds(&j, ",\"disk\":");
-	sb_add_json(&j, s->disk);
-	sb_adds(&j, ",\"partition\":");
-	sb_add_json(&j, v->part);
-	sb_addf(&j, ",\"number\":%zu,\"gpt_name\":", k + 1);
-	sb_add_json(&j, pt->name);
-	sb_addf(&j, ",\"sector_size\":%u", s->sector);
-	if (s->geo)
-		sb_addf(&j, ",\"first_sector\":%llu,\"last_sector\":%llu",
-			(unsigned long long)s->geo[li][k].first, (unsigned long long)s->geo[li][k].last);
-	if (s->is_image) {
-		sb_adds(&j, ",\"image\":");
-		sb_add_json(&j, s->image);
-		sb_addf(&j, ",\"loop_direct_io\":%s",
-			s->dio == 1 ? "true" : s->dio == 0 ? "false" : "null");
-	}
 	const char *disk = lx_base_name(s->disk);
-	const char *bus = s->dry ? NULL : disk_bus(s->root, disk);
-	sb_adds(&j, ",\"bus\":");
-	if (bus)
-		sb_add_json(&j, bus);
-	else
-		sb_adds(&j, "null");
 	char *rot = s->dry ? NULL : linux_attr(s->root, "/sys/block/%s/queue/rotational", disk);
-	sb_addf(&j, ",\"rotational\":%s", !rot ? "null" : !strcmp(rot, "1") ? "true" : "false");
-	free(rot);
-	if (!s->is_image) {
-		sb_adds(&j, ",\"model\":");
-		if (s->facts.model)
-			sb_add_json(&j, s->facts.model);
-		else
-			sb_adds(&j, "null");
-		sb_adds(&j, ",\"serial\":");
-		if (s->facts.serial)
-			sb_add_json(&j, s->facts.serial);
-		else
-			sb_adds(&j, "null");
-	}
-	sb_adds(&j, ",\"mkfs\":");
-	sb_add_json(&j, mkfs);
 	char *opts = s->dry ? NULL : linux_mount_options("", v->mnt);
-	if (opts) {
-		char *semi = strchr(opts, ';');
-		if (semi)
-			*semi = '\0';
-		sb_adds(&j, ",\"mount_options\":");
-		sb_add_json(&j, opts);
-		sb_adds(&j, ",\"super_options\":");
-		sb_add_json(&j, semi ? semi + 1 : "");
-		free(opts);
+	char *semi = opts ? strchr(opts, ';') : NULL;
+	if (semi)
+		*semi = '\0';
+	struct vol_facts f = {
+		.target = s->is_image ? "image" : "disk",
+		.disk = s->disk,
+		.partition = v->part,
+		.number = (unsigned)k + 1,
+		.name = pt->name,
+		.image = s->is_image ? s->image : NULL,
+		.model = s->is_image ? NULL : s->facts.model,
+		.serial = s->is_image ? NULL : s->facts.serial,
+		.bus = s->dry ? NULL : disk_bus(s->root, disk),
+		.rotational = !rot ? VF_UNKNOWN : !strcmp(rot, "1"),
+		.internal = VF_UNKNOWN,
+		.sector_size = s->sector,
+		.fs = pt->fs,
+		.format_command = mkfs,
+		.fs_type = pt->fs,
+		.mount_point = v->mnt,
+		.mount_options = opts,
+		.super_options = opts ? (semi ? semi + 1 : "") : NULL,
+		.loop_direct_io = s->is_image && s->dio >= 0 ? s->dio : VF_UNKNOWN,
+		.kept = 0,
+		.work_dir = v->mnt,
+	};
+	if (s->geo) {
+		f.has_sectors = 1;
+		f.first_sector = s->geo[li][k].first;
+		f.last_sector = s->geo[li][k].last;
+		f.partition_bytes = (f.last_sector - f.first_sector + 1) * s->sector;
 	}
 	struct statvfs sv;
-	if (!s->dry && statvfs(v->mnt, &sv) == 0)
-		sb_addf(&j, ",\"capacity_bytes\":%llu,\"free_bytes\":%llu,\"block_size\":%lu",
-			(unsigned long long)sv.f_blocks * sv.f_frsize,
-			(unsigned long long)sv.f_bavail * sv.f_frsize, (unsigned long)sv.f_bsize);
-	sb_addch(&j, '}');
-	return sb_detach(&j);
+	if (!s->dry && statvfs(v->mnt, &sv) == 0) {
+		f.has_space = 1;
+		f.capacity_bytes = (uint64_t)sv.f_blocks * sv.f_frsize;
+		f.free_bytes = (uint64_t)sv.f_bavail * sv.f_frsize;
+		f.block_size = (unsigned)sv.f_bsize;
+	}
+	char *json = vol_facts_json(&f);
+	free(rot);
+	free(opts);
+	return json;
 }
 
 /* --- the ops --- */
@@ -599,27 +596,14 @@ static int lx_provision(struct provision_ctx *ctx, size_t li, struct volume **vo
 		if (rc == 0 && lx_cancelled(ctx))
 			rc = -EINTR;
 		if (rc == 0) {
-			v[k].name = xstrdup(pt->name);
-			v[k].fs = xstrdup(pt->fs);
-			v[k].position = (uint32_t)k + 1;
-			v[k].dir = xstrdup(s->v[k].mnt);
-			v[k].device = xstrdup(s->v[k].part);
-			if (s->geo) {
-				v[k].has_offsets = 1;
-				v[k].offset_start = s->geo[li][k].first * s->sector;
-				v[k].offset_end = (s->geo[li][k].last + 1) * s->sector;
-			}
+			prov_volume_set(&v[k], ctx, li, k, s->v[k].mnt, s->v[k].part,
+					s->geo ? s->geo[li][k].first * s->sector : 0,
+					s->geo ? (s->geo[li][k].last + 1) * s->sector : 0);
 			v[k].facts_json = volume_facts(ctx, s, li, k, mkfs.buf);
 		}
 		sb_release(&mkfs);
 	}
-	if (rc < 0) {
-		prov_undo(ctx, li, lx_teardown, v, l->nparts);
-		return rc;
-	}
-	*vols = v;
-	*nvols = l->nparts;
-	return 0;
+	return prov_provision_end(ctx, li, lx_teardown, rc, v, l->nparts, vols, nvols);
 }
 
 static int lx_remount(struct provision_ctx *ctx, struct volume *vol)
@@ -683,11 +667,12 @@ static int lx_teardown(struct provision_ctx *ctx, size_t li)
 	if (s->is_image && s->attached) {
 		if (has_partitions(s)) {
 			const char *argv[] = { "partx", "--delete", s->disk, NULL };
-			prov_teardown_error(ctx, &acc, &rc, lx_run(ctx, argv, NULL));
+			prov_teardown_error(ctx, &acc, &rc,
+					    prov_journal_run(ctx, "forget-partitions", s->disk, argv, NULL));
 		}
 		if (lx_loop_is_ours(ctx, s)) {
 			const char *argv[] = { "losetup", "--detach", s->disk, NULL };
-			int r = lx_run(ctx, argv, NULL);
+			int r = prov_journal_run(ctx, "detach", s->image, argv, NULL);
 			prov_teardown_error(ctx, &acc, &rc, r);
 			if (r == 0)
 				s->attached = 0;
@@ -698,15 +683,9 @@ static int lx_teardown(struct provision_ctx *ctx, size_t li)
 	}
 	s->parts_added = 0;
 	if (s->is_image && s->image_made && !s->attached) {
-		if (ctx->plan->target.keep) {
-			lx_note(ctx, 0, "keep %s (keep: true)", s->image);
-		} else {
-			lx_note(ctx, 0, "delete %s", s->image);
-			if (!s->dry && unlink(s->image) < 0 && errno != ENOENT) {
-				sb_addf(ctx->err, "cannot delete image %s: %s", s->image, strerror(errno));
-				prov_teardown_error(ctx, &acc, &rc, -errno);
-			}
-		}
+		int r = prov_image_end(ctx, s->image, s->image, ctx->plan->target.keep, "");
+		if (r < 0)
+			prov_teardown_error(ctx, &acc, &rc, r);
 		s->image_made = 0;
 	}
 	if (!s->attached) {

@@ -108,9 +108,11 @@ void lx_remember_identity(struct lx *s);
  * after checking that the target is still what was checked: for a disk,
  * the same name, model, serial and size as when it was confirmed; for an
  * image, the loop device still reads rig's image. A changed target is
- * refused (-EPERM) and the command is not run.
+ * refused (-EPERM) and the command is not run. Journaled as action on
+ * object (journal.h), with the identity that was seen.
  */
-int lx_run_destructive(struct provision_ctx *ctx, struct lx *s, const char *const *argv);
+int lx_run_destructive(struct provision_ctx *ctx, struct lx *s, const char *action,
+		       const char *object, const char *const *argv);
 /* Ask to type the disk's model or serial (refused without a terminal). */
 int lx_typed_confirmation(struct provision_ctx *ctx, struct lx *s);
 

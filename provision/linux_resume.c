@@ -27,6 +27,8 @@
 
 #include "../rig/util/strbuf.h"
 #include "../rig/util/xalloc.h"
+#include "engine.h"
+#include "journal.h"
 #include "linux_backend.h"
 
 /* Why the leftovers are not exactly the recorded volumes ("" when they are). */
@@ -138,39 +140,6 @@ static void remove_mount_points(struct provision_ctx *ctx, struct lx *s)
 	rmdir(s->mnt_root);
 }
 
-/*
- * Whether the interrupted run made the image file and had not removed it:
- * the last of its commands.log lines about the image is "create the sparse
- * file IMAGE" (written before the file is created). A kill between
- * creating the file and writing its table leaves a file without rig's
- * mark, which prepare would refuse as someone else's.
- */
-static int image_made_by_run(const struct lx *s)
-{
-	struct strbuf path = STRBUF_INIT, create = STRBUF_INIT, del = STRBUF_INIT,
-		      keep = STRBUF_INIT;
-	sb_addf(&path, "%s/commands.log", s->run_abs);
-	sb_addf(&create, "] # create the sparse file %s of ", s->image);
-	sb_addf(&del, "] # delete %s\n", s->image);
-	sb_addf(&keep, "] # keep %s ", s->image);
-	FILE *f = fopen(path.buf, "r");
-	int made = 0;
-	char line[8192];
-	while (f && fgets(line, sizeof(line), f)) {
-		if (strstr(line, create.buf))
-			made = 1;
-		else if (strstr(line, del.buf) || strstr(line, keep.buf))
-			made = 0;
-	}
-	if (f)
-		fclose(f);
-	sb_release(&path);
-	sb_release(&create);
-	sb_release(&del);
-	sb_release(&keep);
-	return made;
-}
-
 int lx_resume(struct provision_ctx *ctx, struct lx *s)
 {
 	struct provision_resume *r = ctx->resume;
@@ -226,29 +195,14 @@ int lx_resume(struct provision_ctx *ctx, struct lx *s)
 		if (nm || loop)
 			lx_note(ctx, 0, "tear down what the interrupted run left: %zu mounts%s%s",
 				nm, loop ? ", loop device /dev/" : "", loop ? loop : "");
-		void *saved = ctx->state; /* prepare sets it only when it succeeds */
-		ctx->state = s;
-		rc = provision_linux_ops.teardown(ctx, r->layout);
-		ctx->state = saved;
-		if (rc < 0) {
-			struct strbuf keep = STRBUF_INIT;
-			sb_addf(&keep, "cannot tear down what the interrupted run left: %s",
-				ctx->err->buf);
-			sb_reset(ctx->err);
-			sb_adds(ctx->err, keep.buf);
-			sb_release(&keep);
-		} else {
+		rc = prov_resume_teardown(ctx, s, provision_linux_ops.teardown, r->layout);
+		if (rc == 0) {
 			remove_mount_points(ctx, s);
 			struct stat st;
 			if (s->is_image && !loop && lstat(s->image, &st) == 0 && S_ISREG(st.st_mode) &&
-			    image_made_by_run(s)) {
-				lx_note(ctx, 0, "delete %s (made by the interrupted run, not yet "
-					     "partitioned)", s->image);
-				if (unlink(s->image) < 0 && errno != ENOENT) {
-					sb_addf(ctx->err, "cannot delete image %s: %s", s->image,
-						strerror(errno));
-					rc = -errno;
-				}
+			    prov_journal_image_made(ctx, s->image)) {
+				rc = prov_image_end(ctx, s->image, s->image, 0, " (made by the interrupted "
+						    "run, not yet partitioned)");
 			}
 		}
 	}

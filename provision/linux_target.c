@@ -29,6 +29,7 @@
 #include "../rig/util/strbuf.h"
 #include "../rig/util/xalloc.h"
 #include "command.h"
+#include "journal.h"
 #include "linux_backend.h"
 
 /* The shared command helpers (command.c) under the names linux.c uses. */
@@ -232,20 +233,24 @@ int lx_create_image(struct provision_ctx *ctx, struct lx *s)
 			return -EEXIST;
 		}
 	}
+	/* Journaled before the file exists: a kill right after creating it
+	 * leaves a row that says whose it is. */
+	int64_t j = prov_journal_begin(ctx, "create-image", s->image, NULL, NULL);
+	int rc = 0;
 	int fd = open(s->image, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		sb_addf(ctx->err, "cannot create image %s: %s", s->image, strerror(errno));
-		return -errno;
-	}
-	s->image_made = 1;
-	if (ftruncate(fd, (off_t)s->bytes) < 0) {
-		int e = errno;
+		rc = -errno;
+	} else {
+		s->image_made = 1;
+		if (ftruncate(fd, (off_t)s->bytes) < 0) {
+			rc = -errno;
+			sb_addf(ctx->err, "cannot size image %s: %s", s->image, strerror(-rc));
+		}
 		close(fd);
-		sb_addf(ctx->err, "cannot size image %s: %s", s->image, strerror(e));
-		return -e;
 	}
-	close(fd);
-	return 0;
+	prov_journal_end(ctx, j, rc);
+	return rc;
 }
 
 /* Does the loop device still read our image? Checked before anything is
@@ -268,7 +273,7 @@ int lx_attach(struct provision_ctx *ctx, struct lx *s)
 {
 	const char *argv[] = { "losetup", "--find", "--show", "--direct-io=on", s->image, NULL };
 	struct spawn_result r;
-	int rc = lx_run(ctx, argv, &r);
+	int rc = prov_journal_run(ctx, "attach", s->image, argv, &r);
 	if (rc < 0)
 		return rc;
 	const char *dev = r.stdout_text ? r.stdout_text : "";
@@ -357,13 +362,23 @@ static int same_disk(struct provision_ctx *ctx, struct lx *s, const char *const 
 	return ok;
 }
 
-int lx_run_destructive(struct provision_ctx *ctx, struct lx *s, const char *const *argv)
+int lx_run_destructive(struct provision_ctx *ctx, struct lx *s, const char *action,
+		       const char *object, const char *const *argv)
 {
 	if (!s->dry) {
 		if (s->is_image ? !lx_loop_is_ours(ctx, s) : !same_disk(ctx, s, argv))
 			return -EPERM;
 	}
-	return lx_run(ctx, argv, NULL);
+	struct strbuf seen = STRBUF_INIT;
+	if (s->is_image)
+		sb_addf(&seen, "%s reads %s", s->disk, s->image);
+	else
+		prov_identity_text(&seen, &s->id);
+	int64_t j = prov_journal_begin(ctx, action, object, argv, seen.buf);
+	sb_release(&seen);
+	int rc = lx_run(ctx, argv, NULL);
+	prov_journal_end(ctx, j, rc);
+	return rc;
 }
 
 int lx_typed_confirmation(struct provision_ctx *ctx, struct lx *s)

@@ -53,14 +53,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "../platform/platform.h"
 #include "../rig/util/strbuf.h"
 #include "../rig/util/xalloc.h"
 #include "command.h"
+#include "engine.h"
+#include "journal.h"
 #include "macos.h"
 #include "macos_resume.h"
+#include "vol_facts.h"
 
 #define DETACH_TRIES 3       /* plain detaches while "Resource busy", then -force */
 #define DETACH_WAIT_MS 500
@@ -136,6 +140,16 @@ static int mx_run(struct provision_ctx *ctx, const char *const *argv, struct spa
 		*out = r;
 	else
 		spawn_result_release(&r);
+	return rc;
+}
+
+/* mx_run as action on object, journaled around it (journal.h). */
+static int mx_act(struct provision_ctx *ctx, const char *action, const char *object,
+		  const char *identity, const char *const *argv, struct spawn_result *out)
+{
+	int64_t j = prov_journal_begin(ctx, action, object, argv, identity);
+	int rc = mx_run(ctx, argv, out);
+	prov_journal_end(ctx, j, rc);
 	return rc;
 }
 
@@ -459,7 +473,7 @@ static int create_and_attach(struct provision_ctx *ctx, struct mx *s)
 	/* -ov overwrites: the path is checked again right before */
 	int rc = s->dry ? 0 : check_image(ctx, s, 1);
 	if (rc == 0)
-		rc = mx_run(ctx, create, &r);
+		rc = mx_act(ctx, "create-image", s->image_file, NULL, create, &r);
 	sb_release(&sectors);
 	if (rc < 0)
 		return rc;
@@ -475,7 +489,9 @@ static int create_and_attach(struct provision_ctx *ctx, struct mx *s)
 		return rc;
 	const char *attach[] = { "hdiutil", "attach", "-nomount", "-plist", s->image_made, NULL };
 	struct mac_attach at = { 0 };
+	int64_t j = prov_journal_begin(ctx, "attach", s->image_file, attach, NULL);
 	rc = mx_plist(ctx, s, attach, p_attach, &at);
+	prov_journal_end(ctx, j, rc);
 	if (rc < 0) {
 		mac_attach_release(&at);
 		return rc;
@@ -588,7 +604,7 @@ static int partition_disk(struct provision_ctx *ctx, struct mx *s, size_t li,
 	int rc = still_the_disk(ctx, s, di, argv);
 	if (rc == 0) {
 		s->partitioned = 1;
-		rc = mx_run(ctx, argv, NULL);
+		rc = mx_act(ctx, "partition", s->disk, NULL, argv, NULL);
 	}
 	release_sizes(sz, l->nparts);
 	free(argv);
@@ -655,7 +671,7 @@ static int map_volume(struct provision_ctx *ctx, struct mx *s, size_t li, size_t
 		rc = info_of(ctx, s, v->m.volume, &v->vol);
 	if (rc == 0 && !v->vol.mount) {
 		const char *argv[] = { "diskutil", "mount", v->m.volume, NULL };
-		rc = mx_run(ctx, argv, NULL);
+		rc = mx_act(ctx, "mount", v->m.volume, NULL, argv, NULL);
 		if (rc == 0) {
 			mac_info_release(&v->vol);
 			rc = info_of(ctx, s, v->m.volume, &v->vol);
@@ -683,61 +699,50 @@ static int map_volume(struct provision_ctx *ctx, struct mx *s, size_t li, size_t
 	return 0;
 }
 
-static void json_str(struct strbuf *j, const char *key, const char *val)
-{
-	sb_addf(j, ",\"%s\":", key);
-	if (val)
-		sb_add_json(j, val);
-	else
-		sb_adds(j, "null");
-}
-
-static void json_bool(struct strbuf *j, const char *key, int val)
-{
-	sb_addf(j, ",\"%s\":%s", key, val == 1 ? "true" : val == 0 ? "false" : "null");
-}
-
-/* The facts recorded with a volume (docs/architecture.md lists them). */
+/* The facts recorded with a volume (vol_facts.h). */
 static char *volume_facts(struct provision_ctx *ctx, const struct mx *s, size_t li, size_t k)
 {
 	const struct mvol *v = &s->v[k];
 	const struct mac_info *d = s->is_image ? part_info(v) : &s->info;
-	struct strbuf j = STRBUF_INIT;
-	sb_adds(&j, "{\"target\":");
-	sb_add_json(&j, s->is_image ? "image" : "disk");
-	json_str(&j, "disk", s->disk);
-	json_str(&j, "partition", v->m.part);
-	json_str(&j, "volume", v->m.volume);
-	json_str(&j, "container", v->m.container);
-	sb_addf(&j, ",\"number\":%zu", k + 1);
-	json_str(&j, "name", ctx->plan->layouts[li].parts[k].name);
-	if (s->is_image)
-		json_str(&j, "image", s->image_made);
-	else
-		json_str(&j, "media_name", s->info.media);
-	json_str(&j, "serial", NULL); /* diskutil's plists have none */
-	json_str(&j, "bus", d->bus);
-	json_bool(&j, "solid_state", d->solid_state);
-	json_bool(&j, "internal", d->internal);
-	if (d->block_size)
-		sb_addf(&j, ",\"block_size\":%u", d->block_size);
-	json_str(&j, "fs_personality", v->vol.fs_name);
-	json_str(&j, "fs_type", v->vol.fs_type);
-	if (v->vol.alloc_block)
-		sb_addf(&j, ",\"allocation_block_size\":%u", v->vol.alloc_block);
-	json_str(&j, "mount_point", v->mount);
-	struct strbuf mo = STRBUF_INIT;
-	json_str(&j, "mount_options", plat_mount_flags(v->mount, &mo) == 0 ? mo.buf : NULL);
-	sb_release(&mo);
-	sb_addf(&j, ",\"partition_bytes\":%llu", (unsigned long long)v->m.size);
 	const struct plan_layout *l = &ctx->plan->layouts[li];
+	struct strbuf mo = STRBUF_INIT;
 	int kept = l->keeps && k == 0;
-	json_bool(&j, "kept", kept);
-	if (kept)
-		json_str(&j, "kept_from", li ? l[-1].name : "the disk as found");
-	json_str(&j, "work_dir", v->work);
-	sb_addch(&j, '}');
-	return sb_detach(&j);
+	struct vol_facts f = {
+		.target = s->is_image ? "image" : "disk",
+		.disk = s->disk,
+		.partition = v->m.part,
+		.volume = v->m.volume,
+		.container = v->m.container,
+		.number = (unsigned)k + 1,
+		.name = l->parts[k].name,
+		.image = s->is_image ? s->image_made : NULL,
+		.model = s->is_image ? NULL : s->info.media,
+		.serial = NULL, /* diskutil's plists have none */
+		.bus = d->bus,
+		.rotational = d->solid_state == MAC_UNKNOWN ? VF_UNKNOWN : !d->solid_state,
+		.internal = d->internal == MAC_UNKNOWN ? VF_UNKNOWN : d->internal,
+		.sector_size = d->block_size,
+		.partition_bytes = v->m.size,
+		.fs = l->parts[k].fs,
+		.fs_personality = v->vol.fs_name,
+		.fs_type = v->vol.fs_type,
+		.block_size = v->vol.alloc_block,
+		.mount_point = v->mount,
+		.mount_options = plat_mount_flags(v->mount, &mo) == 0 ? mo.buf : NULL,
+		.loop_direct_io = VF_UNKNOWN,
+		.kept = kept,
+		.kept_from = kept ? (li ? l[-1].name : "the disk as found") : NULL,
+		.work_dir = v->work,
+	};
+	struct statvfs sv;
+	if (!s->dry && v->mount && statvfs(v->mount, &sv) == 0) {
+		f.has_space = 1;
+		f.capacity_bytes = (uint64_t)sv.f_blocks * sv.f_frsize;
+		f.free_bytes = (uint64_t)sv.f_bavail * sv.f_frsize;
+	}
+	char *json = vol_facts_json(&f);
+	sb_release(&mo);
+	return json;
 }
 
 static int mx_teardown(struct provision_ctx *ctx, size_t li);
@@ -938,7 +943,7 @@ static int keep_layout(struct provision_ctx *ctx, struct mx *s, size_t li)
 		rc = info_of(ctx, s, kept.volume, &vi);
 		if (rc == 0 && !vi.mount) {
 			const char *mo[] = { "diskutil", "mount", kept.volume, NULL };
-			rc = mx_run(ctx, mo, NULL);
+			rc = mx_act(ctx, "mount", kept.volume, NULL, mo, NULL);
 			mac_info_release(&vi);
 			if (rc == 0)
 				rc = info_of(ctx, s, kept.volume, &vi);
@@ -982,7 +987,7 @@ static int keep_layout(struct provision_ctx *ctx, struct mx *s, size_t li)
 			  kept.container ? kept.container : "", li ? "layout " : "the disk as found",
 			  li ? l[-1].name : "", sz[0].buf);
 		s->partitioned = 1;
-		rc = mx_run(ctx, argv, NULL);
+		rc = mx_act(ctx, "resize", s->disk, NULL, argv, NULL);
 		if (rc < 0 && !s->dry)
 			say_what_is_now(ctx, s);
 	}
@@ -1035,31 +1040,20 @@ static int mx_provision(struct provision_ctx *ctx, size_t li, struct volume **vo
 	}
 	struct volume *v = xcalloc(l->nparts, sizeof(*v));
 	for (size_t k = 0; k < l->nparts && rc == 0; k++) {
-		const struct plan_partition *pt = &l->parts[k];
-		v[k].name = xstrdup(pt->name);
-		v[k].fs = xstrdup(pt->fs);
-		v[k].position = (uint32_t)k + 1;
-		v[k].dir = xstrdup(s->v[k].work);
-		if (s->dry)
+		if (s->dry) {
+			prov_volume_set(&v[k], ctx, li, k, s->v[k].work, NULL, 0, 0);
 			continue;
+		}
 		struct strbuf dev = STRBUF_INIT;
 		sb_addf(&dev, "/dev/%s", s->v[k].m.volume);
-		v[k].device = sb_detach(&dev);
 		const struct mac_info *pi = part_info(&s->v[k]);
-		if (pi->has_offset) {
-			v[k].has_offsets = 1;
-			v[k].offset_start = pi->offset;
-			v[k].offset_end = pi->offset + s->v[k].m.size;
-		}
+		prov_volume_set(&v[k], ctx, li, k, s->v[k].work, dev.buf,
+				pi->has_offset ? pi->offset : 0,
+				pi->has_offset ? pi->offset + s->v[k].m.size : 0);
+		sb_release(&dev);
 		v[k].facts_json = volume_facts(ctx, s, li, k);
 	}
-	if (rc < 0) {
-		prov_undo(ctx, li, mx_teardown, v, l->nparts);
-		return rc;
-	}
-	*vols = v;
-	*nvols = l->nparts;
-	return 0;
+	return prov_provision_end(ctx, li, mx_teardown, rc, v, l->nparts, vols, nvols);
 }
 
 static int mx_remount(struct provision_ctx *ctx, struct volume *vol)
@@ -1071,9 +1065,9 @@ static int mx_remount(struct provision_ctx *ctx, struct volume *vol)
 			continue;
 		const char *um[] = { "diskutil", "unmount", v->m.volume, NULL };
 		const char *mo[] = { "diskutil", "mount", v->m.volume, NULL };
-		int rc = mx_run(ctx, um, NULL);
+		int rc = mx_act(ctx, "unmount", v->m.volume, NULL, um, NULL);
 		if (rc == 0)
-			rc = mx_run(ctx, mo, NULL);
+			rc = mx_act(ctx, "mount", v->m.volume, NULL, mo, NULL);
 		struct mac_info i;
 		memset(&i, 0, sizeof(i));
 		if (rc == 0)
@@ -1091,7 +1085,7 @@ static int mx_remount(struct provision_ctx *ctx, struct volume *vol)
 }
 
 /* hdiutil detach, again while busy, at last with -force. */
-static int detach(struct provision_ctx *ctx, struct mx *s)
+static int try_detach(struct provision_ctx *ctx, struct mx *s)
 {
 	const char *argv[] = { "hdiutil", "detach", s->disk, NULL };
 	struct strbuf first = STRBUF_INIT;
@@ -1123,6 +1117,15 @@ static int detach(struct provision_ctx *ctx, struct mx *s)
 	return rc;
 }
 
+/* One journal row for all the tries. */
+static int detach(struct provision_ctx *ctx, struct mx *s)
+{
+	int64_t j = prov_journal_begin(ctx, "detach", s->image_file, NULL, s->disk);
+	int rc = try_detach(ctx, s);
+	prov_journal_end(ctx, j, rc);
+	return rc;
+}
+
 static int mx_teardown(struct provision_ctx *ctx, size_t li)
 {
 	(void)li;
@@ -1149,22 +1152,15 @@ static int mx_teardown(struct provision_ctx *ctx, size_t li)
 		prov_teardown_error(ctx, &acc, &rc, r);
 	} else if (!s->is_image && s->partitioned && s->disk) {
 		const char *argv[] = { "diskutil", "unmountDisk", s->disk, NULL };
-		int r = mx_run(ctx, argv, NULL);
+		int r = mx_act(ctx, "unmount", s->disk, NULL, argv, NULL);
 		prov_teardown_error(ctx, &acc, &rc, r);
 		still_mounted = r < 0; /* the end of the run tries again */
 	}
 	s->partitioned = still_mounted;
 	if (s->is_image && s->image_made && !s->attached) {
-		if (ctx->plan->target.keep) {
-			prov_note(ctx, 0, "keep %s (keep: true)", s->image_made);
-		} else {
-			prov_note(ctx, 0, "delete %s", s->image_made);
-			if (!s->dry && unlink(s->image_made) < 0 && errno != ENOENT) {
-				sb_addf(ctx->err, "cannot delete image %s: %s", s->image_made,
-					strerror(errno));
-				prov_teardown_error(ctx, &acc, &rc, -errno);
-			}
-		}
+		int r = prov_image_end(ctx, s->image_made, s->image_file, ctx->plan->target.keep, "");
+		if (r < 0)
+			prov_teardown_error(ctx, &acc, &rc, r);
 		free(s->image_made);
 		s->image_made = NULL;
 	}
@@ -1230,27 +1226,12 @@ static int mx_resume(struct provision_ctx *ctx, struct mx *s)
 		s->partitioned = !s->is_image;
 		if (lo.image_made)
 			s->image_made = xstrdup(s->image_file);
-		void *saved = ctx->state; /* prepare sets it only when it succeeds */
-		ctx->state = s;
-		rc = mx_teardown(ctx, r->layout);
-		ctx->state = saved;
+		rc = prov_resume_teardown(ctx, s, mx_teardown, r->layout);
 		struct stat st;
 		if (rc == 0 && lo.image_made && ctx->plan->target.keep &&
 		    lstat(s->image_file, &st) == 0) { /* made again from scratch */
-			prov_note(ctx, 0, "delete %s (made by the interrupted run)", s->image_file);
-			if (unlink(s->image_file) < 0) {
-				sb_addf(ctx->err, "cannot delete image %s: %s", s->image_file,
-					strerror(errno));
-				rc = -errno;
-			}
-		}
-		if (rc < 0) {
-			struct strbuf keep = STRBUF_INIT;
-			sb_addf(&keep, "cannot tear down what the interrupted run left: %s",
-				ctx->err->buf);
-			sb_reset(ctx->err);
-			sb_adds(ctx->err, keep.buf);
-			sb_release(&keep);
+			rc = prov_image_end(ctx, s->image_file, s->image_file, 0,
+					    " (made by the interrupted run)");
 		}
 	}
 	mac_leftover_release(&lo);

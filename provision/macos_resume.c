@@ -11,7 +11,7 @@
  *          (its image-path), with its partitions and volumes
  *          (`diskutil list -plist DISK`, `diskutil apfs list -plist`,
  *          `diskutil info -plist` of each volume); or, not attached, the
- *          image file itself when the run's commands.log says the
+ *          image file itself when the run's provisioning journal says the
  *          interrupted run created it and did not delete it (a kill right
  *          after `hdiutil create`), which prepare would else refuse as
  *          someone else's file
@@ -40,6 +40,7 @@
 #include "../rig/util/spawn.h"
 #include "../rig/util/strbuf.h"
 #include "../rig/util/xalloc.h"
+#include "journal.h"
 #include "macos_resume.h"
 
 /* A read-only query (logged); its plist parsed by parse into res. */
@@ -102,42 +103,6 @@ static int attached_disk(struct provision_ctx *ctx, const char *file, char **dis
 	}
 	mac_hdi_info_release(&h);
 	return rc;
-}
-
-/*
- * Whether the interrupted run created the image file and had not removed
- * it: in its commands.log the last line about it is its `hdiutil create`
- * (logged before it runs), not the teardown's "delete FILE" or "keep FILE".
- */
-static int image_made_by_run(struct provision_ctx *ctx, const char *file)
-{
-	struct strbuf path = STRBUF_INIT, arg = STRBUF_INIT, del = STRBUF_INIT,
-		      keep = STRBUF_INIT;
-	const char *a[] = { ctx->plan->target.image_path, NULL };
-	spawn_argv_text(&arg, a);
-	sb_addf(&path, "%s/commands.log", ctx->run_dir);
-	sb_addf(&del, "# delete %s\n", file);
-	sb_addf(&keep, "# keep %s ", file);
-	FILE *f = fopen(path.buf, "r");
-	int made = 0;
-	char line[8192];
-	while (f && fgets(line, sizeof(line), f)) {
-		size_t n = strlen(line);
-		if (n && line[n - 1] == '\n')
-			n--;
-		if (strstr(line, "hdiutil create ") && n > arg.len &&
-		    !strncmp(line + n - arg.len, arg.buf, arg.len) && line[n - arg.len - 1] == ' ')
-			made = 1;
-		else if (strstr(line, del.buf) || strstr(line, keep.buf))
-			made = 0;
-	}
-	if (f)
-		fclose(f);
-	sb_release(&path);
-	sb_release(&arg);
-	sb_release(&del);
-	sb_release(&keep);
-	return made;
 }
 
 /* Volume k's facts: its diskutil info, and the partition's for APFS. */
@@ -263,7 +228,7 @@ int mac_resume_find(struct provision_ctx *ctx, const char *image_file, struct ma
 		rc = attached_disk(ctx, image_file, &lo->disk);
 		struct stat st;
 		if (rc == 0 && !lo->disk && lstat(image_file, &st) == 0 && S_ISREG(st.st_mode))
-			lo->image_made = image_made_by_run(ctx, image_file);
+			lo->image_made = prov_journal_image_made(ctx, image_file);
 		if (rc == 0 && lo->disk) {
 			/* partitionDisk or mount of the attached disk, still running */
 			const char *more[] = { lo->disk, NULL };

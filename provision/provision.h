@@ -54,6 +54,28 @@ struct provision_resume {
 	struct strbuf *why;         /* out: why they were not kept / what was cleaned up */
 };
 
+/*
+ * The provisioning journal (journal.c): where a backend records each
+ * action that attaches, writes to or removes part of the target, before
+ * and after it, and asks what a killed run had done. The runner keeps it
+ * in the run's store (table journal); NULL: nothing is recorded (rig plan,
+ * tests of a backend alone).
+ */
+struct prov_journal {
+	/* Record that action on object is about to run: a handle for end, or
+	 * 0 when it could not be recorded (reason in err). */
+	int64_t (*begin)(void *opaque, const char *action, const char *object, const char *argv,
+			 const char *identity, struct strbuf *err);
+	void (*end)(void *opaque, int64_t id, int ok);
+	/* The newest action recorded on object that matches the GLOB
+	 * pattern actions ("*-image"), and whether it ended done (1), failed
+	 * (0) or never ended (-1, killed during it): 1, or 0 when nothing is
+	 * recorded. action is the caller's to free. */
+	int (*last)(void *opaque, const char *object, const char *actions, char **action,
+		    int *done);
+	void *opaque;
+};
+
 struct provision_ctx {
 	const struct plan *plan;
 	const char *run_id;       /* the run folder's name */
@@ -73,6 +95,7 @@ struct provision_ctx {
 	void (*note)(void *opaque, int warning, const char *text);
 	void *note_opaque;
 	struct provision_resume *resume; /* NULL: a fresh run */
+	struct prov_journal *journal;     /* NULL: not recorded (journal.c) */
 	void *state;              /* the backend's, between calls */
 	/* Tests only (NULL in rig): read disk facts from this recorded machine
 	 * (tests/fixtures/linux/NAME) instead of this one's /sys and /proc.

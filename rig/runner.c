@@ -10,6 +10,7 @@
  * continuing after a failed cell (later steps depend on earlier ones; a
  * partial matrix is worse than a clear stop).
  */
+#include "run_journal.h"
 #include "runner.h"
 
 #include <errno.h>
@@ -75,6 +76,7 @@ struct run {
 	/* provisioning */
 	const struct backend_ops *backend;
 	struct provision_ctx pctx;
+	struct prov_journal journal; /* in the store (run_journal.c) */
 	struct strbuf perr;
 	long provisioned;      /* layout index provisioned, -1 none */
 	struct volume *vols;
@@ -662,6 +664,8 @@ static void setup_run(struct run *run)
 	run->pctx.cancel = &rig_cancel;
 	run->pctx.note = backend_note;
 	run->pctx.note_opaque = run;
+	run_journal_init(&run->journal, &run->store);
+	run->pctx.journal = &run->journal;
 	alloc_vol_ids(run);
 }
 

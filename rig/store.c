@@ -68,6 +68,9 @@ enum stmt_id {
 	ST_SUPERSEDE_SAMPLES,
 	ST_SUPERSEDE_FILES,
 	ST_SUPERSEDE_NOTES,
+	ST_JOURNAL,
+	ST_JOURNAL_END,
+	ST_JOURNAL_LAST,
 	ST_COUNT
 };
 
@@ -108,6 +111,12 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_SUPERSEDE_FILES] = "UPDATE file_samples SET superseded = 1"
 			       " WHERE seq = ?1 AND superseded = 0",
 	[ST_SUPERSEDE_NOTES] = "UPDATE notes SET superseded = 1 WHERE seq = ?1 AND superseded = 0",
+	[ST_JOURNAL] = "INSERT INTO journal (action, object, argv, identity, state, started_utc)"
+		       " VALUES (?1, ?2, ?3, ?4, 'begun', ?5)",
+	[ST_JOURNAL_END] = "UPDATE journal SET state = ?2, ended_utc = ?3 WHERE id = ?1",
+	/* The newest row about an object whose action matches (rowids grow). */
+	[ST_JOURNAL_LAST] = "SELECT action, state FROM journal WHERE object = ?1"
+			    " AND action GLOB ?2 ORDER BY id DESC LIMIT 1",
 };
 
 /*
@@ -238,6 +247,32 @@ static const char migrate_v2_sql[] =
 	"  status           TEXT NOT NULL CHECK (status IN"
 	" ('running', 'completed', 'failed', 'interrupted'))\n"
 	");\n";
+
+/*
+ * Version 2 -> 3: the provisioning journal. Every action that attaches,
+ * writes to or removes part of the target is a row written before it runs
+ * (state 'begun') and updated after ('done' or 'failed'), so that teardown
+ * and `rig resume` know what a killed run had made without reading the
+ * human record (commands.log).
+ */
+static const char migrate_v3_sql[] =
+	"CREATE TABLE journal (\n"
+	"  id           INTEGER PRIMARY KEY,\n"
+	"  action       TEXT NOT NULL,\n"
+	"  object       TEXT NOT NULL,\n"
+	"  argv         TEXT,\n"
+	"  identity     TEXT,\n"
+	"  state        TEXT NOT NULL CHECK (state IN ('begun', 'done', 'failed')),\n"
+	"  started_utc  TEXT NOT NULL,\n"
+	"  ended_utc    TEXT\n"
+	");\n"
+	"CREATE INDEX journal_object ON journal (object);\n";
+
+/* An older store opened read-only: an empty journal in temp shadows the
+ * missing table. */
+static const char shadow_v2_sql[] =
+	"CREATE TEMP TABLE journal (id INTEGER PRIMARY KEY, action TEXT, object TEXT,"
+	" argv TEXT, identity TEXT, state TEXT, started_utc TEXT, ended_utc TEXT);\n";
 
 /*
  * A version 1 store opened read-only (rig report of an old run) is not
@@ -403,6 +438,7 @@ struct store *store_create(const char *path, struct strbuf *err)
 	sb_adds(&sql, "BEGIN IMMEDIATE;\n");
 	sb_adds(&sql, schema_v1_sql);
 	sb_adds(&sql, migrate_v2_sql);
+	sb_adds(&sql, migrate_v3_sql);
 	sb_addf(&sql, "PRAGMA application_id = %d;\n", STORE_APPLICATION_ID);
 	sb_addf(&sql, "PRAGMA user_version = %d;\n", STORE_SCHEMA_VERSION);
 	sb_adds(&sql, "COMMIT;\n");
@@ -455,7 +491,7 @@ static int check_schema(struct store *s, int64_t *version, struct strbuf *err)
 		return -EINVAL;
 	}
 	*version = ver;
-	if (ver == 1)
+	if (ver >= 1 && ver < STORE_SCHEMA_VERSION)
 		return 0; /* migrated by store_open */
 	if (ver != STORE_SCHEMA_VERSION) {
 		if (err)
@@ -471,17 +507,22 @@ static int check_schema(struct store *s, int64_t *version, struct strbuf *err)
 }
 
 /*
- * Bring a version 1 store to version 2: in the file, in one transaction,
- * when opened for writing; as temporary views when read-only.
+ * Bring an older store (version ver) to the current version: in the file,
+ * in one transaction, when opened for writing; as temporary views and
+ * tables when read-only.
  */
-static int migrate(struct store *s, struct strbuf *err)
+static int migrate(struct store *s, int64_t ver, struct strbuf *err)
 {
 	struct strbuf sql = STRBUF_INIT;
 	if (s->readonly) {
-		sb_adds(&sql, shadow_v1_sql);
+		if (ver < 2)
+			sb_adds(&sql, shadow_v1_sql);
+		sb_adds(&sql, shadow_v2_sql);
 	} else {
 		sb_adds(&sql, "BEGIN IMMEDIATE;\n");
-		sb_adds(&sql, migrate_v2_sql);
+		if (ver < 2)
+			sb_adds(&sql, migrate_v2_sql);
+		sb_adds(&sql, migrate_v3_sql);
 		sb_addf(&sql, "PRAGMA user_version = %d;\n", STORE_SCHEMA_VERSION);
 		sb_adds(&sql, "COMMIT;\n");
 	}
@@ -489,8 +530,9 @@ static int migrate(struct store *s, struct strbuf *err)
 	sb_release(&sql);
 	if (rc != SQLITE_OK) {
 		if (err)
-			sb_addf(err, "cannot open results store %s: cannot migrate schema version 1"
-				" to %d: %s", s->path, STORE_SCHEMA_VERSION, sqlite3_errmsg(s->db));
+			sb_addf(err, "cannot open results store %s: cannot migrate schema version %"
+				PRId64 " to %d: %s", s->path, ver, STORE_SCHEMA_VERSION,
+				sqlite3_errmsg(s->db));
 		if (!s->readonly)
 			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 		return -EIO;
@@ -523,7 +565,7 @@ struct store *store_open(const char *path, int readonly, struct strbuf *err)
 	}
 	int64_t ver = 0;
 	if (check_schema(s, &ver, err) < 0 || configure(s, err, "configure the connection") < 0 ||
-	    (ver < STORE_SCHEMA_VERSION && migrate(s, err) < 0)) {
+	    (ver < STORE_SCHEMA_VERSION && migrate(s, ver, err) < 0)) {
 		store_free(s);
 		return NULL;
 	}
@@ -543,9 +585,11 @@ int store_reader_setup(struct sqlite3 *db)
 	    sqlite3_step(st) == SQLITE_ROW)
 		ver = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
-	if (ver != 1)
-		return 0;
-	return sqlite3_exec(db, shadow_v1_sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -EIO;
+	if (ver == 1 && sqlite3_exec(db, shadow_v1_sql, NULL, NULL, NULL) != SQLITE_OK)
+		return -EIO;
+	if (ver >= 1 && ver < 3 && sqlite3_exec(db, shadow_v2_sql, NULL, NULL, NULL) != SQLITE_OK)
+		return -EIO;
+	return 0;
 }
 
 struct sqlite3 *store_db(struct store *s)
@@ -837,4 +881,57 @@ int store_resume_end(struct store *s, int64_t id, const char *ended_utc, const c
 	bind_text(st, 2, ended_utc);
 	bind_text(st, 3, status);
 	return stmt_run(s, st, err, what);
+}
+
+int store_journal_begin(struct store *s, const struct store_journal *j, int64_t *id,
+			struct strbuf *err)
+{
+	const char *what = "record a provisioning action";
+	sqlite3_stmt *st = stmt_get(s, ST_JOURNAL, err, what);
+	if (!st)
+		return -EIO;
+	bind_text(st, 1, j->action);
+	bind_text(st, 2, j->object);
+	bind_text(st, 3, j->argv);
+	bind_text(st, 4, j->identity);
+	bind_text(st, 5, j->started_utc);
+	int rc = stmt_run(s, st, err, what);
+	if (rc == 0)
+		*id = sqlite3_last_insert_rowid(s->db);
+	return rc;
+}
+
+int store_journal_end(struct store *s, int64_t id, int ok, const char *ended_utc,
+		      struct strbuf *err)
+{
+	const char *what = "record the end of a provisioning action";
+	sqlite3_stmt *st = stmt_get(s, ST_JOURNAL_END, err, what);
+	if (!st)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, id);
+	bind_text(st, 2, ok ? "done" : "failed");
+	bind_text(st, 3, ended_utc);
+	return stmt_run(s, st, err, what);
+}
+
+int store_journal_last(struct store *s, const char *object, const char *actions,
+		       char **action, char **state, struct strbuf *err)
+{
+	const char *what = "read the provisioning journal";
+	sqlite3_stmt *st = stmt_get(s, ST_JOURNAL_LAST, err, what);
+	*action = *state = NULL;
+	if (!st)
+		return -EIO;
+	bind_text(st, 1, object);
+	bind_text(st, 2, actions);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*action = xstrdup((const char *)sqlite3_column_text(st, 0));
+		*state = xstrdup((const char *)sqlite3_column_text(st, 1));
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_fail(s, err, what);
+	return rc == SQLITE_ROW;
 }

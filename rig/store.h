@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 
 struct strbuf;
 struct store;
@@ -125,9 +125,31 @@ int store_resume_begin(struct store *s, struct store_resume *r, struct strbuf *e
 int store_resume_end(struct store *s, int64_t id, const char *ended_utc, const char *status,
 		     struct strbuf *err);
 
+/*
+ * The provisioning journal (docs/results-store.md, table journal): an
+ * action on object ("attach" the image, "format" a partition, ...) is
+ * recorded as begun before it runs, then ended (ok: done, else failed).
+ */
+struct store_journal {
+	const char *action;
+	const char *object;
+	const char *argv;      /* the command as one shell-quoted line; NULL: rig's own act */
+	const char *identity;  /* what the target was seen to be right before; may be NULL */
+	const char *started_utc;
+};
+int store_journal_begin(struct store *s, const struct store_journal *j, int64_t *id,
+			struct strbuf *err);
+int store_journal_end(struct store *s, int64_t id, int ok, const char *ended_utc,
+		      struct strbuf *err);
+/* The newest row about object whose action matches the GLOB pattern
+ * actions ("*-image"): 1 with its action and state (caller frees both), 0
+ * when there is none, or -EIO with the reason in err. */
+int store_journal_last(struct store *s, const char *object, const char *actions,
+		       char **action, char **state, struct strbuf *err);
+
 /* A reader's own read-only connection to a store (reports open their own):
- * a version 1 store gets the same temporary views store_open gives it, so
- * the connection sees version 2. 0 or -EIO. */
+ * an older store gets the same temporary views and tables store_open gives
+ * it, so the connection sees the current version. 0 or -EIO. */
 int store_reader_setup(struct sqlite3 *db);
 
 /* Read access for reports: the raw sqlite3 handle (reports run SQL). */

@@ -92,9 +92,12 @@ static void test_halves(void)
 	check_eq_text("halves: cells measured", cells, "8");
 	char *facts = pt_run_query(x.run, "SELECT facts_json FROM volumes WHERE name = 'HFS' "
 					  "AND layout = 'apfs-first'");
-	check_has("halves: facts", facts, "\"media_name\":\"WDC WD20SPZX-22UA7T0\","
-		  "\"serial\":null,\"bus\":\"USB\",\"solid_state\":false,\"internal\":false,"
-		  "\"block_size\":512,\"fs_personality\":\"Journaled HFS+\",\"fs_type\":\"hfs\"");
+	/* One schema with Linux's (vol_facts.h): a hard disk is rotational. */
+	check_has("halves: facts", facts, "\"model\":\"WDC WD20SPZX-22UA7T0\","
+		  "\"serial\":null,\"bus\":\"USB\",\"rotational\":true,\"internal\":false,"
+		  "\"sector_size\":512,");
+	check_has("halves: file system", facts, "\"fs\":\"hfs+\",\"format_command\":null,"
+		  "\"fs_personality\":\"Journaled HFS+\",\"fs_type\":\"hfs\"");
 	check_has("halves: mount options", facts, "\"mount_options\":\"r");
 	/* the run says that it did not measure macOS */
 	char *warn = pt_run_query(x.run, "SELECT msg FROM events WHERE level = 'warning'");

@@ -141,7 +141,7 @@ static void test_ten_partitions(void)
 	CU_ASSERT_TRUE(facts && strstr(facts, "\"loop_direct_io\":true") &&
 		       strstr(facts, "\"mount_options\":\"rw,") &&
 		       strstr(facts, "lazy_itable_init=0,lazy_journal_init=0") &&
-		       strstr(facts, "\"capacity_bytes\":") && strstr(facts, "\"gpt_name\":\"p3\""));
+		       strstr(facts, "\"capacity_bytes\":") && strstr(facts, "\"name\":\"p3\""));
 	free(facts);
 	/* results.csv carries positions and byte ranges. */
 	struct strbuf p = STRBUF_INIT;

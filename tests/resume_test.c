@@ -151,9 +151,10 @@ static const struct store_run srun = {
 };
 
 /* What rig 0.1 wrote: schema version 1, made here from a new store by
- * taking back what version 2 added (rig/store.c, migrate_v2_sql), so the
- * product needs no constructor for old stores. */
+ * taking back what versions 2 and 3 added (rig/store.c, migrate_v2_sql and
+ * migrate_v3_sql), so the product needs no constructor for old stores. */
 static const char downgrade_to_v1[] =
+	"DROP TABLE journal;\n"
 	"ALTER TABLE run DROP COLUMN options_json;\n"
 	"ALTER TABLE cells DROP COLUMN attempts;\n"
 	"ALTER TABLE samples DROP COLUMN superseded;\n"
@@ -249,7 +250,7 @@ static void test_store_restart_and_migration(void)
 	v = pt_query(path.buf, "SELECT (SELECT user_version FROM pragma_user_version) || ' ' ||"
 			       " (SELECT sum(superseded) FROM samples) || ' ' ||"
 			       " (SELECT attempts FROM cells)");
-	CU_ASSERT_STRING_EQUAL(v ? v : "", "2 1 2");
+	CU_ASSERT_STRING_EQUAL(v ? v : "", "3 1 2");
 	free(v);
 	/* The migrated schema is the one a new store gets. */
 	char *a = pt_query(path.buf, "SELECT group_concat(sql, ';') FROM (SELECT sql FROM sqlite_master"
@@ -261,6 +262,45 @@ static void test_store_restart_and_migration(void)
 	CU_ASSERT_TRUE(a && b && !strcmp(a, b));
 	free(a);
 	free(b);
+	/* Version 2 (before the provisioning journal): read as it is with an
+	 * empty journal, migrated by a read-write open. */
+	sb_reset(&path);
+	sb_addf(&path, "%s/v2-old.db", dir);
+	s = store_with_cell(path.buf, 0, &c);
+	CU_ASSERT_EQUAL(sqlite3_exec(store_db(s), "DROP TABLE journal; PRAGMA user_version = 2;",
+				     NULL, NULL, NULL), SQLITE_OK);
+	store_close(s);
+	s = store_open(path.buf, 1, &err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	char *action = NULL, *state = NULL;
+	CU_ASSERT_EQUAL(store_journal_last(s, "/x.img", "*", &action, &state, &err), 0);
+	store_close(s);
+	v = pt_query(path.buf, "PRAGMA user_version");
+	CU_ASSERT_STRING_EQUAL(v ? v : "", "2");
+	free(v);
+	s = store_open(path.buf, 0, &err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	struct store_journal j = { "create-image", "/x.img", NULL, NULL, "t3" };
+	int64_t id = 0;
+	CU_ASSERT_EQUAL(store_journal_begin(s, &j, &id, &err), 0);
+	j.action = "attach";
+	CU_ASSERT_EQUAL(store_journal_begin(s, &j, &id, &err), 0);
+	CU_ASSERT_EQUAL(store_journal_end(s, id, 0, "t4", &err), 0);
+	/* The newest of the matching actions, with its state. */
+	CU_ASSERT_EQUAL(store_journal_last(s, "/x.img", "*-image", &action, &state, &err), 1);
+	CU_ASSERT_STRING_EQUAL(action ? action : "", "create-image");
+	CU_ASSERT_STRING_EQUAL(state ? state : "", "begun");
+	free(action);
+	free(state);
+	CU_ASSERT_EQUAL(store_journal_last(s, "/x.img", "*", &action, &state, &err), 1);
+	CU_ASSERT_STRING_EQUAL(action ? action : "", "attach");
+	CU_ASSERT_STRING_EQUAL(state ? state : "", "failed");
+	free(action);
+	free(state);
+	store_close(s);
+	v = pt_query(path.buf, "PRAGMA user_version");
+	CU_ASSERT_STRING_EQUAL(v ? v : "", "3");
+	free(v);
 	sb_release(&path);
 	sb_release(&err);
 	test_rmtree(dir);
@@ -864,7 +904,7 @@ static void test_v1_run(void)
 				     "ALTER TABLE samples DROP COLUMN superseded;"
 				     "ALTER TABLE file_samples DROP COLUMN superseded;"
 				     "ALTER TABLE notes DROP COLUMN superseded;"
-				     "DROP TABLE resumes; PRAGMA user_version = 1;",
+				     "DROP TABLE resumes; DROP TABLE journal; PRAGMA user_version = 1;",
 				     NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	/* rig report reads it as it is, without changing it. */
@@ -892,7 +932,7 @@ static void test_v1_run(void)
 	CU_ASSERT(o && strstr(o, "results store schema 1"));
 	free(o);
 	v = pt_query(p.buf, "PRAGMA user_version");
-	CU_ASSERT_STRING_EQUAL(v ? v : "", "2");
+	CU_ASSERT_STRING_EQUAL(v ? v : "", "3");
 	free(v);
 	sb_release(&p);
 	fx_close(&f);
@@ -977,6 +1017,79 @@ static void test_kept_dirs(void)
 	kept_case(0);
 }
 
+/*
+ * Killed with SIGKILL during provisioning (RIG_FAULT: just before the Nth
+ * command NAME), then its commands.log deleted: `rig resume` finds what the
+ * run made from the provisioning journal in the store and from the machine,
+ * tears it down, and completes the run; nothing is left. Killed before
+ * losetup, the image file exists and is attached nowhere: only the journal
+ * says it is the run's (else it is refused as someone else's file).
+ */
+static void test_journal_without_log(void)
+{
+	static const struct {
+		const char *fault;
+		const char *begun; /* the action the kill left begun */
+	} kills[] = {
+		{ "signal:SIGKILL:before-spawn:losetup:1", "attach" },
+		{ "signal:SIGKILL:before-spawn:sgdisk:1", "partition" },
+		{ "signal:SIGKILL:after-spawn:mkfs.ext4:1", "format" },
+		{ "signal:SIGKILL:before-spawn:mount:2", "mount" },
+	};
+	for (size_t i = 0; i < sizeof(kills) / sizeof(kills[0]); i++) {
+		struct fx f;
+		fx_open(&f, "rig: 1\nname: jrnl\ntarget:\n  image: { path: \"%s/j.img\", size: 64M }\n"
+			    "layouts:\n  - name: two\n    partitions:\n"
+			    "      - { name: p1, fs: ext4, size: 50% }\n"
+			    "      - { name: p2, fs: ext4, size: rest }\n",
+			"report: { formats: [csv] }\ncache: { flush: false, direct: false }\n"
+			"steps:\n  - null: { value: 1 }\n");
+		setenv("RIG_FAULT", kills[i].fault, 1);
+		const char *run[] = { "run", "-q", "-o", f.out.buf, f.plan.buf, NULL };
+		char *o = NULL;
+		int rc = test_run_rig(run, &o);
+		unsetenv("RIG_FAULT");
+		CU_ASSERT_EQUAL(rc, -1); /* killed */
+		free(o);
+		struct strbuf p = STRBUF_INIT;
+		sb_addf(&p, "%s/commands.log", f.out.buf);
+		CU_ASSERT_EQUAL(unlink(p.buf), 0);
+		/* What the journal says of the killed action: begun, never ended. */
+		sb_reset(&p);
+		sb_addf(&p, "SELECT state FROM journal WHERE action = '%s' ORDER BY id DESC LIMIT 1",
+			kills[i].begun);
+		char *v = pt_run_query(f.out.buf, p.buf);
+		CU_ASSERT_STRING_EQUAL(v ? v : "(none)", "begun");
+		if (!v || strcmp(v, "begun"))
+			fprintf(stderr, "\n%s: the journal's %s is %s\n", kills[i].fault,
+				kills[i].begun, v ? v : "(none)");
+		free(v);
+		const char *res[] = { "resume", "-q", f.out.buf, NULL };
+		rc = test_run_rig(res, &o);
+		CU_ASSERT_EQUAL(rc, 0);
+		if (rc != 0)
+			fprintf(stderr, "\n%s: rig resume exited %d: %s\n", kills[i].fault, rc,
+				o ? o : "");
+		free(o);
+		v = pt_run_query(f.out.buf, "SELECT status || ' ' || (SELECT count(*) FROM cells"
+					    " WHERE status = 'done') FROM run");
+		CU_ASSERT_STRING_EQUAL(v ? v : "", "completed 2");
+		free(v);
+		/* The resumed run journaled its own provisioning and teardown too. */
+		v = pt_run_query(f.out.buf, "SELECT count(*) > 0 FROM journal WHERE action ="
+					    " 'delete-image' AND state = 'done'");
+		CU_ASSERT_STRING_EQUAL(v ? v : "", "1");
+		free(v);
+		struct strbuf what = STRBUF_INIT;
+		CU_ASSERT_EQUAL(pt_leftovers(f.tmp, &what), 0);
+		if (what.len)
+			fprintf(stderr, "\n%s: left behind: %s\n", kills[i].fault, what.buf);
+		sb_release(&what);
+		sb_release(&p);
+		fx_close(&f);
+	}
+}
+
 static void test_kept_image(void)
 {
 	kept_case(1);
@@ -988,7 +1101,7 @@ void register_resume_tests(void)
 	test_add(s, "where a resumed run starts: blocks, module state, cut-off cells",
 		 test_point_dirs);
 	test_add(s, "reprovision: repeat makes every repetition its own block", test_point_blocks);
-	test_add(s, "store: restart supersedes in one transaction; version 1 migrates",
+	test_add(s, "store: restart supersedes in one transaction; versions 1 and 2 migrate",
 		 test_store_restart_and_migration);
 	test_add(s, "commands a killed run left running are waited for", test_orphans);
 	test_add(s, "refused: a live run, another rig version, a changed plan, no run folder",
@@ -1005,6 +1118,8 @@ void register_resume_tests(void)
 		return;
 	test_add(r, "killed in a null cell: the loop device and its mounts are kept",
 		 test_kept_image);
+	test_add(r, "killed while provisioning, commands.log deleted: resume reads the journal",
+		 test_journal_without_log);
 	test_add(r, "kill -9 at random points of an image run: every cell once, nothing left",
 		 test_kill_image);
 }

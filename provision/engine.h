@@ -1,0 +1,46 @@
+/*
+ * What every platform's provisioning does the same way, done once: the
+ * volume a layout's partition becomes, handing the volumes out or undoing a
+ * failed provision, and tearing down what a killed run left. The drivers
+ * (linux*.c, macos*.c) call these around their own primitives.
+ */
+#ifndef RIG_PROVISION_ENGINE_H
+#define RIG_PROVISION_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "provision.h"
+
+typedef int (*prov_teardown_fn)(struct provision_ctx *ctx, size_t li);
+
+/* v as partition k of layout li: its name, file system and position from
+ * the plan, where modules work (dir), its device (may be NULL), and its
+ * byte range [start, end) when known (end > start). */
+void prov_volume_set(struct volume *v, const struct provision_ctx *ctx, size_t li, size_t k,
+		     const char *dir, const char *device, uint64_t start, uint64_t end);
+
+/* The end of a provision: on rc < 0 the volumes v[n] are released and
+ * what was done is torn down (prov_undo), and rc returned; else *vols and
+ * *nvols get them and 0 is returned. */
+int prov_provision_end(struct provision_ctx *ctx, size_t li, prov_teardown_fn teardown, int rc,
+		       struct volume *v, size_t n, struct volume **vols, size_t *nvols);
+
+/*
+ * The end of an image file rig made: kept (keep: true) or deleted, said in
+ * a note ("delete FILE" and why, e.g. " (made by the interrupted run)")
+ * and journaled as keep-image or delete-image on object (the path the
+ * journal knows the image by). A dry run only notes. 0, or -errno with the
+ * reason in ctx->err (a file already gone is deleted).
+ */
+int prov_image_end(struct provision_ctx *ctx, const char *file, const char *object, int keep,
+		   const char *why);
+
+/* A resumed run: tear down what the killed run left, described by the
+ * driver's state (as if this process had provisioned it); ctx->state is
+ * the driver's again afterwards. A failure says that it was the killed
+ * run's leftovers that could not be torn down. */
+int prov_resume_teardown(struct provision_ctx *ctx, void *state, prov_teardown_fn teardown,
+			 size_t li);
+
+#endif
