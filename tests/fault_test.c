@@ -119,7 +119,7 @@ static void test_spawn_faults(void)
 {
 	struct strbuf e = STRBUF_INIT, out = STRBUF_INIT;
 	CU_ASSERT_EQUAL_FATAL(fault_set("spawn:true:2:exit=3,spawn:echo two:1+", &e), 0);
-	struct spawner sp = { .log = count_log };
+	struct spawner sp = spawner_fault(spawner_real(count_log, NULL));
 	const char *t[] = { "true", NULL };
 	const char *t2[] = { "/bin/true", "x", NULL };
 	const char *one[] = { "echo", "one", NULL };
@@ -153,7 +153,7 @@ static void test_spawn_faults(void)
 	spawn_result_release(&r);
 	/* a dry run neither counts nor fakes */
 	CU_ASSERT_EQUAL(fault_set("spawn:true:1", &e), 0);
-	struct spawner dry = { .dry_run = 1 };
+	struct spawner dry = spawner_fault(spawner_dry(NULL, NULL));
 	CU_ASSERT_EQUAL(spawn_status(&dry, t, NULL), 0);
 	CU_ASSERT_EQUAL(spawn_status(&sp, t, NULL), 1);
 	CU_ASSERT_EQUAL(fault_set(NULL, &e), 0);
@@ -229,7 +229,7 @@ static void test_signal_points(void)
 	CU_ASSERT_EQUAL_FATAL(fault_set("signal:SIGUSR1:before-spawn:true:2,"
 					"signal:SIGUSR2:after-spawn:true:1,"
 					"signal:SIGUSR1:io:fsync:1", &e), 0);
-	struct spawner sp = { 0 };
+	struct spawner sp = spawner_fault(spawner_real(NULL, NULL));
 	const char *t[] = { "true", NULL };
 	got_usr1 = got_usr2 = 0;
 	CU_ASSERT_EQUAL(spawn_status(&sp, t, NULL), 0);

@@ -80,7 +80,7 @@ static void log_fn(void *opaque, const char *text, const struct spawn_result *r)
 static void test_spawn_log_and_dry_run(void)
 {
 	struct logged l = { 0, 0, STRBUF_INIT };
-	struct spawner sp = { .dry_run = 0, .log = log_fn, .opaque = &l };
+	struct spawner sp = spawner_real(log_fn, &l);
 	struct spawn_result r;
 	struct strbuf err = STRBUF_INIT;
 	const char *argv[] = { "echo", "it's", "two words", NULL };
@@ -90,7 +90,7 @@ static void test_spawn_log_and_dry_run(void)
 	CU_ASSERT_EQUAL(l.with_result, 1);
 	CU_ASSERT_STRING_EQUAL(l.last.buf, "echo 'it'\\''s' 'two words'");
 	/* Dry run: recorded, not run (a command that would fail "succeeds"). */
-	sp.dry_run = 1;
+	sp = spawner_dry(log_fn, &l);
 	const char *bad[] = { "false", NULL };
 	CU_ASSERT_EQUAL(spawn_check(&sp, bad, NULL, &r, &err), 0);
 	spawn_result_release(&r);
@@ -182,7 +182,7 @@ static void test_spawn_split_both_full(void)
 
 static void test_spawn_split_dry_run(void)
 {
-	struct spawner sp = { .dry_run = 1 };
+	struct spawner sp = spawner_dry(NULL, NULL);
 	struct spawn_result r;
 	struct strbuf err = STRBUF_INIT;
 	const char *argv[] = { "false", NULL };

@@ -38,7 +38,7 @@ int cmd_devices(int argc, char **argv)
 		return cmd_usage_error("devices", "no arguments expected");
 	struct strbuf out = STRBUF_INIT;
 	if (platform == PLATFORM_MACOS) {
-		struct spawner sp = { 0 };
+		struct spawner sp = spawner_fault(spawner_real(NULL, NULL));
 		macos_devices_report(mac_spawn_query, &sp, &out);
 	} else {
 		linux_devices_report("", &out);

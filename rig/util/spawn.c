@@ -1,6 +1,8 @@
 /*
- * Spawning external commands; see spawn.h. Running one for real is
- * spawn_real.c's.
+ * What every spawner shares (spawn.h): the one entry point, which hands
+ * the command to the spawner's implementation and logs what comes back
+ * (so a fake or injected result is logged exactly like a real one), the
+ * argv text, spawn_check.
  */
 #include "spawn.h"
 
@@ -8,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fault.h"
 #include "spawn_impl.h"
 #include "strbuf.h"
 #include "xalloc.h"
@@ -59,15 +60,12 @@ void spawn_result_release(struct spawn_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* A result that did not come from running the command (sp->fake, or a
- * fault injected): r->output set; the rest as a real run fills it (its
- * output on stderr), then logged. */
-static void finish_fake(struct spawner *sp, const char *text, int split, struct spawn_result *r)
+void spawn_result_complete(struct spawn_result *r, const struct spawn_opts *opts)
 {
 	if (!r->output)
 		r->output = xstrdup("");
 	r->output_len = strlen(r->output);
-	if (split) {
+	if (opts->split) {
 		if (!r->stdout_text)
 			r->stdout_text = xstrdup("");
 		r->stdout_len = strlen(r->stdout_text);
@@ -79,8 +77,11 @@ static void finish_fake(struct spawner *sp, const char *text, int split, struct 
 		free(r->stderr_text);
 		r->stdout_text = r->stderr_text = NULL;
 	}
-	if (sp && sp->log)
-		sp->log(sp->opaque, text, r);
+}
+
+int spawner_dry_run(const struct spawner *sp)
+{
+	return sp && sp->ops && sp->ops->dry_run;
 }
 
 int spawn_run(struct spawner *sp, const char *const *argv, const char *cwd,
@@ -92,52 +93,29 @@ int spawn_run(struct spawner *sp, const char *const *argv, const char *cwd,
 int spawn_run_opts(struct spawner *sp, const char *const *argv, const char *cwd,
 		   const struct spawn_opts *opts, struct spawn_result *r, struct strbuf *err)
 {
-	int split = opts && opts->split;
-	struct strbuf text = STRBUF_INIT;
+	static const struct spawn_opts none;
+	struct spawner dflt;
+	if (!sp) {
+		dflt = spawner_fault(spawner_real(NULL, NULL));
+		sp = &dflt;
+	}
 	memset(r, 0, sizeof(*r));
-	spawn_argv_text(&text, argv);
-	if (sp && sp->dry_run) {
-		r->exited = 1;
-		r->output = xstrdup("");
-		if (split) {
-			r->stdout_text = xstrdup("");
-			r->stderr_text = xstrdup("");
-		}
-		if (sp->log)
-			sp->log(sp->opaque, text.buf, NULL);
-		sb_release(&text);
-		return 0;
+	if (!sp->ops) {
+		spawn_cannot_run(err, argv);
+		sb_adds(err, "the spawner was not built by spawner_real, spawner_dry or spawner_fake");
+		return -EINVAL;
 	}
-	if (sp && sp->fake) {
-		int rc = sp->fake(sp->opaque, argv, r);
-		if (rc < 0)
-			sb_addf(err, "cannot run %s: %s", text.buf, strerror(-rc));
-		else
-			finish_fake(sp, text.buf, split, r);
-		sb_release(&text);
+	int rc = sp->ops->run(sp, argv, cwd, opts ? opts : &none, r, err);
+	if (rc < 0)
 		return rc;
-	}
-	struct strbuf injected = STRBUF_INIT;
-	int istatus = 0;
-	if (fault_spawn_before(argv, &istatus, &injected)) {
-		r->exited = 1;
-		r->status = istatus;
-		r->output = sb_detach(&injected);
-		finish_fake(sp, text.buf, split, r);
-		fault_spawn_after(argv);
+	if (sp->log) {
+		struct strbuf text = STRBUF_INIT;
+		spawn_argv_text(&text, argv);
+		sp->log(sp->opaque, text.buf, sp->ops->dry_run ? NULL : r);
 		sb_release(&text);
-		return 0;
 	}
-	sb_release(&injected);
-	int rc = spawn_real_run(argv, cwd, opts, r, err);
-	if (rc < 0) {
-		sb_release(&text);
-		return rc;
-	}
-	if (sp && sp->log)
-		sp->log(sp->opaque, text.buf, r);
-	fault_spawn_after(argv);
-	sb_release(&text);
+	if (sp->ops->after)
+		sp->ops->after(sp, argv);
 	return 0;
 }
 

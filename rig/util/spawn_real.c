@@ -1,5 +1,5 @@
 /*
- * The spawner that runs commands: the only code in rig that starts a
+ * spawner_real: runs each command; the only code in rig that starts a
  * process. fork + execvp rather than posix_spawn: the child must chdir and
  * set up /dev/null, and the portable posix_spawn has no chdir action
  * (addchdir_np differs by platform). Output is read through one pipe (two
@@ -85,11 +85,11 @@ static void close_pipes(int *fds, size_t n)
 			close(fds[i]);
 }
 
-int spawn_real_run(const char *const *argv, const char *cwd, const struct spawn_opts *opts,
-		   struct spawn_result *r, struct strbuf *err)
+static int real_run(const struct spawner *sp, const char *const *argv, const char *cwd,
+		    const struct spawn_opts *opts, struct spawn_result *r, struct strbuf *err)
 {
-	int split = opts && opts->split;
-	volatile sig_atomic_t *cancel = opts ? opts->cancel : NULL;
+	int split = opts->split;
+	volatile sig_atomic_t *cancel = opts->cancel;
 	/* fds[0..1]: stdout (or both); fds[2..3]: stderr when split. */
 	int fds[4] = { -1, -1, -1, -1 };
 	if (pipe(fds) < 0 || (split && pipe(fds + 2) < 0)) {
@@ -199,4 +199,11 @@ int spawn_real_run(const char *const *argv, const char *cwd, const struct spawn_
 		r->stderr_text = sb_detach(&serr);
 	}
 	return 0;
+}
+
+static const struct spawn_ops real_ops = { .run = real_run };
+
+struct spawner spawner_real(spawn_log_fn log, void *opaque)
+{
+	return (struct spawner){ .ops = &real_ops, .log = log, .opaque = opaque };
 }
