@@ -66,7 +66,7 @@ int prov_image_end(struct provision_ctx *ctx, const char *file, const char *obje
 	prov_note(ctx, 0, "delete %s%s", file, why);
 	int64_t j = prov_journal_begin(ctx, "delete-image", object, NULL, NULL);
 	int rc = 0;
-	if (!(ctx->sp && ctx->sp->dry_run) && unlink(file) < 0 && errno != ENOENT) {
+	if (!spawner_dry_run(ctx->sp) && unlink(file) < 0 && errno != ENOENT) {
 		rc = -errno;
 		sb_addf(ctx->err, "cannot delete image %s: %s", file, strerror(-rc));
 	}

@@ -16,7 +16,7 @@ void prov_identity_text(struct strbuf *sb, const struct disk_identity *id)
 int64_t prov_journal_begin(struct provision_ctx *ctx, const char *action, const char *object,
 			   const char *const *argv, const char *identity)
 {
-	if (!ctx->journal || (ctx->sp && ctx->sp->dry_run))
+	if (!ctx->journal || spawner_dry_run(ctx->sp))
 		return 0;
 	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
 	if (argv)

@@ -264,12 +264,12 @@ static int try_umount(struct provision_ctx *ctx, struct lvol *v)
 {
 	const char *argv[] = { "umount", v->mnt, NULL };
 	struct strbuf first = STRBUF_INIT;
-	for (int i = 0; i < (ctx->sp->dry_run ? 1 : UMOUNT_TRIES); i++) {
+	for (int i = 0; i < (spawner_dry_run(ctx->sp) ? 1 : UMOUNT_TRIES); i++) {
 		struct strbuf e = STRBUF_INIT;
 		struct provision_ctx quiet = *ctx;
 		quiet.err = &e;
 		int rc = lx_run(&quiet, argv, NULL);
-		if (rc == 0 || (!ctx->sp->dry_run && !linux_is_mounted("", v->mnt))) {
+		if (rc == 0 || (!spawner_dry_run(ctx->sp) && !linux_is_mounted("", v->mnt))) {
 			sb_release(&e);
 			sb_release(&first);
 			v->mounted = 0;
@@ -441,7 +441,7 @@ static int lx_prepare(struct provision_ctx *ctx)
 {
 	const struct plan *p = ctx->plan;
 	struct lx *s = xcalloc(1, sizeof(*s));
-	s->dry = ctx->sp && ctx->sp->dry_run;
+	s->dry = spawner_dry_run(ctx->sp);
 	s->is_image = p->target.kind == TARGET_IMAGE;
 	s->dio = -1;
 	s->root = ctx->sysroot ? ctx->sysroot : "";

@@ -261,7 +261,7 @@ static int query_ctx(void *opaque, const char *const *argv, char **out, struct s
 static int query_quiet(void *opaque, const char *const *argv, char **out, struct strbuf *err)
 {
 	(void)opaque;
-	struct spawner real = { 0 };
+	struct spawner real = spawner_fault(spawner_real(NULL, NULL));
 	return mac_spawn_query(&real, argv, out, err);
 }
 
@@ -421,7 +421,7 @@ static int mx_prepare(struct provision_ctx *ctx)
 {
 	const struct plan *p = ctx->plan;
 	struct mx *s = xcalloc(1, sizeof(*s));
-	s->dry = ctx->sp && ctx->sp->dry_run;
+	s->dry = spawner_dry_run(ctx->sp);
 	s->is_image = p->target.kind == TARGET_IMAGE;
 	int rc = s->dry ? 0 : check_tools(ctx, s);
 	if (rc == 0 && !s->dry && strcmp(plat_name(), "macos"))

@@ -47,7 +47,7 @@ static int macos_device_check(const char *dev, struct strbuf *why)
 
 static void macos_devices(struct strbuf *out)
 {
-	struct spawner sp = { 0 };
+	struct spawner sp = spawner_fault(spawner_real(NULL, NULL));
 	macos_devices_report(mac_spawn_query, &sp, out);
 }
 

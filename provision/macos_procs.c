@@ -61,7 +61,7 @@ size_t mac_lsof_users(const char *text, long self, const char *const *needles,
 int mac_procs_using(const char *const *needles, struct strbuf *what)
 {
 	const char *argv[] = { "lsof", "-F", "pcn", "-w", NULL };
-	struct spawner sp = { 0 };
+	struct spawner sp = spawner_fault(spawner_real(NULL, NULL));
 	struct spawn_result r;
 	struct strbuf err = STRBUF_INIT;
 	size_t n = 0;

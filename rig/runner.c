@@ -650,8 +650,7 @@ static void options_json(const struct run_options *o, struct strbuf *j)
 static void setup_run(struct run *run)
 {
 	const struct run_options *o = run->opt;
-	run->sp.log = log_command;
-	run->sp.opaque = run;
+	run->sp = spawner_fault(spawner_real(log_command, run));
 	run->pctx.plan = run->plan;
 	run->pctx.run_id = run->id.buf;
 	run->pctx.run_dir = run->dir.buf;

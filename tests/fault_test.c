@@ -119,7 +119,7 @@ static void test_spawn_faults(void)
 {
 	struct strbuf e = STRBUF_INIT, out = STRBUF_INIT;
 	CU_ASSERT_EQUAL_FATAL(fault_set("spawn:true:2:exit=3,spawn:echo two:1+", &e), 0);
-	struct spawner sp = { .log = count_log };
+	struct spawner sp = spawner_fault(spawner_real(count_log, NULL));
 	const char *t[] = { "true", NULL };
 	const char *t2[] = { "/bin/true", "x", NULL };
 	const char *one[] = { "echo", "one", NULL };
@@ -153,7 +153,7 @@ static void test_spawn_faults(void)
 	spawn_result_release(&r);
 	/* a dry run neither counts nor fakes */
 	CU_ASSERT_EQUAL(fault_set("spawn:true:1", &e), 0);
-	struct spawner dry = { .dry_run = 1 };
+	struct spawner dry = spawner_fault(spawner_dry(NULL, NULL));
 	CU_ASSERT_EQUAL(spawn_status(&dry, t, NULL), 0);
 	CU_ASSERT_EQUAL(spawn_status(&sp, t, NULL), 1);
 	CU_ASSERT_EQUAL(fault_set(NULL, &e), 0);
@@ -229,7 +229,7 @@ static void test_signal_points(void)
 	CU_ASSERT_EQUAL_FATAL(fault_set("signal:SIGUSR1:before-spawn:true:2,"
 					"signal:SIGUSR2:after-spawn:true:1,"
 					"signal:SIGUSR1:io:fsync:1", &e), 0);
-	struct spawner sp = { 0 };
+	struct spawner sp = spawner_fault(spawner_real(NULL, NULL));
 	const char *t[] = { "true", NULL };
 	got_usr1 = got_usr2 = 0;
 	CU_ASSERT_EQUAL(spawn_status(&sp, t, NULL), 0);
@@ -245,6 +245,71 @@ static void test_signal_points(void)
 	sigaction(SIGUSR1, &old1, NULL);
 	sigaction(SIGUSR2, &old2, NULL);
 	sb_release(&e);
+}
+
+/* spawner_fault around a fake: what reaches the fake, what is logged, and
+ * when the after-spawn signal comes. */
+struct decorated {
+	int played;
+	int logged;
+	int usr2_when_logged; /* got_usr2 as the last command was logged */
+};
+
+static int play_ok(void *opaque, const char *const *argv, struct spawn_result *r)
+{
+	struct decorated *d = opaque;
+	(void)argv;
+	d->played++;
+	r->exited = 1;
+	r->output = xstrdup("played\n");
+	return 0;
+}
+
+static void decorated_log(void *opaque, const char *argv_text, const struct spawn_result *r)
+{
+	struct decorated *d = opaque;
+	(void)argv_text;
+	CU_ASSERT_PTR_NOT_NULL(r);
+	d->logged++;
+	d->usr2_when_logged = got_usr2;
+}
+
+static void test_fault_decorator(void)
+{
+	struct sigaction sa, old;
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_usr2;
+	sigaction(SIGUSR2, &sa, &old);
+	struct strbuf e = STRBUF_INIT, out = STRBUF_INIT;
+	CU_ASSERT_EQUAL_FATAL(fault_set("spawn:play:2,signal:SIGUSR2:after-spawn:play:3", &e), 0);
+	struct decorated d = { 0, 0, 0 };
+	/* wrapped twice is wrapped once: each command is counted once */
+	struct spawner sp = spawner_fault(spawner_fault(spawner_fake(play_ok, decorated_log, &d)));
+	const char *argv[] = { "play", "it", NULL };
+	got_usr2 = 0;
+	/* not named by a rule: handed on to the fake */
+	CU_ASSERT_EQUAL(spawn_status(&sp, argv, &out), 0);
+	CU_ASSERT_STRING_EQUAL(out.buf, "played\n");
+	CU_ASSERT_EQUAL(d.played, 1);
+	/* named: injected, never reaches the fake, logged with its result */
+	CU_ASSERT_EQUAL(spawn_status(&sp, argv, &out), 1);
+	CU_ASSERT_STRING_EQUAL(out.buf, "play: failure injected by RIG_FAULT (spawn:play:2)\n");
+	CU_ASSERT_EQUAL(d.played, 1);
+	CU_ASSERT_EQUAL(d.logged, 2);
+	/* the after-spawn signal comes once the command is in the log */
+	CU_ASSERT_EQUAL(spawn_status(&sp, argv, &out), 0);
+	CU_ASSERT_EQUAL(d.played, 2);
+	CU_ASSERT_EQUAL(d.logged, 3);
+	CU_ASSERT_EQUAL(d.usr2_when_logged, 0);
+	CU_ASSERT_EQUAL(got_usr2, 1);
+	/* a dry spawner is given back as it is: still a dry run */
+	struct spawner dry = spawner_fault(spawner_dry(NULL, NULL));
+	CU_ASSERT_TRUE(spawner_dry_run(&dry));
+	CU_ASSERT_EQUAL(fault_set(NULL, &e), 0);
+	sigaction(SIGUSR2, &old, NULL);
+	sb_release(&e);
+	sb_release(&out);
 }
 
 /* --- the rig binary on dirs targets --- */
@@ -665,6 +730,8 @@ void register_fault_tests(void)
 	CU_pSuite s = test_suite("fault injection (RIG_FAULT)");
 	test_add(s, "rules: grammar and errors", test_grammar);
 	test_add(s, "commands failed by name and occurrence, dry runs left alone", test_spawn_faults);
+	test_add(s, "spawner_fault: injects, logs, else hands on to the spawner it wraps",
+		 test_fault_decorator);
 	test_add(s, "module I/O fails with the chosen errno", test_io_faults);
 	test_add(s, "signals before and after commands and at I/O", test_signal_points);
 	test_add(s, "rig refuses a bad RIG_FAULT", test_bad_spec);

@@ -6,7 +6,7 @@
  *
  * Nothing here runs a command. The backend reads its disk facts from a
  * copy of a recorded machine (tests/fixtures/linux/, provision_ctx.sysroot)
- * and spawns through a fake (spawner.fake) that only records each command
+ * and spawns through a fake (spawner_fake) that only records each command
  * and plays the kernel's part: `partx --update` makes the partitions the
  * last `sgdisk --clear` wrote appear in the copy's sysfs. A row may change
  * the machine between `rig plan` and `rig run`, or after a given command
@@ -494,15 +494,15 @@ static int linux_driver(const struct row *row, struct outcome *o)
 
 	if (ops && row->change_when && !strcmp(row->change_when, "plan")) {
 		/* rig plan: what it says about the disk now; then the machine changes. */
-		struct spawner dry = { .dry_run = 1, .log = dry_log };
-		dry.fake = fake_spawn; /* never called in dry-run mode; lets sysroot in */
+		struct spawner dry = spawner_dry(dry_log, NULL);
+		dry.fake = fake_spawn; /* a dry spawner never calls it; it lets sysroot in */
 		row_dry_plan(ops, p, row, root.buf, &dry, o);
 		row->change(root.buf);
 	}
 
 	struct fake_machine m = { .row = row, .root = root.buf, .log = &o->log };
 	sb_init(&m.last_table);
-	struct spawner sp = { .fake = fake_spawn, .opaque = &m };
+	struct spawner sp = spawner_fake(fake_spawn, NULL, &m);
 	struct provision_ctx ctx = { .plan = p, .run_id = "refusal", .run_dir = run.buf, .sp = &sp,
 				     .err = &o->err, .yes = 1, .allow = row->allow,
 				     .sysroot = root.buf };
@@ -649,13 +649,13 @@ static int macos_driver(const struct row *row, struct outcome *o)
 	struct plan *p = row_plan(text.buf, prov_driver_find("macos"), &d, o);
 	if (p && row->change_when && !strcmp(row->change_when, "plan")) {
 		/* rig plan reads the disk for real (the fake's queries); then it changes */
-		struct spawner dry = { .dry_run = 1, .log = dry_log };
+		struct spawner dry = spawner_dry(dry_log, NULL);
 		row_dry_plan(&provision_macos_ops, p, row, NULL, &dry, o);
 		row->change(root.buf);
 		unlink(calls.buf); /* the log judged is rig run's */
 	}
 	struct mac_run m = { .row = row, .root = root.buf };
-	struct spawner sp = { .log = mac_log, .opaque = &m };
+	struct spawner sp = spawner_real(mac_log, &m);
 	struct provision_ctx ctx = { .plan = p, .run_id = "refusal", .run_dir = tmp, .sp = &sp,
 				     .err = &o->err, .yes = 1, .force = 1, .allow = row->allow };
 	if (p)
@@ -814,7 +814,7 @@ static void test_sysroot_needs_fake(void)
 	CU_ASSERT_TRUE_FATAL(p && d.nerrors == 0);
 	struct strbuf root = STRBUF_INIT, e = STRBUF_INIT;
 	sb_addf(&root, "%s/tests/fixtures/linux/workstation", test_src());
-	struct spawner sp = { 0 };
+	struct spawner sp = spawner_real(NULL, NULL);
 	struct provision_ctx ctx = { .plan = p, .run_id = "r", .run_dir = "/tmp", .sp = &sp,
 				     .err = &e, .yes = 1, .sysroot = root.buf };
 	CU_ASSERT_EQUAL(provision_linux_ops.prepare(&ctx), -EINVAL);

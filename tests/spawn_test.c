@@ -1,15 +1,20 @@
-/* Tests of rig/util/spawn.c: argument vectors, output, status, logging;
- * split stdout/stderr and cancellation (spawn_run_opts). */
+/* Tests of rig/util/spawn.c and the spawners: argument vectors, output,
+ * status, logging; split stdout/stderr and cancellation (spawn_run_opts,
+ * spawn_real.c); the dry spawner, the fake one, and a spawner built
+ * without one. The fault spawner is tested in fault_test.c. */
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "platform/platform.h"
 
 #include "rig/util/spawn.h"
 #include "rig/util/strbuf.h"
+#include "rig/util/xalloc.h"
 #include "test.h"
 
 static void test_spawn_output_and_status(void)
@@ -80,7 +85,7 @@ static void log_fn(void *opaque, const char *text, const struct spawn_result *r)
 static void test_spawn_log_and_dry_run(void)
 {
 	struct logged l = { 0, 0, STRBUF_INIT };
-	struct spawner sp = { .dry_run = 0, .log = log_fn, .opaque = &l };
+	struct spawner sp = spawner_real(log_fn, &l);
 	struct spawn_result r;
 	struct strbuf err = STRBUF_INIT;
 	const char *argv[] = { "echo", "it's", "two words", NULL };
@@ -90,7 +95,7 @@ static void test_spawn_log_and_dry_run(void)
 	CU_ASSERT_EQUAL(l.with_result, 1);
 	CU_ASSERT_STRING_EQUAL(l.last.buf, "echo 'it'\\''s' 'two words'");
 	/* Dry run: recorded, not run (a command that would fail "succeeds"). */
-	sp.dry_run = 1;
+	sp = spawner_dry(log_fn, &l);
 	const char *bad[] = { "false", NULL };
 	CU_ASSERT_EQUAL(spawn_check(&sp, bad, NULL, &r, &err), 0);
 	spawn_result_release(&r);
@@ -99,6 +104,159 @@ static void test_spawn_log_and_dry_run(void)
 	CU_ASSERT_STRING_EQUAL(l.last.buf, "false");
 	sb_release(&l.last);
 	sb_release(&err);
+}
+
+/* A command that leaves a trace when it runs: `touch DIR/ran`. */
+struct trace {
+	char *dir;
+	struct strbuf file;
+	const char *argv[3];
+};
+
+static void trace_init(struct trace *t)
+{
+	t->dir = test_tmpdir();
+	sb_init(&t->file);
+	sb_addf(&t->file, "%s/ran", t->dir);
+	t->argv[0] = "touch";
+	t->argv[1] = t->file.buf;
+	t->argv[2] = NULL;
+}
+
+static int trace_ran(const struct trace *t)
+{
+	return access(t->file.buf, F_OK) == 0;
+}
+
+static void trace_release(struct trace *t)
+{
+	test_rmtree(t->dir);
+	free(t->dir);
+	sb_release(&t->file);
+}
+
+static void test_spawn_dry_runs_nothing(void)
+{
+	struct trace t;
+	trace_init(&t);
+	struct logged l = { 0, 0, STRBUF_INIT };
+	struct spawner sp = spawner_dry(log_fn, &l);
+	struct spawn_result r;
+	struct strbuf err = STRBUF_INIT;
+	CU_ASSERT_TRUE(spawner_dry_run(&sp));
+	CU_ASSERT_EQUAL(spawn_run(&sp, t.argv, NULL, &r, &err), 0);
+	CU_ASSERT_FALSE(trace_ran(&t));
+	CU_ASSERT_TRUE(r.exited);
+	CU_ASSERT_EQUAL(r.status, 0);
+	CU_ASSERT_STRING_EQUAL(r.output, "");
+	CU_ASSERT_PTR_NULL(r.stdout_text);
+	spawn_result_release(&r);
+	/* logged with r == NULL: nothing ran */
+	CU_ASSERT_EQUAL(l.calls, 1);
+	CU_ASSERT_EQUAL(l.with_result, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(l.last.buf, "touch "));
+	/* the real spawner runs it; NULL is no dry run */
+	sp = spawner_real(log_fn, &l);
+	CU_ASSERT_FALSE(spawner_dry_run(&sp));
+	CU_ASSERT_FALSE(spawner_dry_run(NULL));
+	CU_ASSERT_EQUAL(spawn_check(&sp, t.argv, NULL, NULL, &err), 0);
+	CU_ASSERT_TRUE(trace_ran(&t));
+	CU_ASSERT_EQUAL(l.with_result, 1);
+	sb_release(&l.last);
+	sb_release(&err);
+	trace_release(&t);
+}
+
+/* The fake's state: what it was asked, what it answers. */
+struct player {
+	int calls;
+	struct strbuf asked;
+	int rc;             /* < 0: the command "cannot start" */
+	const char *out;    /* its stdout, NULL: none apart */
+};
+
+static int play(void *opaque, const char *const *argv, struct spawn_result *r)
+{
+	struct player *p = opaque;
+	p->calls++;
+	sb_reset(&p->asked);
+	spawn_argv_text(&p->asked, argv);
+	if (p->rc < 0)
+		return p->rc;
+	r->exited = 1;
+	r->status = 2;
+	r->output = xstrdup("played\n");
+	if (p->out)
+		r->stdout_text = xstrdup(p->out);
+	return 0;
+}
+
+static void play_log(void *opaque, const char *text, const struct spawn_result *r)
+{
+	struct player *p = opaque;
+	sb_addf(&p->asked, " | logged %s, status %d", text, r ? r->status : -1);
+}
+
+static void test_spawn_fake(void)
+{
+	struct trace t;
+	trace_init(&t);
+	struct player p = { 0, STRBUF_INIT, 0, NULL };
+	struct spawner sp = spawner_fake(play, play_log, &p);
+	struct spawn_result r;
+	struct strbuf err = STRBUF_INIT;
+	CU_ASSERT_FALSE(spawner_dry_run(&sp));
+	/* played instead of run, completed and logged like a real result */
+	CU_ASSERT_EQUAL(spawn_run(&sp, t.argv, NULL, &r, &err), 0);
+	CU_ASSERT_FALSE(trace_ran(&t));
+	CU_ASSERT_EQUAL(p.calls, 1);
+	CU_ASSERT_TRUE(r.exited);
+	CU_ASSERT_EQUAL(r.status, 2);
+	CU_ASSERT_STRING_EQUAL(r.output, "played\n");
+	CU_ASSERT_EQUAL(r.output_len, 7);
+	CU_ASSERT_PTR_NULL(r.stdout_text);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.asked.buf, " | logged touch "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.asked.buf, "/ran, status 2"));
+	spawn_result_release(&r);
+	/* split: the output is stderr, unless the fake gave a stdout */
+	struct spawn_opts o = { .split = 1 };
+	CU_ASSERT_EQUAL(spawn_run_opts(&sp, t.argv, NULL, &o, &r, &err), 0);
+	CU_ASSERT_STRING_EQUAL(r.stdout_text, "");
+	CU_ASSERT_STRING_EQUAL(r.stderr_text, "played\n");
+	CU_ASSERT_EQUAL(r.stderr_len, 7);
+	spawn_result_release(&r);
+	p.out = "{}";
+	CU_ASSERT_EQUAL(spawn_run_opts(&sp, t.argv, NULL, &o, &r, &err), 0);
+	CU_ASSERT_STRING_EQUAL(r.stdout_text, "{}");
+	CU_ASSERT_EQUAL(r.stdout_len, 2);
+	spawn_result_release(&r);
+	/* a command the fake cannot start: an error naming it, not logged */
+	p.rc = -ENOENT;
+	const char *argv[] = { "rig-no-such-program-xyz", NULL };
+	CU_ASSERT_EQUAL(spawn_run(&sp, argv, NULL, &r, &err), -ENOENT);
+	CU_ASSERT_STRING_EQUAL(err.buf, "cannot run rig-no-such-program-xyz: No such file or directory");
+	CU_ASSERT_STRING_EQUAL(p.asked.buf, "rig-no-such-program-xyz");
+	CU_ASSERT_EQUAL(p.calls, 4);
+	CU_ASSERT_FALSE(trace_ran(&t));
+	sb_release(&p.asked);
+	sb_release(&err);
+	trace_release(&t);
+}
+
+static void test_spawn_zeroed(void)
+{
+	/* A spawner not built by a constructor runs nothing. */
+	struct trace t;
+	trace_init(&t);
+	struct spawner sp = { 0 };
+	struct spawn_result r;
+	struct strbuf err = STRBUF_INIT;
+	CU_ASSERT_EQUAL(spawn_run(&sp, t.argv, NULL, &r, &err), -EINVAL);
+	CU_ASSERT_FALSE(trace_ran(&t));
+	CU_ASSERT_EQUAL(strncmp(err.buf, "cannot run touch ", 17), 0);
+	CU_ASSERT_FALSE(spawner_dry_run(&sp));
+	sb_release(&err);
+	trace_release(&t);
 }
 
 static void test_spawn_signal(void)
@@ -182,7 +340,7 @@ static void test_spawn_split_both_full(void)
 
 static void test_spawn_split_dry_run(void)
 {
-	struct spawner sp = { .dry_run = 1 };
+	struct spawner sp = spawner_dry(NULL, NULL);
 	struct spawn_result r;
 	struct strbuf err = STRBUF_INIT;
 	const char *argv[] = { "false", NULL };
@@ -279,6 +437,9 @@ void register_spawn_tests(void)
 	test_add(s, "working directory", test_spawn_cwd);
 	test_add(s, "a missing program is an error naming it", test_spawn_missing_program);
 	test_add(s, "every command is logged; dry run only records", test_spawn_log_and_dry_run);
+	test_add(s, "dry: runs nothing, logs r == NULL", test_spawn_dry_runs_nothing);
+	test_add(s, "fake: played instead of run, logged like a run", test_spawn_fake);
+	test_add(s, "a zeroed spawner refuses to run anything", test_spawn_zeroed);
 	test_add(s, "a command killed by a signal", test_spawn_signal);
 	test_add(s, "over-long output keeps head and tail", test_spawn_big_output);
 	test_add(s, "split: stdout and stderr apart, combined kept", test_spawn_split);

@@ -57,8 +57,7 @@ static void dry_start(struct dry *d, const struct plan *p)
 		printf("\nprovision: %s\n", d->err.buf);
 		return;
 	}
-	d->sp.dry_run = 1;
-	d->sp.log = dry_command;
+	d->sp = spawner_dry(dry_command, NULL);
 	d->ctx.plan = p;
 	d->ctx.run_id = "RUN";
 	d->ctx.run_dir = "RUN";

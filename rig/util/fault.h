@@ -22,8 +22,9 @@
  * NAME is a command's first words: "mkfs.ext4", "losetup --detach",
  * "diskutil partitionDisk" (argv[0] compared by its last path component).
  * N counts from 1, the process's whole life, per rule; "N+" is the Nth and
- * every later one, "*" every one. Commands of a dry run (`rig plan`) are
- * neither counted nor faked.
+ * every later one, "*" every one. The rules are asked by spawner_fault
+ * (spawn.h), which rig puts in front of its real spawner; commands of a
+ * dry run (`rig plan`) are neither counted nor faked.
  *
  * Harmless in normal runs: without RIG_FAULT no rule exists, the spawner
  * asks one function that returns at once, and each module I/O call pays one
@@ -57,12 +58,13 @@ int fault_set(const char *spec, struct strbuf *err);
 const char *fault_spec(void);
 
 /*
- * The spawner asks before running argv (not in dry-run mode). Sends the
- * signals of before-spawn rules. Returns 1 when the command must not run:
- * *status is its fake exit status and output has its fake output; else 0.
+ * spawner_fault asks before handing argv on. Sends the signals of
+ * before-spawn rules. Returns 1 when the command must not run: *status is
+ * its fake exit status and output has its fake output; else 0.
  */
 int fault_spawn_before(const char *const *argv, int *status, struct strbuf *output);
-/* After the command (real or faked): the signals of after-spawn rules. */
+/* After the command (real or faked) was logged: the signals of after-spawn
+ * rules. */
 void fault_spawn_after(const char *const *argv);
 
 /* Module I/O: sends the signals of io rules for op, then returns 0, or the

@@ -2,9 +2,29 @@
  * The one way rig runs an external command: an argument vector (never a
  * shell string), stdin from /dev/null, stdout and stderr captured together,
  * the exit status, and the wall time. Every command goes through a
- * struct spawner, which logs it (the run's command log) or, in dry-run mode,
- * only records what would have run. The provisioning backends and the exec
- * module use it; nothing in rig runs a command through a shell.
+ * struct spawner, which logs it (the run's command log). The provisioning
+ * backends and the exec module use it; nothing in rig runs a command
+ * through a shell.
+ *
+ * A spawner is one small interface (struct spawn_ops, spawn_impl.h: carry
+ * out one command into a spawn_result) with one implementation per file,
+ * as redis's ae.c has ae_epoll.c, ae_kqueue.c and ae_select.c:
+ *
+ *   spawner_real   spawn_real.c   fork, exec, pipes, cancel: the only code
+ *                                 that starts processes
+ *   spawner_dry    spawn_dry.c    runs nothing, only logs (`rig plan`)
+ *   spawner_fake   spawn_fake.c   a test's callback plays the command
+ *   spawner_fault  spawn_fault.c  fault rules (fault.h) first, then the
+ *                                 spawner it wraps
+ *
+ * spawn.c keeps what all share: logging, the argv text, spawn_check.
+ * A backend asks no more than spawner_dry_run (and, before it reads a
+ * recorded machine's facts, whether sp->fake is set), so `rig plan` prints
+ * the very commands `rig run` executes, and the refusal suite drives a
+ * real backend without running anything. Rejected:
+ * flags on one spawner that a single function tests one after another (the
+ * real, dry, fake and fault paths interleaved, and every new kind another
+ * branch in the code that starts processes).
  *
  * spawn_run_opts adds two things the exec module needs: stdout and stderr
  * also captured apart (fio's JSON must be parsed from stdout alone, while
@@ -14,10 +34,6 @@
  * the command printed, in the order it arrived (chunk by chunk: two pipes
  * cannot give a finer order). Rejected: a flag that moves stderr out of
  * r->output (every logger would have to learn a second field).
- *
- * Fault injection (fault.h) is asked before every command that is not a
- * dry run: a RIG_FAULT rule may replace the command by a failure with a
- * recorded output, which is logged like any result.
  */
 #ifndef RIG_SPAWN_H
 #define RIG_SPAWN_H
@@ -60,35 +76,65 @@ struct spawn_opts {
 };
 
 struct spawner;
-/* Called after every command (and for every command in dry-run mode, with
+struct spawn_ops; /* spawn_impl.h */
+/* Called after every command (and for every command of a dry run, with
  * r == NULL). argv_text is the command as one shell-quoted line. */
 typedef void (*spawn_log_fn)(void *opaque, const char *argv_text,
 			     const struct spawn_result *r);
-
-struct spawner {
-	int dry_run;
-	spawn_log_fn log;  /* may be NULL */
-	void *opaque;
-	/* Tests only (NULL in rig): called instead of running any command.
-	 * Fills r as a run would (output owned and NUL-terminated; with split,
-	 * stdout_text may be set, the rest is filled in) and returns 0, or a
-	 * negative errno for a command that could not start. The result is
-	 * logged like a real one. This is how the refusal suite drives a
-	 * backend against a recorded machine without running anything. */
-	int (*fake)(void *opaque, const char *const *argv, struct spawn_result *r);
-};
+/* spawner_fake's callback: plays argv instead of running it. Fills r as a
+ * run would (output owned and NUL-terminated; with split, stdout_text may
+ * be set, the rest is filled in) and returns 0, or a negative errno for a
+ * command that could not start. */
+typedef int (*spawn_fake_fn)(void *opaque, const char *const *argv, struct spawn_result *r);
 
 /*
- * Run argv[0] (searched in PATH) with argv in directory cwd (NULL: ours).
- * Returns 0 when the command ran (whatever its exit status: check
+ * Built by the constructors below and copied by value: it owns nothing, so
+ * a run or `rig plan` holds one with nothing to free. A zeroed spawner runs
+ * nothing (every command fails with -EINVAL): one built by hand without an
+ * implementation is caught at its first command, never taken for a real
+ * one that logs nothing.
+ */
+struct spawner {
+	const struct spawn_ops *ops;   /* how a command is carried out */
+	/* spawner_fault's: the implementation it hands commands on to, with
+	 * the same log, opaque and fake (so one level of wrapping only). */
+	const struct spawn_ops *inner;
+	spawn_log_fn log;              /* may be NULL */
+	void *opaque;                  /* log's and fake's */
+	spawn_fake_fn fake;            /* spawner_fake's, else NULL */
+};
+
+/* Runs each command and logs its result. */
+struct spawner spawner_real(spawn_log_fn log, void *opaque);
+/* Runs nothing: logs each command with r == NULL; r reports exit status 0
+ * with empty output (with split, empty stdout_text and stderr_text). */
+struct spawner spawner_dry(spawn_log_fn log, void *opaque);
+/* Tests only: fake(opaque, ...) plays each command; its result is
+ * completed (output_len, the split texts: the output as stderr) and logged
+ * like a real one. This is how the refusal suite drives a backend against a
+ * recorded machine without running anything. */
+struct spawner spawner_fake(spawn_fake_fn fake, spawn_log_fn log, void *opaque);
+/* inner with fault injection (fault.h) in front: a command a RIG_FAULT rule
+ * names is not handed on; its failure is logged like any result. Signal
+ * rules fire before the command and after it is logged (a SIGKILL after a
+ * command still finds it in the log). inner's log, opaque and fake are
+ * kept. A dry or already wrapped inner is returned as it is: a dry run's
+ * commands are neither counted nor faked. */
+struct spawner spawner_fault(struct spawner inner);
+/* Whether sp runs nothing and logs r == NULL (spawner_dry); 0 for NULL.
+ * The backends skip, in a dry run, what only a real run can check. */
+int spawner_dry_run(const struct spawner *sp);
+
+/*
+ * Run argv[0] (searched in PATH) with argv in directory cwd (NULL: ours)
+ * through sp (NULL: spawner_fault(spawner_real(NULL, NULL)), which logs
+ * nothing). Returns 0 when the command ran (whatever its exit status: check
  * r->exited and r->status), or a negative errno when it could not be
- * started, with the reason in err. In dry-run mode nothing runs: r reports
- * exit status 0 with empty output.
+ * started, with the reason in err.
  */
 int spawn_run(struct spawner *sp, const char *const *argv, const char *cwd,
 	      struct spawn_result *r, struct strbuf *err);
-/* spawn_run with options (opts may be NULL: spawn_run). In dry-run mode
- * with split, stdout_text and stderr_text are empty strings. */
+/* spawn_run with options (opts may be NULL: spawn_run). */
 int spawn_run_opts(struct spawner *sp, const char *const *argv, const char *cwd,
 		   const struct spawn_opts *opts, struct spawn_result *r, struct strbuf *err);
 void spawn_result_release(struct spawn_result *r);
