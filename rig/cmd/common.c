@@ -11,7 +11,7 @@
 #include "../util/strbuf.h"
 #include "cmd.h"
 
-const struct rig_cmd rig_cmds[] = {
+const struct rig_cmd cmd_table[] = {
 	{ "run", cmd_run, "run a plan: provision, measure, record, report",
 	  "usage: rig run [options] PLAN\n"
 	  "\n"
@@ -134,7 +134,7 @@ const struct rig_cmd rig_cmds[] = {
 
 const struct rig_cmd *cmd_find(const char *name)
 {
-	for (const struct rig_cmd *c = rig_cmds; c->name; c++)
+	for (const struct rig_cmd *c = cmd_table; c->name; c++)
 		if (!strcmp(c->name, name))
 			return c;
 	return NULL;
@@ -154,7 +154,7 @@ int cmd_usage_error(const char *name, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-int parse_seed(const char *s, uint64_t *out)
+int cmd_parse_seed(const char *s, uint64_t *out)
 {
 	char *end;
 	errno = 0;
@@ -177,7 +177,7 @@ int cmd_parse_allow(const char *cmd, const char *arg, unsigned *allow)
 	return rc;
 }
 
-int parse_platform(const char *s, enum plan_platform *out)
+int cmd_parse_platform(const char *s, enum plan_platform *out)
 {
 	if (!strcmp(s, "linux"))
 		*out = PLATFORM_LINUX;
@@ -188,7 +188,7 @@ int parse_platform(const char *s, enum plan_platform *out)
 	return 0;
 }
 
-enum plan_platform host_platform(void)
+enum plan_platform cmd_host_platform(void)
 {
 	return strcmp(plat_name(), "macos") ? PLATFORM_LINUX : PLATFORM_MACOS;
 }

@@ -21,13 +21,13 @@ int cmd_devices(int argc, char **argv)
 		{ "platform", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
-	enum plan_platform platform = host_platform();
+	enum plan_platform platform = cmd_host_platform();
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'P':
-			if (parse_platform(optarg, &platform) < 0)
+			if (cmd_parse_platform(optarg, &platform) < 0)
 				return cmd_usage_error("devices", "unknown platform '%s' (linux or macos)", optarg);
 			break;
 		default:

@@ -27,7 +27,7 @@ int cmd_run(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct plan_options po = { .platform = host_platform(), .fs_map = NULL };
+	struct plan_options po = { .platform = cmd_host_platform(), .fs_map = NULL };
 	struct run_options ro = { 0 };
 	int c;
 	optind = 1;
@@ -36,12 +36,12 @@ int cmd_run(int argc, char **argv)
 		case 'o': ro.out_dir = optarg; break;
 		case 'R': ro.runs_root = optarg; break;
 		case 'S':
-			if (parse_seed(optarg, &ro.seed) < 0)
+			if (cmd_parse_seed(optarg, &ro.seed) < 0)
 				return cmd_usage_error("run", "--seed takes an integer from 0 to 2^63-1, not '%s'", optarg);
 			ro.has_seed = 1;
 			break;
 		case 'P':
-			if (parse_platform(optarg, &po.platform) < 0)
+			if (cmd_parse_platform(optarg, &po.platform) < 0)
 				return cmd_usage_error("run", "unknown platform '%s' (linux or macos)", optarg);
 			break;
 		case 'M': po.fs_map = optarg; break;

@@ -17,7 +17,7 @@ int cmd_validate(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'P':
-			if (parse_platform(optarg, &po.platform) < 0)
+			if (cmd_parse_platform(optarg, &po.platform) < 0)
 				return cmd_usage_error("validate", "unknown platform '%s' (linux or macos)", optarg);
 			break;
 		case 'M':

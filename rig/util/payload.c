@@ -128,9 +128,9 @@ int payload_init(struct payload *p, uint64_t seed, size_t max_len)
 	p->max_len = max_len;
 	p->align = align;
 	p->seed = seed;
-	p->key = seed_derive(seed, "payload/key");
+	p->key = prng_derive_seed(seed, "payload/key");
 	struct prng r;
-	prng_seed(&r, seed_derive(seed, "payload/pool"));
+	prng_seed(&r, prng_derive_seed(seed, "payload/pool"));
 	prng_fill(&r, p->pool, ring);
 	/* Continue the ring so that no window wraps (dst - src = ring >= n). */
 	for (size_t off = 0; off < max_len; off += ring)
