@@ -48,13 +48,13 @@ const char *fnd_kind_name(enum fnd_kind k)
 
 /* --- small helpers --- */
 
-
-int fnd_is_time_unit(const char *u)
+/* Units: times (s, ms, us, ns: plan_unit_better); rates ("x/s"). */
+static int fnd_is_time_unit(const char *u)
 {
 	return plan_unit_better(u) < 0;
 }
 
-int fnd_is_speed_unit(const char *u)
+static int fnd_is_speed_unit(const char *u)
 {
 	size_t n = u ? strlen(u) : 0;
 	return n > 2 && !strcmp(u + n - 2, "/s");
@@ -82,7 +82,7 @@ void fnd_add_p(struct strbuf *sb, double p)
 }
 
 /* "a to b%" of a percentage interval, or nothing. */
-void fnd_add_pct_ci(struct strbuf *sb, double lo, double hi)
+static void fnd_add_pct_ci(struct strbuf *sb, double lo, double hi)
 {
 	sb_adds(sb, "95% CI ");
 	html_pct(sb, lo);

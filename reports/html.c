@@ -481,7 +481,8 @@ static void methods(struct strbuf *h)
 		   ".</p>\n");
 }
 
-void html_render(struct rdata *d, const char *fig_dir, struct strbuf *out, struct strbuf *err)
+/* The page as text, figures inline only. */
+static void html_render(struct rdata *d, const char *fig_dir, struct strbuf *out, struct strbuf *err)
 {
 	struct hctx c = { .h = out, .fig_dir = fig_dir, .err = err };
 	html_begin(out, d->title);

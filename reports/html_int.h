@@ -61,9 +61,6 @@ void html_figure(struct hctx *c, const struct figure *f, const char *name, const
  * in <sup> as superscript digits), entities decoded. */
 void html_plain(struct strbuf *out, const char *html);
 
-/* A file-name-safe copy of s appended to sb. */
-void html_safe_name(struct strbuf *sb, const char *s);
-
 /* Style index of a volume name / a layout (stable across a page): volume
  * names (else layouts) in order of first appearance, so up to FIG_NSTYLES
  * of them differ. */
@@ -89,7 +86,5 @@ const char *html_ylabel(struct rdata *d, const struct rd_template *t);
  * releases f. */
 int html_step_figure(struct rdata *d, uint32_t ti, struct figure *f, struct strbuf *cap,
 		  struct strbuf *name);
-/* The label of a group: volume, with layout and cycle/sweep when they vary. */
-void html_group_label(struct strbuf *h, const struct rdata *d, const struct rd_group *g, int with_layout);
 
 #endif

@@ -37,23 +37,6 @@ static int fs_differs(const struct rd_group *g)
 	return g->fs && strcasecmp(g->fs, g->volume) && strcmp(g->fs, "unknown");
 }
 
-void html_group_label(struct strbuf *h, const struct rdata *d, const struct rd_group *g, int with_layout)
-{
-	html_text(h, g->volume);
-	if (with_layout && d->nlayouts > 1 && *g->layout) {
-		sb_adds(h, " in ");
-		html_text(h, g->layout);
-	}
-	if (g->cycle)
-		sb_addf(h, ", cycle %u", g->cycle);
-	if (g->sweep_var) {
-		sb_adds(h, ", ");
-		html_text(h, g->sweep_var);
-		sb_adds(h, " ");
-		html_text(h, g->sweep_value);
-	}
-}
-
 static void metric_text(struct strbuf *h, const struct rdata *d, const struct rd_group *g)
 {
 	html_text(h, rd_str(d, g->metric));

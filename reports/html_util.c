@@ -179,7 +179,8 @@ void html_bytes(struct strbuf *h, double bytes)
 	sb_adds(h, "</span>");
 }
 
-void html_safe_name(struct strbuf *sb, const char *s)
+/* A file-name-safe copy of s appended to sb. */
+static void html_safe_name(struct strbuf *sb, const char *s)
 {
 	for (; *s; s++) {
 		char c = *s;
