@@ -6,7 +6,8 @@
 #                     SUITES=walk,tree: only the suites whose names contain those)
 #   make run          build and run configs/quick.yaml
 #   make install      PREFIX=/usr/local: binary, configs, man page
-#   make lint         the style checks alone (banned functions, no shell strings)
+#   make lint         the style checks alone (banned functions, no shell strings;
+#                     extern names, over nm of build/san's objects, built first)
 #   make portable     provision/*.c compiles as ISO C11 -pedantic with POSIX alone
 #   make check-macos  the macOS build compiles for aarch64- and x86_64-macos with
 #                     -Werror, from Linux with Zig's clang (part of make check;
@@ -82,7 +83,7 @@ SAN_LIB_OBJ  := $(call objs,$(BUILD)/san,$(LIB_SRC))
 SAN_MAIN_OBJ := $(call objs,$(BUILD)/san,rig/main.c)
 SAN_TEST_OBJ := $(call objs,$(BUILD)/san,$(TEST_SRC))
 
-.PHONY: all check test lint portable run install uninstall clean deps bench tools
+.PHONY: all check test lint externs portable run install uninstall clean deps bench tools
 
 all: $(BUILD)/rig
 
@@ -129,8 +130,14 @@ check test: lint portable check-macos $(BUILD)/san/rig $(BUILD)/san/rig-tests $(
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	$(BUILD)/san/rig-tests
 
-lint:
+lint: externs
 	@sh scripts/lint
+
+# Every extern name carries its module's prefix (scripts/prefixes) and what
+# one file alone uses is static: scripts/check-externs reads nm of the
+# sanitized build's objects, the tests' among them (they count as users).
+externs: $(SAN_LIB_OBJ) $(SAN_MAIN_OBJ) $(SAN_TEST_OBJ)
+	@sh scripts/check-externs $^
 
 # provision/ is portable C (the macOS backend is built and tested on Linux):
 # ISO C11 with -pedantic and POSIX only, no _GNU_SOURCE or _DARWIN_C_SOURCE.
@@ -312,6 +319,9 @@ endif
 #                       in place of platform/linux*.c, MACOS_DEFS), rig/main.c,
 #                       the tests and the fuzz harnesses for aarch64-macos and
 #                       x86_64-macos, with WARN (-Werror); part of make check.
+#                       Then scripts/check-externs reads the aarch64 objects
+#                       (Mach-O, with llvm-nm): the macOS-only files' extern
+#                       names carry their module's prefix too.
 #
 # From Linux, with Zig's clang (`zig cc`) and the macOS 13 libc headers Zig
 # bundles (-target ...-macos.13.0: Zig 0.11's newest; its default is 11).
@@ -369,6 +379,7 @@ check-macos:
 else ifneq ($(ZIG),)
 check-macos: $(MACOS_OBJ)
 	@echo "check-macos: $(words $(MACOS_ALL_SRC)) sources compile for aarch64-macos and x86_64-macos with -Werror"
+	@sh scripts/check-externs $(call objs,$(BUILD)/macos/$(firstword $(MACOS_ARCHS)),$(MACOS_ALL_SRC))
 else ifeq ($(shell uname -m),x86_64)
 check-macos:
 	@echo "check-macos: no zig: run ./setup (it unpacks Zig into .cache/zig)"; exit 1
