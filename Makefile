@@ -172,7 +172,7 @@ clean:
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
-# ---- fuzzing and valgrind (issue #8) --------------------------------------
+# ---- fuzzing and valgrind -------------------------------------------------
 # Kept in one block so that other changes to this Makefile merge cleanly.
 #
 #   make fuzz [FUZZ_TIME=600]   build every fuzz/NAME_fuzz.c with clang's
@@ -206,7 +206,7 @@ FUZZ_RUNS    := $(patsubst %,fuzz-%,$(FUZZ_NAMES))
 FUZZ_LIB_OBJ := $(call objs,$(BUILD)/fuzz,$(LIB_SRC))
 FUZZ_SEEDS_plan := configs
 # For fuzz/plist_fuzz.c (the macOS backend's plist parsers): the recorded
-# outputs of real Macs, once that backend is in the tree.
+# outputs of real Macs.
 FUZZ_SEEDS_plist := $(wildcard tests/fixtures/macos)
 # libFuzzer's options for every run: -timeout makes a slow input a failure
 # (a hang), -rss_limit_mb an input that eats memory.
@@ -312,7 +312,7 @@ valgrind: $(BUILD)/vg/rig $(BUILD)/san/rig-tests $(TOOLS)
 endif
 # ---- end of fuzzing and valgrind block ------------------------------------
 
-# ---- macOS compile check (issue #16) --------------------------------------
+# ---- macOS compile check --------------------------------------------------
 # Kept in one block so that other changes to this Makefile merge cleanly.
 #
 #   make check-macos    compiles the macOS build's sources (platform/macos*.c

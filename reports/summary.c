@@ -120,7 +120,7 @@ static int cmp_tmpl(const void *a, const void *b)
 			   ((const struct rd_template *)b)->path);
 }
 
-/* Build the templates; tmpl_of[step string id] = template index. */
+/* Build the templates; tid[step string id] = template index. */
 static void build_templates(struct rdata *d)
 {
 	uint32_t n0 = d->nstrs;
