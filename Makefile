@@ -13,6 +13,7 @@
 #                     -Werror, from Linux with Zig's clang (part of make check;
 #                     ./setup gets Zig; skipped on a Mac; block at the end)
 #   make bench        (root) rig against fio, tar and du on loop devices; prints ratios
+#   make bench-micro  the costs the sources' comments reason with (no root)
 #   make tools        test tools: build/tools/fuse-hdd, the synthetic hard disk (Linux)
 #
 # Every library comes through pkg-config. Platform code is chosen here, not
@@ -83,7 +84,7 @@ SAN_LIB_OBJ  := $(call objs,$(BUILD)/san,$(LIB_SRC))
 SAN_MAIN_OBJ := $(call objs,$(BUILD)/san,rig/main.c)
 SAN_TEST_OBJ := $(call objs,$(BUILD)/san,$(TEST_SRC))
 
-.PHONY: all check test lint externs portable run install uninstall clean deps bench tools
+.PHONY: all check test lint externs portable run install uninstall clean deps bench bench-micro tools
 
 all: $(BUILD)/rig
 
@@ -148,10 +149,20 @@ portable:
 	done; echo "portable: provision/*.c is ISO C11 -pedantic with POSIX alone"
 
 # Benchmarks measure; they are not tests and are not run by `make check`.
-bench: $(BUILD)/rig
+bench: $(BUILD)/rig $(BUILD)/bench/micro
 	RIG=$(abspath $(BUILD)/rig) bash bench/io.sh
 	RIG=$(abspath $(BUILD)/rig) bash bench/tree.sh
 	RIG=$(abspath $(BUILD)/rig) bash bench/report.sh
+	$(BUILD)/bench/micro
+
+# The costs the sources' comments reason with (payload, CSV numbers, the
+# knot search), measured against rig's own objects; no root needed.
+bench-micro: $(BUILD)/bench/micro
+	$(BUILD)/bench/micro
+
+$(BUILD)/bench/micro: bench/micro.c $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(OPT) -o $@ $^ $(PKG_LIBS) -lpthread -lm
 
 run: $(BUILD)/rig
 	$(BUILD)/rig run configs/quick.yaml
