@@ -3,7 +3,7 @@
  * first. The page opens with the strongest row's sentence (for a crossed
  * design, the whole analysis: position, file system and interaction), then
  * the figure its source article would print first, then every row, then
- * the seed articles' table of differences from the baseline. Nothing here
+ * the source articles' table of differences from the baseline. Nothing here
  * computes a number: the sentences and estimates are the rows'.
  */
 #include <math.h>
@@ -131,7 +131,7 @@ static void lead_figure(struct hctx *c, struct rdata *d)
 	sb_release(&name);
 }
 
-/* The seed articles' table: every volume as % of the baseline, per step. */
+/* The source articles' table: every volume as % of the baseline, per step. */
 static void baseline_table(struct strbuf *h, const struct rdata *d)
 {
 	if (d->base_kind == RD_BASE_NONE)

@@ -137,7 +137,8 @@ static void test_shape(void)
 	for (uint64_t d = 4; d < 300; d += 7)
 		check_shape(d * 3, d, 4);
 
-	/* Seed 001's tree: an even fanout, about 47-48 at every level. */
+	/* The enumeration article's tree (source article 001): an even fanout,
+	 * about 47-48 at every level. */
 	struct tree_args a = targs(1000000, 111000, 3, DIST_FIXED, 1, 1);
 	const char *why = NULL;
 	struct tree_state *t = tree_state_new(&a, 1, "/nonexistent/tree", &why);
@@ -666,7 +667,7 @@ static void test_churn_atomic(void)
 
 static void test_memory_bound(void)
 {
-	/* Seed 001's plan: planned (not created), churn's extra counted too. */
+	/* The enumeration article's plan: planned (not created), churn's extra counted too. */
 	struct tree_args a = targs(1000000, 111000, 3, DIST_INVSQUARE, 1024, 20ull << 30);
 	const char *why = NULL;
 	struct tree_state *t = tree_state_new(&a, 2019, "/nonexistent/rig/tree", &why);
