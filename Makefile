@@ -198,8 +198,8 @@ clean:
 #                               part of `make check`.
 #
 # A harness is one file: fuzz/NAME_fuzz.c defining LLVMFuzzerTestOneInput.
-# Its seeds are fuzz/corpus/NAME/ and tests/fixtures/fuzz/NAME/ when they
-# exist, plus the directories in FUZZ_SEEDS_NAME; a dictionary
+# Its starting inputs are fuzz/corpus/NAME/ and tests/fixtures/fuzz/NAME/
+# when they exist, plus the directories in FUZZ_CORPUS_NAME; a dictionary
 # fuzz/NAME.dict is used when present. The growing corpus lives in
 # build/fuzz/corpus/NAME/ (not committed).
 ifeq ($(PLATFORM),macos)
@@ -215,10 +215,10 @@ FUZZ_NAMES   := $(patsubst fuzz/%_fuzz.c,%,$(wildcard fuzz/*_fuzz.c))
 FUZZ_BINS    := $(patsubst %,$(BUILD)/fuzz/%_fuzz,$(FUZZ_NAMES))
 FUZZ_RUNS    := $(patsubst %,fuzz-%,$(FUZZ_NAMES))
 FUZZ_LIB_OBJ := $(call objs,$(BUILD)/fuzz,$(LIB_SRC))
-FUZZ_SEEDS_plan := configs
+FUZZ_CORPUS_plan := configs
 # For fuzz/plist_fuzz.c (the macOS backend's plist parsers): the recorded
 # outputs of real Macs.
-FUZZ_SEEDS_plist := $(wildcard tests/fixtures/macos)
+FUZZ_CORPUS_plist := $(wildcard tests/fixtures/macos)
 # libFuzzer's options for every run: -timeout makes a slow input a failure
 # (a hang), -rss_limit_mb an input that eats memory.
 FUZZ_RUN_OPTS := -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1
@@ -248,14 +248,14 @@ $(FUZZ_RUNS): fuzz-%: $(BUILD)/fuzz/%_fuzz
 	nice -n 19 $(BUILD)/fuzz/$*_fuzz $(FUZZ_RUN_OPTS) -max_total_time=$(FUZZ_TIME) \
 		-artifact_prefix=$(BUILD)/fuzz/artifacts/$*- \
 		$(if $(wildcard fuzz/$*.dict),-dict=fuzz/$*.dict) \
-		$(BUILD)/fuzz/corpus/$* $(wildcard fuzz/corpus/$* tests/fixtures/fuzz/$*) $(FUZZ_SEEDS_$*)
+		$(BUILD)/fuzz/corpus/$* $(wildcard fuzz/corpus/$* tests/fixtures/fuzz/$*) $(FUZZ_CORPUS_$*)
 
 # One harness after another (not in parallel): each gets the whole time.
 fuzz: $(FUZZ_BINS)
 	@set -e; for n in $(FUZZ_NAMES); do $(MAKE) --no-print-directory fuzz-$$n; done
 
 # make fuzz-cov-NAME: line coverage of the sources NAME's corpus reaches
-# (build/fuzz/corpus/NAME and the seeds), with clang's source-based
+# (build/fuzz/corpus/NAME and the starting inputs), with clang's source-based
 # coverage; files the harness never enters are left out of the table.
 LLVM_PROFDATA ?= llvm-profdata
 LLVM_COV      ?= llvm-cov
@@ -269,7 +269,7 @@ $(BUILD)/fuzz/cov/%_fuzz: fuzz/%_fuzz.c $(LIB_SRC)
 fuzz-cov-%: $(BUILD)/fuzz/cov/%_fuzz
 	@mkdir -p $(BUILD)/fuzz/corpus/$*
 	LLVM_PROFILE_FILE=$(BUILD)/fuzz/cov/$*.profraw $< -runs=0 $(BUILD)/fuzz/corpus/$* \
-		$(wildcard fuzz/corpus/$* tests/fixtures/fuzz/$*) $(FUZZ_SEEDS_$*) >/dev/null 2>&1
+		$(wildcard fuzz/corpus/$* tests/fixtures/fuzz/$*) $(FUZZ_CORPUS_$*) >/dev/null 2>&1
 	$(LLVM_PROFDATA) merge -sparse -o $(BUILD)/fuzz/cov/$*.profdata $(BUILD)/fuzz/cov/$*.profraw
 	@$(LLVM_COV) report $< -instr-profile=$(BUILD)/fuzz/cov/$*.profdata | \
 		awk 'NR == 1 { print "file                              lines  missed  cover"; next } \
