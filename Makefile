@@ -6,12 +6,14 @@
 #                     SUITES=walk,tree: only the suites whose names contain those)
 #   make run          build and run configs/quick.yaml
 #   make install      PREFIX=/usr/local: binary, configs, man page
-#   make lint         the style checks alone (banned functions, no shell strings)
+#   make lint         the style checks alone (banned functions, no shell strings;
+#                     extern names, over nm of build/san's objects, built first)
 #   make portable     provision/*.c compiles as ISO C11 -pedantic with POSIX alone
 #   make check-macos  the macOS build compiles for aarch64- and x86_64-macos with
 #                     -Werror, from Linux with Zig's clang (part of make check;
 #                     ./setup gets Zig; skipped on a Mac; block at the end)
 #   make bench        (root) rig against fio, tar and du on loop devices; prints ratios
+#   make bench-micro  the costs the sources' comments reason with (no root)
 #   make tools        test tools: build/tools/fuse-hdd, the synthetic hard disk (Linux)
 #
 # Every library comes through pkg-config. Platform code is chosen here, not
@@ -88,7 +90,7 @@ SAN_LIB_OBJ  := $(call objs,$(BUILD)/san,$(LIB_SRC))
 SAN_MAIN_OBJ := $(call objs,$(BUILD)/san,rig/main.c)
 SAN_TEST_OBJ := $(call objs,$(BUILD)/san,$(TEST_SRC))
 
-.PHONY: all check test lint portable run install uninstall clean deps bench tools
+.PHONY: all check test lint externs portable run install uninstall clean deps bench bench-micro tools
 
 all: $(BUILD)/rig
 
@@ -135,8 +137,14 @@ check test: lint portable check-macos $(BUILD)/san/rig $(BUILD)/san/rig-tests $(
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	$(BUILD)/san/rig-tests
 
-lint:
+lint: externs
 	@sh scripts/lint
+
+# Every extern name carries its module's prefix (scripts/prefixes) and what
+# one file alone uses is static: scripts/check-externs reads nm of the
+# sanitized build's objects, the tests' among them (they count as users).
+externs: $(SAN_LIB_OBJ) $(SAN_MAIN_OBJ) $(SAN_TEST_OBJ)
+	@sh scripts/check-externs $^
 
 # provision/ is portable C (the macOS backend is built and tested on Linux):
 # ISO C11 with -pedantic and POSIX only, no _GNU_SOURCE or _DARWIN_C_SOURCE.
@@ -147,10 +155,20 @@ portable:
 	done; echo "portable: provision/*.c is ISO C11 -pedantic with POSIX alone"
 
 # Benchmarks measure; they are not tests and are not run by `make check`.
-bench: $(BUILD)/rig
+bench: $(BUILD)/rig $(BUILD)/bench/micro
 	RIG=$(abspath $(BUILD)/rig) bash bench/io.sh
 	RIG=$(abspath $(BUILD)/rig) bash bench/tree.sh
 	RIG=$(abspath $(BUILD)/rig) bash bench/report.sh
+	$(BUILD)/bench/micro
+
+# The costs the sources' comments reason with (payload, CSV numbers, the
+# knot search), measured against rig's own objects; no root needed.
+bench-micro: $(BUILD)/bench/micro
+	$(BUILD)/bench/micro
+
+$(BUILD)/bench/micro: bench/micro.c $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(OPT) -o $@ $^ $(PKG_LIBS) -lpthread -lm
 
 run: $(BUILD)/rig
 	$(BUILD)/rig run configs/quick.yaml
@@ -171,7 +189,7 @@ clean:
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
-# ---- fuzzing and valgrind (issue #8) --------------------------------------
+# ---- fuzzing and valgrind -------------------------------------------------
 # Kept in one block so that other changes to this Makefile merge cleanly.
 #
 #   make fuzz [FUZZ_TIME=600]   build every fuzz/NAME_fuzz.c with clang's
@@ -186,8 +204,8 @@ clean:
 #                               part of `make check`.
 #
 # A harness is one file: fuzz/NAME_fuzz.c defining LLVMFuzzerTestOneInput.
-# Its seeds are fuzz/corpus/NAME/ and tests/fixtures/fuzz/NAME/ when they
-# exist, plus the directories in FUZZ_SEEDS_NAME; a dictionary
+# Its starting inputs are fuzz/corpus/NAME/ and tests/fixtures/fuzz/NAME/
+# when they exist, plus the directories in FUZZ_CORPUS_NAME; a dictionary
 # fuzz/NAME.dict is used when present. The growing corpus lives in
 # build/fuzz/corpus/NAME/ (not committed).
 ifeq ($(PLATFORM),macos)
@@ -203,10 +221,10 @@ FUZZ_NAMES   := $(patsubst fuzz/%_fuzz.c,%,$(wildcard fuzz/*_fuzz.c))
 FUZZ_BINS    := $(patsubst %,$(BUILD)/fuzz/%_fuzz,$(FUZZ_NAMES))
 FUZZ_RUNS    := $(patsubst %,fuzz-%,$(FUZZ_NAMES))
 FUZZ_LIB_OBJ := $(call objs,$(BUILD)/fuzz,$(LIB_SRC))
-FUZZ_SEEDS_plan := configs
+FUZZ_CORPUS_plan := configs
 # For fuzz/plist_fuzz.c (the macOS backend's plist parsers): the recorded
-# outputs of real Macs, once that backend is in the tree.
-FUZZ_SEEDS_plist := $(wildcard tests/fixtures/macos)
+# outputs of real Macs.
+FUZZ_CORPUS_plist := $(wildcard tests/fixtures/macos)
 # libFuzzer's options for every run: -timeout makes a slow input a failure
 # (a hang), -rss_limit_mb an input that eats memory.
 FUZZ_RUN_OPTS := -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1
@@ -236,14 +254,14 @@ $(FUZZ_RUNS): fuzz-%: $(BUILD)/fuzz/%_fuzz
 	nice -n 19 $(BUILD)/fuzz/$*_fuzz $(FUZZ_RUN_OPTS) -max_total_time=$(FUZZ_TIME) \
 		-artifact_prefix=$(BUILD)/fuzz/artifacts/$*- \
 		$(if $(wildcard fuzz/$*.dict),-dict=fuzz/$*.dict) \
-		$(BUILD)/fuzz/corpus/$* $(wildcard fuzz/corpus/$* tests/fixtures/fuzz/$*) $(FUZZ_SEEDS_$*)
+		$(BUILD)/fuzz/corpus/$* $(wildcard fuzz/corpus/$* tests/fixtures/fuzz/$*) $(FUZZ_CORPUS_$*)
 
 # One harness after another (not in parallel): each gets the whole time.
 fuzz: $(FUZZ_BINS)
 	@set -e; for n in $(FUZZ_NAMES); do $(MAKE) --no-print-directory fuzz-$$n; done
 
 # make fuzz-cov-NAME: line coverage of the sources NAME's corpus reaches
-# (build/fuzz/corpus/NAME and the seeds), with clang's source-based
+# (build/fuzz/corpus/NAME and the starting inputs), with clang's source-based
 # coverage; files the harness never enters are left out of the table.
 LLVM_PROFDATA ?= llvm-profdata
 LLVM_COV      ?= llvm-cov
@@ -257,7 +275,7 @@ $(BUILD)/fuzz/cov/%_fuzz: fuzz/%_fuzz.c $(LIB_SRC)
 fuzz-cov-%: $(BUILD)/fuzz/cov/%_fuzz
 	@mkdir -p $(BUILD)/fuzz/corpus/$*
 	LLVM_PROFILE_FILE=$(BUILD)/fuzz/cov/$*.profraw $< -runs=0 $(BUILD)/fuzz/corpus/$* \
-		$(wildcard fuzz/corpus/$* tests/fixtures/fuzz/$*) $(FUZZ_SEEDS_$*) >/dev/null 2>&1
+		$(wildcard fuzz/corpus/$* tests/fixtures/fuzz/$*) $(FUZZ_CORPUS_$*) >/dev/null 2>&1
 	$(LLVM_PROFDATA) merge -sparse -o $(BUILD)/fuzz/cov/$*.profdata $(BUILD)/fuzz/cov/$*.profraw
 	@$(LLVM_COV) report $< -instr-profile=$(BUILD)/fuzz/cov/$*.profdata | \
 		awk 'NR == 1 { print "file                              lines  missed  cover"; next } \
@@ -311,13 +329,16 @@ valgrind: $(BUILD)/vg/rig $(BUILD)/san/rig-tests $(TOOLS)
 endif
 # ---- end of fuzzing and valgrind block ------------------------------------
 
-# ---- macOS compile check (issue #16) --------------------------------------
+# ---- macOS compile check --------------------------------------------------
 # Kept in one block so that other changes to this Makefile merge cleanly.
 #
 #   make check-macos    compiles the macOS build's sources (platform/macos*.c
 #                       in place of platform/linux*.c, MACOS_DEFS), rig/main.c,
 #                       the tests and the fuzz harnesses for aarch64-macos and
 #                       x86_64-macos, with WARN (-Werror); part of make check.
+#                       Then scripts/check-externs reads the aarch64 objects
+#                       (Mach-O, with llvm-nm): the macOS-only files' extern
+#                       names carry their module's prefix too.
 #
 # From Linux, with Zig's clang (`zig cc`) and the macOS 13 libc headers Zig
 # bundles (-target ...-macos.13.0: Zig 0.11's newest; its default is 11).
@@ -375,6 +396,7 @@ check-macos:
 else ifneq ($(ZIG),)
 check-macos: $(MACOS_OBJ)
 	@echo "check-macos: $(words $(MACOS_ALL_SRC)) sources compile for aarch64-macos and x86_64-macos with -Werror"
+	@sh scripts/check-externs $(call objs,$(BUILD)/macos/$(firstword $(MACOS_ARCHS)),$(MACOS_ALL_SRC))
 else ifeq ($(shell uname -m),x86_64)
 check-macos:
 	@echo "check-macos: no zig: run ./setup (it unpacks Zig into .cache/zig)"; exit 1

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Report generation for a run of 1,000,000 samples: `rig report` must take
-# under 2 s (issue #7). The store is made by rig itself (a null-module run on
+# under 2 s (the target in bench/README.md). The store is made by rig itself (a null-module run on
 # four directories, for the schema, the run and the volumes), then filled
 # with SQL: 500,000 cells (4 volumes x 5 steps x 25,000 repetitions) of 2
 # samples each, values with noise, so every statistic, figure, summary.csv,

@@ -8,7 +8,7 @@
  * their promises (macos_plist.h): an error line that parses has a negative code,
  * and a created path is a non-empty string found in the input.
  *
- * Seeds: the real recordings in tests/fixtures/macos. Build and run:
+ * Starting inputs: the real recordings in tests/fixtures/macos. Build and run:
  * make fuzz-plist FUZZ_TIME=600 (docs/testing.md).
  */
 #include <stdint.h>

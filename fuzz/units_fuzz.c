@@ -78,11 +78,11 @@ static void check_dist(const struct size_dist *d, const char *input)
 		fail("distribution with lo > hi", input, NULL);
 	static const double us[] = { 0.0, 1e-300, 0.25, 0.5, 0.999999, 0.9999999999999999 };
 	for (size_t i = 0; i < sizeof(us) / sizeof(us[0]); i++) {
-		uint64_t x = size_dist_draw(d, us[i], i * 7919);
+		uint64_t x = units_dist_draw(d, us[i], i * 7919);
 		if (x < d->lo || x > d->hi)
 			fail("draw outside [lo, hi]", input, NULL);
 	}
-	double mean = size_dist_mean(d);
+	double mean = units_dist_mean(d);
 	/* The mean is computed in doubles: allow rounding of lo and hi. */
 	if (!(mean >= (double)d->lo * (1 - 1e-12) && mean <= (double)d->hi * (1 + 1e-12)))
 		fail("mean outside [lo, hi]", input, NULL);
@@ -94,7 +94,7 @@ static void check_dist(const struct size_dist *d, const char *input)
 		if (units_parse_dist(sb.buf, &back, &why) || back.kind != d->kind ||
 		    back.lo != d->lo || back.hi != d->hi)
 			fail("distribution does not round-trip", input, sb.buf);
-		size_dist_release(&back);
+		units_dist_release(&back);
 	}
 	sb_release(&sb);
 }
@@ -110,16 +110,16 @@ static void fuzz_list(const char *s)
 	struct size_dist d;
 	size_t bad = (size_t)-1;
 	const char *why = NULL;
-	int r = size_dist_list(items, n, &d, &bad, &why);
-	check_result(r, why, s, "size_dist_list");
+	int r = units_dist_list(items, n, &d, &bad, &why);
+	check_result(r, why, s, "units_dist_list");
 	if (r) {
 		if (bad >= (n ? n : 1))
-			fail("size_dist_list: bad index out of range", s, NULL);
+			fail("units_dist_list: bad index out of range", s, NULL);
 	} else {
 		if (d.kind != DIST_LIST || d.nlist != n)
-			fail("size_dist_list: wrong kind or count", s, NULL);
+			fail("units_dist_list: wrong kind or count", s, NULL);
 		check_dist(&d, s);
-		size_dist_release(&d);
+		units_dist_release(&d);
 	}
 	free(copy);
 }
@@ -165,7 +165,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_result(r, why, s, "units_parse_dist");
 	if (!r) {
 		check_dist(&d, s);
-		size_dist_release(&d);
+		units_dist_release(&d);
 	}
 
 	fuzz_list(s);

@@ -9,9 +9,9 @@
  *    submits each request the moment it has prepared it (aio_submit, which
  *    also moves completions the kernel has ready into the completion
  *    ring), and aio_wait enters the kernel only when no completion is
- *    there yet. Batching submissions saves system calls but read 10-13%
- *    slower than fio on a virtio-backed loop device (randio_engine.c says
- *    why); on a RAM-backed one it was no faster.
+ *    there yet. Batching submissions saves system calls but read slower
+ *    than fio on a virtio-backed loop device (randio_engine.c says why),
+ *    and no faster on a RAM-backed one (bench/README.md).
  *  - The slot buffers and the file are registered with the kernel when it
  *    allows (READ_FIXED/WRITE_FIXED, IOSQE_FIXED_FILE): no page pinning
  *    and no file-table lookup per request. Refusal (RLIMIT_MEMLOCK on old

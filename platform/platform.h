@@ -56,11 +56,10 @@ unsigned plat_direct_align(void);
  * is placed in whole 2 MiB transparent huge pages where the kernel allows
  * (madvise MADV_HUGEPAGE; the length is rounded up to 2 MiB): a direct I/O
  * of 1 MiB then pins one page instead of 256, and walking a 64 MiB pool
- * meets 33 TLB entries instead of 16,640. Measured on a RAM-backed loop
- * device (bench/README.md): 1 MiB O_DIRECT writes from the 64 MiB payload
- * pool +9-15%, 1 MiB O_DIRECT reads +17-26% (two A/B runs); and a device
- * that takes fewer than 256 segments per request (virtio-blk: 254) gets
- * one 1 MiB request, not two. Elsewhere, plain aligned memory.
+ * meets 33 TLB entries instead of 16,640, which shows in sequential 1 MiB
+ * direct I/O (bench/README.md); and a device that takes fewer than 256
+ * segments per request (virtio-blk: 254) gets one 1 MiB request, not two.
+ * Elsewhere, plain aligned memory.
  */
 void *plat_alloc_io(size_t len, size_t align);
 

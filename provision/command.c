@@ -45,7 +45,8 @@ int prov_cancelled(struct provision_ctx *ctx)
 	return 0;
 }
 
-void prov_output_head(struct strbuf *sb, const char *out)
+/* The first PROV_ERR_LINES lines of out, each on its own indented line. */
+static void prov_output_head(struct strbuf *sb, const char *out)
 {
 	const char *p = out;
 	int lines = 0;

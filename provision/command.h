@@ -32,8 +32,6 @@ int prov_cancelled(struct provision_ctx *ctx);
 int prov_run_result(struct provision_ctx *ctx, const char *const *argv, struct spawn_result *r);
 /* The same; out, when not NULL, receives the result on success only. */
 int prov_run(struct provision_ctx *ctx, const char *const *argv, struct spawn_result *out);
-/* The first PROV_ERR_LINES lines of out, each on its own indented line. */
-void prov_output_head(struct strbuf *sb, const char *out);
 void prov_sleep_ms(unsigned ms);
 /* Ask to type the disk's model (macOS: media name) or serial before it
  * is erased; refused without a terminal (then --yes is the way). */

@@ -178,7 +178,7 @@ static int mx_plist(struct provision_ctx *ctx, struct mx *s, const char *const *
 	return rc;
 }
 
-int p_info(const char *b, size_t n, void *res, struct strbuf *e)
+int macos_plist_info(const char *b, size_t n, void *res, struct strbuf *e)
 {
 	struct mac_info *i = res;
 	if (mac_parse_info(b, n, i, e) < 0)
@@ -190,12 +190,12 @@ int p_info(const char *b, size_t n, void *res, struct strbuf *e)
 	return 0;
 }
 
-int p_list(const char *b, size_t n, void *res, struct strbuf *e)
+int macos_plist_list(const char *b, size_t n, void *res, struct strbuf *e)
 {
 	return mac_parse_list(b, n, res, e);
 }
 
-int p_apfs(const char *b, size_t n, void *res, struct strbuf *e)
+int macos_plist_apfs(const char *b, size_t n, void *res, struct strbuf *e)
 {
 	return mac_parse_apfs(b, n, res, e);
 }
@@ -205,7 +205,7 @@ static int p_attach(const char *b, size_t n, void *res, struct strbuf *e)
 	return mac_parse_attach(b, n, res, e);
 }
 
-int p_hdi_info(const char *b, size_t n, void *res, struct strbuf *e)
+int macos_plist_hdi_info(const char *b, size_t n, void *res, struct strbuf *e)
 {
 	return mac_parse_hdi_info(b, n, res, e);
 }
@@ -222,7 +222,7 @@ static int attached_as(struct provision_ctx *ctx, struct mx *s, const char *file
 	const char *argv[] = { "hdiutil", "info", "-plist", NULL };
 	struct mac_hdi_info h = { 0 };
 	*disk = NULL;
-	int rc = mx_plist(ctx, s, argv, p_hdi_info, &h);
+	int rc = mx_plist(ctx, s, argv, macos_plist_hdi_info, &h);
 	for (size_t i = 0; rc == 0 && i < h.nimages && !*disk; i++) {
 		if (!h.images[i].path || strcmp(h.images[i].path, file))
 			continue;
@@ -240,7 +240,7 @@ static int info_of(struct provision_ctx *ctx, struct mx *s, const char *dev, str
 {
 	const char *argv[] = { "diskutil", "info", "-plist", dev, NULL };
 	memset(i, 0, sizeof(*i));
-	return mx_plist(ctx, s, argv, p_info, i);
+	return mx_plist(ctx, s, argv, macos_plist_info, i);
 }
 
 static int cancelled(struct provision_ctx *ctx, int rc)
@@ -623,9 +623,9 @@ static int reread(struct provision_ctx *ctx, struct mx *s, size_t li)
 	const char *apfs[] = { "diskutil", "apfs", "list", "-plist", NULL };
 	struct mac_list ml = { 0 };
 	struct mac_apfs ma = { 0 };
-	int rc = mx_plist(ctx, s, list, p_list, &ml);
+	int rc = mx_plist(ctx, s, list, macos_plist_list, &ml);
 	if (rc == 0)
-		rc = mx_plist(ctx, s, apfs, p_apfs, &ma);
+		rc = mx_plist(ctx, s, apfs, macos_plist_apfs, &ma);
 	if (rc == 0 && s->dry) {
 		prov_note(ctx, 0, "check that %s holds the EFI partition and then %zu partition%s of "
 				  "the types, order and sizes above; then per volume `diskutil info "
@@ -811,7 +811,7 @@ static void say_what_is_now(struct provision_ctx *ctx, struct mx *s)
 	struct strbuf e = STRBUF_INIT, now = STRBUF_INIT;
 	struct provision_ctx q = *ctx;
 	q.err = &e;
-	if (mx_plist(&q, s, list, p_list, &ml) == 0 && mx_plist(&q, s, apfs, p_apfs, &ma) == 0)
+	if (mx_plist(&q, s, list, macos_plist_list, &ml) == 0 && mx_plist(&q, s, apfs, macos_plist_apfs, &ma) == 0)
 		mac_disk_describe(s->disk, &ml, &ma, &now);
 	else
 		sb_addf(&now, "unknown (%s)", e.buf);
@@ -877,9 +877,9 @@ static int keep_state(struct provision_ctx *ctx, struct mx *s, size_t li, struct
 			  kp->name, s->disk, mac_content(kp->fs),
 			  strcmp(kp->fs, "apfs") ? "its volume" : "one APFS container and one volume",
 			  kp->name, li ? "as the layout before leaves it" : "the disk as found");
-	int rc = mx_plist(ctx, s, list, p_list, &ml);
+	int rc = mx_plist(ctx, s, list, macos_plist_list, &ml);
 	if (rc == 0)
-		rc = mx_plist(ctx, s, apfs, p_apfs, &ma);
+		rc = mx_plist(ctx, s, apfs, macos_plist_apfs, &ma);
 	if (rc == 0 && s->dry) {
 		struct strbuf id = STRBUF_INIT;
 		sb_addf(&id, "%ss2", s->disk);

@@ -93,7 +93,7 @@ static int attached_disk(struct provision_ctx *ctx, const char *file, char **dis
 	const char *argv[] = { "hdiutil", "info", "-plist", NULL };
 	struct mac_hdi_info h = { 0 };
 	*disk = NULL;
-	int rc = query(ctx, argv, p_hdi_info, &h);
+	int rc = query(ctx, argv, macos_plist_hdi_info, &h);
 	for (size_t i = 0; rc == 0 && i < h.nimages && !*disk; i++) {
 		if (!h.images[i].path || !same_file(h.images[i].path, file))
 			continue;
@@ -113,9 +113,9 @@ static int vol_info(struct provision_ctx *ctx, const struct mac_made *m, struct 
 	const char *ip[] = { "diskutil", "info", "-plist", m->part, NULL };
 	memset(vol, 0, sizeof(*vol));
 	memset(part, 0, sizeof(*part));
-	int rc = query(ctx, iv, p_info, vol);
+	int rc = query(ctx, iv, macos_plist_info, vol);
 	if (rc == 0 && m->container)
-		rc = query(ctx, ip, p_info, part);
+		rc = query(ctx, ip, macos_plist_info, part);
 	return rc;
 }
 
@@ -137,11 +137,11 @@ static int read_layout(struct provision_ctx *ctx, const char *disk, size_t li,
 	uint64_t *sizes = xcalloc(l->nparts + 1, sizeof(*sizes));
 	struct strbuf e = STRBUF_INIT;
 	*made = NULL;
-	int rc = query(ctx, info, p_info, &di);
+	int rc = query(ctx, info, macos_plist_info, &di);
 	if (rc == 0)
-		rc = query(ctx, list, p_list, &ml);
+		rc = query(ctx, list, macos_plist_list, &ml);
 	if (rc == 0)
-		rc = query(ctx, apfs, p_apfs, &ma);
+		rc = query(ctx, apfs, macos_plist_apfs, &ma);
 	uint64_t total = di.total_size ? di.total_size : di.size;
 	if (rc == 0 && mac_layout_sizes(l, total, sizes, &e) < 0) {
 		sb_addf(why, "layout %s does not fit %s: %s", l->name, disk, e.buf);

@@ -33,11 +33,11 @@ struct mac_leftover {
  * the reason in ctx->err (hdiutil or diskutil could not tell).
  */
 /* macos.c's parsers of a command's plist, as mx_plist takes them: 0, or -1
- * with the reason in e (p_info: also for diskutil's error dict). */
-int p_info(const char *b, size_t n, void *res, struct strbuf *e);
-int p_list(const char *b, size_t n, void *res, struct strbuf *e);
-int p_apfs(const char *b, size_t n, void *res, struct strbuf *e);
-int p_hdi_info(const char *b, size_t n, void *res, struct strbuf *e);
+ * with the reason in e (macos_plist_info: also for diskutil's error dict). */
+int macos_plist_info(const char *b, size_t n, void *res, struct strbuf *e);
+int macos_plist_list(const char *b, size_t n, void *res, struct strbuf *e);
+int macos_plist_apfs(const char *b, size_t n, void *res, struct strbuf *e);
+int macos_plist_hdi_info(const char *b, size_t n, void *res, struct strbuf *e);
 
 int mac_resume_find(struct provision_ctx *ctx, const char *image_file, struct mac_leftover *lo);
 void mac_leftover_release(struct mac_leftover *lo);

@@ -22,7 +22,7 @@
 #include "rig/util/strbuf.h"
 #include "rig/util/xalloc.h"
 
-const char compare_csv_header[] =
+static const char compare_csv_header[] =
 	"step,module,layout,volume,fs,metric,unit,run_label,run,n,mean,sd,median,min,max,ci_low,"
 	"ci_high,reference,pct_of_reference,diff_pct,diff_ci_low,diff_ci_high,p_value";
 

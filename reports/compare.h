@@ -116,7 +116,6 @@ int compare_within_write_html(const struct comparison *c, const char *out_dir, s
 /* Add a warning (msg is emptied). */
 void compare_warn(struct comparison *c, struct strbuf *msg);
 
-extern const char compare_csv_header[];
 extern const char compare_within_csv_header[];
 
 #endif

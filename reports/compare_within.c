@@ -1,6 +1,6 @@
 /*
  * rig compare --within: file system against file system inside each run,
- * tabulated across runs (the seed article's "% difference from APFS, per
+ * tabulated across runs (the halves article's "% difference from APFS, per
  * disk"), and compare-within.csv (see compare.h).
  *
  * A run's reference is found by name, volume names first, then file

@@ -15,8 +15,9 @@
  * old file or the whole new one, never half of it.
  *
  * Numbers: csv_add_double finds the shortest of %.15g/%.16g/%.17g that
- * reads back from one printf of 17 digits (about 4x faster than printing
- * and parsing each width), so a million samples stay well under a second.
+ * reads back from one printf of 17 digits rather than printing and parsing
+ * each width in turn: a report formats millions of numbers, and that was
+ * several times the cost (bench/README.md).
  *
  * Rejected: a column for every volume/cell fact (the contract fixes the
  * columns; the store holds the rest), and locale-dependent numbers.
@@ -132,8 +133,8 @@ static void add_g(struct strbuf *sb, int neg, const char *dig, int p, int x)
  * glibc's printf rounds exact ties), and its decimal exponent, computed
  * exactly in 128-bit integers when 1e-6 <= a < 2^63: a = m * 2^-s with m
  * below 2^53, so m * 10^k stays below 2^127 for k <= 22. 0 when a is out
- * of that range (the caller asks printf instead). Twenty times faster than
- * printf's multi-precision digits.
+ * of that range (the caller asks printf instead). printf's multi-precision
+ * digits cost far more (bench/README.md).
  */
 static int digits17(double a, char *dig, int *exp10)
 {

@@ -94,7 +94,7 @@ int fig_si_power(double v)
 	return u;
 }
 
-/* A number as h_num writes one: thousands grouped with commas, U+2212 for
+/* A number as html_num writes one: thousands grouped with commas, U+2212 for
  * a minus; up to six significant digits (ticks are round numbers). */
 static void tick_number(char *buf, size_t n, double v)
 {

@@ -54,8 +54,8 @@ static void png_no_flush(png_structp png)
  * chunk, so word processors and LaTeX size it right). Written with libpng
  * rather than cairo's writer, which uses the default compression and
  * adaptive filters: on a figure (flat colour, mostly white) zlib level 1
- * without filters is about as small and twice as fast, and encoding was
- * most of a figure's cost.
+ * without filters is about as small and much faster, and encoding was
+ * most of a figure's cost (bench/README.md).
  */
 static int write_png(cairo_surface_t *img, struct strbuf *out)
 {

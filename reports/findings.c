@@ -48,13 +48,13 @@ const char *fnd_kind_name(enum fnd_kind k)
 
 /* --- small helpers --- */
 
-
-int fnd_is_time_unit(const char *u)
+/* Units: times (s, ms, us, ns: plan_unit_better); rates ("x/s"). */
+static int fnd_is_time_unit(const char *u)
 {
 	return plan_unit_better(u) < 0;
 }
 
-int fnd_is_speed_unit(const char *u)
+static int fnd_is_speed_unit(const char *u)
 {
 	size_t n = u ? strlen(u) : 0;
 	return n > 2 && !strcmp(u + n - 2, "/s");
@@ -82,12 +82,12 @@ void fnd_add_p(struct strbuf *sb, double p)
 }
 
 /* "a to b%" of a percentage interval, or nothing. */
-void fnd_add_pct_ci(struct strbuf *sb, double lo, double hi)
+static void fnd_add_pct_ci(struct strbuf *sb, double lo, double hi)
 {
 	sb_adds(sb, "95% CI ");
-	h_pct(sb, lo);
+	html_pct(sb, lo);
 	sb_adds(sb, " to ");
-	h_pct(sb, hi);
+	html_pct(sb, hi);
 }
 
 /* " (95% CI a to b, p = ...)" or " (no interval)". */
@@ -107,9 +107,9 @@ void fnd_add_ci_p(struct strbuf *sb, double lo, double hi, double p, int pct)
 		fnd_add_pct_ci(sb, lo, hi);
 	} else {
 		sb_adds(sb, "95% CI ");
-		h_num(sb, lo);
+		html_num(sb, lo);
 		sb_adds(sb, " to ");
-		h_num(sb, hi);
+		html_num(sb, hi);
 	}
 	if (!isnan(p)) {
 		sb_adds(sb, ", ");
@@ -120,8 +120,8 @@ void fnd_add_ci_p(struct strbuf *sb, double lo, double hi, double p, int pct)
 
 void fnd_add_value(struct strbuf *sb, double v, const char *unit)
 {
-	h_num(sb, v);
-	const char *u = h_unit(unit);
+	html_num(sb, v);
+	const char *u = html_unit(unit);
 	if (*u && strcmp(u, "%"))
 		sb_addch(sb, ' ');
 	sb_adds(sb, u);
@@ -131,7 +131,7 @@ void fnd_add_value(struct strbuf *sb, double v, const char *unit)
 void fnd_add_pct_paren(struct strbuf *sb, double est, double lo, double hi, double p)
 {
 	sb_adds(sb, "(");
-	h_pct(sb, est);
+	html_pct(sb, est);
 	if (isnan(lo) || isnan(hi)) {
 		sb_adds(sb, ", no interval");
 	} else {

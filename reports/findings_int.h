@@ -31,15 +31,10 @@ struct series {
 	size_t n, alloc;
 };
 
-/* Units: times (s, ms, us, ns: plan_unit_better); rates ("x/s"). */
-int fnd_is_time_unit(const char *u);
-int fnd_is_speed_unit(const char *u);
-
 /* Sentence parts: "p < 0.001" / "p = 0.012"; "95% CI −3.1% to +1.5%";
  * " (95% CI a to b, p ...)" (pct: as percentages) or " (no interval)";
  * a value with its unit; "(−30.4%, 95% CI ..., p ...)". */
 void fnd_add_p(struct strbuf *sb, double p);
-void fnd_add_pct_ci(struct strbuf *sb, double lo, double hi);
 void fnd_add_ci_p(struct strbuf *sb, double lo, double hi, double p, int pct);
 void fnd_add_value(struct strbuf *sb, double v, const char *unit);
 void fnd_add_pct_paren(struct strbuf *sb, double est, double lo, double hi, double p);

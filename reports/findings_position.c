@@ -168,7 +168,7 @@ void fnd_difference(struct fctx *c, uint32_t ti)
 	sb_adds(&c->sb, " ");
 	fnd_add_value(&c->sb, b->s.mean, unit);
 	sb_adds(&c->sb, ", ");
-	h_pct(&c->sb, df.diff_pct);
+	html_pct(&c->sb, df.diff_pct);
 	fnd_add_ci_p(&c->sb, df.ci_low, df.ci_high, df.p, 1);
 	if (isnan(df.ci_low))
 		sb_adds(&c->sb, x->s.n < 2 || b->s.n < 2
@@ -334,7 +334,7 @@ int fnd_crossed(struct fctx *c, uint32_t ti)
 				sb_addf(&c->sb, " against %s ", la.name[0]);
 				fnd_add_value(&c->sb, m.a_mean[0], unit);
 				sb_adds(&c->sb, " at the same positions, ");
-				h_pct(&c->sb, e->est);
+				html_pct(&c->sb, e->est);
 				fnd_add_ci_p(&c->sb, e->lo, e->hi, e->p, 1);
 				sb_adds(&c->sb, f->effect ? ": an effect." : ": no clear effect.");
 				fnd_set_sentence(c, f);
@@ -362,7 +362,7 @@ int fnd_crossed(struct fctx *c, uint32_t ti)
 					by_fs ? "file system" : "volume");
 				if (!isnan(m.int_pct.est)) {
 					sb_adds(&c->sb, ", by ");
-					h_pct(&c->sb, m.int_pct.est);
+					html_pct(&c->sb, m.int_pct.est);
 					fnd_add_ci_p(&c->sb, m.int_pct.lo, m.int_pct.hi, m.int_p, 1);
 				} else {
 					sb_addf(&c->sb, " (F = %.2f on %.0f and %.0f df, ", m.int_f, m.int_df1,

@@ -364,7 +364,7 @@ void fnd_sweeps(struct fctx *c, uint32_t ti)
 			sb_adds(&c->sb, " at ");
 			add_level(&c->sb, first);
 			sb_adds(&c->sb, ", ");
-			h_pct(&c->sb, df.diff_pct);
+			html_pct(&c->sb, df.diff_pct);
 			fnd_add_ci_p(&c->sb, df.ci_low, df.ci_high, df.p, 1);
 			if (!isnan(onset->reached_free))
 				sb_addf(&c->sb, "; free space left %.2f GB", onset->reached_free / 1e9);

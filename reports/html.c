@@ -64,7 +64,7 @@ static void fact(struct strbuf *h, const char *dt, const char *dd)
 	sb_adds(h, dt);
 	sb_adds(h, "</dt><dd>");
 	if (dd && *dd)
-		h_text(h, dd);
+		html_text(h, dd);
 	else
 		sb_adds(h, "<span class=\"small\">not recorded</span>");
 	sb_adds(h, "</dd>\n");
@@ -74,13 +74,13 @@ static void header(struct hctx *c, const struct rdata *d)
 {
 	struct strbuf *h = c->h;
 	sb_adds(h, "<header>\n<h1>");
-	h_text(h, d->title);
+	html_text(h, d->title);
 	sb_adds(h, "</h1>\n<p class=\"meta\">Run <code>");
-	h_text(h, d->run.id);
+	html_text(h, d->run.id);
 	sb_adds(h, "</code> of plan <code>");
-	h_text(h, d->run.plan_name);
+	html_text(h, d->run.plan_name);
 	sb_adds(h, "</code> &middot; ");
-	h_text(h, d->run.started_utc);
+	html_text(h, d->run.started_utc);
 	if (d->run.ended_utc) {
 		double s = iso_diff(d->run.started_utc, d->run.ended_utc);
 		sb_adds(h, " &middot; ");
@@ -88,16 +88,16 @@ static void header(struct hctx *c, const struct rdata *d)
 			sb_addf(h, "%.0f min %02.0f s", floor(s / 60), fmod(s, 60));
 	}
 	sb_adds(h, " &middot; ");
-	h_text(h, d->run.host);
+	html_text(h, d->run.host);
 	sb_adds(h, "</p>\n");
 	if (d->description) {
 		sb_adds(h, "<p class=\"desc\">");
-		h_text(h, d->description);
+		html_text(h, d->description);
 		sb_adds(h, "</p>\n");
 	}
 	if (d->fs_map) {
 		sb_adds(h, "<p class=\"meta\">File systems were mapped by <code>--fs-map ");
-		h_text(h, d->fs_map);
+		html_text(h, d->fs_map);
 		sb_adds(h, "</code>: each file system of the plan left of an <code>=</code> was made as "
 			   "the one on its right, and the results name the file systems made.</p>\n");
 	}
@@ -117,7 +117,7 @@ static void header(struct hctx *c, const struct rdata *d)
 			sb_adds(h, "This run failed.");
 		sb_adds(h, "</b> ");
 		if (d->run.error) {
-			h_text(h, d->run.error);
+			html_text(h, d->run.error);
 			sb_adds(h, ". ");
 		}
 		sb_addf(h, "%zu of %zu cells did not complete; the results below are what was measured "
@@ -131,11 +131,11 @@ static void header(struct hctx *c, const struct rdata *d)
 		for (size_t i = 0; i < d->nresumes; i++) {
 			const struct rd_resume *r = &d->resumes[i];
 			sb_adds(h, i ? "; " : "");
-			h_text(h, r->started_utc);
+			html_text(h, r->started_utc);
 			sb_addf(h, ", from cell %u", r->from_seq);
 			if (r->why) {
 				sb_adds(h, " (");
-				h_text(h, r->why);
+				html_text(h, r->why);
 				sb_adds(h, ")");
 			}
 		}
@@ -146,7 +146,7 @@ static void header(struct hctx *c, const struct rdata *d)
 	}
 	if (d->plan_problem) {
 		sb_adds(h, "<div class=\"banner warn\">");
-		h_text(h, d->plan_problem);
+		html_text(h, d->plan_problem);
 		sb_adds(h, "; the report uses its defaults (no baseline, bars per volume).</div>\n");
 	}
 	if (d->any_n1)
@@ -156,9 +156,9 @@ static void header(struct hctx *c, const struct rdata *d)
 	sb_adds(h, "<nav class=\"toc\"><a href=\"#findings\">Findings</a>");
 	for (size_t i = 0; i < d->ntmpls; i++) {
 		sb_addf(h, "<a href=\"#step-%s\">", d->tmpls[i].path);
-		h_text(h, d->tmpls[i].path);
+		html_text(h, d->tmpls[i].path);
 		sb_adds(h, " ");
-		h_text(h, d->tmpls[i].module);
+		html_text(h, d->tmpls[i].module);
 		sb_adds(h, "</a>");
 	}
 	sb_adds(h, "<a href=\"#order\">Order and drift</a><a href=\"#provenance\">Provenance</a>"
@@ -190,13 +190,13 @@ static void disks(struct strbuf *h, const struct rdata *d)
 				   "<th class=\"num\">sector</th></tr></thead>\n<tbody>\n");
 		const char *keys[] = { "target", "model", "serial", "bus" };
 		sb_adds(h, "<tr><td>");
-		h_text(h, disk);
+		html_text(h, disk);
 		sb_adds(h, "</td>");
 		for (size_t j = 0; j < 4; j++) {
 			char *val = rd_fact(v, keys[j]);
 			sb_adds(h, "<td>");
 			if (val)
-				h_text(h, val);
+				html_text(h, val);
 			else
 				sb_adds(h, "<span class=\"small\">not recorded</span>");
 			sb_adds(h, "</td>");
@@ -253,54 +253,54 @@ static void volumes(struct hctx *c, const struct rdata *d)
 		sb_adds(h, "<tr>");
 		if (d->nlayouts > 1 || *d->vols[0].layout) {
 			sb_adds(h, "<td>");
-			h_text(h, v->layout);
+			html_text(h, v->layout);
 			sb_adds(h, "</td>");
 		}
 		sb_addf(h, "<td class=\"num\">%d</td><td>", v->position);
-		h_text(h, v->name);
+		html_text(h, v->name);
 		sb_adds(h, "</td><td>");
-		h_text(h, v->fs ? v->fs : "unknown");
+		html_text(h, v->fs ? v->fs : "unknown");
 		char *kept = rd_fact(v, "kept"), *from = rd_fact(v, "kept_from");
 		if (kept && !strcmp(kept, "true")) {
 			/* keep: true: resized, not made; not a fresh file system */
 			sb_adds(h, " <span class=\"small\">(kept from ");
-			h_text(h, from ? from : "an earlier layout");
+			html_text(h, from ? from : "an earlier layout");
 			sb_adds(h, ", not a fresh file system)</span>");
 		}
 		free(kept);
 		free(from);
 		sb_adds(h, "</td><td>");
-		h_text(h, v->device);
+		html_text(h, v->device);
 		sb_adds(h, "</td><td class=\"small\">");
-		h_text(h, v->dir);
+		html_text(h, v->dir);
 		sb_adds(h, "</td>");
 		if (v->has_offsets) {
 			offsets = 1;
 			sb_adds(h, "<td class=\"num\">");
-			h_bytes(h, (double)v->off_start);
+			html_bytes(h, (double)v->off_start);
 			sb_adds(h, "</td><td class=\"num\">");
-			h_bytes(h, (double)v->off_end);
+			html_bytes(h, (double)v->off_end);
 			sb_adds(h, "</td><td class=\"num\">");
-			h_bytes(h, (double)(v->off_end - v->off_start));
+			html_bytes(h, (double)(v->off_end - v->off_start));
 			sb_adds(h, "</td>");
 		} else {
 			char *cap = rd_fact(v, "capacity_bytes");
 			sb_adds(h, "<td class=\"num\">&ndash;</td><td class=\"num\">&ndash;</td><td class=\"num\">");
 			if (cap)
-				h_bytes(h, strtod(cap, NULL));
+				html_bytes(h, strtod(cap, NULL));
 			sb_adds(h, "</td>");
 			free(cap);
 		}
 		char *mo = rd_fact(v, "mount_options");
 		sb_adds(h, "<td class=\"small\">");
-		h_text(h, mo ? mo : "");
+		html_text(h, mo ? mo : "");
 		free(mo);
 		sb_adds(h, "</td><td class=\"small\">");
 		for (size_t k = 0; k < VCACHE && caches[i * VCACHE + k] != UINT32_MAX; k++) {
 			const char *m = rd_str(d, caches[i * VCACHE + k]);
 			if (k)
 				sb_adds(h, ", ");
-			h_text(h, *m ? m : "none");
+			html_text(h, *m ? m : "none");
 		}
 		sb_adds(h, "</td></tr>\n");
 	}
@@ -330,10 +330,10 @@ static void volumes(struct hctx *c, const struct rdata *d)
 		struct strbuf lab = STRBUF_INIT;
 		sb_addf(&lab, "%d %s%s%s", v->position, v->name, v->fs ? " \xc2\xb7 " : "", v->fs ? v->fs : "");
 		fig_add_bar(&f, *v->layout ? v->layout : "disk", rd_strdup((struct rdata *)d, lab.buf),
-			    0, (double)v->off_start, (double)v->off_end, h_style_of(d, v->name, v->layout));
+			    0, (double)v->off_start, (double)v->off_end, html_style_of(d, v->name, v->layout));
 		sb_release(&lab);
 	}
-	h_figure(c, &f, "partition-map",
+	html_figure(c, &f, "partition-map",
 		 "Partition map to scale: each layout's partitions by byte offset, position 1 at the "
 		 "start of the disk (the outer edge of a hard disk's platters).");
 	fig_release(&f);
@@ -347,17 +347,17 @@ static void commands(struct strbuf *h, const struct rdata *d)
 	for (size_t i = 0; i < d->ncmds; i++) {
 		const struct rd_command *c = &d->cmds[i];
 		sb_adds(h, "<p class=\"small\">");
-		h_text(h, c->start_utc);
+		html_text(h, c->start_utc);
 		sb_addf(h, " &middot; exit status %s%d%s", c->status ? "<span class=\"yes\">" : "",
 			c->status, c->status ? "</span>" : "");
 		if (!isnan(c->seconds))
 			sb_addf(h, " &middot; %.3f s", c->seconds);
 		sb_adds(h, "</p>\n<pre>$ ");
-		h_text(h, c->argv);
+		html_text(h, c->argv);
 		if (c->output && *c->output) {
 			sb_addch(h, '\n');
 			size_t n = strlen(c->output);
-			h_textn(h, c->output, n > MAX_OUTPUT ? MAX_OUTPUT : n);
+			html_textn(h, c->output, n > MAX_OUTPUT ? MAX_OUTPUT : n);
 			if (n > MAX_OUTPUT)
 				sb_addf(h, "\n[%zu more bytes in commands.log]", n - MAX_OUTPUT);
 		}
@@ -419,13 +419,13 @@ static void provenance(struct hctx *c, const struct rdata *d)
 		if (n->seq || !strcmp(n->key, "cpu") || !strcmp(n->key, "memory_bytes"))
 			continue;
 		sb_reset(&tmp);
-		h_text(&tmp, n->key);
+		html_text(&tmp, n->key);
 		fact(h, tmp.buf, n->value);
 	}
 	sb_release(&tmp);
 	sb_adds(h, "</dl>\n");
 	sb_adds(h, "<details><summary>The plan, exactly as run</summary>\n<pre>");
-	h_text(h, r->plan_text ? r->plan_text : "(not stored)");
+	html_text(h, r->plan_text ? r->plan_text : "(not stored)");
 	sb_adds(h, "</pre>\n</details>\n");
 	disks(h, d);
 	volumes(c, d);
@@ -439,11 +439,11 @@ static void provenance(struct hctx *c, const struct rdata *d)
 		const struct rd_event *e = &d->events[i];
 		int bad = strcmp(e->level, "info") != 0;
 		sb_adds(h, "<tr><td class=\"small\">");
-		h_text(h, e->utc);
+		html_text(h, e->utc);
 		sb_addf(h, "</td><td>%s", bad ? "<span class=\"yes\">" : "");
-		h_text(h, e->level);
+		html_text(h, e->level);
 		sb_addf(h, "%s</td><td>", bad ? "</span>" : "");
-		h_text(h, e->msg);
+		html_text(h, e->msg);
 		sb_adds(h, "</td></tr>\n");
 	}
 	sb_adds(h, "</tbody></table>\n</details>\n");
@@ -481,17 +481,18 @@ static void methods(struct strbuf *h)
 		   ".</p>\n");
 }
 
-void html_render(struct rdata *d, const char *fig_dir, struct strbuf *out, struct strbuf *err)
+/* The page as text, figures inline only. */
+static void html_render(struct rdata *d, const char *fig_dir, struct strbuf *out, struct strbuf *err)
 {
 	struct hctx c = { .h = out, .fig_dir = fig_dir, .err = err };
-	h_begin(out, d->title);
+	html_begin(out, d->title);
 	header(&c, d);
 	html_findings(&c, d);
 	html_steps(&c, d);
 	html_order(&c, d);
 	provenance(&c, d);
 	methods(out);
-	h_end(out);
+	html_end(out);
 }
 
 int html_write_report(struct rdata *d, const char *run_dir, struct strbuf *err)

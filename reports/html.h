@@ -14,7 +14,4 @@ struct strbuf;
  * summary_compute. 0, or -errno with the reason in err. */
 int html_write_report(struct rdata *d, const char *run_dir, struct strbuf *err);
 
-/* The page as text, figures inline only (tests, benchmarks). */
-void html_render(struct rdata *d, const char *fig_dir, struct strbuf *out, struct strbuf *err);
-
 #endif

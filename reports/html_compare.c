@@ -19,21 +19,21 @@
 
 static void key_label(struct strbuf *h, const struct cmp_key *k)
 {
-	h_text(h, k->volume ? k->volume : k->fs ? k->fs : "?");
+	html_text(h, k->volume ? k->volume : k->fs ? k->fs : "?");
 	if (k->layout && *k->layout) {
 		sb_adds(h, " in ");
-		h_text(h, k->layout);
+		html_text(h, k->layout);
 	}
 }
 
 /* A metric and, small, its unit. */
 static void metric_label(struct strbuf *h, const char *metric, const char *unit)
 {
-	h_text(h, metric);
-	const char *u = h_unit(unit);
+	html_text(h, metric);
+	const char *u = html_unit(unit);
 	if (*u) {
 		sb_adds(h, " <span class=\"small\">");
-		h_text(h, u);
+		html_text(h, u);
 		sb_adds(h, "</span>");
 	}
 }
@@ -45,17 +45,17 @@ static void runs_table(struct strbuf *h, const struct comparison *c)
 	for (size_t r = 0; r < c->nruns; r++) {
 		const struct rd_run *run = &c->runs[r].d->run;
 		sb_addf(h, "<tr><td><b>%s</b></td><td><code>", c->runs[r].label);
-		h_text(h, run->id);
+		html_text(h, run->id);
 		sb_adds(h, "</code></td><td>");
-		h_text(h, run->plan_name);
+		html_text(h, run->plan_name);
 		sb_adds(h, "</td><td>");
-		h_text(h, run->host);
+		html_text(h, run->host);
 		sb_adds(h, "</td><td>");
-		h_text(h, run->started_utc);
+		html_text(h, run->started_utc);
 		sb_adds(h, "</td><td>");
-		h_text(h, run->status);
+		html_text(h, run->status);
 		sb_adds(h, "</td><td class=\"small\">");
-		h_text(h, c->runs[r].dir);
+		html_text(h, c->runs[r].dir);
 		sb_adds(h, "</td></tr>\n");
 	}
 	sb_adds(h, "</tbody></table>\n");
@@ -68,11 +68,11 @@ static void diff_cell(struct strbuf *h, const struct stats_diff *df, size_t nx, 
 {
 	int excl = isfinite(df->ci_low) && (df->ci_low > 0 || df->ci_high < 0);
 	sb_adds(h, excl ? "<b class=\"yes\">" : "<b>");
-	h_pct(h, df->diff_pct);
+	html_pct(h, df->diff_pct);
 	sb_adds(h, "</b><br><span class=\"small\">");
-	h_diff_ci(h, df->ci_low, df->ci_high, nx, nb);
+	html_diff_ci(h, df->ci_low, df->ci_high, nx, nb);
 	sb_adds(h, "; ");
-	h_p_clause(h, df->p);
+	html_p_clause(h, df->p);
 }
 
 static void warnings_banner(struct strbuf *h, const struct comparison *c)
@@ -82,7 +82,7 @@ static void warnings_banner(struct strbuf *h, const struct comparison *c)
 	sb_adds(h, "<div class=\"banner warn\"><b>The runs differ in more than the results:</b><ul>\n");
 	for (size_t i = 0; i < c->nwarnings; i++) {
 		sb_adds(h, "<li>");
-		h_text(h, c->warnings[i]);
+		html_text(h, c->warnings[i]);
 		sb_adds(h, "</li>\n");
 	}
 	sb_adds(h, "</ul></div>\n");
@@ -96,9 +96,9 @@ static void step_section(struct hctx *hc, const struct comparison *c, const char
 		if (c->keys[i].step == step || !strcmp(c->keys[i].step, step))
 			k0 = &c->keys[i];
 	sb_addf(h, "<h2>Step ");
-	h_text(h, step);
+	html_text(h, step);
 	sb_adds(h, ": ");
-	h_text(h, k0->module);
+	html_text(h, k0->module);
 	sb_adds(h, "</h2>\n");
 
 	/* Figure: the headline metric, bars per run grouped by key. */
@@ -122,7 +122,7 @@ static void step_section(struct hctx *hc, const struct comparison *c, const char
 				fig_add_bar(&f, groups[ngroups], c->runs[r].label, k->cells[r].s.mean,
 					    k->cells[r].s.ci_low, k->cells[r].s.ci_high, (int)r);
 		ngroups++;
-		unit = h_unit(k->unit);
+		unit = html_unit(k->unit);
 		if (!labels.len)
 			sb_adds(&labels, k->metric);
 	}
@@ -132,7 +132,7 @@ static void step_section(struct hctx *hc, const struct comparison *c, const char
 		f.ylabel = yl.buf;
 		f.yzero = 1;
 		sb_adds(&cap, "Mean ");
-		h_text(&cap, labels.buf);
+		html_text(&cap, labels.buf);
 		sb_adds(&cap, " of each run (letters as in the table of runs), grouped by ");
 		sb_adds(&cap, c->by_fs ? "file system" : "volume");
 		sb_adds(&cap, "; whiskers: 95% confidence interval of the mean.");
@@ -140,7 +140,7 @@ static void step_section(struct hctx *hc, const struct comparison *c, const char
 			sb_adds(&cap, " Whiskers clipped at 0: the quantity cannot be negative.");
 		sb_adds(&name, "compare-step-");
 		sb_adds(&name, step);
-		h_figure(hc, &f, name.buf, cap.buf);
+		html_figure(hc, &f, name.buf, cap.buf);
 		sb_release(&yl);
 		sb_release(&cap);
 		sb_release(&name);
@@ -172,12 +172,12 @@ static void step_section(struct hctx *hc, const struct comparison *c, const char
 			const struct cmp_cell *cl = &k->cells[r];
 			sb_adds(h, "<td class=\"num\">");
 			if (cl->present) {
-				h_num(h, cl->s.mean);
+				html_num(h, cl->s.mean);
 				sb_adds(h, "<br><span class=\"small\">");
 				if (cl->s.n > 1) {
-					h_num(h, cl->s.ci_low);
+					html_num(h, cl->s.ci_low);
 					sb_adds(h, " to ");
-					h_num(h, cl->s.ci_high);
+					html_num(h, cl->s.ci_high);
 				} else {
 					sb_adds(h, "no interval");
 				}
@@ -216,9 +216,9 @@ int compare_write_html(const struct comparison *c, const char *out_dir, struct s
 	struct hctx hc = { .h = &page, .fig_dir = dir.buf, .err = &ferr };
 	struct strbuf title = STRBUF_INIT;
 	sb_addf(&title, "Comparison of %zu runs", c->nruns);
-	h_begin(&page, title.buf);
+	html_begin(&page, title.buf);
 	sb_adds(&page, "<header><h1>");
-	h_text(&page, title.buf);
+	html_text(&page, title.buf);
 	sb_adds(&page, "</h1>\n<p class=\"meta\">Every later run against run A: percent of A's mean, "
 		       "Fieller's 95% interval, Welch's p. Joined on (step, ");
 	sb_adds(&page, c->by_fs ? "file system" : "volume");
@@ -239,7 +239,7 @@ int compare_write_html(const struct comparison *c, const char *out_dir, struct s
 	}
 	if (!shown)
 		sb_adds(&page, "<p>The runs have no results in common.</p>\n");
-	h_end(&page);
+	html_end(&page);
 	if (ferr.len) {
 		sb_adds(err, ferr.buf);
 		rc = -EIO;
@@ -298,13 +298,13 @@ static void within_run_cell(struct strbuf *h, const struct cmp_run *run)
 {
 	const struct rdata *d = run->d;
 	sb_adds(h, "<td><b>");
-	h_text(h, run->disk ? run->disk : "existing directories");
+	html_text(h, run->disk ? run->disk : "existing directories");
 	sb_addf(h, "</b><br><span class=\"small\">run %s, ", run->label);
-	h_text(h, run->dir);
+	html_text(h, run->dir);
 	sb_adds(h, "</span>");
 	if (!run->complete) {
 		sb_adds(h, "<br><b>incomplete</b> <span class=\"small\">(");
-		h_text(h, d->run.status);
+		html_text(h, d->run.status);
 		sb_addf(h, ", %zu of %zu cells not done%s)</span>", d->failed_cells, d->ncells,
 			d->nlayouts > 1 ? "; layouts not pooled" : "");
 	}
@@ -313,7 +313,7 @@ static void within_run_cell(struct strbuf *h, const struct cmp_run *run)
 			d->nresumes > 1 ? "s" : "");
 	sb_adds(h, "</td><td>");
 	if (run->ref) {
-		h_text(h, run->ref);
+		html_text(h, run->ref);
 		sb_adds(h, run->ref_by_fs ? " <span class=\"small\">(file system)</span>" : "");
 	} else {
 		sb_adds(h, "<span class=\"small\">none</span>");
@@ -334,16 +334,16 @@ static void within_table(struct strbuf *h, const struct comparison *c)
 	for (size_t k = 0; k < ncols; k++) {
 		const struct wcol *col = &cols[k];
 		sb_adds(h, "<th class=\"num\">");
-		h_text(h, col->step);
+		html_text(h, col->step);
 		sb_adds(h, " ");
-		h_text(h, col->module);
+		html_text(h, col->module);
 		sb_adds(h, ": ");
-		h_text(h, col->ent);
+		html_text(h, col->ent);
 		sb_adds(h, "<br>");
 		if (!col->layout)
 			sb_adds(h, "all layouts<br>");
 		else if (*col->layout) {
-			h_text(h, col->layout);
+			html_text(h, col->layout);
 			sb_adds(h, "<br>");
 		}
 		metric_label(h, col->metric, col->unit);
@@ -387,7 +387,7 @@ static void within_notes(struct strbuf *h, const struct comparison *c)
 		const struct rdata *d = run->d;
 		if (!run->complete) {
 			sb_addf(h, "<li>Run %s did not complete (", run->label);
-			h_text(h, d->run.status);
+			html_text(h, d->run.status);
 			sb_addf(h, "; %zu of %zu cells not done)%s</li>\n", d->failed_cells, d->ncells,
 				d->nlayouts > 1 ? ": its layouts are shown apart and never pooled, since a pool "
 						  "would lean towards the positions that did run." : ".");
@@ -412,9 +412,9 @@ int compare_within_write_html(const struct comparison *c, const char *out_dir, s
 {
 	struct strbuf page = STRBUF_INIT, title = STRBUF_INIT, path = STRBUF_INIT;
 	sb_addf(&title, "File systems within each of %zu run%s", c->nruns, c->nruns > 1 ? "s" : "");
-	h_begin(&page, title.buf);
+	html_begin(&page, title.buf);
 	sb_adds(&page, "<header><h1>");
-	h_text(&page, title.buf);
+	html_text(&page, title.buf);
 	sb_adds(&page, "</h1>\n<p class=\"meta\">In each run, every volume or file system against the "
 		       "run's reference on the same disk: percent of the reference's mean, Fieller's 95% "
 		       "interval, Welch's p. One row per run.</p></header>\n");
@@ -423,7 +423,7 @@ int compare_within_write_html(const struct comparison *c, const char *out_dir, s
 	sb_adds(&page, "<h2 id=\"within\">Difference from the reference, per run</h2>\n");
 	within_table(&page, c);
 	within_notes(&page, c);
-	h_end(&page);
+	html_end(&page);
 	sb_addf(&path, "%s/compare.html", out_dir);
 	int rc = rout_write_file(path.buf, page.buf, page.len, err);
 	sb_release(&page);

@@ -3,7 +3,7 @@
  * first. The page opens with the strongest row's sentence (for a crossed
  * design, the whole analysis: position, file system and interaction), then
  * the figure its source article would print first, then every row, then
- * the seed articles' table of differences from the baseline. Nothing here
+ * the source articles' table of differences from the baseline. Nothing here
  * computes a number: the sentences and estimates are the rows'.
  */
 #include <math.h>
@@ -22,11 +22,11 @@ static void verdict(struct strbuf *h, const struct rd_finding *f)
 static void row_head(struct strbuf *h, const struct rdata *d, const struct rd_finding *f)
 {
 	sb_adds(h, "<b>");
-	h_step_title(h, &d->tmpls[f->tmpl]);
+	html_step_title(h, &d->tmpls[f->tmpl]);
 	sb_adds(h, "</b>, ");
-	h_text(h, rd_str(d, f->metric));
+	html_text(h, rd_str(d, f->metric));
 	sb_adds(h, " <span class=\"small\">(");
-	h_text(h, fnd_kind_name(f->kind));
+	html_text(h, fnd_kind_name(f->kind));
 	sb_adds(h, ")</span>: ");
 }
 
@@ -35,12 +35,12 @@ static void lead(struct strbuf *h, const struct rdata *d)
 {
 	const struct rd_finding *top = &d->findings[0];
 	sb_adds(h, "<p class=\"lead\"><b>");
-	h_step_title(h, &d->tmpls[top->tmpl]);
+	html_step_title(h, &d->tmpls[top->tmpl]);
 	sb_adds(h, "</b>, ");
-	h_text(h, rd_str(d, top->metric));
+	html_text(h, rd_str(d, top->metric));
 	sb_adds(h, ": ");
 	if (!top->family) {
-		h_text(h, top->sentence);
+		html_text(h, top->sentence);
 	} else {
 		int any = 0;
 		for (int k = FND_POSITION; k <= FND_INTERACTION; k++)
@@ -48,7 +48,7 @@ static void lead(struct strbuf *h, const struct rdata *d)
 				if (d->findings[i].family == top->family && (int)d->findings[i].kind == k) {
 					if (any++)
 						sb_adds(h, " ");
-					h_text(h, d->findings[i].sentence);
+					html_text(h, d->findings[i].sentence);
 				}
 	}
 	sb_adds(h, "</p>\n");
@@ -70,10 +70,10 @@ static int position_lead_figure(struct hctx *c, struct rdata *d, const struct rd
 	f.xint = 1;
 	f.yzero = 1;
 	f.xlabel = "position (1 = start of the disk)";
-	f.ylabel = h_ylabel(d, tt);
+	f.ylabel = html_ylabel(d, tt);
 	struct strbuf cap = STRBUF_INIT, sn = STRBUF_INIT;
 	sb_adds(&cap, "Mean ");
-	h_text(&cap, rd_str(d, top->metric));
+	html_text(&cap, rd_str(d, top->metric));
 	sb_adds(&cap, " against the partition's position, a line per step:");
 	int style = 0;
 	for (size_t fi = 0; fi < d->nfindings; fi++) {
@@ -88,7 +88,7 @@ static int position_lead_figure(struct hctx *c, struct rdata *d, const struct rd
 		if (!same)
 			continue;
 		sb_reset(&sn);
-		h_step_title(&sn, t);
+		html_step_title(&sn, t);
 		sb_addf(&sn, " %s", rd_str(d, t->headline));
 		struct fig_series *s = fig_add_series(&f, rd_strdup(d, sn.buf), style++);
 		for (size_t i = t->first_group; i < t->first_group + t->ngroups; i++) {
@@ -106,7 +106,7 @@ static int position_lead_figure(struct hctx *c, struct rdata *d, const struct rd
 		sb_adds(&cap, " MB/s = 10<sup>6</sup> bytes per second.");
 	int drawn = style > 0;
 	if (drawn)
-		h_figure(c, &f, "findings-position", cap.buf);
+		html_figure(c, &f, "findings-position", cap.buf);
 	fig_release(&f);
 	sb_release(&cap);
 	sb_release(&sn);
@@ -123,15 +123,15 @@ static void lead_figure(struct hctx *c, struct rdata *d)
 	struct figure f;
 	struct strbuf cap = STRBUF_INIT, name = STRBUF_INIT;
 	sb_adds(&name, "findings-");
-	if (h_step_figure(d, top->tmpl, &f, &cap, &name) == 0) {
-		h_figure(c, &f, name.buf, cap.buf);
+	if (html_step_figure(d, top->tmpl, &f, &cap, &name) == 0) {
+		html_figure(c, &f, name.buf, cap.buf);
 		fig_release(&f);
 	}
 	sb_release(&cap);
 	sb_release(&name);
 }
 
-/* The seed articles' table: every volume as % of the baseline, per step. */
+/* The source articles' table: every volume as % of the baseline, per step. */
 static void baseline_table(struct strbuf *h, const struct rdata *d)
 {
 	if (d->base_kind == RD_BASE_NONE)
@@ -155,14 +155,14 @@ static void baseline_table(struct strbuf *h, const struct rdata *d)
 	if (!nc)
 		return;
 	sb_adds(h, "<h3>Difference from ");
-	h_text(h, d->baseline);
+	html_text(h, d->baseline);
 	sb_adds(h, " (percent of its mean; 95% interval)</h3>\n<div class=\"wrap\"><table>\n<thead><tr><th>step</th>");
 	for (size_t k = 0; k < nc; k++) {
 		sb_adds(h, "<th class=\"num\">");
-		h_text(h, cv[k]);
+		html_text(h, cv[k]);
 		if (d->nlayouts > 1 && *cl[k]) {
 			sb_adds(h, "<br><span class=\"small\">");
-			h_text(h, cl[k]);
+			html_text(h, cl[k]);
 			sb_adds(h, "</span>");
 		}
 		sb_adds(h, "</th>");
@@ -178,9 +178,9 @@ static void baseline_table(struct strbuf *h, const struct rdata *d)
 		if (!any)
 			continue;
 		sb_adds(h, "<tr><td>");
-		h_step_title(h, t);
+		html_step_title(h, t);
 		sb_adds(h, " <span class=\"small\">");
-		h_text(h, rd_str(d, t->headline));
+		html_text(h, rd_str(d, t->headline));
 		sb_adds(h, "</span></td>");
 		for (size_t k = 0; k < nc; k++) {
 			const struct rd_group *g = NULL;
@@ -193,9 +193,9 @@ static void baseline_table(struct strbuf *h, const struct rdata *d)
 			sb_adds(h, "<td class=\"num\">");
 			if (g) {
 				sb_adds(h, "<b>");
-				h_pct(h, g->diff.diff_pct);
+				html_pct(h, g->diff.diff_pct);
 				sb_adds(h, "</b><br><span class=\"small\">");
-				h_diff_ci(h, g->diff.ci_low, g->diff.ci_high, g->s.n, d->groups[g->base].s.n);
+				html_diff_ci(h, g->diff.ci_low, g->diff.ci_high, g->s.n, d->groups[g->base].s.n);
 				sb_adds(h, "</span>");
 			}
 			sb_adds(h, "</td>");
@@ -220,7 +220,7 @@ void html_findings(struct hctx *c, struct rdata *d)
 		const struct rd_finding *f = &d->findings[i];
 		sb_adds(h, "<li>");
 		row_head(h, d, f);
-		h_text(h, f->sentence);
+		html_text(h, f->sentence);
 		verdict(h, f);
 		sb_adds(h, "</li>\n");
 	}

@@ -23,29 +23,29 @@ struct hctx {
 
 /* Text escaped for HTML; invalid UTF-8 and control characters (other than
  * tab and newline) become U+FFFD, so any command output is a valid page. */
-void h_text(struct strbuf *h, const char *s);
-void h_textn(struct strbuf *h, const char *s, size_t n);
+void html_text(struct strbuf *h, const char *s);
+void html_textn(struct strbuf *h, const char *s, size_t n);
 /* A number for people: 4 significant digits, thousands grouped with
  * commas, no exponent between 0.001 and 10^15; NaN as an en dash. */
-void h_num(struct strbuf *h, double v);
+void html_num(struct strbuf *h, double v);
 /* A signed percentage: "+4.7%", "−20.5%" (U+2212). */
-void h_pct(struct strbuf *h, double v);
+void html_pct(struct strbuf *h, double v);
 /* A p-value as a clause: "p &lt; 0.001", "p = 0.0098", "p = 0.395"; NaN
  * as "no p-value". */
-void h_p_clause(struct strbuf *h, double p);
+void html_p_clause(struct strbuf *h, double p);
 /* The value alone, for a table column headed p: "&lt; 0.001", "0.0098";
  * NaN as "n/a". */
-void h_p_value(struct strbuf *h, double p);
+void html_p_value(struct strbuf *h, double p);
 /* "95% CI a to b" of a percentage difference, or why there is none. */
-void h_diff_ci(struct strbuf *h, double lo, double hi, size_t nx, size_t nb);
+void html_diff_ci(struct strbuf *h, double lo, double hi, size_t nx, size_t nb);
 /* A unit for display ("us" -> "µs"). */
-const char *h_unit(const char *unit);
+const char *html_unit(const char *unit);
 /* Bytes as "1.0 TB" (decimal) with the exact count in a title attribute. */
-void h_bytes(struct strbuf *h, double bytes);
+void html_bytes(struct strbuf *h, double bytes);
 
 /* The document's start (doctype, meta, inline CSS) and end. */
-void h_begin(struct strbuf *h, const char *title);
-void h_end(struct strbuf *h);
+void html_begin(struct strbuf *h, const char *title);
+void html_end(struct strbuf *h);
 
 /*
  * Put figure f in the page: the SVG inline (its ids prefixed, so several
@@ -55,22 +55,19 @@ void h_end(struct strbuf *h);
  * [A-Za-z0-9._-]. A caller whose figure has yzero adds "whiskers clipped
  * at 0" to the caption when fig_clipped(f) says so.
  */
-void h_figure(struct hctx *c, const struct figure *f, const char *name, const char *caption_html);
+void html_figure(struct hctx *c, const struct figure *f, const char *name, const char *caption_html);
 
 /* HTML as plain text appended to out: tags dropped (<br> a space, digits
  * in <sup> as superscript digits), entities decoded. */
-void h_plain(struct strbuf *out, const char *html);
-
-/* A file-name-safe copy of s appended to sb. */
-void h_safe_name(struct strbuf *sb, const char *s);
+void html_plain(struct strbuf *out, const char *html);
 
 /* Style index of a volume name / a layout (stable across a page): volume
  * names (else layouts) in order of first appearance, so up to FIG_NSTYLES
  * of them differ. */
-int h_style_of(const struct rdata *d, const char *volume, const char *layout);
+int html_style_of(const struct rdata *d, const char *volume, const char *layout);
 /* Style of a (volume, layout) pair, for figures whose series are pairs:
  * the pairs in order of first appearance. */
-int h_pair_style(const struct rdata *d, const char *volume, const char *layout);
+int html_pair_style(const struct rdata *d, const char *volume, const char *layout);
 
 /* Sections (html_step.c). */
 void html_steps(struct hctx *c, struct rdata *d);
@@ -79,17 +76,15 @@ void html_order(struct hctx *c, struct rdata *d);
  * table (html_findings.c). */
 void html_findings(struct hctx *c, struct rdata *d);
 /* "step 1 write" */
-void h_step_title(struct strbuf *h, const struct rd_template *t);
+void html_step_title(struct strbuf *h, const struct rd_template *t);
 /* The y label of a template's headline metric, with its unit (arena text). */
-const char *h_ylabel(struct rdata *d, const struct rd_template *t);
+const char *html_ylabel(struct rdata *d, const struct rd_template *t);
 /* Build step ti's main figure (the kind its findings call for: lines
  * against cycle, sweep level reached, position; an interaction plot for a
  * crossed design; else bars) with its caption (HTML) and file name. 0, or
  * -1 when the step has no headline group (nothing built). The caller
  * releases f. */
-int h_step_figure(struct rdata *d, uint32_t ti, struct figure *f, struct strbuf *cap,
+int html_step_figure(struct rdata *d, uint32_t ti, struct figure *f, struct strbuf *cap,
 		  struct strbuf *name);
-/* The label of a group: volume, with layout and cycle/sweep when they vary. */
-void h_group_label(struct strbuf *h, const struct rdata *d, const struct rd_group *g, int with_layout);
 
 #endif

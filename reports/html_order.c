@@ -62,7 +62,7 @@ static void drift_figure(struct hctx *c, struct rdata *d)
 			if (!strcmp(f.series[j].name, g->volume))
 				s = &f.series[j];
 		if (!s)
-			s = fig_add_series(&f, g->volume, h_style_of(d, g->volume, g->layout));
+			s = fig_add_series(&f, g->volume, html_style_of(d, g->volume, g->layout));
 		for (size_t j = 0; j < g->n; j++, k++) {
 			if (k % stride)
 				continue;
@@ -79,7 +79,7 @@ static void drift_figure(struct hctx *c, struct rdata *d)
 			left_out == 1 ? "" : "s", MIN_DRIFT_POINTS, left_out == 1 ? "is" : "are");
 	if (stride > 1)
 		sb_addf(&cap, " Every %zu<sup>th</sup> of %zu results is drawn.", stride, total);
-	h_figure(c, &f, "drift", cap.buf);
+	html_figure(c, &f, "drift", cap.buf);
 	fig_release(&f);
 	sb_release(&cap);
 }
@@ -113,13 +113,13 @@ void html_order(struct hctx *c, struct rdata *d)
 				sb_addf(h, "<tr><td class=\"num\">%u</td>", c0->seq);
 			if (d->nlayouts > 1) {
 				sb_adds(h, "<td>");
-				h_text(h, c0->layout);
+				html_text(h, c0->layout);
 				sb_adds(h, "</td>");
 			}
 			sb_addf(h, "<td class=\"num\">%u</td><td>", c0->rep);
-			h_text(h, c0->step);
+			html_text(h, c0->step);
 			sb_adds(h, "</td><td>");
-			h_text(h, c0->module);
+			html_text(h, c0->module);
 			sb_adds(h, "</td><td>");
 			for (size_t k = i; k < j; k++) {
 				if (k > i)
@@ -127,15 +127,15 @@ void html_order(struct hctx *c, struct rdata *d)
 				int bad = strcmp(d->cells[k].status, "done") != 0;
 				if (bad)
 					sb_adds(h, "<span class=\"yes\">");
-				h_text(h, d->vols[d->cells[k].vol].name);
+				html_text(h, d->vols[d->cells[k].vol].name);
 				if (bad) {
 					sb_adds(h, " (");
-					h_text(h, d->cells[k].status);
+					html_text(h, d->cells[k].status);
 					sb_adds(h, ")</span>");
 				}
 			}
 			sb_adds(h, "</td><td class=\"small\">");
-			h_text(h, c0->start_utc);
+			html_text(h, c0->start_utc);
 			sb_adds(h, "</td></tr>\n");
 		}
 		i = j;

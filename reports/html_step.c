@@ -37,40 +37,23 @@ static int fs_differs(const struct rd_group *g)
 	return g->fs && strcasecmp(g->fs, g->volume) && strcmp(g->fs, "unknown");
 }
 
-void h_group_label(struct strbuf *h, const struct rdata *d, const struct rd_group *g, int with_layout)
-{
-	h_text(h, g->volume);
-	if (with_layout && d->nlayouts > 1 && *g->layout) {
-		sb_adds(h, " in ");
-		h_text(h, g->layout);
-	}
-	if (g->cycle)
-		sb_addf(h, ", cycle %u", g->cycle);
-	if (g->sweep_var) {
-		sb_adds(h, ", ");
-		h_text(h, g->sweep_var);
-		sb_adds(h, " ");
-		h_text(h, g->sweep_value);
-	}
-}
-
 static void metric_text(struct strbuf *h, const struct rdata *d, const struct rd_group *g)
 {
-	h_text(h, rd_str(d, g->metric));
-	const char *u = h_unit(rd_str(d, g->unit));
+	html_text(h, rd_str(d, g->metric));
+	const char *u = html_unit(rd_str(d, g->unit));
 	if (*u) {
 		sb_adds(h, " (");
-		h_text(h, u);
+		html_text(h, u);
 		sb_adds(h, ")");
 	}
 }
 
-void h_step_title(struct strbuf *h, const struct rd_template *t)
+void html_step_title(struct strbuf *h, const struct rd_template *t)
 {
 	sb_adds(h, "step ");
-	h_text(h, t->path);
+	html_text(h, t->path);
 	sb_adds(h, " ");
-	h_text(h, t->module);
+	html_text(h, t->module);
 }
 
 /* --- a step's figure --- */
@@ -112,13 +95,13 @@ static int has_finding(const struct rdata *d, uint32_t ti, enum fnd_kind k, int 
 	return 0;
 }
 
-const char *h_ylabel(struct rdata *d, const struct rd_template *t)
+const char *html_ylabel(struct rdata *d, const struct rd_template *t)
 {
 	struct strbuf yl = STRBUF_INIT;
 	const char *unit = "";
 	for (size_t i = t->first_group; i < t->first_group + t->ngroups; i++)
 		if (d->groups[i].metric == t->headline) {
-			unit = h_unit(rd_str(d, d->groups[i].unit));
+			unit = html_unit(rd_str(d, d->groups[i].unit));
 			break;
 		}
 	sb_adds(&yl, rd_str(d, t->headline));
@@ -192,7 +175,7 @@ static void interaction_points(struct rdata *d, uint32_t ti, struct figure *f)
 	free(v);
 }
 
-int h_step_figure(struct rdata *d, uint32_t ti, struct figure *f, struct strbuf *cap,
+int html_step_figure(struct rdata *d, uint32_t ti, struct figure *f, struct strbuf *cap,
 		  struct strbuf *name)
 {
 	const struct rd_template *t = &d->tmpls[ti];
@@ -205,9 +188,9 @@ int h_step_figure(struct rdata *d, uint32_t ti, struct figure *f, struct strbuf 
 		return -1;
 	memset(f, 0, sizeof(*f));
 	struct strbuf xl = STRBUF_INIT;
-	f->ylabel = h_ylabel(d, t);
+	f->ylabel = html_ylabel(d, t);
 	f->yzero = 1;
-	const char *unit = h_unit(rd_str(d, first->unit));
+	const char *unit = html_unit(rd_str(d, first->unit));
 	int positions = 0, maxpos = 0;
 	for (size_t i = g0; i < g1; i++)
 		if (d->groups[i].metric == t->headline && d->groups[i].position > maxpos) {
@@ -246,7 +229,7 @@ int h_step_figure(struct rdata *d, uint32_t ti, struct figure *f, struct strbuf 
 			/* rd_strdup, not rd_intern: the JSON writer may be reading
 			 * the intern table in another thread. */
 			if (!s)
-				s = fig_add_series(f, rd_strdup(d, sn.buf), h_pair_style(d, g->volume, g->layout));
+				s = fig_add_series(f, rd_strdup(d, sn.buf), html_pair_style(d, g->volume, g->layout));
 			sb_release(&sn);
 			double x = t->inner == 'c' ? g->cycle : reached ? g->reached : g->sweep_num;
 			fig_add_point(s, x, g->s.mean, g->s.ci_low, g->s.ci_high);
@@ -273,7 +256,7 @@ int h_step_figure(struct rdata *d, uint32_t ti, struct figure *f, struct strbuf 
 			if (g->metric != t->headline)
 				continue;
 			const char *sname = *g->layout ? g->layout : "volumes";
-			struct fig_series *s = series_named(f, sname, h_style_of(d, NULL, g->layout));
+			struct fig_series *s = series_named(f, sname, html_style_of(d, NULL, g->layout));
 			fig_add_point(s, g->position, g->s.mean, g->s.ci_low, g->s.ci_high);
 		}
 	} else {
@@ -285,13 +268,13 @@ int h_step_figure(struct rdata *d, uint32_t ti, struct figure *f, struct strbuf 
 				continue;
 			fig_add_bar(f, d->nlayouts > 1 ? g->layout : NULL,
 				    t->inner == 's' ? g->sweep_value : g->volume, g->s.mean, g->s.ci_low,
-				    g->s.ci_high, h_style_of(d, g->volume, g->layout));
+				    g->s.ci_high, html_style_of(d, g->volume, g->layout));
 		}
 	}
 	sb_adds(cap, "Mean ");
-	h_text(cap, rd_str(d, t->headline));
+	html_text(cap, rd_str(d, t->headline));
 	sb_addf(cap, " of ");
-	h_step_title(cap, t);
+	html_step_title(cap, t);
 	sb_addf(cap, " %s", what);
 	if (f->kind == FIG_BARS && d->nlayouts > 1)
 		sb_adds(cap, ", grouped by layout");
@@ -312,8 +295,8 @@ static void step_figure(struct hctx *c, struct rdata *d, uint32_t ti)
 {
 	struct figure f;
 	struct strbuf cap = STRBUF_INIT, name = STRBUF_INIT;
-	if (h_step_figure(d, ti, &f, &cap, &name) == 0) {
-		h_figure(c, &f, name.buf, cap.buf);
+	if (html_step_figure(d, ti, &f, &cap, &name) == 0) {
+		html_figure(c, &f, name.buf, cap.buf);
 		fig_release(&f);
 	}
 	sb_release(&cap);
@@ -343,7 +326,7 @@ static void factor_head(struct strbuf *h, const struct rdata *d, const struct rd
 		sb_adds(h, "<th class=\"num\">cycle</th>");
 	if (t->inner == 's') {
 		sb_adds(h, "<th class=\"num\">");
-		h_text(h, t->sweep_var);
+		html_text(h, t->sweep_var);
 		sb_adds(h, "</th>");
 		if (any_reached(d, t))
 			sb_adds(h, "<th class=\"num\">reached</th><th class=\"num\">free space left</th>");
@@ -356,14 +339,14 @@ static void factor_cells(struct strbuf *h, const struct rdata *d, const struct r
 {
 	if (varies_layout(d)) {
 		sb_adds(h, "<td>");
-		h_text(h, g->layout);
+		html_text(h, g->layout);
 		sb_adds(h, "</td>");
 	}
 	if (t->inner == 'c')
 		sb_addf(h, "<td class=\"num\">%u</td>", g->cycle);
 	if (t->inner == 's') {
 		sb_adds(h, "<td class=\"num\">");
-		h_text(h, g->sweep_value);
+		html_text(h, g->sweep_value);
 		sb_adds(h, "</td>");
 		if (any_reached(d, t)) {
 			/* What the fill step actually reached: a level asked for
@@ -375,17 +358,17 @@ static void factor_cells(struct strbuf *h, const struct rdata *d, const struct r
 				sb_adds(h, "\xe2\x80\x93");
 			sb_adds(h, "</td><td class=\"num\">");
 			if (!isnan(g->reached_free))
-				h_bytes(h, g->reached_free);
+				html_bytes(h, g->reached_free);
 			else
 				sb_adds(h, "\xe2\x80\x93");
 			sb_adds(h, "</td>");
 		}
 	}
 	sb_adds(h, "<td>");
-	h_text(h, g->volume);
+	html_text(h, g->volume);
 	if (fs_differs(g)) {
 		sb_adds(h, " <span class=\"small\">");
-		h_text(h, g->fs);
+		html_text(h, g->fs);
 		sb_adds(h, "</span>");
 	}
 	sb_adds(h, "</td>");
@@ -394,7 +377,7 @@ static void factor_cells(struct strbuf *h, const struct rdata *d, const struct r
 static void num_td(struct strbuf *h, double v)
 {
 	sb_adds(h, "<td class=\"num\">");
-	h_num(h, v);
+	html_num(h, v);
 	sb_adds(h, "</td>");
 }
 
@@ -426,13 +409,13 @@ static void summary_table(struct strbuf *h, const struct rdata *d, const struct 
 		if (g->s.n < 2) {
 			sb_adds(h, "n/a (n = 1)");
 		} else {
-			h_num(h, g->s.ci_low);
+			html_num(h, g->s.ci_low);
 			sb_adds(h, " to ");
-			h_num(h, g->s.ci_high);
+			html_num(h, g->s.ci_high);
 		}
 		sb_addf(h, "</td><td class=\"num\">%s%zu%s</td><td class=\"small\">",
 			g->outliers ? "<span class=\"yes\">" : "", g->outliers, g->outliers ? "</span>" : "");
-		h_text(h, g->caches);
+		html_text(h, g->caches);
 		sb_adds(h, "</td></tr>\n");
 	}
 	sb_adds(h, "</tbody></table></div>\n");
@@ -446,7 +429,7 @@ static void diff_table(struct strbuf *h, const struct rdata *d, const struct rd_
 	if (!any)
 		return;
 	sb_adds(h, "<h3>Difference from the baseline, ");
-	h_text(h, d->baseline);
+	html_text(h, d->baseline);
 	sb_adds(h, "</h3>\n<div class=\"wrap\"><table>\n<thead><tr>");
 	factor_head(h, d, t);
 	sb_adds(h, "<th class=\"num\">mean</th><th class=\"num\">baseline mean</th>"
@@ -474,11 +457,11 @@ static void diff_table(struct strbuf *h, const struct rdata *d, const struct rd_
 			continue;
 		}
 		sb_adds(h, "<td class=\"num\"><b>");
-		h_pct(h, g->diff.diff_pct);
+		html_pct(h, g->diff.diff_pct);
 		sb_adds(h, "</b></td><td class=\"num\">");
-		h_diff_ci(h, g->diff.ci_low, g->diff.ci_high, g->s.n, b->s.n);
+		html_diff_ci(h, g->diff.ci_low, g->diff.ci_high, g->s.n, b->s.n);
 		sb_adds(h, "</td><td class=\"num\">");
-		h_p_value(h, g->diff.p);
+		html_p_value(h, g->diff.p);
 		sb_adds(h, "</td><td>");
 		if (isnan(g->diff.ci_low))
 			sb_adds(h, "<span class=\"no\">n/a</span>");
@@ -530,7 +513,7 @@ static void filesets(struct hctx *c, struct rdata *d, size_t ti)
 			sb_addf(&lab, " (step %s)", fs->step);
 		labels[li] = rd_strdup(d, lab.buf);
 		sb_release(&lab);
-		struct fig_series *s = fig_add_series(&f, labels[li++], h_pair_style(d, fs->volume, fs->layout));
+		struct fig_series *s = fig_add_series(&f, labels[li++], html_pair_style(d, fs->volume, fs->layout));
 		double xmin = INFINITY, xmax = 0;
 		for (size_t j = 0; j < fs->n; j++) {
 			const struct rd_file *fl = &d->files[d->forder[fs->first + j]];
@@ -554,13 +537,13 @@ static void filesets(struct hctx *c, struct rdata *d, size_t ti)
 	}
 	struct strbuf cap = STRBUF_INIT, name = STRBUF_INIT;
 	sb_adds(&cap, "Rate of every file of ");
-	h_step_title(&cap, t);
+	html_step_title(&cap, t);
 	sb_adds(&cap, " against its size, with the least-squares fit of time = overhead + size / rate "
 		      "drawn as a curve per volume.");
 	if (stride > 1)
 		sb_addf(&cap, " Every %zu<sup>th</sup> of %zu files is drawn; the fit uses all.", stride, total);
 	sb_addf(&name, "step-%s-%s-files", t->path, t->module);
-	h_figure(c, &f, name.buf, cap.buf);
+	html_figure(c, &f, name.buf, cap.buf);
 	fig_release(&f);
 	free(labels);
 	sb_release(&names);
@@ -580,13 +563,13 @@ static void filesets(struct hctx *c, struct rdata *d, size_t ti)
 		sb_adds(h, "<tr>");
 		if (d->nlayouts > 1) {
 			sb_adds(h, "<td>");
-			h_text(h, fs->layout);
+			html_text(h, fs->layout);
 			sb_adds(h, "</td>");
 		}
 		sb_adds(h, "<td>");
-		h_text(h, fs->step);
+		html_text(h, fs->step);
 		sb_adds(h, "</td><td>");
-		h_text(h, fs->volume);
+		html_text(h, fs->volume);
 		sb_addf(h, "</td><td class=\"num\">%zu</td>", fs->n);
 		num_td(h, fs->rate_mbs);
 		num_td(h, fs->overhead_s * 1e3);
@@ -636,17 +619,17 @@ static void drift_outliers(struct strbuf *h, const struct rdata *d, const struct
 			sb_adds(h, "<tr>");
 			factor_cells(h, d, t, g);
 			sb_adds(h, "<td>");
-			h_text(h, rd_str(d, g->metric));
+			html_text(h, rd_str(d, g->metric));
 			sb_addf(h, "</td><td class=\"num\">%zu</td>", g->s.n);
 			num_td(h, g->drift.slope);
 			sb_adds(h, "<td class=\"num\">");
-			h_num(h, g->drift.ci_low);
+			html_num(h, g->drift.ci_low);
 			sb_adds(h, " to ");
-			h_num(h, g->drift.ci_high);
+			html_num(h, g->drift.ci_high);
 			sb_adds(h, "</td><td class=\"num\">");
 			uint32_t s0 = d->cells[d->samples[d->order[g->first]].cell].seq;
 			uint32_t s1 = d->cells[d->samples[d->order[g->first + g->n - 1]].cell].seq;
-			h_pct(h, g->s.mean != 0 ? 100 * g->drift.slope * (s1 - s0) / g->s.mean : NAN);
+			html_pct(h, g->s.mean != 0 ? 100 * g->drift.slope * (s1 - s0) / g->s.mean : NAN);
 			sb_adds(h, "</td></tr>\n");
 		}
 		sb_adds(h, "</tbody></table></div>\n");
@@ -669,17 +652,17 @@ static void drift_outliers(struct strbuf *h, const struct rdata *d, const struct
 					continue;
 				const struct rd_cell *cl = &d->cells[d->samples[si].cell];
 				sb_addf(h, "<tr><td class=\"num\">%u</td><td class=\"num\">%u</td><td>", cl->seq, cl->rep);
-				h_text(h, cl->step);
+				html_text(h, cl->step);
 				sb_adds(h, "</td>");
 				if (d->nlayouts > 1) {
 					sb_adds(h, "<td>");
-					h_text(h, g->layout);
+					html_text(h, g->layout);
 					sb_adds(h, "</td>");
 				}
 				sb_adds(h, "<td>");
-				h_text(h, g->volume);
+				html_text(h, g->volume);
 				sb_adds(h, "</td><td>");
-				h_text(h, rd_str(d, g->metric));
+				html_text(h, rd_str(d, g->metric));
 				sb_adds(h, "</td>");
 				num_td(h, d->samples[si].value);
 				num_td(h, g->s.median);
@@ -733,9 +716,9 @@ static void module_notes(struct strbuf *h, const struct rdata *d, size_t ti)
 		   "<th>value</th><th class=\"num\">cells</th></tr></thead>\n<tbody>\n");
 	for (size_t k = 0; k < n; k++) {
 		sb_adds(h, "<tr><td>");
-		h_text(h, keys[k]);
+		html_text(h, keys[k]);
 		sb_adds(h, "</td><td>");
-		h_text(h, vals[k]);
+		html_text(h, vals[k]);
 		sb_addf(h, "</td><td class=\"num\">%zu</td></tr>\n", counts[k]);
 	}
 	sb_adds(h, "</tbody></table>\n");
@@ -756,12 +739,12 @@ static void failed_cells(struct strbuf *h, const struct rdata *d, size_t ti)
 		if (n > 20)
 			continue;
 		sb_addf(h, "<li>seq %u (rep %u, step %s, volume ", c->seq, c->rep, c->step);
-		h_text(h, d->vols[c->vol].name);
+		html_text(h, d->vols[c->vol].name);
 		sb_adds(h, "): ");
-		h_text(h, c->status);
+		html_text(h, c->status);
 		if (c->error) {
 			sb_adds(h, " &mdash; ");
-			h_text(h, c->error);
+			html_text(h, c->error);
 		}
 		sb_adds(h, "</li>\n");
 	}
@@ -777,13 +760,13 @@ void html_steps(struct hctx *c, struct rdata *d)
 	for (size_t ti = 0; ti < d->ntmpls; ti++) {
 		const struct rd_template *t = &d->tmpls[ti];
 		sb_addf(h, "<h2 id=\"step-%s\">Step ", t->path);
-		h_text(h, t->path);
+		html_text(h, t->path);
 		sb_adds(h, ": ");
-		h_text(h, t->module);
+		html_text(h, t->module);
 		sb_adds(h, "</h2>\n");
 		if (t->plan_line) {
 			sb_adds(h, "<p><code>");
-			h_text(h, t->plan_line);
+			html_text(h, t->plan_line);
 			sb_adds(h, "</code></p>\n");
 		}
 		failed_cells(h, d, ti);
@@ -820,7 +803,7 @@ void html_steps(struct hctx *c, struct rdata *d)
 			for (size_t k = 0; k < nseen; k++) {
 				if (k)
 					sb_adds(h, ", ");
-				h_text(h, rd_str(d, seen[k]));
+				html_text(h, rd_str(d, seen[k]));
 			}
 			sb_adds(h, "</summary>\n");
 			for (size_t k = 0; k < nseen; k++) {

@@ -19,7 +19,7 @@
 #include "reports/report_out.h"
 #include "rig/util/xalloc.h"
 
-void h_textn(struct strbuf *h, const char *s, size_t len)
+void html_textn(struct strbuf *h, const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s, *end = p + len;
 	while (p < end) {
@@ -53,10 +53,10 @@ void h_textn(struct strbuf *h, const char *s, size_t len)
 	}
 }
 
-void h_text(struct strbuf *h, const char *s)
+void html_text(struct strbuf *h, const char *s)
 {
 	if (s)
-		h_textn(h, s, strlen(s));
+		html_textn(h, s, strlen(s));
 }
 
 static void grouped_int(struct strbuf *h, double v)
@@ -73,7 +73,7 @@ static void grouped_int(struct strbuf *h, double v)
 	}
 }
 
-void h_num(struct strbuf *h, double v)
+void html_num(struct strbuf *h, double v)
 {
 	if (isnan(v)) {
 		sb_adds(h, "\xe2\x80\x93");
@@ -95,7 +95,7 @@ void h_num(struct strbuf *h, double v)
 	sb_adds(h, buf);
 }
 
-void h_pct(struct strbuf *h, double v)
+void html_pct(struct strbuf *h, double v)
 {
 	if (isnan(v)) {
 		sb_adds(h, "\xe2\x80\x93");
@@ -112,7 +112,7 @@ void h_pct(struct strbuf *h, double v)
 	}
 }
 
-void h_p_value(struct strbuf *h, double p)
+void html_p_value(struct strbuf *h, double p)
 {
 	if (isnan(p)) {
 		sb_adds(h, "n/a");
@@ -127,17 +127,17 @@ void h_p_value(struct strbuf *h, double p)
 	sb_adds(h, buf);
 }
 
-void h_p_clause(struct strbuf *h, double p)
+void html_p_clause(struct strbuf *h, double p)
 {
 	if (isnan(p)) {
 		sb_adds(h, "no p-value");
 		return;
 	}
 	sb_adds(h, p < 0.001 ? "p " : "p = ");
-	h_p_value(h, p);
+	html_p_value(h, p);
 }
 
-void h_diff_ci(struct strbuf *h, double lo, double hi, size_t nx, size_t nb)
+void html_diff_ci(struct strbuf *h, double lo, double hi, size_t nx, size_t nb)
 {
 	if (nx < 2 || nb < 2) {
 		sb_adds(h, "no interval (n = 1)");
@@ -147,12 +147,12 @@ void h_diff_ci(struct strbuf *h, double lo, double hi, size_t nx, size_t nb)
 		sb_adds(h, "unbounded");
 		return;
 	}
-	h_pct(h, lo);
+	html_pct(h, lo);
 	sb_adds(h, " to ");
-	h_pct(h, hi);
+	html_pct(h, hi);
 }
 
-const char *h_unit(const char *unit)
+const char *html_unit(const char *unit)
 {
 	if (!unit)
 		return "";
@@ -163,7 +163,7 @@ const char *h_unit(const char *unit)
 	return unit;
 }
 
-void h_bytes(struct strbuf *h, double bytes)
+void html_bytes(struct strbuf *h, double bytes)
 {
 	const char *units[] = { "B", "kB", "MB", "GB", "TB", "PB", "EB" };
 	double v = bytes;
@@ -179,7 +179,8 @@ void h_bytes(struct strbuf *h, double bytes)
 	sb_adds(h, "</span>");
 }
 
-void h_safe_name(struct strbuf *sb, const char *s)
+/* A file-name-safe copy of s appended to sb. */
+static void html_safe_name(struct strbuf *sb, const char *s)
 {
 	for (; *s; s++) {
 		char c = *s;
@@ -189,7 +190,7 @@ void h_safe_name(struct strbuf *sb, const char *s)
 	}
 }
 
-int h_style_of(const struct rdata *d, const char *volume, const char *layout)
+int html_style_of(const struct rdata *d, const char *volume, const char *layout)
 {
 	/* Volumes in order of their first appearance by name; layouts only when
 	 * there is no volume. Pointer comparisons: the strings are interned. */
@@ -222,7 +223,7 @@ int h_style_of(const struct rdata *d, const char *volume, const char *layout)
 	return 0;
 }
 
-int h_pair_style(const struct rdata *d, const char *volume, const char *layout)
+int html_pair_style(const struct rdata *d, const char *volume, const char *layout)
 {
 	/* The (volume, layout) pairs in order of first appearance, so up to
 	 * FIG_NSTYLES pairs differ. */
@@ -238,7 +239,7 @@ int h_pair_style(const struct rdata *d, const char *volume, const char *layout)
 			return k % FIG_NSTYLES;
 		k++;
 	}
-	return h_style_of(d, volume, layout);
+	return html_style_of(d, volume, layout);
 }
 
 static const char css[] =
@@ -282,18 +283,18 @@ static const char css[] =
 	".small{font-size:.85rem;color:#555}"
 	"@media print{main{max-width:none;padding:0}figure{break-inside:avoid}}";
 
-void h_begin(struct strbuf *h, const char *title)
+void html_begin(struct strbuf *h, const char *title)
 {
 	sb_adds(h, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 		   "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 		   "<meta name=\"generator\" content=\"rig " RIG_VERSION "\">\n<title>");
-	h_text(h, title);
+	html_text(h, title);
 	sb_adds(h, "</title>\n<style>");
 	sb_adds(h, css);
 	sb_adds(h, "</style>\n</head>\n<body>\n<main>\n");
 }
 
-void h_end(struct strbuf *h)
+void html_end(struct strbuf *h)
 {
 	sb_adds(h, "</main>\n</body>\n</html>\n");
 }
@@ -383,7 +384,7 @@ static const struct {
 static const unsigned sup_digit[10] = { 0x2070, 0xb9, 0xb2, 0xb3, 0x2074,
 					0x2075, 0x2076, 0x2077, 0x2078, 0x2079 };
 
-void h_plain(struct strbuf *out, const char *html)
+void html_plain(struct strbuf *out, const char *html)
 {
 	int sup = 0;
 	for (const char *p = html; *p;) {
@@ -432,11 +433,11 @@ void h_plain(struct strbuf *out, const char *html)
 	}
 }
 
-void h_figure(struct hctx *c, const struct figure *f, const char *name, const char *caption_html)
+void html_figure(struct hctx *c, const struct figure *f, const char *name, const char *caption_html)
 {
 	int id = ++c->nfig;
 	struct strbuf svg = STRBUF_INIT, base = STRBUF_INIT;
-	h_safe_name(&base, name);
+	html_safe_name(&base, name);
 	sb_addf(c->h, "<figure id=\"fig-%d\" class=\"fig-%s\">\n", id,
 		fig_size_of(f) == FIG_SINGLE ? "single" : "double");
 	int rc = fig_svg(f, &svg);
@@ -450,7 +451,7 @@ void h_figure(struct hctx *c, const struct figure *f, const char *name, const ch
 		sb_adds(c->h, " <span class=\"small\">(");
 		for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k += 2) {
 			sb_adds(c->h, k ? ", <a href=\"figures/" : "<a href=\"figures/");
-			h_text(c->h, base.buf);
+			html_text(c->h, base.buf);
 			sb_addf(c->h, ".%s\">%s</a>", kinds[k], kinds[k + 1]);
 		}
 		sb_adds(c->h, ")</span>");
@@ -462,7 +463,7 @@ void h_figure(struct hctx *c, const struct figure *f, const char *name, const ch
 		sb_reset(&bytes);
 		write_fig_file(c, base.buf, "png", fig_png(f, &bytes), &bytes);
 		sb_reset(&bytes);
-		h_plain(&bytes, caption_html);
+		html_plain(&bytes, caption_html);
 		sb_addch(&bytes, '\n');
 		write_fig_file(c, base.buf, "txt", 0, &bytes);
 		sb_release(&bytes);

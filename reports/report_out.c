@@ -77,15 +77,6 @@ int rout_commit(struct rout *o, struct strbuf *err)
 	return -e;
 }
 
-void rout_abort(struct rout *o)
-{
-	if (o->f) {
-		fclose(o->f);
-		unlink(o->tmp.buf);
-	}
-	release(o);
-}
-
 int rout_write_file(const char *path, const void *data, size_t len, struct strbuf *err)
 {
 	struct rout o;

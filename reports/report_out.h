@@ -29,8 +29,6 @@ void rout_flush_some(struct rout *o);
 /* Write the rest, sync, rename over path. 0, or -errno with the reason in
  * err (the temporary file is removed). Releases o either way. */
 int rout_commit(struct rout *o, struct strbuf *err);
-/* Give up: remove the temporary file, release o. */
-void rout_abort(struct rout *o);
 
 /* The whole of data as path, crash-safely. */
 int rout_write_file(const char *path, const void *data, size_t len, struct strbuf *err);

@@ -10,7 +10,7 @@
  *
  * Baselines (report.baseline): a volume name compares every volume of a
  * layout with that volume in the same layout, step path and metric (the
- * seed articles' "% of APFS", per layout); a layout name compares every
+ * source articles' "% of APFS", per layout); a layout name compares every
  * volume with the same volume of the baseline layout. Drift is the slope of
  * a group's values along the sequence (so across repetitions): a group
  * whose values change with the cycle or sweep value is compared only with
@@ -120,7 +120,7 @@ static int cmp_tmpl(const void *a, const void *b)
 			   ((const struct rd_template *)b)->path);
 }
 
-/* Build the templates; tmpl_of[step string id] = template index. */
+/* Build the templates; tid[step string id] = template index. */
 static void build_templates(struct rdata *d)
 {
 	uint32_t n0 = d->nstrs;

@@ -38,9 +38,10 @@
  * fits the means of the groups of equal x, weighted by their counts (the
  * same coefficients as the fit to every point; the residual sum adds the
  * spread within the groups), so a series of many repetitions at a few x
- * costs a few small fits. The search is O(m^2) in m distinct x: 1,000 take
- * 30 ms, 10,000 about 2 s (-O2). Rejected: updating sums of squares from
- * knot to knot, O(m) in all but with the cancellation QR avoids.
+ * costs a few small fits. The search is O(m^2) in m distinct x: it takes
+ * seconds only from about ten thousand distinct x (bench/README.md has the
+ * times). Rejected: updating sums of squares from knot to knot,
+ * O(m) in all but with the cancellation QR avoids.
  */
 #include "model.h"
 

@@ -164,6 +164,6 @@ int params_bind(const struct rig_module *m, const struct pval *vals,
 		const struct binding *b, void *args, struct diag *d, struct mark at);
 void params_free(const struct rig_module *m, void *args);
 /* Describe a parameter's type for help and errors: "size (e.g. 4K, 1MB)". */
-const char *param_type_name(enum param_type t);
+const char *params_type_name(enum param_type t);
 
 #endif

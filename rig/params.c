@@ -23,7 +23,7 @@ struct src {
 	const char *via;    /* the sweep variable it came through, or NULL */
 };
 
-const char *param_type_name(enum param_type t)
+const char *params_type_name(enum param_type t)
 {
 	switch (t) {
 	case PT_UINT: return "whole number";
@@ -261,7 +261,7 @@ static int bind_scalar(struct diag *d, const struct src *s, const char *text, ch
 		if (check_bounds(d, s, text, (double)v.lo) ||
 		    check_bounds(d, s, text, (double)v.hi))
 			return 1;
-		size_dist_release(dist);
+		units_dist_release(dist);
 		*dist = v;
 		return 0;
 	}
@@ -295,7 +295,7 @@ static int bind_list(struct diag *d, const struct src *s, const char *const *ite
 		size_t bad = 0;
 		const char *why = NULL;
 		struct size_dist v;
-		if (size_dist_list(items, n, &v, &bad, &why)) {
+		if (units_dist_list(items, n, &v, &bad, &why)) {
 			is.mark = marks[bad];
 			is.via = vias[bad];
 			invalid(d, &is, items[bad], why);
@@ -308,11 +308,11 @@ static int bind_list(struct diag *d, const struct src *s, const char *const *ite
 			errs += check_bounds(d, &is, items[i], (double)v.list[i]);
 		}
 		if (errs) {
-			size_dist_release(&v);
+			units_dist_release(&v);
 			return errs;
 		}
 		struct size_dist *dist = (struct size_dist *)(void *)f;
-		size_dist_release(dist);
+		units_dist_release(dist);
 		*dist = v;
 		return 0;
 	}
@@ -365,7 +365,7 @@ static int bind_list(struct diag *d, const struct src *s, const char *const *ite
 	}
 	struct strbuf sb = STRBUF_INIT;
 	sb_addf(&sb, "'%s' in step '%s' takes one %s, not a list", p->name, s->m->name,
-		param_type_name(p->type));
+		params_type_name(p->type));
 	diag_error(d, whole, "%s", sb.buf);
 	sb_release(&sb);
 	return 1;
@@ -499,7 +499,7 @@ int params_bind(const struct rig_module *m, const struct pval *vals,
 			bind_default(m, p, f, d, at);
 		else if (p->required)
 			diag_error(d, at, "step '%s' needs parameter '%s' (%s)", m->name, p->name,
-				   p->help ? p->help : param_type_name(p->type));
+				   p->help ? p->help : params_type_name(p->type));
 		else if (p->type == PT_ENUMLIST)
 			all_choices(p, f);
 	}
@@ -514,7 +514,7 @@ void params_free(const struct rig_module *m, void *args)
 	for (const struct rig_param *p = m->params; p && p->name; p++) {
 		char *f = base + p->offset;
 		if (p->type == PT_DIST) {
-			size_dist_release((struct size_dist *)(void *)f);
+			units_dist_release((struct size_dist *)(void *)f);
 		} else if (p->type == PT_ENUMLIST) {
 			struct enum_list *l = (struct enum_list *)(void *)f;
 			free(l->items);

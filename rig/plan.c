@@ -26,7 +26,7 @@
 
 /* --- nodes --- */
 
-struct mark node_mark(const yaml_node_t *n)
+struct mark plan_node_mark(const yaml_node_t *n)
 {
 	struct mark m = { 0, 0, 0 };
 	if (!n)
@@ -42,12 +42,12 @@ struct mark node_mark(const yaml_node_t *n)
 	return m;
 }
 
-yaml_node_t *node_at(struct pctx *c, int id)
+yaml_node_t *plan_node_at(struct pctx *c, int id)
 {
 	return yaml_document_get_node(c->doc, id);
 }
 
-const char *node_kind(const yaml_node_t *n)
+const char *plan_node_kind(const yaml_node_t *n)
 {
 	switch (n->type) {
 	case YAML_MAPPING_NODE: return "a mapping";
@@ -56,27 +56,27 @@ const char *node_kind(const yaml_node_t *n)
 	}
 }
 
-const char *node_text(const yaml_node_t *n)
+const char *plan_node_text(const yaml_node_t *n)
 {
 	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
 }
 
-int node_is_null(const yaml_node_t *n)
+int plan_node_is_null(const yaml_node_t *n)
 {
 	if (!n || n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
 		return 0;
-	const char *s = node_text(n);
+	const char *s = plan_node_text(n);
 	return !*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") ||
 	       !strcmp(s, "NULL");
 }
 
-void join_choices(struct strbuf *sb, const char *const *choices)
+void plan_join_choices(struct strbuf *sb, const char *const *choices)
 {
 	for (size_t i = 0; choices[i]; i++)
 		sb_addf(sb, "%s%s", i ? ", " : "", choices[i]);
 }
 
-int name_ok(const char *s)
+int plan_name_ok(const char *s)
 {
 	size_t n = strlen(s);
 	if (n < 1 || n > 64)
@@ -92,13 +92,13 @@ int name_ok(const char *s)
 
 /* --- keys --- */
 
-int map_keys(struct pctx *c, yaml_node_t *map, struct key *keys, size_t nkeys,
+int plan_map_keys(struct pctx *c, yaml_node_t *map, struct key *keys, size_t nkeys,
 	     const char *where, const char *what)
 {
 	if (!map || map->type != YAML_MAPPING_NODE) {
 		if (map)
-			diag_error(c->d, node_mark(map), "expected a mapping for %s, not %s",
-				   what, node_is_null(map) ? "nothing" : node_kind(map));
+			diag_error(c->d, plan_node_mark(map), "expected a mapping for %s, not %s",
+				   what, plan_node_is_null(map) ? "nothing" : plan_node_kind(map));
 		return -1;
 	}
 	const char **names = xcalloc(nkeys + 1, sizeof(char *));
@@ -106,11 +106,11 @@ int map_keys(struct pctx *c, yaml_node_t *map, struct key *keys, size_t nkeys,
 		names[i] = keys[i].name;
 	for (yaml_node_pair_t *pr = map->data.mapping.pairs.start;
 	     pr < map->data.mapping.pairs.top; pr++) {
-		yaml_node_t *k = node_at(c, pr->key), *v = node_at(c, pr->value);
-		const char *name = node_text(k);
+		yaml_node_t *k = plan_node_at(c, pr->key), *v = plan_node_at(c, pr->value);
+		const char *name = plan_node_text(k);
 		if (!name) {
-			diag_error(c->d, node_mark(k), "keys must be plain names, not %s (%s)",
-				   node_kind(k), where);
+			diag_error(c->d, plan_node_mark(k), "keys must be plain names, not %s (%s)",
+				   plan_node_kind(k), where);
 			continue;
 		}
 		size_t i = 0;
@@ -119,15 +119,15 @@ int map_keys(struct pctx *c, yaml_node_t *map, struct key *keys, size_t nkeys,
 		if (i == nkeys) {
 			const char *near = diag_suggest(name, names, nkeys);
 			if (near)
-				diag_error(c->d, node_mark(k), "unknown key '%s' %s (did you mean '%s'?)",
+				diag_error(c->d, plan_node_mark(k), "unknown key '%s' %s (did you mean '%s'?)",
 					   name, where, near);
 			else
-				diag_error(c->d, node_mark(k), "unknown key '%s' %s", name, where);
+				diag_error(c->d, plan_node_mark(k), "unknown key '%s' %s", name, where);
 			continue;
 		}
 		if (keys[i].key) {
-			diag_error(c->d, node_mark(k), "duplicate key '%s' %s (first given at line %d)",
-				   name, where, node_mark(keys[i].key).line);
+			diag_error(c->d, plan_node_mark(k), "duplicate key '%s' %s (first given at line %d)",
+				   name, where, plan_node_mark(keys[i].key).line);
 			continue;
 		}
 		keys[i].key = k;
@@ -137,44 +137,44 @@ int map_keys(struct pctx *c, yaml_node_t *map, struct key *keys, size_t nkeys,
 	return 0;
 }
 
-int require_key(struct pctx *c, const struct key *k, yaml_node_t *map, const char *where)
+int plan_require_key(struct pctx *c, const struct key *k, yaml_node_t *map, const char *where)
 {
 	if (k->key)
 		return 1;
 	if (map && map->type == YAML_MAPPING_NODE)
-		diag_error(c->d, node_mark(map), "missing key '%s' %s", k->name, where);
+		diag_error(c->d, plan_node_mark(map), "missing key '%s' %s", k->name, where);
 	return 0;
 }
 
-const char *key_scalar(struct pctx *c, const struct key *k, const char *what)
+const char *plan_key_scalar(struct pctx *c, const struct key *k, const char *what)
 {
 	if (!k->key)
 		return NULL;
-	if (node_is_null(k->val)) {
-		diag_error(c->d, node_mark(k->key), "no value for '%s' (expected %s)", k->name, what);
+	if (plan_node_is_null(k->val)) {
+		diag_error(c->d, plan_node_mark(k->key), "no value for '%s' (expected %s)", k->name, what);
 		return NULL;
 	}
 	if (k->val->type != YAML_SCALAR_NODE) {
-		diag_error(c->d, node_mark(k->val), "expected %s for '%s', not %s", what, k->name,
-			   node_kind(k->val));
+		diag_error(c->d, plan_node_mark(k->val), "expected %s for '%s', not %s", what, k->name,
+			   plan_node_kind(k->val));
 		return NULL;
 	}
-	return node_text(k->val);
+	return plan_node_text(k->val);
 }
 
-int key_uint(struct pctx *c, const struct key *k, uint64_t min, uint64_t max, uint64_t *out)
+int plan_key_uint(struct pctx *c, const struct key *k, uint64_t min, uint64_t max, uint64_t *out)
 {
-	const char *s = key_scalar(c, k, "a whole number");
+	const char *s = plan_key_scalar(c, k, "a whole number");
 	const char *why;
 	uint64_t v;
 	if (!s)
 		return -1;
 	if (units_parse_uint(s, &v, &why)) {
-		diag_error(c->d, node_mark(k->val), "invalid number '%s' for '%s': %s", s, k->name, why);
+		diag_error(c->d, plan_node_mark(k->val), "invalid number '%s' for '%s': %s", s, k->name, why);
 		return -1;
 	}
 	if (v < min || v > max) {
-		diag_error(c->d, node_mark(k->val), "'%s' must be %s %llu (is %s)", k->name,
+		diag_error(c->d, plan_node_mark(k->val), "'%s' must be %s %llu (is %s)", k->name,
 			   v < min ? "at least" : "at most",
 			   (unsigned long long)(v < min ? min : max), s);
 		return -1;
@@ -183,9 +183,9 @@ int key_uint(struct pctx *c, const struct key *k, uint64_t min, uint64_t max, ui
 	return 0;
 }
 
-int key_bool(struct pctx *c, const struct key *k, int *out)
+int plan_key_bool(struct pctx *c, const struct key *k, int *out)
 {
-	const char *s = key_scalar(c, k, "true or false");
+	const char *s = plan_key_scalar(c, k, "true or false");
 	if (!s)
 		return -1;
 	if (!strcmp(s, "true") || !strcmp(s, "True") || !strcmp(s, "TRUE"))
@@ -193,16 +193,16 @@ int key_bool(struct pctx *c, const struct key *k, int *out)
 	else if (!strcmp(s, "false") || !strcmp(s, "False") || !strcmp(s, "FALSE"))
 		*out = 0;
 	else {
-		diag_error(c->d, node_mark(k->val), "invalid value '%s' for '%s': expected true or false",
+		diag_error(c->d, plan_node_mark(k->val), "invalid value '%s' for '%s': expected true or false",
 			   s, k->name);
 		return -1;
 	}
 	return 0;
 }
 
-int key_choice(struct pctx *c, const struct key *k, const char *const *choices, int *out)
+int plan_key_choice(struct pctx *c, const struct key *k, const char *const *choices, int *out)
 {
-	const char *s = key_scalar(c, k, "a name");
+	const char *s = plan_key_scalar(c, k, "a name");
 	size_t n = 0;
 	if (!s)
 		return -1;
@@ -212,29 +212,29 @@ int key_choice(struct pctx *c, const struct key *k, const char *const *choices, 
 			return 0;
 		}
 	struct strbuf sb = STRBUF_INIT;
-	join_choices(&sb, choices);
+	plan_join_choices(&sb, choices);
 	const char *near = diag_suggest(s, choices, n);
 	if (near)
-		diag_error(c->d, node_mark(k->val), "unknown value '%s' for '%s' (expected one of %s; "
+		diag_error(c->d, plan_node_mark(k->val), "unknown value '%s' for '%s' (expected one of %s; "
 			   "did you mean '%s'?)", s, k->name, sb.buf, near);
 	else
-		diag_error(c->d, node_mark(k->val), "unknown value '%s' for '%s' (expected one of %s)",
+		diag_error(c->d, plan_node_mark(k->val), "unknown value '%s' for '%s' (expected one of %s)",
 			   s, k->name, sb.buf);
 	sb_release(&sb);
 	return -1;
 }
 
-yaml_node_t *key_seq(struct pctx *c, const struct key *k, const char *what)
+yaml_node_t *plan_key_seq(struct pctx *c, const struct key *k, const char *what)
 {
 	if (!k->key)
 		return NULL;
-	if (node_is_null(k->val)) {
-		diag_error(c->d, node_mark(k->key), "no value for '%s' (expected %s)", k->name, what);
+	if (plan_node_is_null(k->val)) {
+		diag_error(c->d, plan_node_mark(k->key), "no value for '%s' (expected %s)", k->name, what);
 		return NULL;
 	}
 	if (k->val->type != YAML_SEQUENCE_NODE) {
-		diag_error(c->d, node_mark(k->val), "expected %s for '%s', not %s", what, k->name,
-			   node_kind(k->val));
+		diag_error(c->d, plan_node_mark(k->val), "expected %s for '%s', not %s", what, k->name,
+			   plan_node_kind(k->val));
 		return NULL;
 	}
 	return k->val;
@@ -246,14 +246,14 @@ static void parse_cache(struct pctx *c, const struct key *ck)
 {
 	struct key keys[] = { { "direct", 0, 0 }, { "flush", 0, 0 }, { "remount", 0, 0 } };
 	struct plan *p = c->p;
-	if (!ck->key || node_is_null(ck->val) ||
-	    map_keys(c, ck->val, keys, NKEYS(keys), "in cache", "'cache'"))
+	if (!ck->key || plan_node_is_null(ck->val) ||
+	    plan_map_keys(c, ck->val, keys, NKEYS(keys), "in cache", "'cache'"))
 		return;
-	key_bool(c, &keys[0], &p->cache.direct);
-	key_bool(c, &keys[1], &p->cache.flush);
-	key_bool(c, &keys[2], &p->cache.remount);
+	plan_key_bool(c, &keys[0], &p->cache.direct);
+	plan_key_bool(c, &keys[1], &p->cache.flush);
+	plan_key_bool(c, &keys[2], &p->cache.remount);
 	if (p->cache.remount && p->target.kind == TARGET_DIRS && keys[2].key)
-		diag_error(c->d, node_mark(keys[2].val), "'remount' needs an image or disk target: "
+		diag_error(c->d, plan_node_mark(keys[2].val), "'remount' needs an image or disk target: "
 			   "rig does not mount the directories of a dirs target");
 }
 
@@ -286,79 +286,79 @@ static void parse_root(struct pctx *c, yaml_node_t *root)
 	enum { K_RIG, K_NAME, K_DESC, K_SEED, K_TARGET, K_LAYOUTS, K_ORDER, K_REPEAT,
 	       K_REPROVISION, K_CACHE, K_STEPS, K_REPORT };
 	if (root->type != YAML_MAPPING_NODE) {
-		diag_error(c->d, node_mark(root), "a plan is a mapping of keys (rig, name, target, "
-			   "steps, ...), not %s", node_kind(root));
+		diag_error(c->d, plan_node_mark(root), "a plan is a mapping of keys (rig, name, target, "
+			   "steps, ...), not %s", plan_node_kind(root));
 		return;
 	}
-	map_keys(c, root, k, NKEYS(k), "in the plan", "the plan");
+	plan_map_keys(c, root, k, NKEYS(k), "in the plan", "the plan");
 
 	if (!k[K_RIG].key) {
-		diag_error(c->d, node_mark(root), "missing key 'rig' in the plan (the plan-language "
+		diag_error(c->d, plan_node_mark(root), "missing key 'rig' in the plan (the plan-language "
 			   "version; this rig supports rig: %d)", PLAN_VERSION);
 	} else {
-		const char *s = key_scalar(c, &k[K_RIG], "the plan-language version");
+		const char *s = plan_key_scalar(c, &k[K_RIG], "the plan-language version");
 		uint64_t v;
 		const char *why;
 		if (s && (units_parse_uint(s, &v, &why) || v != PLAN_VERSION))
-			diag_error(c->d, node_mark(k[K_RIG].val), "unsupported plan-language version '%s' "
+			diag_error(c->d, plan_node_mark(k[K_RIG].val), "unsupported plan-language version '%s' "
 				   "(this rig supports version %d)", s, PLAN_VERSION);
 		else if (s)
 			p->version = (int)v;
 	}
 
-	if (require_key(c, &k[K_NAME], root, "in the plan")) {
-		const char *s = key_scalar(c, &k[K_NAME], "a name");
+	if (plan_require_key(c, &k[K_NAME], root, "in the plan")) {
+		const char *s = plan_key_scalar(c, &k[K_NAME], "a name");
 		if (s && !name_is_plan_name(s))
-			diag_error(c->d, node_mark(k[K_NAME].val), "invalid plan name '%s': use 1 to 64 "
+			diag_error(c->d, plan_node_mark(k[K_NAME].val), "invalid plan name '%s': use 1 to 64 "
 				   "lowercase letters, digits and '-', starting with a letter or digit", s);
 		else if (s)
 			p->name = xstrdup(s);
 	}
-	const char *s = key_scalar(c, &k[K_DESC], "a text");
+	const char *s = plan_key_scalar(c, &k[K_DESC], "a text");
 	if (s)
 		p->description = xstrdup(s);
-	if (k[K_SEED].key && key_uint(c, &k[K_SEED], 0, UINT64_MAX, &p->seed) == 0)
+	if (k[K_SEED].key && plan_key_uint(c, &k[K_SEED], 0, UINT64_MAX, &p->seed) == 0)
 		p->has_seed = 1;
 
-	parse_fs_map(c);
-	if (require_key(c, &k[K_TARGET], root, "in the plan"))
-		parse_target(c, k[K_TARGET].key, k[K_TARGET].val);
+	plan_parse_fs_map(c);
+	if (plan_require_key(c, &k[K_TARGET], root, "in the plan"))
+		plan_parse_target(c, k[K_TARGET].key, k[K_TARGET].val);
 	if (c->target_known && p->target.kind == TARGET_DIRS) {
 		if (k[K_LAYOUTS].key)
-			diag_error(c->d, node_mark(k[K_LAYOUTS].key), "'layouts' apply only to image and "
+			diag_error(c->d, plan_node_mark(k[K_LAYOUTS].key), "'layouts' apply only to image and "
 				   "disk targets: the directories of a dirs target are used as they are");
 	} else if (c->target_known && !k[K_LAYOUTS].key) {
-		diag_error(c->d, node_mark(k[K_TARGET].key), "missing key 'layouts' in the plan: "
+		diag_error(c->d, plan_node_mark(k[K_TARGET].key), "missing key 'layouts' in the plan: "
 			   "an image or disk target needs at least one layout");
 	} else if (k[K_LAYOUTS].key) {
-		parse_layouts(c, &k[K_LAYOUTS]);
+		plan_parse_layouts(c, &k[K_LAYOUTS]);
 	}
 
 	int v;
-	if (k[K_ORDER].key && key_choice(c, &k[K_ORDER], order_names, &v) == 0)
+	if (k[K_ORDER].key && plan_key_choice(c, &k[K_ORDER], order_names, &v) == 0)
 		p->order = (enum plan_order)v;
 	if (k[K_REPEAT].key) {
 		uint64_t r;
-		if (key_uint(c, &k[K_REPEAT], 1, PLAN_MAX_COUNT, &r) == 0)
+		if (plan_key_uint(c, &k[K_REPEAT], 1, PLAN_MAX_COUNT, &r) == 0)
 			p->repeat = (uint32_t)r;
 	}
-	if (k[K_REPROVISION].key && key_choice(c, &k[K_REPROVISION], reprovision_names, &v) == 0) {
+	if (k[K_REPROVISION].key && plan_key_choice(c, &k[K_REPROVISION], reprovision_names, &v) == 0) {
 		p->reprovision = (enum plan_reprovision)v;
 		if (v == REPROVISION_REPEAT && p->target.kind == TARGET_DIRS)
-			diag_error(c->d, node_mark(k[K_REPROVISION].val), "'reprovision: repeat' needs an "
+			diag_error(c->d, plan_node_mark(k[K_REPROVISION].val), "'reprovision: repeat' needs an "
 				   "image or disk target: rig cannot provision a dirs target afresh");
 	}
 	parse_cache(c, &k[K_CACHE]);
-	if (require_key(c, &k[K_STEPS], root, "in the plan")) {
-		yaml_node_t *seq = key_seq(c, &k[K_STEPS], "a list of steps");
+	if (plan_require_key(c, &k[K_STEPS], root, "in the plan")) {
+		yaml_node_t *seq = plan_key_seq(c, &k[K_STEPS], "a list of steps");
 		if (seq && seq->data.sequence.items.start == seq->data.sequence.items.top)
-			diag_error(c->d, node_mark(seq), "'steps' is empty: a plan needs at least one step");
+			diag_error(c->d, plan_node_mark(seq), "'steps' is empty: a plan needs at least one step");
 		else if (seq)
-			parse_steps(c, seq, &p->steps, &p->nsteps);
+			plan_parse_steps(c, seq, &p->steps, &p->nsteps);
 	}
-	parse_report(c, &k[K_REPORT]);
-	check_platform(c);
-	check_keep(c);
+	plan_parse_report(c, &k[K_REPORT]);
+	plan_check_platform(c);
+	plan_check_keep(c);
 }
 
 /* Report libyaml's problem (a syntax error) at its mark. */
@@ -390,7 +390,7 @@ static void parse_document(struct pctx *c)
 	}
 	c->doc = &doc;
 	yaml_node_t *root = yaml_document_get_root_node(&doc);
-	if (!root || node_is_null(root)) {
+	if (!root || plan_node_is_null(root)) {
 		diag_error(c->d, (struct mark){ 1, 1, 1 }, "the plan is empty: it needs at least rig, "
 			   "name, target and steps");
 	} else {
@@ -401,7 +401,7 @@ static void parse_document(struct pctx *c)
 		} else {
 			yaml_node_t *r2 = yaml_document_get_root_node(&next);
 			if (r2)
-				diag_error(c->d, node_mark(r2), "a plan is one YAML document; "
+				diag_error(c->d, plan_node_mark(r2), "a plan is one YAML document; "
 					   "this is a second one");
 			yaml_document_delete(&next);
 		}
@@ -499,7 +499,7 @@ void plan_free(struct plan *p)
 		free(l->parts);
 	}
 	free(p->layouts);
-	steps_free(p->steps, p->nsteps);
+	plan_steps_free(p->steps, p->nsteps);
 	free(p->report.title);
 	free(p->report.baseline);
 	free_strv(p->report.by, p->report.nby);

@@ -179,7 +179,6 @@ void plan_free(struct plan *p);
  * otherwise the partitions of layout li. */
 size_t plan_volume_count(const struct plan *p, size_t li);
 const char *plan_volume_name(const struct plan *p, size_t li, size_t vi);
-const char *plan_volume_fs(const struct plan *p, size_t li, size_t vi); /* NULL for dirs */
 /* Number of layouts the schedule iterates: nlayouts, or 1 for dirs. */
 size_t plan_layout_count(const struct plan *p);
 const char *plan_layout_name(const struct plan *p, size_t li); /* "" for dirs */

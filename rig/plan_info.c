@@ -39,15 +39,6 @@ const char *plan_volume_name(const struct plan *p, size_t li, size_t vi)
 	return p->layouts[li].parts[vi].name;
 }
 
-const char *plan_volume_fs(const struct plan *p, size_t li, size_t vi)
-{
-	if (p->target.kind == TARGET_DIRS)
-		return NULL;
-	if (li >= p->nlayouts || vi >= p->layouts[li].nparts)
-		return NULL;
-	return p->layouts[li].parts[vi].fs;
-}
-
 const char *plan_order_name(enum plan_order o)
 {
 	switch (o) {

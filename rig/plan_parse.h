@@ -58,21 +58,21 @@ struct fsref {
 	const char *name;   /* the partition entry's name as written (static for the parse) */
 };
 
-/* A key of a mapping: filled by map_keys(). */
+/* A key of a mapping: filled by plan_map_keys(). */
 struct key {
 	const char *name;
 	yaml_node_t *key;   /* NULL: not given */
 	yaml_node_t *val;
 };
 
-struct mark node_mark(const yaml_node_t *n);
-yaml_node_t *node_at(struct pctx *c, int id);
+struct mark plan_node_mark(const yaml_node_t *n);
+yaml_node_t *plan_node_at(struct pctx *c, int id);
 /* "a mapping", "a list", "a value" */
-const char *node_kind(const yaml_node_t *n);
+const char *plan_node_kind(const yaml_node_t *n);
 /* A plain empty, ~ or null scalar. */
-int node_is_null(const yaml_node_t *n);
+int plan_node_is_null(const yaml_node_t *n);
 /* The scalar's text (NUL-terminated by libyaml), or NULL. */
-const char *node_text(const yaml_node_t *n);
+const char *plan_node_text(const yaml_node_t *n);
 
 /*
  * Walk mapping `map`, filling keys[] (names set by the caller). Unknown
@@ -80,44 +80,44 @@ const char *node_text(const yaml_node_t *n);
  * mention `where` ("in target", "in step 'write'"). Returns 0, or -1 when
  * map is not a mapping (reported as "expected a mapping for WHAT").
  */
-int map_keys(struct pctx *c, yaml_node_t *map, struct key *keys, size_t nkeys,
+int plan_map_keys(struct pctx *c, yaml_node_t *map, struct key *keys, size_t nkeys,
 	     const char *where, const char *what);
 /* Report "missing key 'NAME' WHERE" at map unless k was given. Returns 1 if given. */
-int require_key(struct pctx *c, const struct key *k, yaml_node_t *map, const char *where);
+int plan_require_key(struct pctx *c, const struct key *k, yaml_node_t *map, const char *where);
 
 /* A scalar value of a key; NULL (reported) for null, lists and mappings.
  * `what` is the expected thing ("a size"). */
-const char *key_scalar(struct pctx *c, const struct key *k, const char *what);
-int key_uint(struct pctx *c, const struct key *k, uint64_t min, uint64_t max, uint64_t *out);
-int key_bool(struct pctx *c, const struct key *k, int *out);
-int key_choice(struct pctx *c, const struct key *k, const char *const *choices, int *out);
+const char *plan_key_scalar(struct pctx *c, const struct key *k, const char *what);
+int plan_key_uint(struct pctx *c, const struct key *k, uint64_t min, uint64_t max, uint64_t *out);
+int plan_key_bool(struct pctx *c, const struct key *k, int *out);
+int plan_key_choice(struct pctx *c, const struct key *k, const char *const *choices, int *out);
 /* The list value of a key (may be empty), or NULL (reported). */
-yaml_node_t *key_seq(struct pctx *c, const struct key *k, const char *what);
+yaml_node_t *plan_key_seq(struct pctx *c, const struct key *k, const char *what);
 /* Whether s is a valid volume, layout or partition name: 1..64 characters
  * of [A-Za-z0-9._+-], starting with a letter or digit. */
-int name_ok(const char *s);
+int plan_name_ok(const char *s);
 /* Append a NULL-terminated list of choices: "alternate, latin, ...". */
 struct strbuf;
-void join_choices(struct strbuf *sb, const char *const *choices);
+void plan_join_choices(struct strbuf *sb, const char *const *choices);
 
 /* A fixed report factor (layout, position, ...): sweep variables may not
  * take these names. */
-int factor_reserved(const char *name);
+int plan_factor_reserved(const char *name);
 
 /* Target, layouts and the platform (plan_target.c). */
-void parse_fs_map(struct pctx *c);
-void parse_target(struct pctx *c, yaml_node_t *key, yaml_node_t *val);
-void parse_layouts(struct pctx *c, const struct key *k);
-void check_platform(struct pctx *c);
-/* The rules of `keep` that need the whole plan (after check_platform). */
-void check_keep(struct pctx *c);
+void plan_parse_fs_map(struct pctx *c);
+void plan_parse_target(struct pctx *c, yaml_node_t *key, yaml_node_t *val);
+void plan_parse_layouts(struct pctx *c, const struct key *k);
+void plan_check_platform(struct pctx *c);
+/* The rules of `keep` that need the whole plan (after plan_check_platform). */
+void plan_check_keep(struct pctx *c);
 
 /* The step list (plan_steps.c). */
-void parse_steps(struct pctx *c, yaml_node_t *seq, struct plan_step **out, size_t *n);
-void steps_free(struct plan_step *s, size_t n);
+void plan_parse_steps(struct pctx *c, yaml_node_t *seq, struct plan_step **out, size_t *n);
+void plan_steps_free(struct plan_step *s, size_t n);
 
 /* The report section (plan_report.c), after the steps it refers to. */
-void parse_report(struct pctx *c, const struct key *rk);
+void plan_parse_report(struct pctx *c, const struct key *rk);
 
 /* The largest `repeat` and cycle `times`: more is a typo, and would make a
  * schedule too large to hold. */

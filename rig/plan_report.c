@@ -33,7 +33,7 @@ static int is_fixed_factor(const char *s)
 	return 0;
 }
 
-int factor_reserved(const char *name)
+int plan_factor_reserved(const char *name)
 {
 	return is_fixed_factor(name);
 }
@@ -70,7 +70,7 @@ static void check_baseline(struct pctx *c, const struct key *k)
 	sb_addf(&sb, "baseline '%s' is not a volume or layout of the plan", p->report.baseline);
 	if (near)
 		sb_addf(&sb, " (did you mean '%s'?)", near);
-	diag_error(c->d, node_mark(k->val), "%s", sb.buf);
+	diag_error(c->d, plan_node_mark(k->val), "%s", sb.buf);
 	sb_release(&sb);
 	free(names);
 }
@@ -79,11 +79,11 @@ static void check_factor(struct pctx *c, yaml_node_t *item, const char *f)
 {
 	struct plan *p = c->p;
 	if (!strcmp(f, "cycle") && !c->has_cycle) {
-		diag_error(c->d, node_mark(item), "factor 'cycle' in report.by, but the plan has no cycle step");
+		diag_error(c->d, plan_node_mark(item), "factor 'cycle' in report.by, but the plan has no cycle step");
 		return;
 	}
 	if (!strcmp(f, "layout") && p->target.kind == TARGET_DIRS) {
-		diag_error(c->d, node_mark(item), "factor 'layout' in report.by, but a dirs target has no layouts");
+		diag_error(c->d, plan_node_mark(item), "factor 'layout' in report.by, but a dirs target has no layouts");
 		return;
 	}
 	if (is_fixed_factor(f))
@@ -97,13 +97,13 @@ static void check_factor(struct pctx *c, yaml_node_t *item, const char *f)
 	for (size_t i = 0; i < c->nsweep_vars; i++)
 		all[nf + i] = c->sweep_vars[i];
 	struct strbuf sb = STRBUF_INIT;
-	join_choices(&sb, all);
+	plan_join_choices(&sb, all);
 	const char *near = diag_suggest(f, all, nf + c->nsweep_vars);
 	if (near)
-		diag_error(c->d, node_mark(item), "unknown factor '%s' in report.by (expected one of %s; "
+		diag_error(c->d, plan_node_mark(item), "unknown factor '%s' in report.by (expected one of %s; "
 			   "did you mean '%s'?)", f, sb.buf, near);
 	else
-		diag_error(c->d, node_mark(item), "unknown factor '%s' in report.by (expected one of %s)",
+		diag_error(c->d, plan_node_mark(item), "unknown factor '%s' in report.by (expected one of %s)",
 			   f, sb.buf);
 	sb_release(&sb);
 	free(all);
@@ -115,21 +115,21 @@ static void each_unique(struct pctx *c, yaml_node_t *seq, const char *what,
 {
 	for (yaml_node_item_t *it = seq->data.sequence.items.start;
 	     it < seq->data.sequence.items.top; it++) {
-		yaml_node_t *n = node_at(c, *it);
-		const char *s = node_text(n);
-		if (!s || node_is_null(n)) {
-			diag_error(c->d, node_mark(n), "expected a name in %s, not %s", what,
-				   s ? "nothing" : node_kind(n));
+		yaml_node_t *n = plan_node_at(c, *it);
+		const char *s = plan_node_text(n);
+		if (!s || plan_node_is_null(n)) {
+			diag_error(c->d, plan_node_mark(n), "expected a name in %s, not %s", what,
+				   s ? "nothing" : plan_node_kind(n));
 			continue;
 		}
 		int dup = 0;
 		for (yaml_node_item_t *jt = seq->data.sequence.items.start; jt < it; jt++) {
-			const char *t = node_text(node_at(c, *jt));
+			const char *t = plan_node_text(plan_node_at(c, *jt));
 			if (t && !strcmp(s, t))
 				dup = 1;
 		}
 		if (dup)
-			diag_error(c->d, node_mark(n), "'%s' appears twice in %s", s, what);
+			diag_error(c->d, plan_node_mark(n), "'%s' appears twice in %s", s, what);
 		else
 			fn(c, n, s);
 	}
@@ -151,7 +151,7 @@ static void add_format(struct pctx *c, yaml_node_t *n, const char *s)
 			return;
 		}
 	const char *near = diag_suggest(s, format_names, 3);
-	diag_error(c->d, node_mark(n), "unknown report format '%s' (expected html, csv or json%s%s%s)",
+	diag_error(c->d, plan_node_mark(n), "unknown report format '%s' (expected html, csv or json%s%s%s)",
 		   s, near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
 }
 
@@ -327,7 +327,7 @@ static const struct rig_module *headline_module(struct pctx *c, yaml_node_t *k, 
 				      "plan's steps or a step path such as '1' or '2.cycle.1'", key);
 			suggest_name(&msg, key, h);
 		}
-		diag_error(c->d, node_mark(k), "%s", msg.buf);
+		diag_error(c->d, plan_node_mark(k), "%s", msg.buf);
 		sb_release(&msg);
 		return NULL;
 	}
@@ -353,7 +353,7 @@ static const struct rig_module *headline_module(struct pctx *c, yaml_node_t *k, 
 		suggest_name(&msg, key, h);
 	}
 	if (!m)
-		diag_error(c->d, node_mark(k), "%s", msg.buf);
+		diag_error(c->d, plan_node_mark(k), "%s", msg.buf);
 	sb_release(&msg);
 	sb_release(&plain);
 	sb_release(&why);
@@ -372,23 +372,23 @@ static void parse_headline(struct pctx *c, yaml_node_t *k, yaml_node_t *v, const
 		struct key keys[] = { { "metric", 0, 0 }, { "better", 0, 0 } };
 		struct strbuf where = STRBUF_INIT;
 		sb_addf(&where, "in report.headline '%s'", key);
-		map_keys(c, v, keys, NKEYS(keys), where.buf, "");
-		if (require_key(c, &keys[0], v, where.buf)) {
-			metric = key_scalar(c, &keys[0], "a metric name");
+		plan_map_keys(c, v, keys, NKEYS(keys), where.buf, "");
+		if (plan_require_key(c, &keys[0], v, where.buf)) {
+			metric = plan_key_scalar(c, &keys[0], "a metric name");
 			mnode = keys[0].val;
 		}
 		int b;
-		if (keys[1].key && key_choice(c, &keys[1], better_names, &b) == 0)
+		if (keys[1].key && plan_key_choice(c, &keys[1], better_names, &b) == 0)
 			better = b == 0 ? 1 : -1;
 		sb_release(&where);
-	} else if (node_is_null(v)) {
-		diag_error(c->d, node_mark(k), "no value for '%s' in report.headline (expected a "
+	} else if (plan_node_is_null(v)) {
+		diag_error(c->d, plan_node_mark(k), "no value for '%s' in report.headline (expected a "
 			   "metric name, or { metric: NAME, better: higher or lower })", key);
 	} else if (v->type == YAML_SCALAR_NODE) {
-		metric = node_text(v);
+		metric = plan_node_text(v);
 	} else {
-		diag_error(c->d, node_mark(v), "expected a metric name, or { metric: NAME, better: "
-			   "higher or lower }, for '%s' in report.headline, not %s", key, node_kind(v));
+		diag_error(c->d, plan_node_mark(v), "expected a metric name, or { metric: NAME, better: "
+			   "higher or lower }, for '%s' in report.headline, not %s", key, plan_node_kind(v));
 	}
 	if (!metric)
 		return;
@@ -405,14 +405,14 @@ static void parse_headline(struct pctx *c, yaml_node_t *k, yaml_node_t *v, const
 		}
 		const char *near = diag_suggest(metric, names, nx);
 		if (!nx)
-			diag_error(c->d, node_mark(mnode), "unknown metric '%s' for '%s' in "
+			diag_error(c->d, plan_node_mark(mnode), "unknown metric '%s' for '%s' in "
 				   "report.headline: %s measures nothing", metric, key, m->name);
 		else if (near)
-			diag_error(c->d, node_mark(mnode), "unknown metric '%s' for '%s' in "
+			diag_error(c->d, plan_node_mark(mnode), "unknown metric '%s' for '%s' in "
 				   "report.headline (%s measures %s; did you mean '%s'?)", metric, key,
 				   m->name, sb.buf, near);
 		else
-			diag_error(c->d, node_mark(mnode), "unknown metric '%s' for '%s' in "
+			diag_error(c->d, plan_node_mark(mnode), "unknown metric '%s' for '%s' in "
 				   "report.headline (%s measures %s)", metric, key, m->name, sb.buf);
 		sb_release(&sb);
 		free(names);
@@ -422,16 +422,16 @@ static void parse_headline(struct pctx *c, yaml_node_t *k, yaml_node_t *v, const
 		better = plan_unit_better(x[nx].unit);
 	r->headlines = xrealloc(r->headlines, (r->nheadlines + 1) * sizeof(*r->headlines));
 	r->headlines[r->nheadlines++] = (struct plan_headline){ xstrdup(canon), xstrdup(metric),
-								 better, node_mark(k) };
+								 better, plan_node_mark(k) };
 }
 
 static void parse_headlines(struct pctx *c, const struct key *hk)
 {
-	if (!hk->key || node_is_null(hk->val))
+	if (!hk->key || plan_node_is_null(hk->val))
 		return;
 	if (hk->val->type != YAML_MAPPING_NODE) {
-		diag_error(c->d, node_mark(hk->val), "expected a mapping for 'report.headline' "
-			   "(step or module: metric), not %s", node_kind(hk->val));
+		diag_error(c->d, plan_node_mark(hk->val), "expected a mapping for 'report.headline' "
+			   "(step or module: metric), not %s", plan_node_kind(hk->val));
 		return;
 	}
 	size_t nmod = 0;
@@ -446,11 +446,11 @@ static void parse_headlines(struct pctx *c, const struct key *hk)
 	/* Each key's step as stored, for duplicates ("2" and "02" are one). */
 	char **canons = xcalloc(npairs + 1, sizeof(char *));
 	for (size_t i = 0; i < npairs; i++) {
-		yaml_node_t *k = node_at(c, pairs[i].key), *v = node_at(c, pairs[i].value);
-		const char *key = node_text(k);
+		yaml_node_t *k = plan_node_at(c, pairs[i].key), *v = plan_node_at(c, pairs[i].value);
+		const char *key = plan_node_text(k);
 		if (!key || !*key) { /* the module `null` is a name here, as in steps */
-			diag_error(c->d, node_mark(k), "keys must be module names or step paths, not "
-				   "%s (in report.headline)", key ? "nothing" : node_kind(k));
+			diag_error(c->d, plan_node_mark(k), "keys must be module names or step paths, not "
+				   "%s (in report.headline)", key ? "nothing" : plan_node_kind(k));
 			continue;
 		}
 		struct strbuf canon = STRBUF_INIT;
@@ -463,8 +463,8 @@ static void parse_headlines(struct pctx *c, const struct key *hk)
 		while (j < i && (!canons[j] || strcmp(canons[j], canon.buf)))
 			j++;
 		if (j < i) {
-			diag_error(c->d, node_mark(k), "duplicate key '%s' in report.headline (first "
-				   "given at line %d)", key, node_mark(node_at(c, pairs[j].key)).line);
+			diag_error(c->d, plan_node_mark(k), "duplicate key '%s' in report.headline (first "
+				   "given at line %d)", key, plan_node_mark(plan_node_at(c, pairs[j].key)).line);
 			sb_release(&canon);
 			continue;
 		}
@@ -477,37 +477,37 @@ static void parse_headlines(struct pctx *c, const struct key *hk)
 	hnames_release(&h);
 }
 
-void parse_report(struct pctx *c, const struct key *rk)
+void plan_parse_report(struct pctx *c, const struct key *rk)
 {
 	struct key keys[] = { { "title", 0, 0 }, { "baseline", 0, 0 }, { "by", 0, 0 },
 			      { "formats", 0, 0 }, { "headline", 0, 0 }, { "compare", 0, 0 } };
 	struct plan_report *r = &c->p->report;
 	r->formats = FMT_HTML | FMT_CSV;
-	if (!rk->key || node_is_null(rk->val) ||
-	    map_keys(c, rk->val, keys, NKEYS(keys), "in report", "'report'"))
+	if (!rk->key || plan_node_is_null(rk->val) ||
+	    plan_map_keys(c, rk->val, keys, NKEYS(keys), "in report", "'report'"))
 		return;
-	const char *s = key_scalar(c, &keys[0], "a title");
+	const char *s = plan_key_scalar(c, &keys[0], "a title");
 	if (s)
 		r->title = xstrdup(s);
-	s = key_scalar(c, &keys[1], "a volume or layout name");
+	s = plan_key_scalar(c, &keys[1], "a volume or layout name");
 	if (s) {
 		r->baseline = xstrdup(s);
-		r->baseline_mark = node_mark(keys[1].val);
+		r->baseline_mark = plan_node_mark(keys[1].val);
 		check_baseline(c, &keys[1]);
 	}
-	yaml_node_t *seq = key_seq(c, &keys[2], "a list of factors");
+	yaml_node_t *seq = plan_key_seq(c, &keys[2], "a list of factors");
 	if (seq)
 		each_unique(c, seq, "report.by", add_factor);
-	seq = key_seq(c, &keys[3], "a list of formats (html, csv, json)");
+	seq = plan_key_seq(c, &keys[3], "a list of formats (html, csv, json)");
 	if (seq) {
 		r->formats = 0;
 		each_unique(c, seq, "report.formats", add_format);
 		if (seq->data.sequence.items.start == seq->data.sequence.items.top)
-			diag_error(c->d, node_mark(seq), "report.formats is empty: give at least one of "
+			diag_error(c->d, plan_node_mark(seq), "report.formats is empty: give at least one of "
 				   "html, csv, json");
 	}
 	parse_headlines(c, &keys[4]);
 	int v;
-	if (keys[5].key && key_choice(c, &keys[5], compare_names, &v) == 0)
+	if (keys[5].key && plan_key_choice(c, &keys[5], compare_names, &v) == 0)
 		r->compare = v == 0 ? COMPARE_FS : COMPARE_VOLUME;
 }

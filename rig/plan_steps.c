@@ -69,20 +69,20 @@ static int fill_pval(struct pctx *c, const struct rig_module *m, const struct ri
 		     yaml_node_t *k, yaml_node_t *v, struct pval *pv)
 {
 	pv->given = 1;
-	pv->key_mark = node_mark(k);
-	pv->mark = node_mark(v);
-	if (node_is_null(v)) {
+	pv->key_mark = plan_node_mark(k);
+	pv->mark = plan_node_mark(v);
+	if (plan_node_is_null(v)) {
 		diag_error(c->d, pv->key_mark, "no value for '%s' in step '%s' (expected a %s)",
-			   rp->name, m->name, param_type_name(rp->type));
+			   rp->name, m->name, params_type_name(rp->type));
 		return -1;
 	}
 	if (v->type == YAML_SCALAR_NODE) {
-		pv->text = xstrdup(node_text(v));
+		pv->text = xstrdup(plan_node_text(v));
 		return 0;
 	}
 	if (v->type == YAML_MAPPING_NODE) {
 		diag_error(c->d, pv->mark, "expected a %s for '%s' in step '%s', not a mapping",
-			   param_type_name(rp->type), rp->name, m->name);
+			   params_type_name(rp->type), rp->name, m->name);
 		return -1;
 	}
 	size_t n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
@@ -90,17 +90,17 @@ static int fill_pval(struct pctx *c, const struct rig_module *m, const struct ri
 	struct mark *marks = xcalloc(n + 1, sizeof(struct mark));
 	int bad = 0;
 	for (size_t i = 0; i < n; i++) {
-		yaml_node_t *it = node_at(c, v->data.sequence.items.start[i]);
-		marks[i] = node_mark(it);
-		if (it->type != YAML_SCALAR_NODE || node_is_null(it)) {
+		yaml_node_t *it = plan_node_at(c, v->data.sequence.items.start[i]);
+		marks[i] = plan_node_mark(it);
+		if (it->type != YAML_SCALAR_NODE || plan_node_is_null(it)) {
 			diag_error(c->d, marks[i], "expected a single value in the list for '%s' in "
 				   "step '%s', not %s", rp->name, m->name,
-				   it->type == YAML_SCALAR_NODE ? "nothing" : node_kind(it));
+				   it->type == YAML_SCALAR_NODE ? "nothing" : plan_node_kind(it));
 			bad = 1;
 			items[i] = xstrdup("");
 			continue;
 		}
-		items[i] = xstrdup(node_text(it));
+		items[i] = xstrdup(plan_node_text(it));
 	}
 	if (bad) {
 		for (size_t i = 0; i < n; i++)
@@ -242,16 +242,16 @@ static void parse_module(struct pctx *c, const struct rig_module *m, yaml_node_t
 			names[i] = m->params[i].name;
 		for (yaml_node_pair_t *pr = val->data.mapping.pairs.start;
 		     pr < val->data.mapping.pairs.top; pr++) {
-			yaml_node_t *k = node_at(c, pr->key), *v = node_at(c, pr->value);
-			const char *name = node_text(k);
+			yaml_node_t *k = plan_node_at(c, pr->key), *v = plan_node_at(c, pr->value);
+			const char *name = plan_node_text(k);
 			size_t i = 0;
 			while (name && i < np && strcmp(names[i], name))
 				i++;
 			if (!name) {
-				diag_error(c->d, node_mark(k), "parameter names must be plain names, not %s "
-					   "(in step '%s')", node_kind(k), m->name);
+				diag_error(c->d, plan_node_mark(k), "parameter names must be plain names, not %s "
+					   "(in step '%s')", plan_node_kind(k), m->name);
 			} else if (i == np && !np) {
-				diag_error(c->d, node_mark(k), "unknown key '%s' in step '%s' (it takes no "
+				diag_error(c->d, plan_node_mark(k), "unknown key '%s' in step '%s' (it takes no "
 					   "parameters)", name, m->name);
 			} else if (i == np) {
 				const char *near = diag_suggest(name, names, np);
@@ -259,12 +259,12 @@ static void parse_module(struct pctx *c, const struct rig_module *m, yaml_node_t
 				if (near)
 					sb_addf(&sb, " (did you mean '%s'?)", near);
 				else
-					join_choices(&sb, names), sb_addch(&sb, ')');
-				diag_error(c->d, node_mark(k), "unknown key '%s' in step '%s'%s%s", name,
+					plan_join_choices(&sb, names), sb_addch(&sb, ')');
+				diag_error(c->d, plan_node_mark(k), "unknown key '%s' in step '%s'%s%s", name,
 					   m->name, near ? "" : " (expected one of ", sb.buf);
 				sb_release(&sb);
 			} else if (st->params[i].given) {
-				diag_error(c->d, node_mark(k), "duplicate key '%s' in step '%s' (first given "
+				diag_error(c->d, plan_node_mark(k), "duplicate key '%s' in step '%s' (first given "
 					   "at line %d)", name, m->name, st->params[i].key_mark.line);
 				continue;
 			} else {
@@ -275,10 +275,10 @@ static void parse_module(struct pctx *c, const struct rig_module *m, yaml_node_t
 			bad = 1;
 		}
 		free(names);
-	} else if (!node_is_null(val)) {
-		diag_error(c->d, node_mark(val), "step '%s' takes a mapping of parameters, e.g. "
+	} else if (!plan_node_is_null(val)) {
+		diag_error(c->d, plan_node_mark(val), "step '%s' takes a mapping of parameters, e.g. "
 			   "'%s: { %s: ... }', or {} for the defaults; not %s", m->name, m->name,
-			   np ? m->params[0].name : "", node_kind(val));
+			   np ? m->params[0].name : "", plan_node_kind(val));
 		bad = 1;
 	}
 	if (m->needs && !c->seen[module_index(module_find(m->needs))])
@@ -293,11 +293,11 @@ static void parse_module(struct pctx *c, const struct rig_module *m, yaml_node_t
 static void parse_block_steps(struct pctx *c, const struct key *k, yaml_node_t *map,
 			      const char *what, struct scope *sc, struct plan_step *st)
 {
-	if (!require_key(c, k, map, what))
+	if (!plan_require_key(c, k, map, what))
 		return;
-	yaml_node_t *seq = key_seq(c, k, "a list of steps");
+	yaml_node_t *seq = plan_key_seq(c, k, "a list of steps");
 	if (seq && seq->data.sequence.items.start == seq->data.sequence.items.top)
-		diag_error(c->d, node_mark(seq), "'steps' %s is empty", what);
+		diag_error(c->d, plan_node_mark(seq), "'steps' %s is empty", what);
 	else if (seq)
 		parse_list(c, seq, sc, &st->steps, &st->nsteps);
 }
@@ -307,15 +307,15 @@ static void parse_cycle(struct pctx *c, yaml_node_t *val, struct scope *sc, stru
 	struct key k[] = { { "times", 0, 0 }, { "steps", 0, 0 } };
 	st->kind = STEP_CYCLE;
 	c->has_cycle = 1;
-	if (map_keys(c, val, k, NKEYS(k), "in cycle", "'cycle' ({ times, steps })"))
+	if (plan_map_keys(c, val, k, NKEYS(k), "in cycle", "'cycle' ({ times, steps })"))
 		return;
-	if (require_key(c, &k[0], val, "in cycle")) {
-		const char *s = node_text(k[0].val);
+	if (plan_require_key(c, &k[0], val, "in cycle")) {
+		const char *s = plan_node_text(k[0].val);
 		uint64_t v;
 		if (s && s[0] == '$')
-			diag_error(c->d, node_mark(k[0].val), "cycle 'times' must be a number, not '%s': "
+			diag_error(c->d, plan_node_mark(k[0].val), "cycle 'times' must be a number, not '%s': "
 				   "variables may be used only in module parameters", s);
-		else if (key_uint(c, &k[0], 1, PLAN_MAX_COUNT, &v) == 0)
+		else if (plan_key_uint(c, &k[0], 1, PLAN_MAX_COUNT, &v) == 0)
 			st->times = (uint32_t)v;
 	}
 	parse_block_steps(c, &k[1], val, "in cycle", sc, st);
@@ -332,27 +332,27 @@ static void add_sweep_var(struct pctx *c, const char *var)
 
 static void sweep_values(struct pctx *c, yaml_node_t *vk, yaml_node_t *vv, struct plan_step *st)
 {
-	const char *var = node_text(vk);
-	if (node_is_null(vv) || vv->type != YAML_SEQUENCE_NODE) {
-		diag_error(c->d, node_mark(node_is_null(vv) ? vk : vv), "sweep variable '%s' needs a "
+	const char *var = plan_node_text(vk);
+	if (plan_node_is_null(vv) || vv->type != YAML_SEQUENCE_NODE) {
+		diag_error(c->d, plan_node_mark(plan_node_is_null(vv) ? vk : vv), "sweep variable '%s' needs a "
 			   "list of values, e.g. %s: [90%%, 95%%]; not %s", var, var,
-			   node_is_null(vv) ? "nothing" : node_kind(vv));
+			   plan_node_is_null(vv) ? "nothing" : plan_node_kind(vv));
 		return;
 	}
 	size_t n = (size_t)(vv->data.sequence.items.top - vv->data.sequence.items.start);
 	if (!n) {
-		diag_error(c->d, node_mark(vv), "sweep variable '%s' has no values", var);
+		diag_error(c->d, plan_node_mark(vv), "sweep variable '%s' has no values", var);
 		return;
 	}
 	st->values = xcalloc(n, sizeof(char *));
 	st->value_marks = xcalloc(n, sizeof(struct mark));
 	for (size_t i = 0; i < n; i++) {
-		yaml_node_t *it = node_at(c, vv->data.sequence.items.start[i]);
-		const char *s = node_text(it);
-		struct mark m = node_mark(it);
-		if (!s || node_is_null(it)) {
+		yaml_node_t *it = plan_node_at(c, vv->data.sequence.items.start[i]);
+		const char *s = plan_node_text(it);
+		struct mark m = plan_node_mark(it);
+		if (!s || plan_node_is_null(it)) {
 			diag_error(c->d, m, "expected a single value in sweep '%s', not %s", var,
-				   s ? "nothing" : node_kind(it));
+				   s ? "nothing" : plan_node_kind(it));
 			continue;
 		}
 		if (s[0] == '$' && s[1] != '$') {
@@ -377,46 +377,46 @@ static void parse_sweep(struct pctx *c, yaml_node_t *key, yaml_node_t *val, stru
 {
 	st->kind = STEP_SWEEP;
 	if (val->type != YAML_MAPPING_NODE) {
-		diag_error(c->d, node_mark(node_is_null(val) ? key : val), "expected a mapping for "
+		diag_error(c->d, plan_node_mark(plan_node_is_null(val) ? key : val), "expected a mapping for "
 			   "'sweep' ({ VARIABLE: [values], steps: [...] }), not %s",
-			   node_is_null(val) ? "nothing" : node_kind(val));
+			   plan_node_is_null(val) ? "nothing" : plan_node_kind(val));
 		return;
 	}
 	struct key steps = { "steps", 0, 0 };
 	yaml_node_t *vk = NULL, *vv = NULL;
 	for (yaml_node_pair_t *pr = val->data.mapping.pairs.start; pr < val->data.mapping.pairs.top; pr++) {
-		yaml_node_t *k = node_at(c, pr->key), *v = node_at(c, pr->value);
-		const char *name = node_text(k);
+		yaml_node_t *k = plan_node_at(c, pr->key), *v = plan_node_at(c, pr->value);
+		const char *name = plan_node_text(k);
 		if (!name) {
-			diag_error(c->d, node_mark(k), "keys must be plain names, not %s (in sweep)",
-				   node_kind(k));
+			diag_error(c->d, plan_node_mark(k), "keys must be plain names, not %s (in sweep)",
+				   plan_node_kind(k));
 		} else if (!strcmp(name, "steps")) {
 			if (steps.key)
-				diag_error(c->d, node_mark(k), "duplicate key 'steps' in sweep (first given "
-					   "at line %d)", node_mark(steps.key).line);
+				diag_error(c->d, plan_node_mark(k), "duplicate key 'steps' in sweep (first given "
+					   "at line %d)", plan_node_mark(steps.key).line);
 			else
 				steps.key = k, steps.val = v;
 		} else if (vk) {
-			diag_error(c->d, node_mark(k), "sweep has a second variable '%s' (after '%s'): a "
+			diag_error(c->d, plan_node_mark(k), "sweep has a second variable '%s' (after '%s'): a "
 				   "sweep varies exactly one variable; nest sweeps to vary two", name,
-				   node_text(vk));
+				   plan_node_text(vk));
 		} else {
 			vk = k;
 			vv = v;
 		}
 	}
 	if (!vk) {
-		diag_error(c->d, node_mark(key), "sweep needs a variable: a key next to 'steps' "
+		diag_error(c->d, plan_node_mark(key), "sweep needs a variable: a key next to 'steps' "
 			   "whose value is the list of values, e.g. level: [90%%, 95%%]");
 	} else {
-		const char *var = node_text(vk);
-		struct mark m = node_mark(vk);
+		const char *var = plan_node_text(vk);
+		struct mark m = plan_node_mark(vk);
 		int ok = 1;
 		if (!is_var_name(var)) {
 			diag_error(c->d, m, "invalid sweep variable name '%s': use lowercase letters, "
 				   "digits and '_', starting with a letter or '_'", var);
 			ok = 0;
-		} else if (factor_reserved(var)) {
+		} else if (plan_factor_reserved(var)) {
 			diag_error(c->d, m, "sweep variable '%s' has the name of a report factor; "
 				   "choose another name", var);
 			ok = 0;
@@ -438,7 +438,7 @@ static void parse_sweep(struct pctx *c, yaml_node_t *key, yaml_node_t *val, stru
 	struct scope inner = { st, 0, sc };
 	parse_block_steps(c, &steps, val, "in sweep", &inner, st);
 	if (st->var && st->nvalues && st->nsteps && !inner.used)
-		diag_warning(c->d, node_mark(vk), "sweep variable '%s' is not used by any step (write "
+		diag_warning(c->d, plan_node_mark(vk), "sweep variable '%s' is not used by any step (write "
 			     "$%s in a parameter)", st->var, st->var);
 }
 
@@ -463,13 +463,13 @@ static void extra_keys(struct pctx *c, yaml_node_t *item, const struct rig_modul
 {
 	for (yaml_node_pair_t *pr = item->data.mapping.pairs.start + 1;
 	     pr < item->data.mapping.pairs.top; pr++) {
-		yaml_node_t *k = node_at(c, pr->key);
-		const char *name = node_text(k);
+		yaml_node_t *k = plan_node_at(c, pr->key);
+		const char *name = plan_node_text(k);
 		if (name && m && module_param(m, name))
-			diag_error(c->d, node_mark(k), "'%s' is a parameter of step '%s': put it inside "
+			diag_error(c->d, plan_node_mark(k), "'%s' is a parameter of step '%s': put it inside "
 				   "the step, as in '%s: { %s: ... }'", name, first, first, name);
 		else
-			diag_error(c->d, node_mark(k), "a step has exactly one key, but '%s' follows "
+			diag_error(c->d, plan_node_mark(k), "a step has exactly one key, but '%s' follows "
 				   "'%s': start each step with its own '- '", name ? name : "?", first);
 	}
 }
@@ -480,30 +480,30 @@ static int parse_item(struct pctx *c, yaml_node_t *item, struct scope *sc, struc
 	size_t nnames;
 	const char **names;
 	if (item->type != YAML_MAPPING_NODE) {
-		const char *s = node_text(item);
+		const char *s = plan_node_text(item);
 		if (s && module_find(s))
-			diag_error(c->d, node_mark(item), "step '%s' needs a mapping of parameters: "
+			diag_error(c->d, plan_node_mark(item), "step '%s' needs a mapping of parameters: "
 				   "write '%s: {}' for its defaults", s, s);
 		else
-			diag_error(c->d, node_mark(item), "a step is a one-key mapping such as "
-				   "'write: { files: 4 }', not %s", node_is_null(item) ? "nothing" : node_kind(item));
+			diag_error(c->d, plan_node_mark(item), "a step is a one-key mapping such as "
+				   "'write: { files: 4 }', not %s", plan_node_is_null(item) ? "nothing" : plan_node_kind(item));
 		return 0;
 	}
 	if (item->data.mapping.pairs.start == item->data.mapping.pairs.top) {
-		diag_error(c->d, node_mark(item), "empty step: a step is a one-key mapping such as "
+		diag_error(c->d, plan_node_mark(item), "empty step: a step is a one-key mapping such as "
 			   "'write: {}'");
 		return 0;
 	}
-	yaml_node_t *k = node_at(c, item->data.mapping.pairs.start->key);
-	yaml_node_t *v = node_at(c, item->data.mapping.pairs.start->value);
-	const char *name = node_text(k);
+	yaml_node_t *k = plan_node_at(c, item->data.mapping.pairs.start->key);
+	yaml_node_t *v = plan_node_at(c, item->data.mapping.pairs.start->value);
+	const char *name = plan_node_text(k);
 	if (!name) {
-		diag_error(c->d, node_mark(k), "a step's key must be a module name, not %s", node_kind(k));
+		diag_error(c->d, plan_node_mark(k), "a step's key must be a module name, not %s", plan_node_kind(k));
 		return 0;
 	}
 	const struct rig_module *m = module_find(name);
 	extra_keys(c, item, m, name);
-	st->mark = node_mark(k);
+	st->mark = plan_node_mark(k);
 	if (!strcmp(name, "cycle")) {
 		parse_cycle(c, v, sc, st);
 		return 1;
@@ -522,7 +522,7 @@ static int parse_item(struct pctx *c, yaml_node_t *item, struct scope *sc, struc
 		diag_error(c->d, st->mark, "unknown module '%s' (did you mean '%s'?)", name, near);
 	} else {
 		struct strbuf sb = STRBUF_INIT;
-		join_choices(&sb, names);
+		plan_join_choices(&sb, names);
 		diag_error(c->d, st->mark, "unknown module '%s' (known: %s)", name, sb.buf);
 		sb_release(&sb);
 	}
@@ -537,13 +537,13 @@ static int list_allowed(struct pctx *c, yaml_node_t *seq)
 {
 	for (size_t i = 0; i < c->depth; i++) {
 		if (c->step_path[i] == seq) {
-			diag_error(c->d, node_mark(seq), "this list of steps contains itself "
+			diag_error(c->d, plan_node_mark(seq), "this list of steps contains itself "
 				   "(through an alias): the steps of a plan must be finite");
 			return 0;
 		}
 	}
 	if (c->depth > PLAN_MAX_DEPTH) {
-		diag_error(c->d, node_mark(seq), "steps nested more than %d deep (cycle and "
+		diag_error(c->d, plan_node_mark(seq), "steps nested more than %d deep (cycle and "
 			   "sweep blocks inside each other)", PLAN_MAX_DEPTH);
 		return 0;
 	}
@@ -563,10 +563,10 @@ static void parse_list(struct pctx *c, yaml_node_t *seq, struct scope *sc,
 		return;
 	c->step_path[c->depth++] = seq;
 	for (size_t i = 0; i < total; i++) {
-		yaml_node_t *item = node_at(c, seq->data.sequence.items.start[i]);
+		yaml_node_t *item = plan_node_at(c, seq->data.sequence.items.start[i]);
 		if (++c->nsteps_seen > PLAN_MAX_STEPS) {
 			if (!c->too_large)
-				diag_error(c->d, node_mark(item), "the plan has more than %d steps "
+				diag_error(c->d, plan_node_mark(item), "the plan has more than %d steps "
 					   "(each use of an alias counts)", PLAN_MAX_STEPS);
 			c->too_large = 1;
 			break;
@@ -580,7 +580,7 @@ static void parse_list(struct pctx *c, yaml_node_t *seq, struct scope *sc,
 	*n = k;
 }
 
-void parse_steps(struct pctx *c, yaml_node_t *seq, struct plan_step **out, size_t *n)
+void plan_parse_steps(struct pctx *c, yaml_node_t *seq, struct plan_step **out, size_t *n)
 {
 	parse_list(c, seq, NULL, out, n);
 }
@@ -594,7 +594,7 @@ static void pval_free(struct pval *v)
 	free(v->item_marks);
 }
 
-void steps_free(struct plan_step *s, size_t n)
+void plan_steps_free(struct plan_step *s, size_t n)
 {
 	for (size_t i = 0; s && i < n; i++) {
 		struct plan_step *st = &s[i];
@@ -607,7 +607,7 @@ void steps_free(struct plan_step *s, size_t n)
 			free(st->values[j]);
 		free(st->values);
 		free(st->value_marks);
-		steps_free(st->steps, st->nsteps);
+		plan_steps_free(st->steps, st->nsteps);
 	}
 	free(s);
 }

@@ -57,7 +57,7 @@ static void map_error(struct pctx *c, const char *why, const char *part, size_t 
 		   c->opt->fs_map, why, (int)len, part);
 }
 
-void parse_fs_map(struct pctx *c)
+void plan_parse_fs_map(struct pctx *c)
 {
 	const char *s = c->opt->fs_map;
 	if (!s || !*s)
@@ -126,18 +126,18 @@ static char *last_component(const char *path)
  */
 static int text_ok(struct pctx *c, const yaml_node_t *n, const char *what, size_t max)
 {
-	const char *s = node_text(n);
+	const char *s = plan_node_text(n);
 	if (!s)
 		return 1;
 	size_t len = n->data.scalar.length;
 	if (len > max) {
-		diag_error(c->d, node_mark(n), "%s is too long: %zu bytes, at most %zu", what, len, max);
+		diag_error(c->d, plan_node_mark(n), "%s is too long: %zu bytes, at most %zu", what, len, max);
 		return 0;
 	}
 	for (size_t i = 0; i < len; i++) {
 		unsigned char ch = (unsigned char)s[i];
 		if (ch < 0x20 || ch == 0x7f) {
-			diag_error(c->d, node_mark(n), "%s contains a control character (byte 0x%02x at "
+			diag_error(c->d, plan_node_mark(n), "%s contains a control character (byte 0x%02x at "
 				   "offset %zu): paths, devices and confirm are used in commands and "
 				   "their log, one line each", what, ch, i);
 			return 0;
@@ -156,18 +156,18 @@ static const char name_rule[] =
 static void parse_dirs(struct pctx *c, struct key *dk, struct key *nk)
 {
 	struct plan_target *t = &c->p->target;
-	yaml_node_t *seq = key_seq(c, dk, "a list of directories");
-	yaml_node_t *names = nk->key ? key_seq(c, nk, "a list of volume names") : NULL;
+	yaml_node_t *seq = plan_key_seq(c, dk, "a list of directories");
+	yaml_node_t *names = nk->key ? plan_key_seq(c, nk, "a list of volume names") : NULL;
 	if (!seq)
 		return;
 	size_t n = (size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start);
 	if (!n) {
-		diag_error(c->d, node_mark(seq), "'dirs' is empty: give at least one directory");
+		diag_error(c->d, plan_node_mark(seq), "'dirs' is empty: give at least one directory");
 		return;
 	}
 	size_t nn = names ? (size_t)(names->data.sequence.items.top - names->data.sequence.items.start) : 0;
 	if (names && nn != n) {
-		diag_error(c->d, node_mark(names), "'names' has %zu entr%s but 'dirs' has %zu: give "
+		diag_error(c->d, plan_node_mark(names), "'names' has %zu entr%s but 'dirs' has %zu: give "
 			   "one name per directory", nn, nn == 1 ? "y" : "ies", n);
 		names = NULL;
 	}
@@ -175,11 +175,11 @@ static void parse_dirs(struct pctx *c, struct key *dk, struct key *nk)
 	t->names = xcalloc(n, sizeof(char *));
 	yaml_node_t **where = xcalloc(n, sizeof(*where));
 	for (size_t i = 0; i < n; i++) {
-		yaml_node_t *dn = node_at(c, seq->data.sequence.items.start[i]);
-		const char *path = node_text(dn);
-		if (!path || node_is_null(dn) || !*path) {
-			diag_error(c->d, node_mark(dn), "expected a directory path in 'dirs', not %s",
-				   path ? "nothing" : node_kind(dn));
+		yaml_node_t *dn = plan_node_at(c, seq->data.sequence.items.start[i]);
+		const char *path = plan_node_text(dn);
+		if (!path || plan_node_is_null(dn) || !*path) {
+			diag_error(c->d, plan_node_mark(dn), "expected a directory path in 'dirs', not %s",
+				   path ? "nothing" : plan_node_kind(dn));
 			continue;
 		}
 		if (!text_ok(c, dn, "the directory path", PATH_TEXT_MAX))
@@ -188,24 +188,24 @@ static void parse_dirs(struct pctx *c, struct key *dk, struct key *nk)
 		for (size_t j = 0; j < t->ndirs && !twice; j++)
 			twice = !strcmp(t->dirs[j], path);
 		if (twice)
-			diag_error(c->d, node_mark(dn), "directory '%s' appears twice in 'dirs'", path);
+			diag_error(c->d, plan_node_mark(dn), "directory '%s' appears twice in 'dirs'", path);
 		char *name = NULL;
 		yaml_node_t *at = dn;
 		if (names) {
-			at = node_at(c, names->data.sequence.items.start[i]);
-			const char *s = node_text(at);
-			if (!s || node_is_null(at)) {
-				diag_error(c->d, node_mark(at), "expected a volume name in 'names', not %s",
-					   s ? "nothing" : node_kind(at));
-			} else if (!name_ok(s)) {
-				diag_error(c->d, node_mark(at), "invalid volume name '%s': %s", s, name_rule);
+			at = plan_node_at(c, names->data.sequence.items.start[i]);
+			const char *s = plan_node_text(at);
+			if (!s || plan_node_is_null(at)) {
+				diag_error(c->d, plan_node_mark(at), "expected a volume name in 'names', not %s",
+					   s ? "nothing" : plan_node_kind(at));
+			} else if (!plan_name_ok(s)) {
+				diag_error(c->d, plan_node_mark(at), "invalid volume name '%s': %s", s, name_rule);
 			} else {
 				name = xstrdup(s);
 			}
 		} else {
 			name = last_component(path);
-			if (!name_ok(name)) {
-				diag_error(c->d, node_mark(dn), "cannot name a volume after directory '%s' "
+			if (!plan_name_ok(name)) {
+				diag_error(c->d, plan_node_mark(dn), "cannot name a volume after directory '%s' "
 					   "('%s' is not a valid name: %s); give the volumes names with "
 					   "'names:'", path, name, name_rule);
 				free(name);
@@ -215,8 +215,8 @@ static void parse_dirs(struct pctx *c, struct key *dk, struct key *nk)
 		if (name && !twice) {
 			for (size_t j = 0; j < t->ndirs; j++) {
 				if (t->names[j] && !strcmp(t->names[j], name)) {
-					diag_error(c->d, node_mark(at), "duplicate volume name '%s' (also at "
-						   "line %d)%s", name, node_mark(where[j]).line,
+					diag_error(c->d, plan_node_mark(at), "duplicate volume name '%s' (also at "
+						   "line %d)%s", name, plan_node_mark(where[j]).line,
 						   names ? "" : "; give the volumes names with 'names:'");
 					break;
 				}
@@ -234,51 +234,51 @@ static void parse_image(struct pctx *c, yaml_node_t *key, yaml_node_t *val)
 {
 	struct plan_target *t = &c->p->target;
 	struct key k[] = { { "path", 0, 0 }, { "size", 0, 0 }, { "keep", 0, 0 } };
-	if (map_keys(c, val, k, NKEYS(k), "in image", "'image' ({ path, size })"))
+	if (plan_map_keys(c, val, k, NKEYS(k), "in image", "'image' ({ path, size })"))
 		return;
-	if (require_key(c, &k[0], val, "in image")) {
-		const char *s = key_scalar(c, &k[0], "a file path");
+	if (plan_require_key(c, &k[0], val, "in image")) {
+		const char *s = plan_key_scalar(c, &k[0], "a file path");
 		const char *file = s ? (strrchr(s, '/') ? strrchr(s, '/') + 1 : s) : NULL;
 		if (s && !*s)
-			diag_error(c->d, node_mark(k[0].val), "the image path is empty");
+			diag_error(c->d, plan_node_mark(k[0].val), "the image path is empty");
 		else if (s && (!*file || !strcmp(file, ".") || !strcmp(file, "..")))
-			diag_error(c->d, node_mark(k[0].val), "the image path '%s' names a folder: give "
+			diag_error(c->d, plan_node_mark(k[0].val), "the image path '%s' names a folder: give "
 				   "a file, such as %s%srig.img", s, s, *file ? "/" : "");
 		else if (s && text_ok(c, k[0].val, "the image path", PATH_TEXT_MAX))
 			t->image_path = xstrdup(s);
 	}
-	if (require_key(c, &k[1], val, "in image")) {
-		const char *s = key_scalar(c, &k[1], "a size such as 20G");
+	if (plan_require_key(c, &k[1], val, "in image")) {
+		const char *s = plan_key_scalar(c, &k[1], "a size such as 20G");
 		const char *why;
 		uint64_t v;
 		if (s && units_parse_size(s, &v, &why))
-			diag_error(c->d, node_mark(k[1].val), "invalid size '%s' for the image: %s", s, why);
+			diag_error(c->d, plan_node_mark(k[1].val), "invalid size '%s' for the image: %s", s, why);
 		else if (s && v < MIN_IMAGE_SIZE)
-			diag_error(c->d, node_mark(k[1].val), "image size '%s' is too small: an image "
+			diag_error(c->d, plan_node_mark(k[1].val), "image size '%s' is too small: an image "
 				   "needs at least 1M for a partition table and file systems", s);
 		else if (s)
 			t->image_size = v;
 	}
-	key_bool(c, &k[2], &t->keep);
+	plan_key_bool(c, &k[2], &t->keep);
 }
 
 static void parse_disk(struct pctx *c, yaml_node_t *val)
 {
 	struct plan_target *t = &c->p->target;
 	struct key k[] = { { "device", 0, 0 }, { "confirm", 0, 0 } };
-	if (map_keys(c, val, k, NKEYS(k), "in disk", "'disk' ({ device, confirm })"))
+	if (plan_map_keys(c, val, k, NKEYS(k), "in disk", "'disk' ({ device, confirm })"))
 		return;
-	if (require_key(c, &k[0], val, "in disk")) {
-		const char *s = key_scalar(c, &k[0], "a device (disk4 on macOS, /dev/sdb on Linux)");
+	if (plan_require_key(c, &k[0], val, "in disk")) {
+		const char *s = plan_key_scalar(c, &k[0], "a device (disk4 on macOS, /dev/sdb on Linux)");
 		if (s && text_ok(c, k[0].val, "the device", DEVICE_TEXT_MAX)) {
 			t->device = xstrdup(s);
-			c->device_mark = node_mark(k[0].val);
+			c->device_mark = plan_node_mark(k[0].val);
 		}
 	}
-	if (require_key(c, &k[1], val, "in disk")) {
-		const char *s = key_scalar(c, &k[1], "the disk's media name or serial");
+	if (plan_require_key(c, &k[1], val, "in disk")) {
+		const char *s = plan_key_scalar(c, &k[1], "the disk's media name or serial");
 		if (s && !*s)
-			diag_error(c->d, node_mark(k[1].val), "'confirm' is empty: give the disk's media "
+			diag_error(c->d, plan_node_mark(k[1].val), "'confirm' is empty: give the disk's media "
 				   "name (model) or serial number");
 		else if (s && text_ok(c, k[1].val, "'confirm'", CONFIRM_TEXT_MAX))
 			t->confirm = xstrdup(s);
@@ -290,13 +290,13 @@ static int before(const yaml_node_t *a, const yaml_node_t *b)
 	return a->start_mark.index < b->start_mark.index;
 }
 
-void parse_target(struct pctx *c, yaml_node_t *key, yaml_node_t *val)
+void plan_parse_target(struct pctx *c, yaml_node_t *key, yaml_node_t *val)
 {
 	struct plan_target *t = &c->p->target;
 	struct key k[] = { { "dirs", 0, 0 }, { "names", 0, 0 }, { "image", 0, 0 }, { "disk", 0, 0 } };
 	static const enum target_kind kinds[] = { TARGET_DIRS, TARGET_DIRS, TARGET_IMAGE, TARGET_DISK };
-	t->mark = node_mark(key);
-	if (map_keys(c, val, k, NKEYS(k), "in target", "'target' (dirs, image or disk)"))
+	t->mark = plan_node_mark(key);
+	if (plan_map_keys(c, val, k, NKEYS(k), "in target", "'target' (dirs, image or disk)"))
 		return;
 	struct key *first = NULL;
 	for (size_t i = 0; i < NKEYS(k); i++) {
@@ -306,18 +306,18 @@ void parse_target(struct pctx *c, yaml_node_t *key, yaml_node_t *val)
 			first = &k[i];
 	}
 	if (!first) {
-		diag_error(c->d, node_mark(key), "target needs one of 'dirs', 'image' or 'disk'");
+		diag_error(c->d, plan_node_mark(key), "target needs one of 'dirs', 'image' or 'disk'");
 		return;
 	}
 	for (size_t i = 0; i < NKEYS(k); i++)
 		if (i != 1 && k[i].key && &k[i] != first)
-			diag_error(c->d, node_mark(k[i].key), "target has both '%s' and '%s': give "
+			diag_error(c->d, plan_node_mark(k[i].key), "target has both '%s' and '%s': give "
 				   "exactly one of dirs, image or disk", first->name, k[i].name);
 	c->target_known = 1;
 	t->kind = kinds[first - k];
-	t->mark = node_mark(first->key);
+	t->mark = plan_node_mark(first->key);
 	if (k[1].key && t->kind != TARGET_DIRS)
-		diag_error(c->d, node_mark(k[1].key), "'names' applies only to a dirs target: "
+		diag_error(c->d, plan_node_mark(k[1].key), "'names' applies only to a dirs target: "
 			   "partitions are named in the layouts");
 	if (t->kind == TARGET_DIRS)
 		parse_dirs(c, &k[0], &k[1]);
@@ -356,11 +356,11 @@ static char *expand_name(const char *name, uint64_t i)
 static int parse_part_size(struct pctx *c, struct key *sk, const char *pname,
 			   struct plan_partition *out)
 {
-	const char *s = key_scalar(c, sk, "a size, a percentage or rest");
+	const char *s = plan_key_scalar(c, sk, "a size, a percentage or rest");
 	const char *why;
 	if (!s)
 		return -1;
-	struct mark m = node_mark(sk->val);
+	struct mark m = plan_node_mark(sk->val);
 	if (!strcmp(s, "rest")) {
 		out->size_kind = PSIZE_REST;
 		return 0;
@@ -410,25 +410,25 @@ static void parse_partition(struct pctx *c, struct plan_layout *l, const char *l
 			   { "keep", 0, 0 } };
 	struct strbuf where = STRBUF_INIT;
 	sb_addf(&where, "in partition %zu of layout '%s'", index + 1, lname);
-	if (map_keys(c, pn, k, NKEYS(k), where.buf, "a partition ({ name, fs, size })")) {
+	if (plan_map_keys(c, pn, k, NKEYS(k), where.buf, "a partition ({ name, fs, size })")) {
 		sb_release(&where);
 		return;
 	}
 	uint64_t count = 1;
 	int ok = 1;
-	if (k[3].key && key_uint(c, &k[3], 1, MAX_PARTITIONS, &count))
+	if (k[3].key && plan_key_uint(c, &k[3], 1, MAX_PARTITIONS, &count))
 		ok = 0;
 	const char *name = NULL;
-	if (require_key(c, &k[0], pn, where.buf) && (name = key_scalar(c, &k[0], "a name"))) {
+	if (plan_require_key(c, &k[0], pn, where.buf) && (name = plan_key_scalar(c, &k[0], "a name"))) {
 		if (count > 1 && !strstr(name, "{n}")) {
-			diag_error(c->d, node_mark(k[0].val), "partition name '%s' needs '{n}' with "
+			diag_error(c->d, plan_node_mark(k[0].val), "partition name '%s' needs '{n}' with "
 				   "count %llu, so that each partition gets its own name (e.g. \"%s{n}\")",
 				   name, (unsigned long long)count, name);
 			ok = 0;
 		}
 	}
 	const char *fs = NULL, *orig = NULL;
-	if (require_key(c, &k[1], pn, where.buf) && (fs = key_scalar(c, &k[1], "a file system"))) {
+	if (plan_require_key(c, &k[1], pn, where.buf) && (fs = plan_key_scalar(c, &k[1], "a file system"))) {
 		const char *canon = known_fs(fs, strlen(fs));
 		if (!canon) {
 			static const char *all[32];
@@ -440,19 +440,19 @@ static void parse_partition(struct pctx *c, struct plan_layout *l, const char *l
 			struct strbuf sb = STRBUF_INIT;
 			all_fs_names(&sb);
 			const char *near = diag_suggest(fs, all, n);
-			diag_error(c->d, node_mark(k[1].val), "unknown file system '%s' (%s%s%s%s)", fs,
+			diag_error(c->d, plan_node_mark(k[1].val), "unknown file system '%s' (%s%s%s%s)", fs,
 				   sb.buf, near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
 			sb_release(&sb);
 			fs = NULL;
 		} else {
 			fs = map_fs(c, canon, &orig);
 			XGROW(c->fsrefs, c->nfsrefs + 1, c->fsrefs_alloc);
-			c->fsrefs[c->nfsrefs++] = (struct fsref){ fs, orig, node_mark(k[1].val), name };
+			c->fsrefs[c->nfsrefs++] = (struct fsref){ fs, orig, plan_node_mark(k[1].val), name };
 		}
 	}
 	struct plan_partition proto = { 0 };
-	if (k[4].key && key_bool(c, &k[4], &proto.keep) == 0 && proto.keep) {
-		proto.keep_mark = node_mark(k[4].val);
+	if (k[4].key && plan_key_bool(c, &k[4], &proto.keep) == 0 && proto.keep) {
+		proto.keep_mark = plan_node_mark(k[4].val);
 		if (index > 0) {
 			diag_error(c->d, proto.keep_mark, "only the first partition of a layout may have "
 				   "'keep: true' (partition %zu of layout '%s' has it): rig keeps the "
@@ -465,9 +465,9 @@ static void parse_partition(struct pctx *c, struct plan_layout *l, const char *l
 			proto.keep = 0;
 		}
 	}
-	if (require_key(c, &k[2], pn, where.buf) &&
+	if (plan_require_key(c, &k[2], pn, where.buf) &&
 	    parse_part_size(c, &k[2], name ? name : "?", &proto) == 0) {
-		struct mark sm = node_mark(k[2].val);
+		struct mark sm = plan_node_mark(k[2].val);
 		if (proto.size_kind == PSIZE_REST) {
 			if (count > 1)
 				diag_error(c->d, sm, "count %llu with size rest would make %llu rest "
@@ -494,20 +494,20 @@ static void parse_partition(struct pctx *c, struct plan_layout *l, const char *l
 	}
 	if (ok && name && fs) {
 		if (l->nparts + count > MAX_PARTITIONS) {
-			diag_error(c->d, node_mark(pn), "layout '%s' has more than %d partitions "
+			diag_error(c->d, plan_node_mark(pn), "layout '%s' has more than %d partitions "
 				   "(a GPT holds %d)", lname, MAX_PARTITIONS, MAX_PARTITIONS);
 			count = 0;
 		}
 		l->parts = xrealloc(l->parts, (l->nparts + count + 1) * sizeof(*l->parts));
 		for (uint64_t i = 1; i <= count; i++) {
 			char *pname = expand_name(name, i);
-			int bad = !name_ok(pname);
+			int bad = !plan_name_ok(pname);
 			if (bad && i == 1)
-				diag_error(c->d, node_mark(k[0].val), "invalid partition name '%s': %s",
+				diag_error(c->d, plan_node_mark(k[0].val), "invalid partition name '%s': %s",
 					   pname, name_rule);
 			for (size_t j = 0; !bad && j < l->nparts; j++)
 				if (!strcmp(l->parts[j].name, pname)) {
-					diag_error(c->d, node_mark(k[0].val), "duplicate partition name '%s' "
+					diag_error(c->d, plan_node_mark(k[0].val), "duplicate partition name '%s' "
 						   "in layout '%s' (also at line %d)", pname, lname,
 						   l->parts[j].mark.line);
 					bad = 1;
@@ -516,7 +516,7 @@ static void parse_partition(struct pctx *c, struct plan_layout *l, const char *l
 			*pp = proto;
 			pp->name = pname;
 			pp->fs = xstrdup(fs);
-			pp->mark = node_mark(pn);
+			pp->mark = plan_node_mark(pn);
 			if (pp->keep && l->nparts == 1)
 				l->keeps = 1;
 			if (bad)
@@ -541,7 +541,7 @@ static void check_layout_sizes(struct pctx *c, const char *lname, const struct l
 		if (need > (double)t->image_size * (1 + 1e-12)) {
 			struct strbuf sb = STRBUF_INIT;
 			units_format_size(&sb, t->image_size);
-			diag_error(c->d, node_mark(ln), "the partitions of layout '%s' need more than "
+			diag_error(c->d, plan_node_mark(ln), "the partitions of layout '%s' need more than "
 				   "the image's %s", lname, sb.buf);
 			sb_release(&sb);
 		}
@@ -554,20 +554,20 @@ static void parse_layout(struct pctx *c, yaml_node_t *ln, size_t index)
 	struct key k[] = { { "name", 0, 0 }, { "scheme", 0, 0 }, { "partitions", 0, 0 } };
 	struct strbuf where = STRBUF_INIT;
 	sb_addf(&where, "in layout %zu", index + 1);
-	if (map_keys(c, ln, k, NKEYS(k), where.buf, "a layout ({ name, partitions })")) {
+	if (plan_map_keys(c, ln, k, NKEYS(k), where.buf, "a layout ({ name, partitions })")) {
 		sb_release(&where);
 		return;
 	}
 	struct plan_layout *l = &p->layouts[p->nlayouts++];
-	l->mark = node_mark(ln);
+	l->mark = plan_node_mark(ln);
 	const char *name = NULL;
-	if (require_key(c, &k[0], ln, where.buf) && (name = key_scalar(c, &k[0], "a name"))) {
-		if (!name_ok(name)) {
-			diag_error(c->d, node_mark(k[0].val), "invalid layout name '%s': %s", name, name_rule);
+	if (plan_require_key(c, &k[0], ln, where.buf) && (name = plan_key_scalar(c, &k[0], "a name"))) {
+		if (!plan_name_ok(name)) {
+			diag_error(c->d, plan_node_mark(k[0].val), "invalid layout name '%s': %s", name, name_rule);
 		} else {
 			for (size_t i = 0; i + 1 < p->nlayouts; i++)
 				if (p->layouts[i].name && !strcmp(p->layouts[i].name, name))
-					diag_error(c->d, node_mark(k[0].val), "duplicate layout name '%s' "
+					diag_error(c->d, plan_node_mark(k[0].val), "duplicate layout name '%s' "
 						   "(also at line %d)", name, p->layouts[i].mark.line);
 			sb_reset(&where);
 			sb_addf(&where, "in layout '%s'", name);
@@ -576,43 +576,43 @@ static void parse_layout(struct pctx *c, yaml_node_t *ln, size_t index)
 	l->name = xstrdup(name ? name : "");
 	l->scheme = xstrdup("gpt");
 	if (k[1].key) {
-		const char *s = key_scalar(c, &k[1], "a partition scheme");
+		const char *s = plan_key_scalar(c, &k[1], "a partition scheme");
 		if (s && strcmp(s, "gpt"))
-			diag_error(c->d, node_mark(k[1].val), "unsupported partition scheme '%s' "
+			diag_error(c->d, plan_node_mark(k[1].val), "unsupported partition scheme '%s' "
 				   "(plan language v1 supports gpt)", s);
 	}
 	char num[24];
 	snprintf(num, sizeof(num), "%zu", index + 1);
 	const char *lname = name ? name : num;
-	if (require_key(c, &k[2], ln, where.buf)) {
-		yaml_node_t *seq = key_seq(c, &k[2], "a list of partitions");
+	if (plan_require_key(c, &k[2], ln, where.buf)) {
+		yaml_node_t *seq = plan_key_seq(c, &k[2], "a list of partitions");
 		if (seq && seq->data.sequence.items.start == seq->data.sequence.items.top)
-			diag_error(c->d, node_mark(seq), "layout '%s' has no partitions", lname);
+			diag_error(c->d, plan_node_mark(seq), "layout '%s' has no partitions", lname);
 		if (seq) {
 			struct layout_sizes ls = { 0 };
 			size_t i = 0;
 			for (yaml_node_item_t *it = seq->data.sequence.items.start;
 			     it < seq->data.sequence.items.top; it++, i++)
-				parse_partition(c, l, lname, node_at(c, *it), i, &ls);
+				parse_partition(c, l, lname, plan_node_at(c, *it), i, &ls);
 			check_layout_sizes(c, lname, &ls, ln);
 		}
 	}
 	sb_release(&where);
 }
 
-void parse_layouts(struct pctx *c, const struct key *k)
+void plan_parse_layouts(struct pctx *c, const struct key *k)
 {
-	yaml_node_t *seq = key_seq(c, k, "a list of layouts");
+	yaml_node_t *seq = plan_key_seq(c, k, "a list of layouts");
 	if (!seq)
 		return;
 	size_t n = (size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start);
 	if (!n) {
-		diag_error(c->d, node_mark(seq), "'layouts' is empty: give at least one layout");
+		diag_error(c->d, plan_node_mark(seq), "'layouts' is empty: give at least one layout");
 		return;
 	}
 	c->p->layouts = xcalloc(n, sizeof(struct plan_layout));
 	for (size_t i = 0; i < n; i++)
-		parse_layout(c, node_at(c, seq->data.sequence.items.start[i]), i);
+		parse_layout(c, plan_node_at(c, seq->data.sequence.items.start[i]), i);
 }
 
 /* --- platform --- */
@@ -676,7 +676,7 @@ static void check_device(struct pctx *c, const struct prov_driver *d)
 	sb_release(&why);
 }
 
-void check_platform(struct pctx *c)
+void plan_check_platform(struct pctx *c)
 {
 	struct plan *p = c->p;
 	const struct prov_driver *want = c->opt->platform;
@@ -729,7 +729,7 @@ void check_platform(struct pctx *c)
  * system and name. Checked here where it can be (the layout before; an
  * image, which starts empty); the disk as found is checked at run time.
  */
-void check_keep(struct pctx *c)
+void plan_check_keep(struct pctx *c)
 {
 	const struct plan *p = c->p;
 	for (size_t li = 0; li < p->nlayouts; li++) {

@@ -25,7 +25,7 @@ static size_t module_index(const struct rig_module *m)
 	return 0;
 }
 
-size_t module_state_slot(const struct rig_module *m)
+size_t resume_state_slot(const struct rig_module *m)
 {
 	return module_index(m->needs ? module_find(m->needs) : m);
 }
@@ -60,12 +60,12 @@ void resume_point(const struct plan *p, const struct schedule *s, const enum cel
 	/* A later cell of the block using a slot an earlier, finished one filled. */
 	for (size_t j = r; j < e && !rp->depends; j++) {
 		const struct cell *cj = &s->cells[j];
-		size_t slot = module_state_slot(cj->step->module);
+		size_t slot = resume_state_slot(cj->step->module);
 		if (!rig_modules[slot]->release_state)
 			continue; /* a module that keeps no state */
 		for (size_t i = b; i < r; i++) {
 			const struct cell *ci = &s->cells[i];
-			if (ci->volume == cj->volume && module_state_slot(ci->step->module) == slot) {
+			if (ci->volume == cj->volume && resume_state_slot(ci->step->module) == slot) {
 				rp->depends = 1;
 				rp->producer = i;
 				rp->consumer = j;

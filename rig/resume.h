@@ -42,7 +42,7 @@ struct volume;
 
 /* The per-volume state slot a module uses: its own, or that of the module
  * it needs (read uses write's). An index into rig_modules. */
-size_t module_state_slot(const struct rig_module *m);
+size_t resume_state_slot(const struct rig_module *m);
 
 enum cell_state { CELL_NEW = 0, CELL_DONE, CELL_STARTED };
 

@@ -17,7 +17,7 @@ static int64_t journal_begin(void *opaque, const char *action, const char *objec
 		return 0;
 	}
 	char now[40];
-	utc_now_iso(now, sizeof(now));
+	timeutil_utc_iso(now, sizeof(now));
 	struct store_journal j = { action, object, argv, identity, now };
 	int64_t id = 0;
 	return store_journal_begin(s, &j, &id, err) == 0 ? id : 0;
@@ -29,7 +29,7 @@ static void journal_end(void *opaque, int64_t id, int ok)
 	if (!s)
 		return;
 	char now[40];
-	utc_now_iso(now, sizeof(now));
+	timeutil_utc_iso(now, sizeof(now));
 	struct strbuf err = STRBUF_INIT;
 	store_journal_end(s, id, ok, now, &err); /* the begun row stays: the safe side */
 	sb_release(&err);

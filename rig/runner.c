@@ -41,12 +41,12 @@
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 
-volatile sig_atomic_t rig_cancel;
+volatile sig_atomic_t runner_cancel;
 
 static void on_signal(int sig)
 {
 	(void)sig;
-	rig_cancel = 1;
+	runner_cancel = 1;
 }
 
 static void install_signals(struct sigaction *old_int, struct sigaction *old_term)
@@ -100,7 +100,7 @@ static void log_command(void *opaque, const char *argv_text, const struct spawn_
 {
 	struct run *run = opaque;
 	char now[40];
-	utc_now_iso(now, sizeof(now));
+	timeutil_utc_iso(now, sizeof(now));
 	if (run->cmdlog) {
 		fprintf(run->cmdlog, "[%s] $ %s\n", now, argv_text);
 		if (r) {
@@ -132,7 +132,7 @@ static void backend_note(void *opaque, int warning, const char *text)
 		event(run, "warning", "%s", text);
 	} else if (run->cmdlog) {
 		char now[40];
-		utc_now_iso(now, sizeof(now));
+		timeutil_utc_iso(now, sizeof(now));
 		fprintf(run->cmdlog, "[%s] # %s\n\n", now, text);
 		fflush(run->cmdlog);
 	}
@@ -146,7 +146,7 @@ static void event(struct run *run, const char *level, const char *fmt, ...)
 	sb_vaddf(&msg, fmt, ap);
 	va_end(ap);
 	char now[40];
-	utc_now_iso(now, sizeof(now));
+	timeutil_utc_iso(now, sizeof(now));
 	if (run->store)
 		store_add_event(run->store, now, level, msg.buf, &err);
 	if (strcmp(level, "info") != 0) {
@@ -218,7 +218,7 @@ static int make_run_dir(struct run *run, struct strbuf *err)
 		return -1;
 	}
 	char ts[24];
-	utc_now_compact(ts, sizeof(ts));
+	timeutil_utc_compact(ts, sizeof(ts));
 	for (int k = 1; k < 1000; k++) {
 		sb_reset(&run->id);
 		sb_addf(&run->id, "%s-%s", ts, run->plan->name);
@@ -426,7 +426,7 @@ static uint64_t seed_derive_cell(uint64_t seed, const char *layout, const struct
 {
 	struct strbuf label = STRBUF_INIT;
 	sb_addf(&label, "cell/%s/%u/%s", layout, c->rep, c->path);
-	uint64_t s = seed_derive(seed, label.buf);
+	uint64_t s = prng_derive_seed(seed, label.buf);
 	sb_release(&label);
 	return s;
 }
@@ -468,7 +468,7 @@ static int run_cell(struct run *run, const struct schedule *sched, const struct 
 	diag_release(&d);
 
 	char start[40], end[40];
-	utc_now_iso(start, sizeof(start));
+	timeutil_utc_iso(start, sizeof(start));
 	struct store_cell sc = {
 		.seq = c->seq,
 		.phase = c->phase,
@@ -517,14 +517,14 @@ static int run_cell(struct run *run, const struct schedule *sched, const struct 
 		.cache_method = flushed.buf,
 		.direct_used = p->cache.direct && m->direct_io,
 		.sink = &sink,
-		.cancel = &rig_cancel,
-		.volstate = &run->slots[c->volume * run->nmodules + module_state_slot(m)],
+		.cancel = &runner_cancel,
+		.volstate = &run->slots[c->volume * run->nmodules + resume_state_slot(m)],
 		.sp = &run->sp,
 		.err = &merr,
 	};
 	cs.ctx = &ctx;
 	rc = m->run(&ctx, args);
-	utc_now_iso(end, sizeof(end));
+	timeutil_utc_iso(end, sizeof(end));
 	const char *status = "done";
 	if (rc < 0) {
 		status = "failed";
@@ -535,7 +535,7 @@ static int run_cell(struct run *run, const struct schedule *sched, const struct 
 		sb_addf(err, "cannot record samples of step %s on %s: %s", c->path, vol->name,
 			cs.err.buf);
 		rc = -EIO;
-	} else if (rig_cancel) {
+	} else if (runner_cancel) {
 		status = "interrupted";
 	}
 	struct strbuf serr = STRBUF_INIT;
@@ -660,7 +660,7 @@ static void setup_run(struct run *run)
 	run->pctx.force = o->force;
 	run->pctx.allow = o->allow;
 	run->pctx.image_size = o->image_size;
-	run->pctx.cancel = &rig_cancel;
+	run->pctx.cancel = &runner_cancel;
 	run->pctx.note = backend_note;
 	run->pctx.note_opaque = run;
 	run_journal_init(&run->journal, &run->store);
@@ -714,7 +714,7 @@ static enum run_status run_body(struct run *run, const struct schedule *sched, s
 				      "this run are made on purpose", fault_spec());
 	}
 	struct sigaction old_int, old_term;
-	rig_cancel = 0;
+	runner_cancel = 0;
 	install_signals(&old_int, &old_term);
 
 	if (run->backend->prepare) {
@@ -745,7 +745,7 @@ static enum run_status run_body(struct run *run, const struct schedule *sched, s
 			from = run->rp.block;
 		}
 		char now[40];
-		utc_now_iso(now, sizeof(now));
+		timeutil_utc_iso(now, sizeof(now));
 		uint32_t first = run->rp.unfinished < sched->n ? sched->cells[run->rp.unfinished].seq
 							    : (uint32_t)sched->n + 1;
 		uint32_t from_seq = from < sched->n ? sched->cells[from].seq : (uint32_t)sched->n + 1;
@@ -781,7 +781,7 @@ static enum run_status run_body(struct run *run, const struct schedule *sched, s
 		sb_release(&serr);
 		sb_release(&why);
 	}
-	for (size_t i = from; i < sched->n && !rig_cancel; i++) {
+	for (size_t i = from; i < sched->n && !runner_cancel; i++) {
 		const struct cell *c = &sched->cells[i];
 		int fresh = c->first_of_layout ||
 			    (c->first_of_rep && p->reprovision == REPROVISION_REPEAT) ||
@@ -800,7 +800,7 @@ static enum run_status run_body(struct run *run, const struct schedule *sched, s
 		rc = run_cell(run, sched, c, err);
 		if (rc < 0)
 			break;
-		if (!rig_cancel)
+		if (!runner_cancel)
 			done++;
 	}
 	(void)rc;
@@ -817,8 +817,8 @@ stop:
 	{
 		char ended[40];
 		const char *status;
-		utc_now_iso(ended, sizeof(ended));
-		if (rig_cancel) {
+		timeutil_utc_iso(ended, sizeof(ended));
+		if (runner_cancel) {
 			status = "interrupted";
 			sb_addf(err, "%sinterrupted after %zu of %zu cells; everything measured is kept",
 				err->len ? "; " : "", done + from, sched->n);
@@ -934,10 +934,10 @@ enum run_status runner_run(const struct plan *p, const struct run_options *o,
 		goto out;
 
 	char started[40];
-	utc_now_iso(started, sizeof(started));
+	timeutil_utc_iso(started, sizeof(started));
 	sysinfo_host(&host);
 	sysinfo_os(&os);
-	sha256_hex(p->text, p->text_len, &hash);
+	sysinfo_sha256_hex(p->text, p->text_len, &hash);
 	options_json(o, &opts);
 	struct store_run sr = {
 		.id = run.id.buf,
@@ -1010,9 +1010,9 @@ static int check_plan_file(const char *dir, const struct resume_info *ri, struct
 	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
 		sb_add(&text, buf, n);
 	fclose(f);
-	sha256_hex(text.buf, text.len, &hash);
+	sysinfo_sha256_hex(text.buf, text.len, &hash);
 	if (ri->plan_text)
-		sha256_hex(ri->plan_text, strlen(ri->plan_text), &stored);
+		sysinfo_sha256_hex(ri->plan_text, strlen(ri->plan_text), &stored);
 	if (!ri->plan_text || !ri->plan_sha256 || strcmp(stored.buf, ri->plan_sha256)) {
 		sb_addf(err, "the plan recorded in the results store does not match its SHA-256; "
 			     "the store was changed and cannot be resumed");

@@ -63,6 +63,6 @@ enum run_status runner_resume(const char *dir, const struct run_options *o,
 			      struct strbuf *run_dir, struct strbuf *info, struct strbuf *err);
 
 /* Set by the SIGINT/SIGTERM handler the runner installs. */
-extern volatile sig_atomic_t rig_cancel;
+extern volatile sig_atomic_t runner_cancel;
 
 #endif

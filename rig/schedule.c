@@ -15,7 +15,7 @@
  *   3. expand layouts x repetitions x phases x volumes into cells, choosing
  *      the volume order of each phase by the plan's order policy.
  *
- * Random orders draw from seed_derive(seed, "order/layoutL/repR/PATH") (L
+ * Random orders draw from prng_derive_seed(seed, "order/layoutL/repR/PATH") (L
  * 1-based), so each phase has its own reproducible stream: adding
  * repetitions, steps or layouts does not disturb the orders of the others.
  *
@@ -168,7 +168,7 @@ static void walk_steps(struct walk *w, const struct plan_step *steps, size_t n,
 	sb_setlen(&w->path, base);
 }
 
-size_t williams_rows(size_t n)
+size_t schedule_williams_rows(size_t n)
 {
 	return n % 2 ? 2 * n : n;
 }
@@ -180,11 +180,11 @@ size_t williams_rows(size_t n)
  * differences coincide; the mirrored rows supply the missing ones, and
  * every pair appears exactly twice in 2n rows.
  */
-void williams_row(size_t n, size_t r, uint32_t *out)
+void schedule_williams_row(size_t n, size_t r, uint32_t *out)
 {
 	if (n == 0)
 		return;
-	r %= williams_rows(n);
+	r %= schedule_williams_rows(n);
 	size_t shift = r % n;
 	int mirror = r >= n;
 	for (size_t j = 0; j < n; j++) {
@@ -206,7 +206,7 @@ static void random_order(uint64_t seed, size_t li, uint32_t rep, const char *pat
 	struct prng r;
 	sb_reset(label);
 	sb_addf(label, "order/layout%zu/rep%u/%s", li + 1, (unsigned)rep, path);
-	prng_seed(&r, seed_derive(seed, label->buf));
+	prng_seed(&r, prng_derive_seed(seed, label->buf));
 	identity(ord, n);
 	prng_shuffle_u32(&r, ord, n);
 }
@@ -225,7 +225,7 @@ static void rep_order(enum plan_order o, size_t n, uint32_t rep, uint32_t *ord)
 			}
 		break;
 	case ORDER_LATIN:
-		williams_row(n, (rep - 1) % williams_rows(n), ord);
+		schedule_williams_row(n, (rep - 1) % schedule_williams_rows(n), ord);
 		break;
 	default:
 		identity(ord, n);

@@ -59,7 +59,7 @@ void schedule_free(struct schedule *s);
  * out[0..n-1] as volume indexes. Rows: n for even n, 2n for odd n (the
  * square and its mirror). Exposed for tests and `rig help order`.
  */
-size_t williams_rows(size_t n);
-void williams_row(size_t n, size_t r, uint32_t *out);
+size_t schedule_williams_rows(size_t n);
+void schedule_williams_row(size_t n, size_t r, uint32_t *out);
 
 #endif

@@ -121,10 +121,10 @@ static const char *const stmt_sql[ST_COUNT] = {
 
 /*
  * Schema version 1, as rig 0.1 created it. A new store is made by running
- * this and then every migration (migrate_sql), so a migrated old store and
- * a new one are the same schema by construction. Statuses are checked by
- * the database so that a typo in a caller fails loudly instead of
- * producing rows no report recognizes.
+ * this and then every migration (migrate_v2_sql and any after it), so a
+ * migrated old store and a new one are the same schema by construction.
+ * Statuses are checked by the database so that a typo in a caller fails
+ * loudly instead of producing rows no report recognizes.
  */
 static const char schema_v1_sql[] =
 	"CREATE TABLE run (\n"

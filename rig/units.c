@@ -310,7 +310,7 @@ int units_parse_dist(const char *s, struct size_dist *d, const char **why)
 	return 0;
 }
 
-int size_dist_list(const char *const *items, size_t n, struct size_dist *d,
+int units_dist_list(const char *const *items, size_t n, struct size_dist *d,
 		   size_t *bad_index, const char **why)
 {
 	memset(d, 0, sizeof(*d));
@@ -340,7 +340,7 @@ int size_dist_list(const char *const *items, size_t n, struct size_dist *d,
 	return 0;
 }
 
-void size_dist_release(struct size_dist *d)
+void units_dist_release(struct size_dist *d)
 {
 	free(d->list);
 	d->list = NULL;
@@ -357,7 +357,7 @@ static uint64_t clamp_round(double x, uint64_t lo, uint64_t hi)
 	return v < lo ? lo : v > hi ? hi : v;
 }
 
-uint64_t size_dist_draw(const struct size_dist *d, double u, size_t index)
+uint64_t units_dist_draw(const struct size_dist *d, double u, size_t index)
 {
 	switch (d->kind) {
 	case DIST_FIXED:
@@ -380,7 +380,7 @@ uint64_t size_dist_draw(const struct size_dist *d, double u, size_t index)
 	return d->lo;
 }
 
-double size_dist_mean(const struct size_dist *d)
+double units_dist_mean(const struct size_dist *d)
 {
 	double lo = (double)d->lo, hi = (double)d->hi;
 	switch (d->kind) {

@@ -54,15 +54,15 @@ struct size_dist {
 };
 
 /* Parse a scalar distribution (FIXED, LOGUNIFORM, INVSQUARE). Lists come
- * from YAML sequences and are built with size_dist_list(). */
+ * from YAML sequences and are built with units_dist_list(). */
 int units_parse_dist(const char *s, struct size_dist *d, const char **why);
-int size_dist_list(const char *const *items, size_t n, struct size_dist *d,
+int units_dist_list(const char *const *items, size_t n, struct size_dist *d,
 		   size_t *bad_index, const char **why);
-void size_dist_release(struct size_dist *d);
+void units_dist_release(struct size_dist *d);
 /* Draw one size given a uniform u in [0,1). */
-uint64_t size_dist_draw(const struct size_dist *d, double u, size_t index);
+uint64_t units_dist_draw(const struct size_dist *d, double u, size_t index);
 /* The analytic mean of the distribution, in bytes. */
-double size_dist_mean(const struct size_dist *d);
+double units_dist_mean(const struct size_dist *d);
 /* Canonical text of a distribution: "1G", "2M..2G",
  * "inverse-square(1K..1M)", "[1M, 4M]". */
 void units_format_dist(struct strbuf *sb, const struct size_dist *d);

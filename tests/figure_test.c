@@ -5,7 +5,7 @@
  * are about the drawing, not the code that made it.
  *
  *   - twelve series keep twelve colours, dash patterns and marker shapes;
- *     h_style_of, h_pair_style and fig_add_series keep series apart;
+ *     html_style_of, html_pair_style and fig_add_series keep series apart;
  *   - with yzero, whiskers and bars stop at the y of 0, which is the
  *     bottom of the axis (found from the data marks' own positions);
  *   - a fitted curve that runs off the data stays inside the plot area;
@@ -332,7 +332,7 @@ static void test_page_styles_apart(void)
 	d.nvols = 12;
 	int used = 0;
 	for (int i = 0; i < 12; i++)
-		used |= 1 << h_pair_style(&d, vols[i].name, vols[i].layout);
+		used |= 1 << html_pair_style(&d, vols[i].name, vols[i].layout);
 	CU_ASSERT_EQUAL(used, (1 << 12) - 1);
 	for (int i = 0; i < 12; i++) {
 		vols[i].name = vn[i];
@@ -341,7 +341,7 @@ static void test_page_styles_apart(void)
 	}
 	used = 0;
 	for (int i = 0; i < 12; i++)
-		used |= 1 << h_style_of(&d, vn[i], ln[0]);
+		used |= 1 << html_style_of(&d, vn[i], ln[0]);
 	CU_ASSERT_EQUAL(used, (1 << 12) - 1);
 }
 
@@ -658,22 +658,22 @@ static void test_outputs(void)
 static void test_text_helpers(void)
 {
 	struct strbuf sb = STRBUF_INIT;
-	h_p_clause(&sb, 0.0004);
+	html_p_clause(&sb, 0.0004);
 	CU_ASSERT_STRING_EQUAL(sb.buf, "p &lt; 0.001");
 	sb_reset(&sb);
-	h_p_clause(&sb, 0.0123);
+	html_p_clause(&sb, 0.0123);
 	CU_ASSERT_STRING_EQUAL(sb.buf, "p = 0.012");
 	sb_reset(&sb);
-	h_p_clause(&sb, 0.0042);
+	html_p_clause(&sb, 0.0042);
 	CU_ASSERT_STRING_EQUAL(sb.buf, "p = 0.0042");
 	sb_reset(&sb);
-	h_p_clause(&sb, NAN);
+	html_p_clause(&sb, NAN);
 	CU_ASSERT_STRING_EQUAL(sb.buf, "no p-value");
 	sb_reset(&sb);
-	h_p_value(&sb, 0.0004);
+	html_p_value(&sb, 0.0004);
 	CU_ASSERT_STRING_EQUAL(sb.buf, "&lt; 0.001");
 	sb_reset(&sb);
-	h_plain(&sb, "<b>Mean</b> rate; n &ge; 2, p &lt; 0.001 &amp; 10<sup>6</sup> B, every "
+	html_plain(&sb, "<b>Mean</b> rate; n &ge; 2, p &lt; 0.001 &amp; 10<sup>6</sup> B, every "
 		     "5<sup>th</sup>&#8201;&#x2014;&nbsp;<i>x</i> &bogus; a<br>b");
 	CU_ASSERT_STRING_EQUAL(sb.buf, "Mean rate; n \xe2\x89\xa5 2, p < 0.001 & 10\xe2\x81\xb6 B, every "
 				       "5th\xe2\x80\x89\xe2\x80\x94\xc2\xa0x &bogus; a b");
@@ -847,7 +847,7 @@ void register_figure_tests(void)
 	CU_pSuite s = test_suite("figures (reports/figure.c and their use in reports)");
 	test_add(s, "twelve series: twelve colours, markers and dash patterns", test_twelve_series_apart);
 	test_add(s, "an integer axis ticks whole values", test_integer_axis_whole_ticks);
-	test_add(s, "h_pair_style and h_style_of: twelve pairs, twelve volumes apart",
+	test_add(s, "html_pair_style and html_style_of: twelve pairs, twelve volumes apart",
 		 test_page_styles_apart);
 	test_add(s, "yzero: whiskers and bars stop at the zero line, the axis at 0",
 		 test_yzero_clips_whiskers);

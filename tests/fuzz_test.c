@@ -8,7 +8,7 @@
  * a fixture without an entry fails the test, so a new crash input cannot
  * be added without saying what rig must answer.
  *
- * The same folders are seeds of `make fuzz`, so the fuzzers start from
+ * The same folders are starting inputs of `make fuzz`, so the fuzzers start from
  * every input that ever broke them.
  */
 #include <dirent.h>

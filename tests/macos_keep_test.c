@@ -1,7 +1,7 @@
 /*
  * Layouts that keep their first partition (`keep: true`, provision/macos.c,
  * docs/plan-language.md) end to end on Linux, with the fake diskutil of
- * tests/tools/macos: seed 000's method (a whole APFS container shrunk to
+ * tests/tools/macos: the halves article's method (a whole APFS container shrunk to
  * half with HFS+ added after it, then the other way round with
  * resizeVolume), a disk as found, a disk that is not the state a keep
  * layout starts from (stopped before any command changes it), diskutil's
@@ -425,7 +425,7 @@ static void test_resume(void)
 void register_macos_keep_tests(void)
 {
 	CU_pSuite s = test_suite("macos keep layouts (fake diskutil resizeContainer, resizeVolume)");
-	test_add(s, "rig run: apfs-grown-halves, seed 000's method", test_grown);
+	test_add(s, "rig run: apfs-grown-halves, the halves article's method", test_grown);
 	test_add(s, "rig run: the first layout keeps the disk as found", test_as_found);
 	test_add(s, "rig run: not the state to keep: stopped before any change", test_mismatch);
 	test_add(s, "rig run: -69606, -69521, below MinimumSizePreferred", test_faults);

@@ -35,12 +35,12 @@ static void test_perm_bijection(void)
 		uint64_t n = sizes[k];
 		unsigned char *seen = xcalloc(n, 1);
 		struct perm p, q;
-		perm_init(&p, n, 42);
-		perm_init(&q, n, 42);
+		meta_perm_init(&p, n, 42);
+		meta_perm_init(&q, n, 42);
 		uint64_t fixed = 0, ok = 1;
 		for (uint64_t i = 0; i < n; i++) {
-			uint64_t v = perm_at(&p, i);
-			if (v >= n || seen[v] || v != perm_at(&q, i)) {
+			uint64_t v = meta_perm_at(&p, i);
+			if (v >= n || seen[v] || v != meta_perm_at(&q, i)) {
 				ok = 0;
 				break;
 			}
@@ -54,11 +54,11 @@ static void test_perm_bijection(void)
 	}
 	/* Another seed, another order. */
 	struct perm a, b;
-	perm_init(&a, 1000, 1);
-	perm_init(&b, 1000, 2);
+	meta_perm_init(&a, 1000, 1);
+	meta_perm_init(&b, 1000, 2);
 	int same = 0;
 	for (uint64_t i = 0; i < 1000; i++)
-		same += perm_at(&a, i) == perm_at(&b, i);
+		same += meta_perm_at(&a, i) == meta_perm_at(&b, i);
 	CU_ASSERT(same < 20);
 }
 
@@ -68,11 +68,11 @@ static void test_perm_spread(void)
 	 * distance between consecutive elements is near n/3 for a random order. */
 	uint64_t n = 100000;
 	struct perm p;
-	perm_init(&p, n, 7);
+	meta_perm_init(&p, n, 7);
 	double sum = 0;
-	uint64_t prev = perm_at(&p, 0);
+	uint64_t prev = meta_perm_at(&p, 0);
 	for (uint64_t i = 1; i < n; i++) {
-		uint64_t v = perm_at(&p, i);
+		uint64_t v = meta_perm_at(&p, i);
 		sum += v > prev ? (double)(v - prev) : (double)(prev - v);
 		prev = v;
 	}

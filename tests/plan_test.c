@@ -885,7 +885,7 @@ static void test_params_bind(void)
 	free(args);
 	CU_ASSERT_EQUAL(d.n, 0);
 	diag_release(&d);
-	CU_ASSERT_STRING_EQUAL(param_type_name(PT_SIZE), "size (e.g. 4K, 1MB)");
+	CU_ASSERT_STRING_EQUAL(params_type_name(PT_SIZE), "size (e.g. 4K, 1MB)");
 }
 
 /* keep: true where it may be: the first layout of a disk target (the disk

@@ -380,7 +380,7 @@ static void verify_file(struct fixture *f, const struct randio_args *a, int psyn
 	struct payload pl;
 	size_t pool = a->block > RANDIO_FILL_CHUNK ? (size_t)a->block : RANDIO_FILL_CHUNK;
 	CU_ASSERT_EQUAL_FATAL(payload_init(&pl, randio_payload_seed(f->ctx.seed), pool), 0);
-	uint64_t fill = seed_derive(f->ctx.seed, "randio/fill");
+	uint64_t fill = prng_derive_seed(f->ctx.seed, "randio/fill");
 	struct strbuf path = STRBUF_INIT;
 	sb_addf(&path, "%s/%s", f->dir, RANDIO_FILE);
 	int fd = open(path.buf, O_RDONLY);

@@ -445,7 +445,7 @@ static void test_html_layouts(void)
 	CU_ASSERT_TRUE(lead && lead > findings && lead < prov);
 	CU_ASSERT_PTR_NOT_NULL(strstr(h, "rate follows position, not the file system: position 1 "));
 	CU_ASSERT_PTR_NOT_NULL(strstr(h, "(interaction)"));
-	/* The seed articles' table, per-step sections, the figures. */
+	/* The source articles' table, per-step sections, the figures. */
 	CU_ASSERT_PTR_NOT_NULL(strstr(h, "Difference from ext4 (percent of its mean"));
 	CU_ASSERT_EQUAL(count(h, "<h2 id=\"step-"), 4);
 	CU_ASSERT_EQUAL(count(h, "<svg"), count(h, "</svg>"));

@@ -1,5 +1,5 @@
 /*
- * A disk target reprovisioned from whatever it holds (issue #16, item 6):
+ * A disk target reprovisioned from whatever it holds:
  * on one loop "disk", the ten-partition plan, then the halves plan, then
  * the ten-partition plan again, then a foreign MBR table of four
  * partitions made by sfdisk followed by the halves plan. Each run must

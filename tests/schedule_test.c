@@ -526,7 +526,7 @@ static int check_policy(const struct plan *p, const struct schedule *s)
 				want[k] = (uint32_t)(c0->rep % 2 ? k : n - 1 - k);
 			break;
 		case ORDER_LATIN:
-			williams_row(n, (c0->rep - 1) % williams_rows(n), want);
+			schedule_williams_row(n, (c0->rep - 1) % schedule_williams_rows(n), want);
 			break;
 		default:
 			return 1; /* random: covered by check_common and the seed tests */
@@ -624,14 +624,14 @@ static void test_sequential_phase_numbers(void)
 
 static int check_williams(size_t n)
 {
-	size_t rows = williams_rows(n);
+	size_t rows = schedule_williams_rows(n);
 	REQUIRE(rows == (n % 2 ? 2 * n : n), "n %zu: %zu rows", n, rows);
 	size_t *pos = xcalloc(n * n, sizeof(size_t));  /* [volume][position] */
 	size_t *adj = xcalloc(n * n, sizeof(size_t));  /* [a][b]: a then b */
 	uint32_t row[64];
 	int ok = 0;
 	for (size_t r = 0; r < rows; r++) {
-		williams_row(n, r, row);
+		schedule_williams_row(n, r, row);
 		for (size_t j = 0; j < n; j++) {
 			if (row[j] >= n) {
 				fail_at(__LINE__, "n %zu row %zu: volume %u out of range", n, r, row[j]);
@@ -693,13 +693,13 @@ static void test_williams_rows(void)
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		uint32_t row[6] = { 0 };
-		williams_row(cases[i].n, cases[i].r, row);
+		schedule_williams_row(cases[i].n, cases[i].r, row);
 		CU_ASSERT(!memcmp(row, cases[i].row, cases[i].n * sizeof(uint32_t)));
 	}
-	CU_ASSERT_EQUAL(williams_rows(0), 0);
-	CU_ASSERT_EQUAL(williams_rows(1), 2);
-	CU_ASSERT_EQUAL(williams_rows(7), 14);
-	CU_ASSERT_EQUAL(williams_rows(8), 8);
+	CU_ASSERT_EQUAL(schedule_williams_rows(0), 0);
+	CU_ASSERT_EQUAL(schedule_williams_rows(1), 2);
+	CU_ASSERT_EQUAL(schedule_williams_rows(7), 14);
+	CU_ASSERT_EQUAL(schedule_williams_rows(8), 8);
 }
 
 /* ---- random order ------------------------------------------------------- */

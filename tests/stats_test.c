@@ -84,7 +84,8 @@ static void check(const struct rec *r, const char *what, double got, double want
 			r->kind, what, got, want);
 }
 
-/* Read every record of the fixture; the caller frees with free_recs. */
+/* Read every record of the fixture; the records point into *text: the
+ * caller frees both. */
 static struct rec *load(size_t *nrec, char **text)
 {
 	struct strbuf path = STRBUF_INIT;

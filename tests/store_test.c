@@ -447,7 +447,7 @@ static void test_errors(void)
 	CU_ASSERT_EQUAL(q_int(store_db(s), "SELECT count(*) FROM run"), 1);
 	store_close(s);
 
-	/* end_run without begin_run */
+	/* store_end_run without store_begin_run */
 	unlink(path);
 	s = store_create(path, &err);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);

@@ -137,7 +137,8 @@ static void test_shape(void)
 	for (uint64_t d = 4; d < 300; d += 7)
 		check_shape(d * 3, d, 4);
 
-	/* Seed 001's tree: an even fanout, about 47-48 at every level. */
+	/* The enumeration article's tree (source article 001): an even fanout,
+	 * about 47-48 at every level. */
 	struct tree_args a = targs(1000000, 111000, 3, DIST_FIXED, 1, 1);
 	const char *why = NULL;
 	struct tree_state *t = tree_state_new(&a, 1, "/nonexistent/tree", &why);
@@ -202,7 +203,7 @@ static void test_inverse_square(void)
 	struct tree_state *t = tree_state_new(&a, 2024, "/nonexistent/tree", &why);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
 	/* The analytic mean of 1/x^2 on 1K..20G: log(hi/lo) / (1/lo - 1/hi), near 17 KB. */
-	double mean = size_dist_mean(&t->sizes);
+	double mean = units_dist_mean(&t->sizes);
 	CU_ASSERT(mean > 16500 && mean < 17500);
 
 	/* Quantiles: q_p = 1 / (1/lo - p (1/lo - 1/hi)); the count of draws
@@ -255,7 +256,7 @@ static void test_inverse_square(void)
 	a = targs(N, 0, 0, DIST_INVSQUARE, (uint64_t)lo2, (uint64_t)hi2);
 	t = tree_state_new(&a, 77, "/nonexistent/tree", &why);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
-	double m = size_dist_mean(&t->sizes);
+	double m = units_dist_mean(&t->sizes);
 	double c2 = 1.0 / (1.0 / lo2 - 1.0 / hi2);
 	double var = c2 * (hi2 - lo2) - m * m; /* E[x^2] = c (hi - lo) */
 	double smean = (double)t->bytes / N;
@@ -666,7 +667,7 @@ static void test_churn_atomic(void)
 
 static void test_memory_bound(void)
 {
-	/* Seed 001's plan: planned (not created), churn's extra counted too. */
+	/* The enumeration article's plan: planned (not created), churn's extra counted too. */
 	struct tree_args a = targs(1000000, 111000, 3, DIST_INVSQUARE, 1024, 20ull << 30);
 	const char *why = NULL;
 	struct tree_state *t = tree_state_new(&a, 2019, "/nonexistent/rig/tree", &why);

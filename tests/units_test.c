@@ -279,7 +279,7 @@ static void test_dist_parse(void)
 		CU_ASSERT_EQUAL(back.lo, d.lo);
 		CU_ASSERT_EQUAL(back.hi, d.hi);
 		sb_release(&sb);
-		size_dist_release(&d);
+		units_dist_release(&d);
 	}
 	static const char *const bad[] = {
 		"inverse-square(0..1M)", "0..1M", "inverse-square(1K..1M", "uniform(1K..2K)",
@@ -296,23 +296,23 @@ static void test_dist_parse(void)
 	struct size_dist d;
 	size_t badi = 99;
 	const char *why;
-	CU_ASSERT_EQUAL_FATAL(size_dist_list(items, 3, &d, &badi, &why), 0);
+	CU_ASSERT_EQUAL_FATAL(units_dist_list(items, 3, &d, &badi, &why), 0);
 	CU_ASSERT_EQUAL(d.kind, DIST_LIST);
 	CU_ASSERT_EQUAL(d.lo, 1u << 20);
 	CU_ASSERT_EQUAL(d.hi, 16u << 20);
-	CU_ASSERT_EQUAL(size_dist_draw(&d, 0.3, 0), 4u << 20);
-	CU_ASSERT_EQUAL(size_dist_draw(&d, 0.3, 4), 1u << 20);
-	CU_ASSERT_DOUBLE_EQUAL(size_dist_mean(&d), 7.0 * (1 << 20), 1e-6);
+	CU_ASSERT_EQUAL(units_dist_draw(&d, 0.3, 0), 4u << 20);
+	CU_ASSERT_EQUAL(units_dist_draw(&d, 0.3, 4), 1u << 20);
+	CU_ASSERT_DOUBLE_EQUAL(units_dist_mean(&d), 7.0 * (1 << 20), 1e-6);
 	struct strbuf sb = STRBUF_INIT;
 	units_format_dist(&sb, &d);
 	CU_ASSERT_STRING_EQUAL(sb.buf, "[4M, 1M, 16M]");
 	sb_release(&sb);
-	size_dist_release(&d);
-	size_dist_release(&d); /* idempotent */
+	units_dist_release(&d);
+	units_dist_release(&d); /* idempotent */
 	const char *bitems[] = { "4M", "4Q" };
-	CU_ASSERT_NOT_EQUAL(size_dist_list(bitems, 2, &d, &badi, &why), 0);
+	CU_ASSERT_NOT_EQUAL(units_dist_list(bitems, 2, &d, &badi, &why), 0);
 	CU_ASSERT_EQUAL(badi, 1);
-	CU_ASSERT_NOT_EQUAL(size_dist_list(bitems, 0, &d, &badi, &why), 0);
+	CU_ASSERT_NOT_EQUAL(units_dist_list(bitems, 0, &d, &badi, &why), 0);
 }
 
 static void test_dist_draw_bounds(void)
@@ -323,20 +323,20 @@ static void test_dist_draw_bounds(void)
 		struct size_dist d;
 		const char *why;
 		CU_ASSERT_EQUAL_FATAL(units_parse_dist(specs[i], &d, &why), 0);
-		CU_ASSERT_EQUAL(size_dist_draw(&d, 0.0, 0), d.lo);
+		CU_ASSERT_EQUAL(units_dist_draw(&d, 0.0, 0), d.lo);
 		double edge[] = { 1e-300, 0.5, 1.0 - 1e-16, 0.9999999 };
 		for (size_t j = 0; j < N(edge); j++) {
-			uint64_t x = size_dist_draw(&d, edge[j], j);
+			uint64_t x = units_dist_draw(&d, edge[j], j);
 			CU_ASSERT(x >= d.lo && x <= d.hi);
 		}
 		for (int k = 0; k < 100000; k++) {
-			uint64_t x = size_dist_draw(&d, mix_uniform(), (size_t)k);
+			uint64_t x = units_dist_draw(&d, mix_uniform(), (size_t)k);
 			if (x < d.lo || x > d.hi) {
 				CU_FAIL("draw out of bounds");
 				break;
 			}
 		}
-		size_dist_release(&d);
+		units_dist_release(&d);
 	}
 }
 
@@ -352,7 +352,7 @@ static void test_invsquare_stats(void)
 	const char *why;
 	CU_ASSERT_EQUAL_FATAL(units_parse_dist("inverse-square(1K..20G)", &d, &why), 0);
 	double lo = 1024, hi = 20.0 * 1073741824.0;
-	double mean = size_dist_mean(&d);
+	double mean = units_dist_mean(&d);
 	CU_ASSERT_DOUBLE_EQUAL(mean, log(hi / lo) / (1 / lo - 1 / hi), 1e-6);
 	CU_ASSERT(mean > 17000 && mean < 17500); /* "about 17 KB" */
 
@@ -362,8 +362,8 @@ static void test_invsquare_stats(void)
 	double sum = 0, h = 0.001;
 	for (double t = 0; t < 40; t += h) {
 		double u0 = 1 - exp(-t), u1 = 1 - exp(-(t + h));
-		sum += 0.5 * (u1 - u0) * ((double)size_dist_draw(&d, u0, 0) +
-					  (double)size_dist_draw(&d, u1, 0));
+		sum += 0.5 * (u1 - u0) * ((double)units_dist_draw(&d, u0, 0) +
+					  (double)units_dist_draw(&d, u1, 0));
 	}
 	CU_ASSERT_DOUBLE_EQUAL(sum / mean, 1.0, 0.01);
 
@@ -372,7 +372,7 @@ static void test_invsquare_stats(void)
 	uint64_t *xs = calloc(m, sizeof(uint64_t));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(xs);
 	for (size_t i = 0; i < m; i++)
-		xs[i] = size_dist_draw(&d, mix_uniform(), i);
+		xs[i] = units_dist_draw(&d, mix_uniform(), i);
 	qsort(xs, m, sizeof(uint64_t), cmp_u64);
 	const double qs[] = { 0.1, 0.25, 0.5, 0.75, 0.9, 0.95 };
 	for (size_t i = 0; i < N(qs); i++) {
@@ -382,15 +382,15 @@ static void test_invsquare_stats(void)
 	}
 	CU_ASSERT_DOUBLE_EQUAL(1.0 / (1 / lo - 0.5 * (1 / lo - 1 / hi)), 2048, 1); /* median ~ 2*lo */
 	free(xs);
-	size_dist_release(&d);
+	units_dist_release(&d);
 
 	/* A light tail: the plain sample mean converges. */
 	CU_ASSERT_EQUAL_FATAL(units_parse_dist("inverse-square(1K..1M)", &d, &why), 0);
 	sum = 0;
 	for (size_t i = 0; i < n; i++)
-		sum += (double)size_dist_draw(&d, mix_uniform(), i);
-	CU_ASSERT_DOUBLE_EQUAL(sum / (double)n / size_dist_mean(&d), 1.0, 0.02);
-	size_dist_release(&d);
+		sum += (double)units_dist_draw(&d, mix_uniform(), i);
+	CU_ASSERT_DOUBLE_EQUAL(sum / (double)n / units_dist_mean(&d), 1.0, 0.02);
+	units_dist_release(&d);
 }
 
 static void test_loguniform_stats(void)
@@ -399,18 +399,18 @@ static void test_loguniform_stats(void)
 	const char *why;
 	CU_ASSERT_EQUAL_FATAL(units_parse_dist("2M..2G", &d, &why), 0);
 	double lo = 2.0 * 1048576, hi = 2.0 * 1073741824;
-	CU_ASSERT_DOUBLE_EQUAL(size_dist_mean(&d), (hi - lo) / log(hi / lo), 1e-3);
+	CU_ASSERT_DOUBLE_EQUAL(units_dist_mean(&d), (hi - lo) / log(hi / lo), 1e-3);
 	const size_t n = 400000;
 	double sum = 0, below_geo = 0, geo = sqrt(lo * hi);
 	for (size_t i = 0; i < n; i++) {
-		uint64_t x = size_dist_draw(&d, mix_uniform(), i);
+		uint64_t x = units_dist_draw(&d, mix_uniform(), i);
 		sum += (double)x;
 		below_geo += (double)x < geo;
 	}
-	CU_ASSERT_DOUBLE_EQUAL(sum / (double)n / size_dist_mean(&d), 1.0, 0.02);
+	CU_ASSERT_DOUBLE_EQUAL(sum / (double)n / units_dist_mean(&d), 1.0, 0.02);
 	CU_ASSERT_DOUBLE_EQUAL(below_geo / (double)n, 0.5, 0.01); /* median = geometric mean */
-	CU_ASSERT_EQUAL(size_dist_draw(&d, 0.5, 0), (uint64_t)llround(geo));
-	size_dist_release(&d);
+	CU_ASSERT_EQUAL(units_dist_draw(&d, 0.5, 0), (uint64_t)llround(geo));
+	units_dist_release(&d);
 }
 
 void register_units_tests(void)

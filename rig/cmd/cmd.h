@@ -21,7 +21,7 @@ struct rig_cmd {
 	const char *usage; /* full usage text, shown by `rig help NAME` and on bad usage */
 };
 
-extern const struct rig_cmd rig_cmds[];
+extern const struct rig_cmd cmd_table[];
 const struct rig_cmd *cmd_find(const char *name);
 /* Print "rig NAME: msg" and the command's usage to stderr; returns EXIT_USAGE. */
 int cmd_usage_error(const char *name, const char *fmt, ...)
@@ -43,12 +43,12 @@ struct plan_cli {
 	int platform_given;
 };
 /* A seed: an integer 0..2^63-1 (stored as SQLite's signed integer). */
-int parse_seed(const char *s, uint64_t *out);
+int cmd_parse_seed(const char *s, uint64_t *out);
 /* --allow RULES: 0, or EXIT_USAGE after printing the error and usage. */
 int cmd_parse_allow(const char *cmd, const char *arg, unsigned *allow);
 /* --platform NAME: the driver called NAME (provision/driver.h), or
  * EXIT_USAGE after printing the error (naming the platforms) and usage. */
-int parse_platform(const char *cmd, const char *s, const struct prov_driver **out);
+int cmd_parse_platform(const char *cmd, const char *s, const struct prov_driver **out);
 /*
  * Parse and validate a plan, printing every diagnostic to stderr. Returns
  * the plan when valid, NULL (diagnostics printed) otherwise.

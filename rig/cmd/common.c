@@ -12,7 +12,7 @@
 #include "../util/strbuf.h"
 #include "cmd.h"
 
-const struct rig_cmd rig_cmds[] = {
+const struct rig_cmd cmd_table[] = {
 	{ "run", cmd_run, "run a plan: provision, measure, record, report",
 	  "usage: rig run [options] PLAN\n"
 	  "\n"
@@ -135,7 +135,7 @@ const struct rig_cmd rig_cmds[] = {
 
 const struct rig_cmd *cmd_find(const char *name)
 {
-	for (const struct rig_cmd *c = rig_cmds; c->name; c++)
+	for (const struct rig_cmd *c = cmd_table; c->name; c++)
 		if (!strcmp(c->name, name))
 			return c;
 	return NULL;
@@ -155,7 +155,7 @@ int cmd_usage_error(const char *name, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-int parse_seed(const char *s, uint64_t *out)
+int cmd_parse_seed(const char *s, uint64_t *out)
 {
 	char *end;
 	errno = 0;
@@ -178,7 +178,7 @@ int cmd_parse_allow(const char *cmd, const char *arg, unsigned *allow)
 	return rc;
 }
 
-int parse_platform(const char *cmd, const char *s, const struct prov_driver **out)
+int cmd_parse_platform(const char *cmd, const char *s, const struct prov_driver **out)
 {
 	*out = prov_driver_find(s);
 	if (*out)

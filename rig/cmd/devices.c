@@ -25,7 +25,7 @@ int cmd_devices(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'P':
-			if (parse_platform("devices", optarg, &platform))
+			if (cmd_parse_platform("devices", optarg, &platform))
 				return EXIT_USAGE;
 			break;
 		default:

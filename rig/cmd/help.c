@@ -97,7 +97,7 @@ static void help_overview(void)
 	printf("usage: rig COMMAND [ARGS]\n\nrig runs storage experiments from a plan: it provisions\n"
 	       "the target, measures every volume in a counterbalanced order, and writes\n"
 	       "comparable reports.\n\ncommands:\n");
-	for (const struct rig_cmd *c = rig_cmds; c->name; c++)
+	for (const struct rig_cmd *c = cmd_table; c->name; c++)
 		printf("  %-10s %s\n", c->name, c->summary);
 	printf("\nhelp topics: rig help modules | MODULE | plan | orders | units | cache | exit\n"
 	       "first run:   rig run configs/quick.yaml\n");
@@ -143,7 +143,7 @@ static void help_module(const struct rig_module *m)
 		printf("  (none)\n");
 	for (const struct rig_param *p = m->params; p && p->name; p++) {
 		struct strbuf sb = STRBUF_INIT;
-		sb_addf(&sb, "  %-9s %s", p->name, param_type_name(p->type));
+		sb_addf(&sb, "  %-9s %s", p->name, params_type_name(p->type));
 		if (p->choices) {
 			sb_adds(&sb, ": ");
 			for (size_t i = 0; p->choices[i]; i++)

@@ -218,12 +218,12 @@ int cmd_plan(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'S':
-			if (parse_seed(optarg, &seed) < 0)
+			if (cmd_parse_seed(optarg, &seed) < 0)
 				return cmd_usage_error("plan", "--seed takes an integer from 0 to 2^63-1, not '%s'", optarg);
 			seed_given = 1;
 			break;
 		case 'P':
-			if (parse_platform("plan", optarg, &po.platform))
+			if (cmd_parse_platform("plan", optarg, &po.platform))
 				return EXIT_USAGE;
 			break;
 		case 'M': po.fs_map = optarg; break;

@@ -37,12 +37,12 @@ int cmd_run(int argc, char **argv)
 		case 'o': ro.out_dir = optarg; break;
 		case 'R': ro.runs_root = optarg; break;
 		case 'S':
-			if (parse_seed(optarg, &ro.seed) < 0)
+			if (cmd_parse_seed(optarg, &ro.seed) < 0)
 				return cmd_usage_error("run", "--seed takes an integer from 0 to 2^63-1, not '%s'", optarg);
 			ro.has_seed = 1;
 			break;
 		case 'P':
-			if (parse_platform("run", optarg, &po.platform))
+			if (cmd_parse_platform("run", optarg, &po.platform))
 				return EXIT_USAGE;
 			break;
 		case 'M': po.fs_map = optarg; break;

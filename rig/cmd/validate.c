@@ -17,7 +17,7 @@ int cmd_validate(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'P':
-			if (parse_platform("validate", optarg, &po.platform))
+			if (cmd_parse_platform("validate", optarg, &po.platform))
 				return EXIT_USAGE;
 			break;
 		case 'M':

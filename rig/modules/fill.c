@@ -440,7 +440,7 @@ static int fill_up(struct rig_ctx *ctx, struct fill_state *s, double to, uint64_
 	struct payload pay;
 	struct strbuf label = STRBUF_INIT;
 	sb_addf(&label, "fill/payload/%s", ctx->volume ? ctx->volume : "");
-	rc = payload_init(&pay, seed_derive(ctx->seed, label.buf), FILL_BLOCK);
+	rc = payload_init(&pay, prng_derive_seed(ctx->seed, label.buf), FILL_BLOCK);
 	sb_release(&label);
 	if (rc < 0) {
 		sb_addf(ctx->err, "cannot allocate the payload pool: %s", strerror(-rc));
@@ -691,11 +691,11 @@ static int do_stat(struct meta_run *m)
 {
 	char name[32];
 	struct perm p;
-	perm_init(&p, m->n, seed_derive(m->ctx->seed, "meta/stat-order"));
+	meta_perm_init(&p, m->n, prng_derive_seed(m->ctx->seed, "meta/stat-order"));
 	for (uint64_t k = 0; k < m->n; k++) {
 		if (*m->ctx->cancel)
 			return 1;
-		index_name(name, 'm', perm_at(&p, k), m->width);
+		index_name(name, 'm', meta_perm_at(&p, k), m->width);
 		struct stat st;
 		if (fstatat(m->dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			return op_error(m, "stat", name, errno);

@@ -182,7 +182,7 @@ static int prepare_file(struct rig_ctx *ctx, const char *path, uint64_t span, ui
 	/* Direct I/O wants whole aligned blocks: write past the end, then cut. */
 	uint64_t align = plat_direct_align();
 	uint64_t total = applied ? (span + align - 1) / align * align : span;
-	uint64_t stream = seed_derive(ctx->seed, "randio/fill");
+	uint64_t stream = prng_derive_seed(ctx->seed, "randio/fill");
 	for (uint64_t off = 0; off < total && rc == 0;) {
 		if (*ctx->cancel) {
 			rc = 1;

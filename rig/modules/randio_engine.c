@@ -46,11 +46,11 @@ void randio_stream_init(struct randio_stream *s, uint64_t seed, unsigned thread,
 {
 	char label[64];
 	snprintf(label, sizeof(label), "randio/%u/%u", thread, queue);
-	prng_seed(&s->rng, seed_derive(seed, label));
+	prng_seed(&s->rng, prng_derive_seed(seed, label));
 	snprintf(label, sizeof(label), "randio/%u/%u/payload", thread, queue);
-	s->payload_base = seed_derive(seed, label);
+	s->payload_base = prng_derive_seed(seed, label);
 	snprintf(label, sizeof(label), "randio/%u/%u/slots", thread, queue);
-	s->slot_base = seed_derive(seed, label);
+	s->slot_base = prng_derive_seed(seed, label);
 	s->nblocks = nblocks;
 	s->block = block;
 	s->k = 0;
@@ -58,7 +58,7 @@ void randio_stream_init(struct randio_stream *s, uint64_t seed, unsigned thread,
 
 uint64_t randio_payload_seed(uint64_t cell_seed)
 {
-	return seed_derive(cell_seed, "randio/payload");
+	return prng_derive_seed(cell_seed, "randio/payload");
 }
 
 uint64_t randio_budget(uint64_t ops, unsigned n, unsigned i)

@@ -102,7 +102,7 @@ void seqio_draw_sizes(const struct size_dist *d, uint64_t seed, uint64_t *out, s
 	struct prng r;
 	prng_seed(&r, seed);
 	for (size_t i = 0; i < n; i++)
-		out[i] = size_dist_draw(d, prng_uniform(&r), i);
+		out[i] = units_dist_draw(d, prng_uniform(&r), i);
 }
 
 void seqio_set_free(void *state)
@@ -381,11 +381,11 @@ static struct seqio_set *new_set(struct rig_ctx *ctx, const struct seqio_args *a
 	set->synced = args->sync;
 	struct strbuf label = STRBUF_INIT;
 	sb_addf(&label, "seqio/payload/%s", ctx->volume ? ctx->volume : "");
-	set->payload_seed = seed_derive(ctx->seed, label.buf);
+	set->payload_seed = prng_derive_seed(ctx->seed, label.buf);
 	sb_release(&label);
 
 	uint64_t *sizes = xcalloc(set->n ? set->n : 1, sizeof(uint64_t));
-	seqio_draw_sizes(&args->sizes, seed_derive(ctx->seed, "seqio/sizes"), sizes, set->n);
+	seqio_draw_sizes(&args->sizes, prng_derive_seed(ctx->seed, "seqio/sizes"), sizes, set->n);
 	int width = 3;
 	for (size_t m = set->n ? set->n - 1 : 0; m >= 1000; m /= 10)
 		width++;
@@ -435,7 +435,7 @@ static int write_run(struct rig_ctx *ctx, const void *a)
 	}
 
 	size_t n = set->n;
-	uint32_t *order = shuffled(seed_derive(ctx->seed, "seqio/write-order"), n);
+	uint32_t *order = shuffled(prng_derive_seed(ctx->seed, "seqio/write-order"), n);
 	double *bytes = xcalloc(n ? n : 1, sizeof(double));
 	double *secs = xcalloc(n ? n : 1, sizeof(double));
 	struct strbuf path = STRBUF_INIT;
@@ -595,7 +595,7 @@ static int read_run(struct rig_ctx *ctx, const void *a)
 	}
 
 	size_t n = set->n;
-	uint32_t *order = shuffled(seed_derive(ctx->seed, "seqio/read-order"), n);
+	uint32_t *order = shuffled(prng_derive_seed(ctx->seed, "seqio/read-order"), n);
 	double *bytes = xcalloc(n ? n : 1, sizeof(double));
 	double *secs = xcalloc(n ? n : 1, sizeof(double));
 	struct strbuf path = STRBUF_INIT;

@@ -37,7 +37,7 @@ struct seqio_set {
 	int synced;                /* written with sync: true */
 };
 
-/* Sizes of a set of n files: file i gets size_dist_draw(d, u_i, i) with
+/* Sizes of a set of n files: file i gets units_dist_draw(d, u_i, i) with
  * u_i the i-th uniform of a prng seeded with `seed` (lists cycle, ranges
  * draw). The same seed gives the same sizes everywhere. */
 void seqio_draw_sizes(const struct size_dist *d, uint64_t seed, uint64_t *out, size_t n);

@@ -24,7 +24,7 @@
  * tag 3 to 12 characters of [a-z0-9] hashed from the tree's seed and the
  * index: unique in their directory, of varied length as real names are,
  * and computable from the index alone. Sizes: file i's size at
- * generation g is size_dist_draw with a uniform from a prng seeded by
+ * generation g is units_dist_draw with a uniform from a prng seeded by
  * (seed, i, g). Payload: payload.h's pool seeded from the tree's seed, one
  * stream per (file, generation). Nothing per file is stored but churn's
  * generation counter, so a million-file tree costs two bytes per file.
@@ -179,9 +179,9 @@ struct tree_state *tree_state_new(const struct tree_args *a, uint64_t seed, cons
 	t->magic = TREE_MAGIC;
 	t->root = xstrdup(root);
 	t->seed = seed;
-	t->name_key = seed_derive(seed, "tree/names");
-	t->size_key = seed_derive(seed, "tree/sizes");
-	t->payload_seed = seed_derive(seed, "tree/payload");
+	t->name_key = prng_derive_seed(seed, "tree/names");
+	t->size_key = prng_derive_seed(seed, "tree/sizes");
+	t->payload_seed = prng_derive_seed(seed, "tree/payload");
 	t->files = a->files;
 	t->dirs = a->dirs;
 	t->depth = (unsigned)a->depth;
@@ -227,7 +227,7 @@ uint64_t tree_file_size(const struct tree_state *t, uint64_t i, unsigned gen)
 {
 	struct prng r;
 	prng_seed(&r, mix64(mix64(t->size_key ^ mix64(i)) ^ ((uint64_t)gen * GOLDEN)));
-	return size_dist_draw(&t->sizes, prng_uniform(&r), (size_t)i);
+	return units_dist_draw(&t->sizes, prng_uniform(&r), (size_t)i);
 }
 
 uint64_t tree_file_stream(uint64_t i, unsigned gen)

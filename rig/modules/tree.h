@@ -74,7 +74,7 @@ size_t tree_state_bytes(const struct tree_state *t);
  * selection bitmap; the payload pool, a fixed 64 MiB + TREE_BLOCK, aside). */
 size_t tree_churn_bytes(uint64_t files);
 
-/* File i's size at generation gen (0 = as `tree` wrote it): size_dist_draw
+/* File i's size at generation gen (0 = as `tree` wrote it): units_dist_draw
  * with a uniform from a prng seeded by (seed, i, gen). */
 uint64_t tree_file_size(const struct tree_state *t, uint64_t i, unsigned gen);
 /* File i's payload stream at generation gen (payload.h: a new stream for

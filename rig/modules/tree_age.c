@@ -226,7 +226,7 @@ static int churn_run(struct rig_ctx *ctx, const void *a)
 	uint64_t *bits = xcalloc(tree_churn_bytes(n) ? tree_churn_bytes(n) / 8 : 1, 8);
 	struct strbuf label = STRBUF_INIT;
 	sb_addf(&label, "churn/select/rep%u/cycle%u", ctx->rep, ctx->cycle);
-	select_files(bits, n, k, seed_derive(ctx->seed, label.buf));
+	select_files(bits, n, k, prng_derive_seed(ctx->seed, label.buf));
 	sb_release(&label);
 	struct churner *ch = xcalloc(1, sizeof(*ch));
 	ch->ctx = ctx;

@@ -241,7 +241,7 @@ static int holder_alive(const struct holder *h)
 static void say_time(const char *iso, struct strbuf *sb)
 {
 	char today[40];
-	utc_now_iso(today, sizeof(today));
+	timeutil_utc_iso(today, sizeof(today));
 	if (strlen(iso) < 19) {
 		sb_adds(sb, *iso ? iso : "at an unknown time");
 		return;
@@ -386,7 +386,7 @@ int lock_take(struct lock_set *s, const char *key, const char *what, struct strb
 		return rc;
 	if (!s->started) {
 		char now[40];
-		utc_now_iso(now, sizeof(now));
+		timeutil_utc_iso(now, sizeof(now));
 		s->started = xstrdup(now);
 	}
 	struct strbuf who = STRBUF_INIT, path = STRBUF_INIT;

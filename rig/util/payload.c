@@ -6,13 +6,10 @@
  * w1 = (w0 ^ S) * odd, stored little-endian. mix (splitmix64's finalizer)
  * and multiplication by an odd constant are bijections on 64 bits, so
  * (s, i) -> (w0, w1) is injective: equal w0 and w1 give equal S (hence s),
- * then equal i. Three multiplications per 512 bytes. Measured on the 2-vCPU
- * Xeon build machine (-O2): 4.8 us per MiB stamped when the window is in
- * cache, 14.5 us per MiB from a cold 64 MiB pool (the stamps' cache misses
- * dominate), against about 900 us per MiB for the virtio disk at 1.1 GB/s;
- * a copy into a private buffer (payload_copy) costs about 150 us per MiB.
- * A full mix for w1 as well cost twice as much in cache, and software
- * prefetching of the stamped lines made it slower.
+ * then equal i. Three multiplications per 512 bytes: stamping costs a small
+ * fraction of the write it feeds, even from a cold pool where the stamps'
+ * cache misses dominate (bench/README.md has the costs). A full mix for w1
+ * as well, and software prefetching of the stamped lines, were slower.
  *
  * Rejected: a window placed by a hash of (stream, offset) for each block
  * (contents then depend on how a file was cut into blocks, so a file
@@ -128,9 +125,9 @@ int payload_init(struct payload *p, uint64_t seed, size_t max_len)
 	p->max_len = max_len;
 	p->align = align;
 	p->seed = seed;
-	p->key = seed_derive(seed, "payload/key");
+	p->key = prng_derive_seed(seed, "payload/key");
 	struct prng r;
-	prng_seed(&r, seed_derive(seed, "payload/pool"));
+	prng_seed(&r, prng_derive_seed(seed, "payload/pool"));
 	prng_fill(&r, p->pool, ring);
 	/* Continue the ring so that no window wraps (dst - src = ring >= n). */
 	for (size_t off = 0; off < max_len; off += ring)

@@ -64,8 +64,8 @@ struct payload {
  * Make the pool for windows of up to max_len bytes (the largest block the
  * caller will write; rounded up to the alignment). Fills it from `seed`:
  * the same seed gives the same payload on every run and platform. Done
- * outside any timing (64 MiB takes tens of milliseconds; the pool holds
- * 64 MiB + max_len bytes). 0, or -ENOMEM
+ * outside any timing (a pass over 64 MiB of memory would show in any
+ * measurement; the pool holds 64 MiB + max_len bytes). 0, or -ENOMEM
  * (p is then empty and payload_release is harmless).
  */
 int payload_init(struct payload *p, uint64_t seed, size_t max_len);
@@ -105,9 +105,9 @@ size_t payload_diff(const struct payload *p, uint64_t stream, uint64_t offset, c
  * Restamping: a buffer reused for many writes (fio's scramble_buffers).
  * Many writes in flight each need their own buffer, and payload_copy of a
  * fresh window per write pulls block bytes of the cold 64 MiB pool through
- * the cache every time: about 0.6 us per 4 KiB on the build machine
- * against 0.05 us for a restamp, enough to hold randwrite at 4K QD32 on a
- * RAM-backed device below fio. Instead the caller fills each buffer once,
+ * the cache every time, an order of magnitude more than a restamp and
+ * enough to hold randwrite at 4K QD32 on a RAM-backed device below fio
+ * (bench/README.md). Instead the caller fills each buffer once,
  * before the clock, with payload_copy(p, base_stream, base_offset, buf,
  * len), and before each write calls
  *

@@ -82,7 +82,7 @@ void prng_fill(struct prng *r, void *buf, size_t n)
 	}
 }
 
-uint64_t seed_derive(uint64_t seed, const char *label)
+uint64_t prng_derive_seed(uint64_t seed, const char *label)
 {
 	/* FNV-1a over the label, mixed with the seed through splitmix64. */
 	uint64_t h = 0xcbf29ce484222325ull;

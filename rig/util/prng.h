@@ -26,6 +26,6 @@ void prng_shuffle_u32(struct prng *r, uint32_t *a, size_t n);
 void prng_fill(struct prng *r, void *buf, size_t n);
 /* A seed for a sub-stream named by label (e.g. "order/1.2/rep3"): a hash of
  * the seed and the label, so streams are independent and reproducible. */
-uint64_t seed_derive(uint64_t seed, const char *label);
+uint64_t prng_derive_seed(uint64_t seed, const char *label);
 
 #endif

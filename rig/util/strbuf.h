@@ -40,8 +40,8 @@ void sb_add_html(struct strbuf *sb, const char *s);
 void sb_add_json(struct strbuf *sb, const char *s);
 
 /* Append n bytes / one character. Inline: the report writers call them
- * for every field and character, and the call and the growth check were
- * about a tenth of `rig report`'s time on a million samples. */
+ * for every field and character, and the call and the growth check showed
+ * in profiles of `rig report` (bench/README.md). */
 static inline void sb_add(struct strbuf *sb, const void *data, size_t n)
 {
 	if (sb->len + n + 1 > sb->alloc)

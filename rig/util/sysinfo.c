@@ -27,7 +27,7 @@ void sysinfo_os(struct strbuf *sb)
 		sb_adds(sb, "unknown");
 }
 
-void sha256_hex(const void *data, size_t len, struct strbuf *sb)
+void sysinfo_sha256_hex(const void *data, size_t len, struct strbuf *sb)
 {
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int n = 0;

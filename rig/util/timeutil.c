@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <time.h>
 
-void utc_now_iso(char *buf, size_t size)
+void timeutil_utc_iso(char *buf, size_t size)
 {
 	struct timespec ts;
 	struct tm tm;
@@ -15,7 +15,7 @@ void utc_now_iso(char *buf, size_t size)
 	snprintf(buf, size, "%s.%03ldZ", base, ts.tv_nsec / 1000000);
 }
 
-void utc_now_compact(char *buf, size_t size)
+void timeutil_utc_compact(char *buf, size_t size)
 {
 	time_t t = time(NULL);
 	struct tm tm;
