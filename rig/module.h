@@ -128,7 +128,10 @@ struct rig_module {
 	const char *help;                /* paragraph, for `rig help MODULE` */
 	enum module_kind kind;
 	int direct_io;                   /* 1: its data I/O honours cache.direct */
-	const char *needs;               /* module that must run earlier on the volume, or NULL */
+	/* The module that must run earlier on the volume (read needs write), or
+	 * NULL; it shares that module's state slot. A pointer, not a name, so
+	 * that no file names another module and the compiler checks it. */
+	const struct rig_module *needs;
 	const struct rig_param *params;  /* terminated by an entry with name == NULL */
 	size_t args_size;
 	const struct rig_metric *metrics;/* terminated by name == NULL */

@@ -27,7 +27,7 @@ static size_t module_index(const struct rig_module *m)
 
 size_t module_state_slot(const struct rig_module *m)
 {
-	return module_index(m->needs ? module_find(m->needs) : m);
+	return module_index(m->needs ? m->needs : m);
 }
 
 /* Whether a cell starts a fresh provisioning. */

@@ -137,7 +137,7 @@ static void help_module(const struct rig_module *m)
 	if (!m->run)
 		printf("\nNot available in this build yet: plans using it validate but do not run.\n");
 	if (m->needs)
-		printf("\nNeeds an earlier '%s' step on the same volume.\n", m->needs);
+		printf("\nNeeds an earlier '%s' step on the same volume.\n", m->needs->name);
 	printf("\nparameters:\n");
 	if (!m->params || !m->params[0].name)
 		printf("  (none)\n");

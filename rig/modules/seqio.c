@@ -659,7 +659,7 @@ const struct rig_module rig_module_read = {
 		"wrote on the same volume, in an order shuffled per repetition.",
 	.kind = MOD_READS,
 	.direct_io = 1,
-	.needs = "write",
+	.needs = &rig_module_write,
 	.params = read_params,
 	.args_size = sizeof(struct seqio_args),
 	.metrics = seqio_metrics,
