@@ -140,7 +140,6 @@ struct rig_module {
 	                                  * metrics that are not in the table */
 	/* Cross-parameter checks after binding; add errors at `at` (the step). */
 	void (*check)(const void *args, struct diag *d, struct mark at);
-	/* Free what binding allocated inside args (dists, lists). NULL: params_free does it. */
 	/* Run one cell. 0, or a negative errno with the reason in ctx->err.
 	 * NULL: not available in this build yet (refused before a run starts). */
 	int (*run)(struct rig_ctx *ctx, const void *args);
