@@ -83,6 +83,19 @@ struct rig_metric {
 /* What kind of access a step is: read-type steps get the cache flush. */
 enum module_kind { MOD_OTHER, MOD_WRITES, MOD_READS };
 
+/*
+ * What a module can do, for the code that must treat modules differently
+ * (fio's FIO_DISKLESSIO and friends): it asks the flag, never the name.
+ * Each flag is set by the modules that have the ability; 0 is the cautious
+ * answer, so a new module that forgets one is treated as doing the riskier
+ * thing (touching the volume).
+ */
+enum module_flag {
+	/* Never touches the volume (null, pause): a cell of it cut off midway
+	 * left nothing there, so a resume may start again at that cell. */
+	MOD_DISKLESS = 1u << 0,
+};
+
 /* A binding of sweep variables to values, innermost first, for `$name`. */
 struct binding {
 	const char *var;
@@ -127,6 +140,7 @@ struct rig_module {
 	const char *summary;             /* one line, for `rig help` */
 	const char *help;                /* paragraph, for `rig help MODULE` */
 	enum module_kind kind;
+	unsigned flags;                  /* enum module_flag */
 	int direct_io;                   /* 1: its data I/O honours cache.direct */
 	/* The module that must run earlier on the volume (read needs write), or
 	 * NULL; it shares that module's state slot. A pointer, not a name, so
