@@ -8,6 +8,11 @@
  * (struct pval, kept by the plan) into the module's own args struct, at
  * validation time for every possible sweep value and again for every cell.
  *
+ * It declares what it can do the same way (flags, the module it needs, its
+ * headline metric), so that code which treats modules differently asks the
+ * struct, never the name: a module's name appears only in its own file and
+ * the module table.
+ *
  * A module never prints, provisions or touches the store: it gets a narrow
  * context (struct rig_ctx) and reports samples through its sink.
  */
@@ -96,6 +101,13 @@ enum module_flag {
 	MOD_DISKLESS = 1u << 0,
 };
 
+/* The metric a report's figures and findings use for a step of the module
+ * unless report.headline says otherwise, and which way is better. */
+struct module_headline {
+	const char *metric;     /* one of the module's metrics; NULL: the first measured */
+	int better;             /* +1 higher is better, -1 lower; 0 with a NULL metric */
+};
+
 /* A binding of sweep variables to values, innermost first, for `$name`. */
 struct binding {
 	const char *var;
@@ -141,6 +153,7 @@ struct rig_module {
 	const char *help;                /* paragraph, for `rig help MODULE` */
 	enum module_kind kind;
 	unsigned flags;                  /* enum module_flag */
+	struct module_headline headline;
 	int direct_io;                   /* 1: its data I/O honours cache.direct */
 	/* The module that must run earlier on the volume (read needs write), or
 	 * NULL; it shares that module's state slot. A pointer, not a name, so

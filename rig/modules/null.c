@@ -69,6 +69,7 @@ const struct rig_module rig_module_null = {
 		"fails when `fail: true`. Runs anywhere, instantly unless `time` is set.",
 	.kind = MOD_OTHER,
 	.flags = MOD_DISKLESS,
+	.headline = { "value", +1 },
 	.params = null_params,
 	.args_size = sizeof(struct null_args),
 	.metrics = null_metrics,
