@@ -98,8 +98,9 @@ struct rd_template {
 	uint32_t headline;          /* metric id the figures and findings use; UINT32_MAX: none */
 	int better;                 /* the headline's better, from report.headline or the
 				     * module: +1, -1; 0 from the unit (fnd_better) */
-	int level_source;           /* a fill step in a sweep: it sets the level the other
-				     * steps are read against (findings_compute) */
+	int level_source;           /* a step in a sweep whose module sets the level
+				     * (MOD_SETS_LEVEL: fill): the other steps are read
+				     * against the level it reached (findings_compute) */
 	int by_fs;                  /* a crossed design compares file systems (1) or volumes (0):
 				     * report.compare, else whether the file systems tell the
 				     * volumes apart (findings_compute) */

@@ -93,12 +93,16 @@ enum module_kind { MOD_OTHER, MOD_WRITES, MOD_READS };
  * (fio's FIO_DISKLESSIO and friends): it asks the flag, never the name.
  * Each flag is set by the modules that have the ability; 0 is the cautious
  * answer, so a new module that forgets one is treated as doing the riskier
- * thing (touching the volume).
+ * thing (touching the volume, setting no level).
  */
 enum module_flag {
 	/* Never touches the volume (null, pause): a cell of it cut off midway
 	 * left nothing there, so a resume may start again at that cell. */
 	MOD_DISKLESS = 1u << 0,
+	/* Sets the volume's fill level and records it as the metrics `level`
+	 * (% used) and `free` (bytes): in a sweep, the other steps are read
+	 * against the level it reached (reports/findings_series.c). */
+	MOD_SETS_LEVEL = 1u << 1,
 };
 
 /* The metric a report's figures and findings use for a step of the module

@@ -834,6 +834,7 @@ const struct rig_module rig_module_fill = {
 		"available to an unprivileged user (f_bavail * f_frsize). Filler is removed "
 		"when the layout is torn down.",
 	.kind = MOD_WRITES,
+	.flags = MOD_SETS_LEVEL,
 	.headline = { "rate", +1 },
 	.params = fill_params,
 	.args_size = sizeof(struct fill_args),
