@@ -11,7 +11,7 @@
  * It declares what it can do the same way (flags, the module it needs, its
  * headline metric), so that code which treats modules differently asks the
  * struct, never the name: a module's name appears only in its own file and
- * the module table.
+ * the module table (scripts/check-names keeps it so).
  *
  * A module never prints, provisions or touches the store: it gets a narrow
  * context (struct rig_ctx) and reports samples through its sink.
