@@ -10,6 +10,7 @@
 
 #include "reports/findings_int.h"
 #include "reports/html_int.h"
+#include "rig/module.h"
 #include "rig/util/xalloc.h"
 
 /* --- cycles --- */
@@ -211,7 +212,8 @@ void fnd_find_reached(struct rdata *d)
 		const struct rd_sample *sm = &d->samples[i];
 		const struct rd_cell *c = &d->cells[sm->cell];
 		const char *m = rd_str(d, sm->metric);
-		if (!c->sweep_value || strcmp(c->module, "fill") || isnan(sm->value) ||
+		const struct rig_module *mod = d->tmpls[c->tmpl].mod;
+		if (!c->sweep_value || !mod || !(mod->flags & MOD_SETS_LEVEL) || isnan(sm->value) ||
 		    (strcmp(m, "level") && strcmp(m, "free")))
 			continue;
 		d->tmpls[c->tmpl].level_source = 1;

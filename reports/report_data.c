@@ -189,21 +189,6 @@ char *rd_fact(const struct rd_volume *v, const char *key)
 	return out;
 }
 
-const char *rd_headline_metric(const char *module)
-{
-	static const char *const table[][2] = {
-		{ "write", "rate" },        { "read", "rate" },
-		{ "randread", "iops" },     { "randwrite", "iops" },
-		{ "tree", "files_per_s" },  { "enumerate", "seconds" },
-		{ "churn", "files_per_s" }, { "fill", "rate" },
-		{ "meta", "create_per_s" }, { "null", "value" },
-	};
-	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
-		if (!strcmp(table[i][0], module))
-			return table[i][1];
-	return NULL;
-}
-
 /* --- the tables --- */
 
 static int load_run(struct rdata *d, sqlite3 *db, struct strbuf *err)

@@ -21,6 +21,7 @@
 struct store;
 struct strbuf;
 struct plan;
+struct rig_module;
 struct rd_finding;
 
 struct rd_run {
@@ -89,13 +90,17 @@ struct rd_resume {
 struct rd_template {
 	const char *path;
 	const char *module;
+	const struct rig_module *mod; /* module_find(module); NULL when this rig does not
+				       * know the module (a store written by another version) */
 	char inner;                 /* innermost factor: 'c' cycle, 's' sweep, 0 none */
 	const char *sweep_var;      /* the innermost sweep's variable, when inner == 's' */
 	const char *plan_line;      /* the step's line of the plan text, trimmed; may be NULL */
 	uint32_t headline;          /* metric id the figures and findings use; UINT32_MAX: none */
-	int better;                 /* report.headline's better: +1, -1; 0 from the unit (fnd_better) */
-	int level_source;           /* a fill step in a sweep: it sets the level the other
-				     * steps are read against (findings_compute) */
+	int better;                 /* the headline's better, from report.headline or the
+				     * module: +1, -1; 0 from the unit (fnd_better) */
+	int level_source;           /* a step in a sweep whose module sets the level
+				     * (MOD_SETS_LEVEL: fill): the other steps are read
+				     * against the level it reached (findings_compute) */
 	int by_fs;                  /* a crossed design compares file systems (1) or volumes (0):
 				     * report.compare, else whether the file systems tell the
 				     * volumes apart (findings_compute) */
@@ -229,9 +234,5 @@ int rd_step_cmp(const char *a, const char *b);
 /* A value of a volume's facts_json as text ("model", "serial", ...), or
  * NULL. Caller frees. */
 char *rd_fact(const struct rd_volume *v, const char *key);
-
-/* The metric a module's figures and findings use (rate for write/read, iops
- * for randread, ...); NULL: the first metric measured. */
-const char *rd_headline_metric(const char *module);
 
 #endif

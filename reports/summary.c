@@ -26,6 +26,7 @@
 #include "reports/csv.h"
 #include "reports/report_data.h"
 #include "reports/report_out.h"
+#include "rig/module.h"
 #include "rig/plan.h"
 #include "rig/units.h"
 #include "rig/util/fit.h"
@@ -148,6 +149,7 @@ static void build_templates(struct rdata *d)
 			memset(t, 0, sizeof(*t));
 			t->path = path;
 			t->module = c->module;
+			t->mod = module_find(c->module);
 			t->inner = inner;
 			t->sweep_var = inner == 's' ? c->sweep_var : NULL;
 			t->plan_line = plan_line(d, plan_step_of(d->plan, path));
@@ -359,7 +361,8 @@ static void find_headlines(struct rdata *d)
 	for (size_t t = 0; t < d->ntmpls; t++) {
 		const struct plan_headline *ph =
 			plan_headline_for(d->plan, d->tmpls[t].path, d->tmpls[t].module);
-		const char *want = ph ? ph->metric : rd_headline_metric(d->tmpls[t].module);
+		const struct rig_module *m = d->tmpls[t].mod;
+		const char *want = ph ? ph->metric : m ? m->headline.metric : NULL;
 		d->tmpls[t].better = ph ? ph->better : 0;
 		uint32_t first = UINT32_MAX;
 		for (size_t i = 0; i < d->nsamples; i++) {
@@ -370,6 +373,10 @@ static void find_headlines(struct rdata *d)
 				first = s->metric;
 			if (want && !strcmp(rd_str(d, s->metric), want)) {
 				first = s->metric;
+				/* The module's direction is for its own headline only:
+				 * the first metric measured in its stead goes by its unit. */
+				if (!ph)
+					d->tmpls[t].better = m->headline.better;
 				break;
 			}
 		}

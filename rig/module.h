@@ -8,6 +8,11 @@
  * (struct pval, kept by the plan) into the module's own args struct, at
  * validation time for every possible sweep value and again for every cell.
  *
+ * It declares what it can do the same way (flags, the module it needs, its
+ * headline metric), so that code which treats modules differently asks the
+ * struct, never the name: a module's name appears only in its own file and
+ * the module table (scripts/check-names keeps it so).
+ *
  * A module never prints, provisions or touches the store: it gets a narrow
  * context (struct rig_ctx) and reports samples through its sink.
  */
@@ -83,6 +88,30 @@ struct rig_metric {
 /* What kind of access a step is: read-type steps get the cache flush. */
 enum module_kind { MOD_OTHER, MOD_WRITES, MOD_READS };
 
+/*
+ * What a module can do, for the code that must treat modules differently
+ * (fio's FIO_DISKLESSIO and friends): it asks the flag, never the name.
+ * Each flag is set by the modules that have the ability; 0 is the cautious
+ * answer, so a new module that forgets one is treated as doing the riskier
+ * thing (touching the volume, setting no level).
+ */
+enum module_flag {
+	/* Never touches the volume (null, pause): a cell of it cut off midway
+	 * left nothing there, so a resume may start again at that cell. */
+	MOD_DISKLESS = 1u << 0,
+	/* Sets the volume's fill level and records it as the metrics `level`
+	 * (% used) and `free` (bytes): in a sweep, the other steps are read
+	 * against the level it reached (reports/findings_series.c). */
+	MOD_SETS_LEVEL = 1u << 1,
+};
+
+/* The metric a report's figures and findings use for a step of the module
+ * unless report.headline says otherwise, and which way is better. */
+struct module_headline {
+	const char *metric;     /* one of the module's metrics; NULL: the first measured */
+	int better;             /* +1 higher is better, -1 lower; 0 with a NULL metric */
+};
+
 /* A binding of sweep variables to values, innermost first, for `$name`. */
 struct binding {
 	const char *var;
@@ -127,8 +156,13 @@ struct rig_module {
 	const char *summary;             /* one line, for `rig help` */
 	const char *help;                /* paragraph, for `rig help MODULE` */
 	enum module_kind kind;
+	unsigned flags;                  /* enum module_flag */
+	struct module_headline headline;
 	int direct_io;                   /* 1: its data I/O honours cache.direct */
-	const char *needs;               /* module that must run earlier on the volume, or NULL */
+	/* The module that must run earlier on the volume (read needs write), or
+	 * NULL; it shares that module's state slot. A pointer, not a name, so
+	 * that no file names another module and the compiler checks it. */
+	const struct rig_module *needs;
 	const struct rig_param *params;  /* terminated by an entry with name == NULL */
 	size_t args_size;
 	const struct rig_metric *metrics;/* terminated by name == NULL */
@@ -137,7 +171,6 @@ struct rig_module {
 	                                  * metrics that are not in the table */
 	/* Cross-parameter checks after binding; add errors at `at` (the step). */
 	void (*check)(const void *args, struct diag *d, struct mark at);
-	/* Free what binding allocated inside args (dists, lists). NULL: params_free does it. */
 	/* Run one cell. 0, or a negative errno with the reason in ctx->err.
 	 * NULL: not available in this build yet (refused before a run starts). */
 	int (*run)(struct rig_ctx *ctx, const void *args);

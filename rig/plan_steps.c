@@ -281,9 +281,9 @@ static void parse_module(struct pctx *c, const struct rig_module *m, yaml_node_t
 			   np ? m->params[0].name : "", plan_node_kind(val));
 		bad = 1;
 	}
-	if (m->needs && !c->seen[module_index(module_find(m->needs))])
+	if (m->needs && !c->seen[module_index(m->needs)])
 		diag_error(c->d, st->mark, "step '%s' needs a '%s' step before it in the plan (it works "
-			   "on what '%s' left on the volume)", m->name, m->needs, m->needs);
+			   "on what '%s' left on the volume)", m->name, m->needs->name, m->needs->name);
 	c->seen[module_index(m)] = 1;
 	validate_bindings(c, st, sc, bad);
 }

@@ -27,7 +27,7 @@ static size_t module_index(const struct rig_module *m)
 
 size_t resume_state_slot(const struct rig_module *m)
 {
-	return module_index(m->needs ? module_find(m->needs) : m);
+	return module_index(m->needs ? m->needs : m);
 }
 
 /* Whether a cell starts a fresh provisioning. */
@@ -75,12 +75,6 @@ void resume_point(const struct plan *p, const struct schedule *s, const enum cel
 	}
 }
 
-/* Modules that never touch the volume: a cut-off cell of theirs left nothing. */
-static int leaves_nothing(const struct rig_module *m)
-{
-	return !strcmp(m->name, "null") || !strcmp(m->name, "pause");
-}
-
 int resume_may_keep(const struct schedule *s, const struct resume_point *rp, struct strbuf *why)
 {
 	if (rp->unfinished >= s->n)
@@ -88,7 +82,7 @@ int resume_may_keep(const struct schedule *s, const struct resume_point *rp, str
 	const struct cell *u = &s->cells[rp->unfinished];
 	if (rp->unfinished == rp->block)
 		sb_addf(why, "cell %u is the first of its provisioning", u->seq);
-	else if (rp->started && !leaves_nothing(u->step->module))
+	else if (rp->started && !(u->step->module->flags & MOD_DISKLESS))
 		sb_addf(why, "cell %u (step %s, %s) was cut off and may have left files behind",
 			u->seq, u->path, u->step->module->name);
 	else if (rp->depends)

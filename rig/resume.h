@@ -19,7 +19,7 @@
  *     trusted again, and the block starts over on a fresh provisioning;
  *   - likewise when the unfinished cell was started (it may have left
  *     files behind: half a tree, meta's directory; unless its module never
- *     touches the volume: null, pause), when it is the block's first cell,
+ *     touches the volume: MOD_DISKLESS), when it is the block's first cell,
  *     or when the provisioning is not exactly what was recorded;
  *   - otherwise the resumed run keeps the provisioning and starts at the
  *     unfinished cell.

@@ -37,26 +37,39 @@ static void test_tree_is_clean(void)
 	sb_release(&s);
 }
 
-/* A tree with scripts/lint and one source file of the given text. */
+/* Copy the script scripts/NAME of the source tree into tmp/scripts. */
+static void copy_script(const char *tmp, const char *name)
+{
+	struct strbuf p = STRBUF_INIT, src = STRBUF_INIT;
+	sb_addf(&src, "%s/scripts/%s", test_src(), name);
+	char *script = test_read_file(src.buf, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(script);
+	sb_addf(&p, "%s/scripts/%s", tmp, name);
+	test_write_file(p.buf, script);
+	free(script);
+	sb_release(&p);
+	sb_release(&src);
+}
+
+/* A tree with scripts/lint and one source file of the given text. The name
+ * check lint runs is there with no rules of its own (it has its own suite,
+ * tests/check_names_test.c). */
 static char *planted(const char *dir, const char *file, const char *text)
 {
 	char *tmp = test_tmpdir();
-	struct strbuf p = STRBUF_INIT, src = STRBUF_INIT;
+	struct strbuf p = STRBUF_INIT;
 	sb_addf(&p, "%s/scripts", tmp);
 	mkdir(p.buf, 0755);
-	sb_addf(&src, "%s/scripts/lint", test_src());
-	char *script = test_read_file(src.buf, NULL);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(script);
-	sb_adds(&p, "/lint");
-	test_write_file(p.buf, script);
-	free(script);
+	copy_script(tmp, "lint");
+	copy_script(tmp, "check-names");
+	sb_adds(&p, "/names.rules");
+	test_write_file(p.buf, "scan rig\n");
 	sb_reset(&p);
 	sb_addf(&p, "%s/%s", tmp, dir);
 	mkdir(p.buf, 0755);
 	sb_addf(&p, "/%s", file);
 	test_write_file(p.buf, text);
 	sb_release(&p);
-	sb_release(&src);
 	return tmp;
 }
 

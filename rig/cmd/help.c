@@ -137,7 +137,7 @@ static void help_module(const struct rig_module *m)
 	if (!m->run)
 		printf("\nNot available in this build yet: plans using it validate but do not run.\n");
 	if (m->needs)
-		printf("\nNeeds an earlier '%s' step on the same volume.\n", m->needs);
+		printf("\nNeeds an earlier '%s' step on the same volume.\n", m->needs->name);
 	printf("\nparameters:\n");
 	if (!m->params || !m->params[0].name)
 		printf("  (none)\n");
@@ -167,6 +167,12 @@ static void help_module(const struct rig_module *m)
 		printf("  (none)\n");
 	for (const struct rig_metric *x = m->metrics; x && x->name; x++)
 		printf("  %-17s %-9s %s\n", x->name, x->unit, x->help);
+	if (m->headline.metric)
+		printf("\nThe report's headline: %s, %s is better (report.headline chooses another).\n",
+		       m->headline.metric, m->headline.better < 0 ? "lower" : "higher");
+	else if (m->metrics && m->metrics[0].name)
+		printf("\nThe report's headline: the first metric measured (report.headline chooses "
+		       "another).\n");
 }
 
 int cmd_help(int argc, char **argv)

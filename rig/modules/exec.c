@@ -275,6 +275,8 @@ const struct rig_module rig_module_exec = {
 		"unit). A non-zero exit status fails the cell "
 		"and shows the end of the command's output.",
 	.kind = MOD_OTHER,
+	/* What a command measures is the plan's: the first metric it reported. */
+	.headline = { NULL, 0 },
 	.params = exec_params,
 	.args_size = sizeof(struct exec_args),
 	.metrics = exec_metrics,

@@ -834,6 +834,8 @@ const struct rig_module rig_module_fill = {
 		"available to an unprivileged user (f_bavail * f_frsize). Filler is removed "
 		"when the layout is torn down.",
 	.kind = MOD_WRITES,
+	.flags = MOD_SETS_LEVEL,
+	.headline = { "rate", +1 },
 	.params = fill_params,
 	.args_size = sizeof(struct fill_args),
 	.metrics = fill_metrics,
@@ -850,6 +852,7 @@ const struct rig_module rig_module_meta = {
 		"operations timed, in that order; without `create` the files are created "
 		"untimed. The directory is removed at the end of the step.",
 	.kind = MOD_WRITES,
+	.headline = { "create_per_s", +1 },
 	.params = meta_params,
 	.args_size = sizeof(struct meta_args),
 	.metrics = meta_metrics,

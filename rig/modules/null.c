@@ -68,6 +68,8 @@ const struct rig_module rig_module_null = {
 	.help = "Records `value` and its own time, optionally `files` per-file samples, and "
 		"fails when `fail: true`. Runs anywhere, instantly unless `time` is set.",
 	.kind = MOD_OTHER,
+	.flags = MOD_DISKLESS,
+	.headline = { "value", +1 },
 	.params = null_params,
 	.args_size = sizeof(struct null_args),
 	.metrics = null_metrics,

@@ -43,6 +43,7 @@ const struct rig_module rig_module_pause = {
 	.summary = "lets the volume settle",
 	.help = "Waits `time` without touching the volume (records no metrics).",
 	.kind = MOD_OTHER,
+	.flags = MOD_DISKLESS,
 	.params = pause_params,
 	.args_size = sizeof(struct pause_args),
 	.metrics = pause_metrics,

@@ -562,6 +562,7 @@ const struct rig_module rig_module_randread = {
 		"when available, otherwise threads doing pread/pwrite (psync); the environment "
 		"variable RIG_ENGINE=psync or RIG_ENGINE=io_uring forces one.",
 	.kind = MOD_READS,
+	.headline = { "iops", +1 },
 	.direct_io = 1,
 	.params = randio_params,
 	.args_size = sizeof(struct randio_args),
@@ -579,6 +580,7 @@ const struct rig_module rig_module_randwrite = {
 		"512-byte sectors a fresh stamp, so no two sectors written are equal. The file "
 		"is synced at the end, inside the timing.",
 	.kind = MOD_WRITES,
+	.headline = { "iops", +1 },
 	.direct_io = 1,
 	.params = randio_params,
 	.args_size = sizeof(struct randio_args),

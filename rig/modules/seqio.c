@@ -644,6 +644,7 @@ const struct rig_module rig_module_write = {
 		"cycled from a list, or drawn per file from a range (sizes). Files live in "
 		"the volume's folder `seqio/`; a new write replaces the previous set.",
 	.kind = MOD_WRITES,
+	.headline = { "rate", +1 },
 	.direct_io = 1,
 	.params = write_params,
 	.args_size = sizeof(struct seqio_args),
@@ -658,8 +659,9 @@ const struct rig_module rig_module_read = {
 	.help = "Reads back, whole and in `block` units, the files the last `write` step "
 		"wrote on the same volume, in an order shuffled per repetition.",
 	.kind = MOD_READS,
+	.headline = { "rate", +1 },
 	.direct_io = 1,
-	.needs = "write",
+	.needs = &rig_module_write,
 	.params = read_params,
 	.args_size = sizeof(struct seqio_args),
 	.metrics = seqio_metrics,

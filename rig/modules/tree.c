@@ -594,6 +594,7 @@ const struct rig_module rig_module_tree = {
 		"volume; files are not synced one by one. A new tree replaces the previous "
 		"one, removed outside the timing.",
 	.kind = MOD_WRITES,
+	.headline = { "files_per_s", +1 },
 	.params = tree_params,
 	.args_size = sizeof(struct tree_args),
 	.metrics = tree_metrics,

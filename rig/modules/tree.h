@@ -30,6 +30,10 @@ struct churn_args {
 	double fraction;
 };
 
+struct rig_module;
+/* tree.c's module, which enumerate and churn need (their .needs). */
+extern const struct rig_module rig_module_tree;
+
 #define TREE_SUBDIR "tree"        /* the tree lives in <volume dir>/tree */
 #define TREE_MAX_DEPTH 64         /* the parameter table's bound on depth */
 #define TREE_NAME_MAX 40          /* a name with its NUL: 'd', 20 digits, '-', 12 tag chars */

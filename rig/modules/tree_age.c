@@ -291,7 +291,9 @@ const struct rig_module rig_module_enumerate = {
 		"and bytes against what the tree holds after any churn: a mismatch fails the "
 		"cell. entries counts the files and the directories, the tree's root included.",
 	.kind = MOD_READS,
-	.needs = "tree",
+	/* As the source article plots it: the time to walk the tree. */
+	.headline = { "seconds", -1 },
+	.needs = &rig_module_tree,
 	.params = no_params,
 	.args_size = 0,
 	.metrics = enumerate_metrics,
@@ -308,7 +310,8 @@ const struct rig_module rig_module_churn = {
 		"name in the file's directory, synced and renamed over the old one. Timed: the "
 		"replacements and one final sync of the volume.",
 	.kind = MOD_WRITES,
-	.needs = "tree",
+	.headline = { "files_per_s", +1 },
+	.needs = &rig_module_tree,
 	.params = churn_params,
 	.args_size = sizeof(struct churn_args),
 	.metrics = churn_metrics,
