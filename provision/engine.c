@@ -73,3 +73,22 @@ int prov_image_end(struct provision_ctx *ctx, const char *file, const char *obje
 	prov_journal_end(ctx, j, rc);
 	return rc;
 }
+
+int prov_teardown_done(struct provision_ctx *ctx, struct strbuf *acc, int rc)
+{
+	sb_reset(ctx->err);
+	sb_adds(ctx->err, acc->buf);
+	sb_release(acc);
+	return rc;
+}
+
+void prov_finish(struct provision_ctx *ctx, int left, prov_teardown_fn teardown,
+		 void (*free_state)(void *state))
+{
+	if (!ctx->state)
+		return;
+	if (left)
+		prov_last_teardown(ctx, teardown);
+	free_state(ctx->state);
+	ctx->state = NULL;
+}

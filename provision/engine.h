@@ -36,6 +36,16 @@ int prov_provision_end(struct provision_ctx *ctx, size_t li, prov_teardown_fn te
 int prov_image_end(struct provision_ctx *ctx, const char *file, const char *object, int keep,
 		   const char *why);
 
+/* A teardown's last step: ctx->err says every error it collected in acc
+ * (prov_teardown_error), acc is released, rc returned. */
+int prov_teardown_done(struct provision_ctx *ctx, struct strbuf *acc, int rc);
+
+/* At the end of a run, when left is set (a failed teardown left
+ * something): one more teardown, a warning when it fails; then free_state
+ * the driver's state and forget it. */
+void prov_finish(struct provision_ctx *ctx, int left, prov_teardown_fn teardown,
+		 void (*free_state)(void *state));
+
 /* A resumed run: tear down what the killed run left, described by the
  * driver's state (as if this process had provisioned it); ctx->state is
  * the driver's again afterwards. A failure says that it was the killed

@@ -400,8 +400,9 @@ static char *volume_facts(struct provision_ctx *ctx, struct lx *s, size_t li, si
 
 /* --- the ops --- */
 
-static void free_state(struct lx *s)
+static void free_state(void *state)
 {
+	struct lx *s = state;
 	if (!s)
 		return;
 	free(s->run_abs);
@@ -692,23 +693,14 @@ static int lx_teardown(struct provision_ctx *ctx, size_t li)
 		free(s->disk);
 		s->disk = NULL;
 	}
-	sb_reset(ctx->err);
-	sb_adds(ctx->err, acc.buf);
-	sb_release(&acc);
-	return rc;
+	return prov_teardown_done(ctx, &acc, rc);
 }
 
 static void lx_finish(struct provision_ctx *ctx)
 {
-	struct lx *s = ctx->state;
-	if (!s)
-		return;
+	const struct lx *s = ctx->state;
 	/* Anything a failed teardown left: one more try. */
-	if (s->nv || s->attached || s->image_made) {
-		prov_last_teardown(ctx, lx_teardown);
-	}
-	free_state(s);
-	ctx->state = NULL;
+	prov_finish(ctx, s && (s->nv || s->attached || s->image_made), lx_teardown, free_state);
 }
 
 /* What a run locks (provision_target_keys): the image file, or the disk. */

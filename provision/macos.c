@@ -400,8 +400,9 @@ static void free_vols(struct mx *s)
 	s->nv = 0;
 }
 
-static void free_state(struct mx *s)
+static void free_state(void *state)
 {
+	struct mx *s = state;
 	if (!s)
 		return;
 	free(s->image_file);
@@ -1168,22 +1169,14 @@ static int mx_teardown(struct provision_ctx *ctx, size_t li)
 		free(s->disk);
 		s->disk = NULL;
 	}
-	sb_reset(ctx->err);
-	sb_adds(ctx->err, acc.buf);
-	sb_release(&acc);
-	return rc;
+	return prov_teardown_done(ctx, &acc, rc);
 }
 
 static void mx_finish(struct provision_ctx *ctx)
 {
-	struct mx *s = ctx->state;
-	if (!s)
-		return;
-	if (s->nv || s->attached || s->image_made || s->partitioned) {
-		prov_last_teardown(ctx, mx_teardown);
-	}
-	free_state(s);
-	ctx->state = NULL;
+	const struct mx *s = ctx->state;
+	prov_finish(ctx, s && (s->nv || s->attached || s->image_made || s->partitioned),
+		    mx_teardown, free_state);
 }
 
 /*
