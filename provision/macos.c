@@ -616,7 +616,7 @@ static int partition_disk(struct provision_ctx *ctx, struct mx *s, size_t li,
 static int reread(struct provision_ctx *ctx, struct mx *s, size_t li)
 {
 	const char *verb = !ctx->plan->layouts[li].keeps ? "diskutil partitionDisk"
-			   : !strcmp(ctx->plan->layouts[li].parts[0].fs, "apfs")
+			   : mac_is_apfs(ctx->plan->layouts[li].parts[0].fs)
 				   ? "diskutil apfs resizeContainer"
 				   : "diskutil resizeVolume";
 	const struct plan_layout *l = &ctx->plan->layouts[li];
@@ -876,7 +876,7 @@ static int keep_state(struct provision_ctx *ctx, struct mx *s, size_t li, struct
 				  "partition besides EFI, %s with %s named '%s' (%s); anything else "
 				  "stops the run before a command changes the disk", l->name,
 			  kp->name, s->disk, mac_content(kp->fs),
-			  strcmp(kp->fs, "apfs") ? "its volume" : "one APFS container and one volume",
+			  !mac_is_apfs(kp->fs) ? "its volume" : "one APFS container and one volume",
 			  kp->name, li ? "as the layout before leaves it" : "the disk as found");
 	int rc = mx_plist(ctx, s, list, macos_plist_list, &ml);
 	if (rc == 0)
@@ -922,7 +922,7 @@ static int keep_layout(struct provision_ctx *ctx, struct mx *s, size_t li)
 {
 	const struct plan_layout *l = &ctx->plan->layouts[li];
 	const struct plan_partition *kp = &l->parts[0];
-	int apfs = !strcmp(kp->fs, "apfs");
+	int apfs = mac_is_apfs(kp->fs);
 	struct mac_made kept;
 	memset(&kept, 0, sizeof(kept));
 	s->kept_reused = 0;

@@ -88,6 +88,8 @@ const char *mac_format(const char *fs);
 /* What `diskutil info` calls it (FilesystemType) and the GPT Content of its partition. */
 const char *mac_fs_type(const char *fs);
 const char *mac_content(const char *fs);
+/* Whether fs is made as an APFS container (apfs, apfsx). */
+int mac_is_apfs(const char *fs);
 
 /*
  * The byte size of each partition of layout l on a disk of TotalSize

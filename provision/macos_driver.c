@@ -13,11 +13,14 @@
 #include "macos.h"
 #include "provision.h"
 
-/* The personalities diskutil makes by default fold case (macos_layout.c
- * maps each name to its personality). */
+/* apfs and hfs+ are the personalities diskutil makes by default, which fold
+ * case; apfsx and jhfsx are their case-sensitive ones (macos_layout.c maps
+ * each name to its personality). */
 static const struct prov_fs macos_fs[] = {
 	{ "apfs", 0, "diskutil apfs resizeContainer", 64, NULL },
 	{ "hfs+", 0, "diskutil resizeVolume", 64, NULL },
+	{ "apfsx", 1, "diskutil apfs resizeContainer", 64, NULL },
+	{ "jhfsx", 1, "diskutil resizeVolume", 64, NULL },
 	{ "exfat", 0, NULL, 15, NULL },
 	{ "fat32", 0, NULL, 11, ".+" },
 	{ NULL, 0, NULL, 0, NULL },

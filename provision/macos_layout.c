@@ -31,6 +31,10 @@ static const struct {
 } fs_names[] = {
 	{ "apfs", "APFS", "apfs", "Apple_APFS" },
 	{ "hfs+", "JHFS+", "hfs", "Apple_HFS" },
+	/* The case-sensitive personalities, by their exact names (diskutil
+	 * listFilesystems; their aliases APFSX and JHFSX would do too). */
+	{ "apfsx", "Case-sensitive APFS", "apfs", "Apple_APFS" },
+	{ "jhfsx", "Case-sensitive Journaled HFS+", "hfs", "Apple_HFS" },
 	{ "exfat", "ExFAT", "exfat", "Microsoft Basic Data" },
 	{ "fat32", "MS-DOS FAT32", "msdos", "Microsoft Basic Data" },
 };
@@ -59,6 +63,12 @@ const char *mac_content(const char *fs)
 {
 	int i = fs_index(fs);
 	return i < 0 ? NULL : fs_names[i].content;
+}
+
+int mac_is_apfs(const char *fs)
+{
+	const char *c = mac_content(fs);
+	return c && !strcmp(c, "Apple_APFS");
 }
 
 static uint64_t mib_up(uint64_t x)
@@ -178,7 +188,7 @@ int mac_layout_check(const struct plan_layout *l, const uint64_t *sizes, const c
 		}
 		made[i].part = xstrdup(e->id);
 		made[i].size = e->size;
-		if (strcmp(pt->fs, "apfs")) {
+		if (!mac_is_apfs(pt->fs)) {
 			made[i].volume = xstrdup(e->id);
 			if (!mac_name_matches(pt->fs, e->name, pt->name)) {
 				sb_addf(err, "%s is named '%s'; layout %s names it '%s'", e->id,

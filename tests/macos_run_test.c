@@ -268,6 +268,39 @@ static void test_detach_force(void)
 	fx_done(&x);
 }
 
+/* Case-sensitive APFS and HFS+: partitionDisk is given the personalities by
+ * their exact names, and the volumes' facts say what was made. */
+static void test_case_sensitive(void)
+{
+	struct fx x;
+	fx_init(&x, 1);
+	struct strbuf sb = STRBUF_INIT;
+	sb_addf(&sb, "rig: 1\nname: cs\nseed: 1\ntarget:\n  image: { path: %s/cs.dmg, size: 2G }\n"
+		     "layouts:\n  - name: one\n    partitions:\n"
+		     "      - { name: X, fs: apfsx, size: 50%% }\n"
+		     "      - { name: H, fs: jhfsx, size: rest }\n"
+		     "cache: { flush: false }\nsteps:\n  - write: { files: 1, size: 64K }\n", x.dir);
+	char *out = NULL;
+	int rc = run_plan(&x, sb.buf, &out);
+	if (rc != 0)
+		fprintf(stderr, "\n%s\n", out ? out : "");
+	CU_ASSERT_EQUAL(rc, 0);
+	char *calls = calls_from(&x, "diskutil partitionDisk");
+	check_has("case-sensitive: partitionDisk", calls,
+		  "diskutil partitionDisk disk2 GPT 'Case-sensitive APFS' X ");
+	check_has("case-sensitive: partitionDisk", calls, " 'Case-sensitive Journaled HFS+' H ");
+	char *facts = pt_run_query(x.run, "SELECT group_concat(json_extract(facts_json,"
+					  " '$.fs_personality'), '|') FROM volumes ORDER BY position");
+	check_eq_text("case-sensitive: personalities", facts,
+		      "Case-sensitive APFS|Case-sensitive Journaled HFS+");
+	check_clean(&x);
+	free(facts);
+	free(calls);
+	free(out);
+	sb_release(&sb);
+	fx_done(&x);
+}
+
 /* FAT32: diskutil gives it a label in capitals; the volume keeps the plan's name. */
 static void test_fat32(void)
 {
@@ -599,6 +632,8 @@ void register_macos_run_tests(void)
 	test_add(s, "rig run: image target, remount, detach busy twice", test_image_busy_detach);
 	test_add(s, "rig run: detach always busy: -force, with a warning", test_detach_force);
 	test_add(s, "rig run: fat32, whose label comes back in capitals", test_fat32);
+	test_add(s, "rig run: case-sensitive APFS and HFS+ by their personalities",
+		 test_case_sensitive);
 	test_add(s, "rig run: an attached image file is refused", test_image_attached);
 	test_add(s, "rig run: partitionDisk fails with -69888", test_partition_fails);
 	test_add(s, "rig run: diskutil info errors", test_info_fails);

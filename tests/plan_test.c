@@ -984,6 +984,36 @@ static void test_platforms(void)
 		plan_free(p);
 	}
 
+	/* Case-sensitive APFS and HFS+: macOS file systems, refused on Linux,
+	 * mapped like any other. */
+	static const char cs[] = HDR "target:\n  image: { path: /tmp/cs.img, size: 1G }\nlayouts:\n"
+		"  - name: l\n    partitions:\n      - { name: A, fs: apfsx, size: 50% }\n"
+		"      - { name: B, fs: jhfsx, size: rest }\n" STEPS;
+	o.platform = NULL;
+	o.fs_map = NULL;
+	p = parse_opt(cs, &o, &d);
+	CU_ASSERT_EQUAL(d.nerrors, 0);
+	CU_ASSERT_EQUAL(p->platform, prov_driver_find("macos"));
+	CU_ASSERT_EQUAL(prov_driver_fs(p->platform, "apfsx")->case_sensitive, 1);
+	CU_ASSERT_EQUAL(prov_driver_fs(p->platform, "apfs")->case_sensitive, 0);
+	diag_release(&d);
+	plan_free(p);
+	o.platform = prov_driver_find("linux");
+	p = parse_opt(cs, &o, &d);
+	CU_ASSERT_EQUAL(d.nerrors, 2);
+	e = first_error(&d);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	CU_ASSERT_STRING_EQUAL(e->msg, "file system 'apfsx' cannot be made on linux (it can make "
+			       "ext4, xfs, btrfs)");
+	diag_release(&d);
+	plan_free(p);
+	o.fs_map = "apfsx=ext4,jhfsx=xfs";
+	p = parse_opt(cs, &o, &d);
+	CU_ASSERT_EQUAL(d.nerrors, 0);
+	CU_ASSERT_STRING_EQUAL(p->layouts[0].parts[0].fs, "ext4");
+	diag_release(&d);
+	plan_free(p);
+
 	/* dirs: no platform, whatever is asked. */
 	o.platform = prov_driver_find("linux");
 	o.fs_map = NULL;
