@@ -1,5 +1,14 @@
 /*
  * rig resume's part of the runner; see run_resume.h.
+ *
+ * The killed run's relative paths are resolved by joining them to the
+ * folder it recorded (options_json's cwd), not by changing into that
+ * folder: a chdir would change the meaning of every relative path this
+ * process has or is given (the run folder named on the command line, a
+ * relative $RIG_LOCK_DIR), for the whole process and its children. The
+ * join is textual, as the kernel would resolve the path from there, and
+ * the recorded volume folders get the same join, so the dirs backend finds
+ * its work folders exactly where the store says they were.
  */
 #include "run_resume.h"
 
@@ -7,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../provision/provision.h"
@@ -128,7 +138,49 @@ int run_resume_open(struct run_resume *rs, struct run *run, const char *dir,
 	return check_plan_file(abs, ri, err) < 0 ? -1 : 0;
 }
 
-/* --- the recorded plan --- */
+/* --- the plan, its paths as the run meant them --- */
+
+/* *path made absolute against cwd (when it is relative and cwd known). */
+static void resolve_path(const char *cwd, char **path)
+{
+	if (!cwd || !*path || (*path)[0] == '/')
+		return;
+	struct strbuf sb = STRBUF_INIT;
+	size_t n = strlen(cwd);
+	sb_adds(&sb, cwd);
+	if (!n || cwd[n - 1] != '/')
+		sb_addch(&sb, '/');
+	sb_adds(&sb, *path);
+	free(*path);
+	*path = sb_detach(&sb);
+}
+
+/*
+ * The target's relative paths (dirs, the image) joined to cwd, the folder
+ * the run was started in. A disk target's device is a device path or a
+ * macOS disk identifier, never relative to a folder. -1 with err when the
+ * plan has a relative path and cwd is not a folder any more.
+ */
+static int resolve_plan_paths(struct plan *p, const char *cwd, struct strbuf *err)
+{
+	struct plan_target *t = &p->target;
+	int relative = t->image_path && t->image_path[0] != '/';
+	for (size_t i = 0; i < t->ndirs; i++)
+		relative |= t->dirs[i][0] != '/';
+	if (!relative || !cwd)
+		return 0;
+	struct stat st;
+	int e = stat(cwd, &st) < 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+	if (e) {
+		sb_addf(err, "cannot use %s, the folder the run was started in (the plan's "
+			     "relative paths are relative to it): %s", cwd, strerror(e));
+		return -1;
+	}
+	for (size_t i = 0; i < t->ndirs; i++)
+		resolve_path(cwd, &t->dirs[i]);
+	resolve_path(cwd, &t->image_path);
+	return 0;
+}
 
 int run_resume_plan(struct run_resume *rs, struct run_options *o, struct strbuf *err)
 {
@@ -145,12 +197,6 @@ int run_resume_plan(struct run_resume *rs, struct run_options *o, struct strbuf 
 	o->image_size = rec->image_size;
 	o->allow |= rec->allow;
 	o->force |= rec->force;
-	/* Relative paths in the plan (dirs, the image) mean what they meant. */
-	if (rec->cwd && chdir(rec->cwd) < 0) {
-		sb_addf(err, "cannot change to %s, the folder the run was started in (the plan's "
-			     "relative paths are relative to it): %s", rec->cwd, strerror(errno));
-		return -1;
-	}
 	struct diag d;
 	diag_init(&d, ri->plan_file, NULL);
 	rs->plan = plan_parse_text(ri->plan_file, ri->plan_text, strlen(ri->plan_text), &rs->popt,
@@ -164,7 +210,8 @@ int run_resume_plan(struct run_resume *rs, struct run_options *o, struct strbuf 
 		return -1;
 	}
 	diag_release(&d);
-	return 0;
+	/* Relative paths in the plan (dirs, the image) mean what they meant. */
+	return resolve_plan_paths(rs->plan, rec->cwd, err);
 }
 
 /* --- where it starts --- */
@@ -190,6 +237,9 @@ int run_resume_where(struct run_resume *rs, struct run *run, const struct schedu
 	size_t li = rs->rp.unfinished < sched->n ? sched->cells[rs->rp.unfinished].layout : 0;
 	rs->nvols_alloc = plan_volume_count(rs->plan, li);
 	rs->nvols = resume_read_volumes(run->dir.store, rs->plan, li, &rs->vols, &rs->ids);
+	/* Folders recorded relative to where the run was started, as the plan's. */
+	for (size_t v = 0; v < rs->nvols; v++)
+		resolve_path(rs->rec.cwd, &rs->vols[v].dir);
 	struct run_prov *pv = &run->prov;
 	pv->presume.layout = li;
 	pv->presume.vols = rs->nvols ? rs->vols : NULL;

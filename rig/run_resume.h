@@ -3,6 +3,12 @@
  * checks and reads before it walks the rest of the schedule, and what it
  * records in the store's resumes table. Where a resumed run starts and
  * whether it keeps the provisioning: resume.h.
+ *
+ * Paths: the recorded plan's relative paths (dirs, the image) and the
+ * volume folders the killed run recorded relative to where it was started
+ * are joined to that folder (the run's recorded cwd), so the backends, the
+ * target locks and the modules (`exec` runs in its volume's folder) use
+ * them as the run did; the process's working folder is never changed.
  */
 #ifndef RIG_RUN_RESUME_H
 #define RIG_RUN_RESUME_H
@@ -46,8 +52,9 @@ void run_resume_release(struct run_resume *rs);
 int run_resume_open(struct run_resume *rs, struct run *run, const char *dir,
 		    struct strbuf *info, enum run_status *status, struct strbuf *err);
 /* The recorded options into o (image size, --allow and --force added)
- * and the recorded plan parsed again (rs->plan), in the folder the run
- * was started in. -1 with err. */
+ * and the recorded plan parsed again (rs->plan), its relative paths
+ * joined to the folder the run was started in. -1 with err (also when
+ * the plan has a relative path and that folder is gone). */
 int run_resume_plan(struct run_resume *rs, struct run_options *o, struct strbuf *err);
 /*
  * The store's cells checked against sched, where the run stopped

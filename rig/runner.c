@@ -10,6 +10,8 @@
  * This file holds what a run and a resume share: the refusals of a plan
  * this build cannot run, signals, the seed, the recorded options, and the
  * frame around the walk (prepare, teardown, the run's end, the reports).
+ * Nothing here or there changes the process's working folder: a resume
+ * joins the run's relative paths to the folder it recorded (run_resume.c).
  */
 #include "runner.h"
 
@@ -345,7 +347,7 @@ enum run_status runner_resume(const char *dir, const struct run_options *opt,
 	if (run_resume_where(&rs, &run, &sched, err) < 0)
 		goto out;
 	/* The target's locks, as a run takes them (the plan's relative paths
-	 * resolved in the folder the run was started in, above). */
+	 * joined to the folder the run was started in: run_resume_plan). */
 	run.prov.locks.command = "rig resume";
 	lock_set_run(&run.prov.locks, run.dir.path.buf);
 	if (run_provision_lock_target(&run.prov, err) < 0)
