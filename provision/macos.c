@@ -33,10 +33,11 @@
  * partitionDisk is given no partition count: with the "Free Space" triplet
  * the man page leaves open whether that counts, and the count is optional.
  * Volumes stay where diskutil mounts them (/Volumes/NAME): rig does not
- * choose mount points on macOS. Rejected: `diskutil apfs resizeContainer`
- * to keep an existing container (seed 000 grew its layout so); the plan
- * language has no way to ask for it, and partitionDisk from scratch is what
- * every layout here means.
+ * choose mount points on macOS. A layout is made from scratch with
+ * partitionDisk, except one whose first partition says `keep: true`: that
+ * partition is resized in place (`diskutil apfs resizeContainer` or
+ * `diskutil resizeVolume`, keep_layout below), the way the halves article
+ * grew its layout, and the new partitions go into the space it frees.
  *
  * Errors name the command and what diskutil said: its `Error: -NNNNN:` line
  * or the ErrorMessage of its -plist error dict, then its first lines of
@@ -81,6 +82,8 @@ struct mx {
 	int dry;
 	int is_image;
 	char *image_file;        /* the file hdiutil creates: the plan's path, .dmg added */
+	char *image_key;         /* ... absolute: what the journal knows it by (a resume
+	                          * gets the plan's relative paths made absolute) */
 	char *image_made;        /* the file it did create (its `created:` line) */
 	char *disk;              /* diskN: the target, or the attached image */
 	int attached;
@@ -406,6 +409,7 @@ static void free_state(void *state)
 	if (!s)
 		return;
 	free(s->image_file);
+	free(s->image_key);
 	free(s->image_made);
 	free(s->disk);
 	mac_info_release(&s->info);
@@ -431,6 +435,11 @@ static int mx_prepare(struct provision_ctx *ctx)
 				  "whatever their volumes are, not APFS or HFS+", plat_name());
 	if (rc == 0 && s->is_image) {
 		s->image_file = image_file_of(p->target.image_path);
+		struct strbuf e = STRBUF_INIT;
+		s->image_key = s->dry ? NULL : prov_absolute_image(s->image_file, &e);
+		if (!s->image_key) /* a folder that does not exist: check_image says so */
+			s->image_key = xstrdup(s->image_file);
+		sb_release(&e);
 		s->total = ctx->image_size ? ctx->image_size : p->target.image_size;
 		s->total = (s->total + 511) / 512 * 512;
 		if (!s->dry && ctx->resume)
@@ -474,7 +483,7 @@ static int create_and_attach(struct provision_ctx *ctx, struct mx *s)
 	/* -ov overwrites: the path is checked again right before */
 	int rc = s->dry ? 0 : check_image(ctx, s, 1);
 	if (rc == 0)
-		rc = mx_act(ctx, "create-image", s->image_file, NULL, create, &r);
+		rc = mx_act(ctx, "create-image", s->image_key, NULL, create, &r);
 	sb_release(&sectors);
 	if (rc < 0)
 		return rc;
@@ -490,7 +499,7 @@ static int create_and_attach(struct provision_ctx *ctx, struct mx *s)
 		return rc;
 	const char *attach[] = { "hdiutil", "attach", "-nomount", "-plist", s->image_made, NULL };
 	struct mac_attach at = { 0 };
-	int64_t j = prov_journal_begin(ctx, "attach", s->image_file, attach, NULL);
+	int64_t j = prov_journal_begin(ctx, "attach", s->image_key, attach, NULL);
 	rc = mx_plist(ctx, s, attach, p_attach, &at);
 	prov_journal_end(ctx, j, rc);
 	if (rc < 0) {
@@ -1121,7 +1130,7 @@ static int try_detach(struct provision_ctx *ctx, struct mx *s)
 /* One journal row for all the tries. */
 static int detach(struct provision_ctx *ctx, struct mx *s)
 {
-	int64_t j = prov_journal_begin(ctx, "detach", s->image_file, NULL, s->disk);
+	int64_t j = prov_journal_begin(ctx, "detach", s->image_key, NULL, s->disk);
 	int rc = try_detach(ctx, s);
 	prov_journal_end(ctx, j, rc);
 	return rc;
@@ -1159,7 +1168,7 @@ static int mx_teardown(struct provision_ctx *ctx, size_t li)
 	}
 	s->partitioned = still_mounted;
 	if (s->is_image && s->image_made && !s->attached) {
-		int r = prov_image_end(ctx, s->image_made, s->image_file, ctx->plan->target.keep, "");
+		int r = prov_image_end(ctx, s->image_made, s->image_key, ctx->plan->target.keep, "");
 		if (r < 0)
 			prov_teardown_error(ctx, &acc, &rc, r);
 		free(s->image_made);
@@ -1188,7 +1197,7 @@ static int mx_resume(struct provision_ctx *ctx, struct mx *s)
 {
 	struct provision_resume *r = ctx->resume;
 	struct mac_leftover lo;
-	int rc = mac_resume_find(ctx, s->image_file, &lo);
+	int rc = mac_resume_find(ctx, s->image_file, s->image_key, &lo);
 	if (rc < 0)
 		return rc;
 	if (lo.keep) {
@@ -1223,7 +1232,7 @@ static int mx_resume(struct provision_ctx *ctx, struct mx *s)
 		struct stat st;
 		if (rc == 0 && lo.image_made && ctx->plan->target.keep &&
 		    lstat(s->image_file, &st) == 0) { /* made again from scratch */
-			rc = prov_image_end(ctx, s->image_file, s->image_file, 0,
+			rc = prov_image_end(ctx, s->image_file, s->image_key, 0,
 					    " (made by the interrupted run)");
 		}
 	}

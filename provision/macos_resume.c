@@ -204,7 +204,8 @@ static int verify(struct provision_ctx *ctx, const struct mac_made *made, char *
 	return rc;
 }
 
-int mac_resume_find(struct provision_ctx *ctx, const char *image_file, struct mac_leftover *lo)
+int mac_resume_find(struct provision_ctx *ctx, const char *image_file, const char *image_key,
+		    struct mac_leftover *lo)
 {
 	struct provision_resume *r = ctx->resume;
 	const struct plan_target *t = &ctx->plan->target;
@@ -228,7 +229,7 @@ int mac_resume_find(struct provision_ctx *ctx, const char *image_file, struct ma
 		rc = attached_disk(ctx, image_file, &lo->disk);
 		struct stat st;
 		if (rc == 0 && !lo->disk && lstat(image_file, &st) == 0 && S_ISREG(st.st_mode))
-			lo->image_made = prov_journal_image_made(ctx, image_file);
+			lo->image_made = prov_journal_image_made(ctx, image_key);
 		if (rc == 0 && lo->disk) {
 			/* partitionDisk or mount of the attached disk, still running */
 			const char *more[] = { lo->disk, NULL };

@@ -28,7 +28,8 @@ struct mac_leftover {
 
 /*
  * Wait for the commands the killed run left running, then look. image_file:
- * the file hdiutil creates (NULL for a disk target). Why the leftovers are
+ * the file hdiutil creates (NULL for a disk target); image_key: the same
+ * made absolute, as the provisioning journal knows it. Why the leftovers are
  * not kept goes into ctx->resume->why when reuse was asked. 0, or < 0 with
  * the reason in ctx->err (hdiutil or diskutil could not tell).
  */
@@ -39,7 +40,8 @@ int macos_plist_list(const char *b, size_t n, void *res, struct strbuf *e);
 int macos_plist_apfs(const char *b, size_t n, void *res, struct strbuf *e);
 int macos_plist_hdi_info(const char *b, size_t n, void *res, struct strbuf *e);
 
-int mac_resume_find(struct provision_ctx *ctx, const char *image_file, struct mac_leftover *lo);
+int mac_resume_find(struct provision_ctx *ctx, const char *image_file, const char *image_key,
+		    struct mac_leftover *lo);
 void mac_leftover_release(struct mac_leftover *lo);
 
 #endif

@@ -938,6 +938,35 @@ static void test_v1_run(void)
 	fx_close(&f);
 }
 
+/* rig run -q -o OUT PLAN in folder cwd (NULL: this one), killed with
+ * SIGKILL once its second cell has started (db: its results.db). */
+static void run_killed_in_cell_2(const char *cwd, const char *out, const char *plan,
+				 const char *db)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		if (cwd && chdir(cwd) < 0)
+			_exit(127);
+		execl(test_rig_bin(), test_rig_bin(), "run", "-q", "-o", out, plan, (char *)NULL);
+		_exit(127);
+	}
+	char *v = NULL;
+	for (int i = 0; i < 1000; i++) { /* until cell 2 has started */
+		struct timespec ts = { 0, 10000000 };
+		nanosleep(&ts, NULL);
+		free(v);
+		v = access(db, R_OK) == 0 ? pt_query(db, "SELECT count(*) FROM cells") : NULL;
+		if (v && !strcmp(v, "2"))
+			break;
+	}
+	free(v);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
 /*
  * Killed in a long `null` cell that is not its layout's first, with no
  * module state before it: the resume keeps the provisioning (the work
@@ -955,27 +984,8 @@ static void kept_case(int image)
 		"  - null: { value: 3 }\n");
 	struct strbuf db = STRBUF_INIT;
 	sb_addf(&db, "%s/results.db", f.out.buf);
-	pid_t pid = fork();
-	if (pid == 0) {
-		int fd = open("/dev/null", O_WRONLY);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		execl(test_rig_bin(), test_rig_bin(), "run", "-q", "-o", f.out.buf, f.plan.buf,
-		      (char *)NULL);
-		_exit(127);
-	}
+	run_killed_in_cell_2(NULL, f.out.buf, f.plan.buf, db.buf);
 	char *v = NULL;
-	for (int i = 0; i < 1000; i++) { /* until cell 2 has started */
-		struct timespec ts = { 0, 10000000 };
-		nanosleep(&ts, NULL);
-		free(v);
-		v = access(db.buf, R_OK) == 0 ? pt_query(db.buf, "SELECT count(*) FROM cells") : NULL;
-		if (v && !strcmp(v, "2"))
-			break;
-	}
-	free(v);
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
 	char *o = NULL;
 	const char *res[] = { "resume", f.out.buf, NULL };
 	CU_ASSERT_EQUAL(test_run_rig(res, &o), 0);
@@ -1095,6 +1105,94 @@ static void test_kept_image(void)
 	kept_case(1);
 }
 
+/*
+ * Relative paths mean what they meant: a run started in one folder, with a
+ * relative target (a directory; as root an image), plan file and run
+ * folder, killed in a null cell, and resumed from another folder with the
+ * run folder named relative to that one. The resume keeps what the run
+ * provisioned where the run made it, its exec step runs there, nothing
+ * appears in the other folder, and rig's own working folder stays the one
+ * it was started in (the exec step reads it from /proc: its parent is rig).
+ */
+static void elsewhere_case(int image)
+{
+	char *tmp = test_tmpdir();
+	char *real = realpath(tmp, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(real);
+	struct strbuf start = STRBUF_INIT, other = STRBUF_INIT, p = STRBUF_INIT,
+		      db = STRBUF_INIT;
+	sb_addf(&start, "%s/start", real);
+	sb_addf(&other, "%s/other", real);
+	CU_ASSERT_EQUAL_FATAL(mkdir(start.buf, 0777), 0);
+	CU_ASSERT_EQUAL_FATAL(mkdir(other.buf, 0777), 0);
+	sb_addf(&p, "%s/plan.yaml", start.buf);
+	sb_adds(&db, image ? "rig: 1\nname: moved\ntarget:\n  image: { path: k.img, size: 32M }\n"
+			     "layouts:\n  - name: one\n    partitions:\n"
+			     "      - { name: p1, fs: ext4, size: rest }\n"
+			   : "rig: 1\nname: moved\ntarget:\n  dirs: [data/a]\n");
+	sb_adds(&db, "report: { formats: [csv] }\ncache: { flush: false, direct: false }\n"
+		     "steps:\n  - null: { value: 1 }\n  - null: { value: 2, time: 1500ms }\n"
+		     "  - exec: { run: [sh, -c, \"pwd -P; readlink /proc/$PPID/cwd\"] }\n");
+	CU_ASSERT_EQUAL(test_write_file(p.buf, db.buf), 0);
+	sb_reset(&db);
+	sb_addf(&db, "%s/out/results.db", start.buf);
+	run_killed_in_cell_2(start.buf, "out", "plan.yaml", db.buf);
+
+	int here = open(".", O_RDONLY | O_DIRECTORY);
+	CU_ASSERT_TRUE_FATAL(here >= 0);
+	CU_ASSERT_EQUAL_FATAL(chdir(other.buf), 0);
+	char *o = NULL;
+	const char *res[] = { "resume", "../start/out", NULL };
+	int rc = test_run_rig(res, &o);
+	CU_ASSERT_EQUAL_FATAL(fchdir(here), 0);
+	close(here);
+	CU_ASSERT_EQUAL(rc, 0);
+	CU_ASSERT(o && strstr(o, "was kept as recorded"));
+	if (rc)
+		fprintf(stderr, "\n%s\n", o ? o : "");
+	free(o);
+	/* The exec step: in its volume's folder below the start folder; rig in
+	 * the folder the resume was started in. */
+	char *v = pt_query(db.buf, "SELECT value FROM notes WHERE key = 'stdout' AND superseded = 0");
+	const char *nl = v ? strchr(v, '\n') : NULL;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(nl);
+	CU_ASSERT_TRUE(!strncmp(v, start.buf, start.len) && v[start.len] == '/');
+	CU_ASSERT_TRUE(!strncmp(nl + 1, other.buf, other.len) && !strcmp(nl + 1 + other.len, "\n"));
+	free(v);
+	v = pt_query(db.buf, "SELECT group_concat(status) FROM cells");
+	CU_ASSERT_STRING_EQUAL(v ? v : "", "done,done,done");
+	free(v);
+	/* Nothing in the other folder; nothing of the run left in the start folder. */
+	sb_reset(&p);
+	sb_addf(&p, "%s/%s", other.buf, image ? "k.img" : "data");
+	CU_ASSERT_NOT_EQUAL(access(p.buf, F_OK), 0);
+	sb_reset(&p);
+	sb_addf(&p, "%s/%s", start.buf, image ? "k.img" : "data/a/rig-out");
+	CU_ASSERT_NOT_EQUAL(access(p.buf, F_OK), 0);
+	if (image) {
+		struct strbuf what = STRBUF_INIT;
+		CU_ASSERT_EQUAL(pt_leftovers(real, &what), 0);
+		sb_release(&what);
+	}
+	sb_release(&start);
+	sb_release(&other);
+	sb_release(&p);
+	sb_release(&db);
+	test_rmtree(tmp);
+	free(real);
+	free(tmp);
+}
+
+static void test_elsewhere_dirs(void)
+{
+	elsewhere_case(0);
+}
+
+static void test_elsewhere_image(void)
+{
+	elsewhere_case(1);
+}
+
 void register_resume_tests(void)
 {
 	CU_pSuite s = test_suite("resume");
@@ -1111,6 +1209,8 @@ void register_resume_tests(void)
 	test_add(s, "a version 1 run: reported as it is, migrated by resume, not resumed",
 		 test_v1_run);
 	test_add(s, "killed in a null cell: the work folders are kept", test_kept_dirs);
+	test_add(s, "resumed from another folder: relative paths mean what they meant, rig's "
+		    "working folder is not changed", test_elsewhere_dirs);
 	test_add(s, "kill -9 at 20 random points of a dirs run: resume gives every cell once",
 		 test_kill_dirs);
 	CU_pSuite r = test_suite("resume (root: image on a loop device)");
@@ -1120,6 +1220,8 @@ void register_resume_tests(void)
 		 test_kept_image);
 	test_add(r, "killed while provisioning, commands.log deleted: resume reads the journal",
 		 test_journal_without_log);
+	test_add(r, "resumed from another folder: a relative image path means what it meant",
+		 test_elsewhere_image);
 	test_add(r, "kill -9 at random points of an image run: every cell once, nothing left",
 		 test_kill_image);
 }

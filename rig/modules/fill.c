@@ -1,7 +1,7 @@
 /*
- * fill and meta: fill levels as a controlled variable (seed 004: a
+ * fill and meta: fill levels as a controlled variable (the fill-levels article 004: a
  * journaled HFS+ volume slowing past 93% full) and metadata operations in
- * one big directory (seed 004's folder of 288,000 files).
+ * one big directory (the fill-levels article's folder of 288,000 files).
  *
  * fill. The level is statvfs's count of blocks in use over all blocks:
  *

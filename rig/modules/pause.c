@@ -1,6 +1,6 @@
 /*
  * pause: lets the volume settle (the quiescence between churn cycles of
- * seed 001). Sleeps in short slices so Ctrl-C is honoured promptly.
+ * the enumeration article 001). Sleeps in short slices so Ctrl-C is honoured promptly.
  */
 #include <stddef.h>
 #include <time.h>

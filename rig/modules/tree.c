@@ -1,5 +1,5 @@
 /*
- * tree: a directory tree of files with a size distribution (seeds 001/002:
+ * tree: a directory tree of files with a size distribution (the enumeration articles 001/002:
  * a million files in 111,000 directories three levels deep, sizes
  * following 1/x^2), built identically on every volume of a phase. The
  * tree's description, shared with enumerate and churn (tree_age.c), is in
@@ -39,7 +39,7 @@
  * relative to it with openat), every file (O_CREAT|O_EXCL, one write when
  * it is at most 1 MiB, else 1 MiB writes, close), and a final sync of the
  * volume (tree_sync_volume). Files are not fsynced one by one: archivers
- * (tar -x) and copiers do not, and seed 001's copier did not; one final
+ * (tar -x) and copiers do not, and the enumeration article's copier did not; one final
  * sync is the honest middle between timing the page cache and timing a
  * flush per file. Writes are buffered even under cache.direct (a note
  * says so): direct I/O on small files would measure something no copier

@@ -1,6 +1,6 @@
 /*
- * enumerate and churn: walking the tree `tree` built, and aging it (seed
- * 001's backup tool and its 5%-per-cycle replacements). Both work on the
+ * enumerate and churn: walking the tree `tree` built, and aging it (the
+ * enumeration article 001's backup tool and its 5%-per-cycle replacements). Both work on the
  * tree's state in the volume's `tree` slot (tree.h).
  *
  * enumerate walks <dir>/tree with walk_tree (walk.h: directories opened

@@ -1,0 +1,299 @@
+/*
+ * The cell loop; see run_cells.h. The walk is deliberately plain: the
+ * schedule already decided the order, so the loop only keeps track of
+ * which layout is provisioned (run_provision.h) and what each volume's
+ * modules left for later steps (the per-volume state slots: `read` finds
+ * what `write` wrote there).
+ *
+ * Rejected: running cells of a phase in parallel (volumes on one disk would
+ * disturb each other, which is what the interleaving exists to avoid), and
+ * continuing after a failed cell (later steps depend on earlier ones; a
+ * partial matrix is worse than a clear stop).
+ */
+#include "run_cells.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../platform/platform.h"
+#include "module.h"
+#include "resume.h"
+#include "run.h"
+#include "runner.h"
+#include "schedule.h"
+#include "store.h"
+#include "util/prng.h"
+#include "util/timeutil.h"
+#include "util/xalloc.h"
+
+/* --- samples: each one stored as it is measured --- */
+
+struct cell_sink {
+	struct store *store;
+	uint32_t seq;
+	const struct rig_ctx *ctx;
+	const char *flushed;   /* cache flush applied before the cell, or NULL */
+	struct strbuf method;  /* the cache column, composed per sample */
+	int failed;
+	struct strbuf err;
+};
+
+/* The cache column: what was actually applied to this cell's data I/O. */
+static const char *cache_text(struct cell_sink *cs)
+{
+	sb_reset(&cs->method);
+	if (cs->ctx && cs->ctx->direct_used)
+		sb_adds(&cs->method, "direct");
+	if (cs->flushed && *cs->flushed)
+		sb_addf(&cs->method, "%s%s", cs->method.len ? "+" : "", cs->flushed);
+	if (!cs->method.len)
+		sb_adds(&cs->method, "none");
+	return cs->method.buf;
+}
+
+static void sink_metric(void *opaque, const char *name, double value, const char *unit)
+{
+	struct cell_sink *cs = opaque;
+	if (store_add_sample(cs->store, cs->seq, name, value, unit, cache_text(cs), &cs->err) < 0)
+		cs->failed = 1;
+}
+
+static void sink_file(void *opaque, const char *file, uint64_t bytes, double seconds)
+{
+	struct cell_sink *cs = opaque;
+	if (store_add_file_sample(cs->store, cs->seq, file, bytes, seconds, &cs->err) < 0)
+		cs->failed = 1;
+}
+
+static void sink_note(void *opaque, const char *key, const char *value)
+{
+	struct cell_sink *cs = opaque;
+	if (store_add_note(cs->store, cs->seq, key, value, &cs->err) < 0)
+		cs->failed = 1;
+}
+
+/* --- caches --- */
+
+void run_cells_check_cache(struct run *run)
+{
+	const struct plan_cache *c = &run->plan->cache;
+	if (!c->flush)
+		return;
+	if (geteuid() != 0) {
+		run_dir_event(&run->dir, "warning",
+			      "cache.flush is requested but rig is not root: caches are not dropped "
+			      "before read steps (result rows say which method was applied)");
+		run->flush_ok = 0;
+	} else {
+		run->flush_ok = 1;
+	}
+	if (c->remount && !run_provision_can_remount(&run->prov))
+		run_dir_event(&run->dir, "warning", "cache.remount is requested but the %s backend "
+			      "cannot remount: not applied", run->prov.backend->name);
+}
+
+/*
+ * Before a read-type step: remount the volume (cache.remount, where the
+ * backend can) and drop the caches (cache.flush, where possible). What was
+ * applied goes into `applied` ("remount+drop_caches", "drop_caches", or "").
+ * A failed remount fails the cell (-EIO, the reason in err): the volume may
+ * be left unmounted, and its folder would then be on the file system below.
+ */
+static int flush_caches(struct run *run, const struct plan_step *st, struct volume *vol,
+			struct strbuf *applied, struct strbuf *err)
+{
+	const struct plan_cache *c = &run->plan->cache;
+	sb_reset(applied);
+	if (st->module->kind != MOD_READS)
+		return 0;
+	if (c->remount && run_provision_can_remount(&run->prov)) {
+		if (run_provision_remount(&run->prov, vol) < 0) {
+			sb_addf(err, "cannot remount %s before step %s: %s", vol->name,
+				st->module->name, run->prov.perr.buf);
+			return -EIO;
+		}
+		sb_adds(applied, "remount");
+	}
+	if (c->flush && run->flush_ok) {
+		const char *name = NULL;
+		struct strbuf why = STRBUF_INIT;
+		if (plat_drop_caches(&run->sp, &name, &why) == 0)
+			sb_addf(applied, "%s%s", applied->len ? "+" : "", name);
+		else
+			run_dir_event(&run->dir, "warning", "cannot drop caches before step %s: %s",
+				      st->module->name, why.buf);
+		sb_release(&why);
+	}
+	return 0;
+}
+
+/* --- cells --- */
+
+/*
+ * A cell's seed: the same for every volume of a phase (so `tree` builds the
+ * identical tree on each), different for every layout, repetition and step
+ * instance. Modules that want per-volume streams derive further.
+ */
+static uint64_t seed_derive_cell(uint64_t seed, const char *layout, const struct cell *c)
+{
+	struct strbuf label = STRBUF_INIT;
+	sb_addf(&label, "cell/%s/%u/%s", layout, c->rep, c->path);
+	uint64_t s = prng_derive_seed(seed, label.buf);
+	sb_release(&label);
+	return s;
+}
+
+static int run_cell(struct run *run, const struct schedule *sched, const struct cell *c,
+		    struct strbuf *err)
+{
+	const struct plan *p = run->plan;
+	const struct plan_step *st = c->step;
+	const struct rig_module *m = st->module;
+	struct volume *vol = &run->prov.vols[c->volume];
+	const char *lname = plan_layout_name(p, c->layout);
+	struct store *store = run->dir.store;
+
+	progress_update(&run->progress, "[%u/%zu] %s%srep %u  step %s %-9s on %s",
+			c->seq, sched->n, lname, *lname ? "  " : "", c->rep, c->path, m->name,
+			vol->name);
+
+	struct strbuf flushed = STRBUF_INIT;
+	if (flush_caches(run, st, vol, &flushed, err) < 0) {
+		sb_release(&flushed);
+		return -EIO;
+	}
+
+	/* Bind parameters for this cell ($vars from enclosing sweeps). */
+	struct diag d;
+	diag_init(&d, p->file, p->text);
+	void *args = xcalloc(1, m->args_size ? m->args_size : 1);
+	params_bind(m, st->params, c->bindings, args, &d, st->mark);
+	if (d.nerrors) {
+		char msg[512];
+		diag_format_item(&d, 0, msg, sizeof(msg));
+		sb_addf(err, "cannot bind parameters of step %s: %s", c->path, msg);
+		params_free(m, args);
+		free(args);
+		diag_release(&d);
+		sb_release(&flushed);
+		return -EINVAL;
+	}
+	diag_release(&d);
+
+	char start[40], end[40];
+	timeutil_utc_iso(start, sizeof(start));
+	struct store_cell sc = {
+		.seq = c->seq,
+		.phase = c->phase,
+		.layout = lname,
+		.rep = c->rep,
+		.step = c->path,
+		.module = m->name,
+		.volume_id = run_provision_volume_id(&run->prov, c->layout, c->volume),
+		.cycle = c->cycle,
+		.sweep_var = c->sweep_var,
+		.sweep_value = c->sweep_value,
+	};
+	int rc;
+	if (run->has_row && run->has_row[c->seq]) {
+		/* A resumed run runs this cell again: the earlier attempt's samples
+		 * stay in the store, superseded. */
+		uint64_t nsup = 0;
+		rc = store_cell_restart(store, &sc, start, &nsup, err);
+		if (rc == 0)
+			run_dir_event(&run->dir, "info", "cell %u (step %s, %s on %s) runs again; %"
+				      PRIu64 " samples of its earlier attempt are kept as superseded",
+				      c->seq, c->path, m->name, vol->name, nsup);
+	} else {
+		rc = store_cell_start(store, &sc, start, err);
+	}
+	if (rc < 0) {
+		params_free(m, args);
+		free(args);
+		sb_release(&flushed);
+		return rc;
+	}
+
+	struct cell_sink cs = { .store = store, .seq = c->seq, .flushed = flushed.buf };
+	sb_init(&cs.err);
+	sb_init(&cs.method);
+	struct rig_sink sink = { &cs, sink_metric, sink_file, sink_note };
+	struct strbuf merr = STRBUF_INIT;
+	struct rig_ctx ctx = {
+		.dir = vol->dir,
+		.device = vol->device,
+		.volume = vol->name,
+		.seed = seed_derive_cell(run->seed, lname, c),
+		.rep = c->rep,
+		.cycle = c->cycle,
+		.direct = p->cache.direct,
+		.cache_method = flushed.buf,
+		.direct_used = p->cache.direct && m->direct_io,
+		.sink = &sink,
+		.cancel = &runner_cancel,
+		.volstate = run_provision_slot(&run->prov, c->volume, resume_state_slot(m)),
+		.sp = &run->sp,
+		.err = &merr,
+	};
+	cs.ctx = &ctx;
+	rc = m->run(&ctx, args);
+	timeutil_utc_iso(end, sizeof(end));
+	const char *status = "done";
+	if (rc < 0) {
+		status = "failed";
+		sb_addf(err, "step %s (%s) on volume %s failed: %s", c->path, m->name, vol->name,
+			merr.len ? merr.buf : strerror(-rc));
+	} else if (cs.failed) {
+		status = "failed";
+		sb_addf(err, "cannot record samples of step %s on %s: %s", c->path, vol->name,
+			cs.err.buf);
+		rc = -EIO;
+	} else if (runner_cancel) {
+		status = "interrupted";
+	}
+	struct strbuf serr = STRBUF_INIT;
+	store_cell_end(store, c->seq, end, status, rc < 0 ? err->buf : NULL, &serr);
+	sb_release(&serr);
+	sb_release(&merr);
+	sb_release(&cs.err);
+	sb_release(&cs.method);
+	sb_release(&flushed);
+	params_free(m, args);
+	free(args);
+	return rc;
+}
+
+int run_cells_walk(struct run *run, const struct schedule *sched, size_t from, size_t *done,
+		   struct strbuf *err)
+{
+	const struct plan *p = run->plan;
+	int rc = 0;
+	*done = 0;
+	for (size_t i = from; i < sched->n && !runner_cancel; i++) {
+		const struct cell *c = &sched->cells[i];
+		int fresh = c->first_of_layout ||
+			    (c->first_of_rep && p->reprovision == REPROVISION_REPEAT) ||
+			    (i == from && run->prov.provisioned < 0);
+		if (fresh) {
+			if (run_provision_teardown(&run->prov) < 0) {
+				sb_addf(err, "cannot tear down the previous layout: %s",
+					run->prov.perr.buf);
+				return -EIO;
+			}
+			/* A resume records the volumes it provisions, whatever the cell. */
+			rc = run_provision_layout(&run->prov, c->layout,
+						  c->first_of_layout || i == from, err);
+			if (rc < 0)
+				return rc;
+		}
+		rc = run_cell(run, sched, c, err);
+		if (rc < 0)
+			return rc;
+		if (!runner_cancel)
+			(*done)++;
+	}
+	return 0;
+}
