@@ -99,8 +99,9 @@ static int enumerate_run(struct rig_ctx *ctx, const void *a)
 	if (!t)
 		return -ENOENT;
 	struct walk_counts c = { 0, 0, 0, 0 };
+	struct walk_opts o = { .order = WALK_INODE, .cancel = ctx->cancel };
 	uint64_t t0 = plat_clock_ns();
-	int rc = walk_tree(t->root, &c, ctx->cancel, ctx->err);
+	int rc = walk_tree(t->root, &o, &c, ctx->err);
 	uint64_t ns = plat_clock_ns() - t0;
 	if (rc)
 		return rc < 0 ? rc : 0;
