@@ -275,8 +275,11 @@ static const struct bad_case bad_cases[] = {
 	  "'files' is a parameter of step 'write': put it inside the step", 1 },
 	{ "two steps in one item", HDR DIRS "steps:\n  - write: {}\n    read: {}\n", 7, 5,
 	  "a step has exactly one key, but 'read' follows 'write'", 1 },
-	{ "no parameters taken", HDR DIRS "steps:\n  - tree: {}\n  - enumerate: { depth: 1 }\n", 7, 18,
-	  "unknown key 'depth' in step 'enumerate' (it takes no parameters)", 1 },
+	{ "enumerate: unknown parameter", HDR DIRS "steps:\n  - tree: {}\n  - enumerate: { depth: 1 }\n",
+	  7, 18, "unknown key 'depth' in step 'enumerate' (expected one of order)", 1 },
+	{ "enumerate: order", HDR DIRS "steps:\n  - tree: {}\n  - enumerate: { order: ftw }\n", 7, 25,
+	  "unknown value 'ftw' for 'order' in step 'enumerate' (expected one of inode, fts); "
+	  "did you mean 'fts'?", 1 },
 	{ "read before write", HDR DIRS "steps:\n  - read: {}\n  - write: {}\n", 6, 5,
 	  "step 'read' needs a 'write' step before it", 1 },
 	{ "churn without tree", ONE_STEP("churn: {}"), 6, 5, "step 'churn' needs a 'tree' step before it", 1 },
@@ -765,7 +768,7 @@ static void test_steps_nesting(void)
 			       "  - tree: { files: 100, dirs: 10, depth: 2 }\n"
 			       "  - cycle:\n      times: 20\n      steps:\n"
 			       "        - pause: { time: 10s }\n"
-			       "        - enumerate: {}\n"
+			       "        - enumerate: { order: fts }\n"
 			       "        - churn: { fraction: 5% }\n"
 			       "  - sweep:\n      level: [90%, 92.5%, 99%]\n      steps:\n"
 			       "        - fill: { to: $level }\n"
@@ -784,6 +787,8 @@ static void test_steps_nesting(void)
 	CU_ASSERT_EQUAL(cy->times, 20);
 	CU_ASSERT_EQUAL_FATAL(cy->nsteps, 3);
 	CU_ASSERT_STRING_EQUAL(cy->steps[1].module->name, "enumerate");
+	CU_ASSERT_TRUE(cy->steps[1].params[0].given);
+	CU_ASSERT_STRING_EQUAL(cy->steps[1].params[0].text, "fts");
 	CU_ASSERT_EQUAL(cy->steps[1].mark.line, 11);
 	CU_ASSERT_EQUAL(cy->steps[1].mark.col, 11);
 	const struct plan_step *sw = &p->steps[2];

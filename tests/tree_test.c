@@ -70,6 +70,10 @@ static void env_release(struct env *e)
 	sb_release(&e->err);
 }
 
+/* enumerate's defaults (`enumerate: {}`). */
+static const struct enumerate_args inode_walk = { .order = ENUMERATE_INODE };
+static const struct enumerate_args fts_walk = { .order = ENUMERATE_FTS };
+
 /* Run module m with args on e; prints the error when rc != 0. */
 static int env_run(struct env *e, const struct rig_module *m, const void *args)
 {
@@ -442,7 +446,7 @@ static void test_enumerate_through_churn(void)
 	struct tree_args a = targs(2000, 60, 3, DIST_INVSQUARE, 1024, 1 << 20);
 	CU_ASSERT_EQUAL_FATAL(env_run(&e, &rig_module_tree, &a), 0);
 	struct tree_state *t = e.state;
-	CU_ASSERT_EQUAL_FATAL(env_run(&e, &rig_module_enumerate, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(env_run(&e, &rig_module_enumerate, &inode_walk), 0);
 	CU_ASSERT_EQUAL(rec_get(&e.rec, "entries", "entries"), 2000 + 60 + 1);
 	CU_ASSERT(rec_get(&e.rec, "seconds", "s") > 0);
 	CU_ASSERT(rec_get(&e.rec, "entries_per_s", "entries/s") > 0);
@@ -455,8 +459,12 @@ static void test_enumerate_through_churn(void)
 		CU_ASSERT_EQUAL(rec_get(&e.rec, "files", "files"), 200);
 		CU_ASSERT(rec_get(&e.rec, "files_per_s", "files/s") > 0);
 		CU_ASSERT(rec_get(&e.rec, "seconds", "s") > 0);
-		CU_ASSERT_EQUAL(env_run(&e, &rig_module_enumerate, NULL), 0);
+		CU_ASSERT_EQUAL(env_run(&e, &rig_module_enumerate, &inode_walk), 0);
 		CU_ASSERT_EQUAL(rec_get(&e.rec, "entries", "entries"), 2000 + 60 + 1);
+		CU_ASSERT_PTR_NOT_NULL(strstr(e.rec.notes.buf, "order: inode: "));
+		CU_ASSERT_EQUAL(env_run(&e, &rig_module_enumerate, &fts_walk), 0);
+		CU_ASSERT_EQUAL(rec_get(&e.rec, "entries", "entries"), 2000 + 60 + 1);
+		CU_ASSERT_PTR_NOT_NULL(strstr(e.rec.notes.buf, "order: fts: fts(3) with FTS_PHYSICAL"));
 	}
 	uint64_t gens = 0;
 	for (uint64_t i = 0; i < t->files; i++) {
@@ -477,7 +485,7 @@ static void test_enumerate_through_churn(void)
 	CU_ASSERT_EQUAL(env_run(&e, &rig_module_churn, &tiny), 0);
 	CU_ASSERT_EQUAL(rec_get(&e.rec, "files", "files"), 1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.rec.notes.buf, "fraction: "));
-	CU_ASSERT_EQUAL(env_run(&e, &rig_module_enumerate, NULL), 0);
+	CU_ASSERT_EQUAL(env_run(&e, &rig_module_enumerate, &inode_walk), 0);
 	env_release(&e);
 	test_rmtree(tmp);
 	free(tmp);
@@ -489,7 +497,7 @@ static void test_enumerate_mismatch(void)
 	struct env e;
 	env_init(&e, tmp, 5);
 	/* No tree yet. */
-	CU_ASSERT_EQUAL(rig_module_enumerate.run(&e.ctx, NULL), -ENOENT);
+	CU_ASSERT_EQUAL(rig_module_enumerate.run(&e.ctx, &inode_walk), -ENOENT);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.err.buf, "no tree to enumerate on volume A"));
 	struct churn_args c = { .fraction = 5 };
 	env_reset(&e);
@@ -507,11 +515,16 @@ static void test_enumerate_mismatch(void)
 	CU_ASSERT_EQUAL(rename(p.buf, q.buf), 0);
 	unlink(q.buf);
 	env_reset(&e);
-	CU_ASSERT_EQUAL(rig_module_enumerate.run(&e.ctx, NULL), -EIO);
+	CU_ASSERT_EQUAL(rig_module_enumerate.run(&e.ctx, &inode_walk), -EIO);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.err.buf, "is not what was built: found 13 directories, "
 						 "299 files, 29900 bytes"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.err.buf, "expected 13 directories (with the root), 300 files, "
 						 "30000 bytes"));
+	CU_ASSERT_EQUAL(e.rec.metrics.len, 0);
+	env_reset(&e);
+	CU_ASSERT_EQUAL(rig_module_enumerate.run(&e.ctx, &fts_walk), -EIO);
+	CU_ASSERT_PTR_NOT_NULL(strstr(e.err.buf, "is not what was built: found 13 directories, "
+						 "299 files, 29900 bytes"));
 	CU_ASSERT_EQUAL(e.rec.metrics.len, 0);
 	/* Back, but one byte longer. */
 	CU_ASSERT_EQUAL(test_write_file(p.buf, ""), 0);
@@ -522,16 +535,16 @@ static void test_enumerate_mismatch(void)
 	close(fd);
 	free(blob);
 	env_reset(&e);
-	CU_ASSERT_EQUAL(rig_module_enumerate.run(&e.ctx, NULL), -EIO);
+	CU_ASSERT_EQUAL(rig_module_enumerate.run(&e.ctx, &inode_walk), -EIO);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.err.buf, "300 files, 30001 bytes"));
 	/* Right size again, plus a stray symlink. */
 	CU_ASSERT_EQUAL(truncate(p.buf, 100), 0);
-	CU_ASSERT_EQUAL(env_run(&e, &rig_module_enumerate, NULL), 0);
+	CU_ASSERT_EQUAL(env_run(&e, &rig_module_enumerate, &inode_walk), 0);
 	sb_reset(&q);
 	sb_addf(&q, "%s/link", t->root);
 	CU_ASSERT_EQUAL(symlink("nowhere", q.buf), 0);
 	env_reset(&e);
-	CU_ASSERT_EQUAL(rig_module_enumerate.run(&e.ctx, NULL), -EIO);
+	CU_ASSERT_EQUAL(rig_module_enumerate.run(&e.ctx, &inode_walk), -EIO);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.err.buf, "and 1 other entries"));
 	unlink(q.buf);
 
@@ -552,7 +565,7 @@ static void test_enumerate_mismatch(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.err.buf, ".rig-tmp: "));
 	CU_ASSERT_EQUAL(t->bytes, bytes);
 	rmdir(q.buf);
-	CU_ASSERT_EQUAL(env_run(&e, &rig_module_enumerate, NULL), 0);
+	CU_ASSERT_EQUAL(env_run(&e, &rig_module_enumerate, &inode_walk), 0);
 	sb_release(&p);
 	sb_release(&q);
 	env_release(&e);
@@ -700,10 +713,10 @@ static void test_cancel(void)
 	e.cancel = 1;
 	CU_ASSERT_EQUAL(env_run(&e, &rig_module_churn, &c), 0);
 	CU_ASSERT_EQUAL(e.rec.metrics.len, 0);
-	CU_ASSERT_EQUAL(env_run(&e, &rig_module_enumerate, NULL), 0);
+	CU_ASSERT_EQUAL(env_run(&e, &rig_module_enumerate, &inode_walk), 0);
 	CU_ASSERT_EQUAL(e.rec.metrics.len, 0);
 	e.cancel = 0;
-	CU_ASSERT_EQUAL(env_run(&e, &rig_module_enumerate, NULL), 0);
+	CU_ASSERT_EQUAL(env_run(&e, &rig_module_enumerate, &inode_walk), 0);
 	CU_ASSERT_EQUAL(rec_get(&e.rec, "entries", "entries"), 511);
 	env_release(&e);
 	test_rmtree(tmp);
@@ -743,7 +756,7 @@ static void test_rig_run(void)
 		"steps:\n"
 		"  - tree: { files: 1500, dirs: 30, depth: 2, sizes: \"inverse-square(1K..64K)\" }\n"
 		"  - cycle:\n      times: 2\n      steps:\n"
-		"        - enumerate: {}\n"
+		"        - enumerate: { order: fts }\n"
 		"        - churn: { fraction: 10%% }\n",
 		tmp, tmp);
 	CU_ASSERT_EQUAL_FATAL(test_write_file(plan.buf, text.buf), 0);

@@ -26,6 +26,13 @@ struct tree_args {
 	struct size_dist sizes;
 };
 
+/* enumerate's order: indexes into its parameter table's choices. */
+enum enumerate_order { ENUMERATE_INODE, ENUMERATE_FTS };
+
+struct enumerate_args {
+	int order; /* enum enumerate_order */
+};
+
 struct churn_args {
 	double fraction;
 };
