@@ -276,10 +276,12 @@ static const struct bad_case bad_cases[] = {
 	{ "two steps in one item", HDR DIRS "steps:\n  - write: {}\n    read: {}\n", 7, 5,
 	  "a step has exactly one key, but 'read' follows 'write'", 1 },
 	{ "enumerate: unknown parameter", HDR DIRS "steps:\n  - tree: {}\n  - enumerate: { depth: 1 }\n",
-	  7, 18, "unknown key 'depth' in step 'enumerate' (expected one of order)", 1 },
+	  7, 18, "unknown key 'depth' in step 'enumerate' (expected one of order, cache)", 1 },
 	{ "enumerate: order", HDR DIRS "steps:\n  - tree: {}\n  - enumerate: { order: ftw }\n", 7, 25,
 	  "unknown value 'ftw' for 'order' in step 'enumerate' (expected one of inode, fts); "
 	  "did you mean 'fts'?", 1 },
+	{ "enumerate: cache", HDR DIRS "steps:\n  - tree: {}\n  - enumerate: { order: fts, cache: cold }\n",
+	  7, 37, "unknown value 'cold' for 'cache' in step 'enumerate' (expected one of drop, keep)", 1 },
 	{ "read before write", HDR DIRS "steps:\n  - read: {}\n  - write: {}\n", 6, 5,
 	  "step 'read' needs a 'write' step before it", 1 },
 	{ "churn without tree", ONE_STEP("churn: {}"), 6, 5, "step 'churn' needs a 'tree' step before it", 1 },

@@ -18,9 +18,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "platform/platform.h"
+#include "provision_util.h"
 #include "rig/module.h"
 #include "rig/modules/tree.h"
 #include "rig/util/payload.h"
@@ -51,7 +54,8 @@ static void env_init(struct env *e, const char *dir, uint64_t seed)
 	e->sink = rec_sink(&e->rec);
 	e->ctx = (struct rig_ctx){
 		.dir = e->dir, .volume = "A", .seed = seed, .rep = 1, .direct = 1,
-		.cache_method = "direct", .sink = &e->sink, .cancel = &e->cancel,
+		/* as the runner's flush before a read step, as root */
+		.cache_method = "drop_caches", .sink = &e->sink, .cancel = &e->cancel,
 		.volstate = &e->state, .err = &e->err,
 	};
 }
@@ -573,6 +577,106 @@ static void test_enumerate_mismatch(void)
 	free(tmp);
 }
 
+/* --- enumerate's cache: what each choice does --- */
+
+/* Whether the first page of path is in the page cache; -1: cannot tell. */
+static int in_cache(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	long page = sysconf(_SC_PAGESIZE);
+	void *m = mmap(NULL, (size_t)page, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return -1;
+	unsigned char v = 0;
+	int rc = mincore(m, (size_t)page, (void *)&v); /* char * on macOS */
+	munmap(m, (size_t)page);
+	return rc == 0 ? v & 1 : -1;
+}
+
+/* Run enumerate with order and cache, the runner having flushed with
+ * `flushed` ("" = nothing) before the cell; its note `cache` into note. */
+static void enumerate_cache(struct env *e, int order, int cache, const char *flushed,
+			    char *note, size_t size)
+{
+	struct enumerate_args a = { .order = order, .cache = cache };
+	e->ctx.cache_method = flushed;
+	CU_ASSERT_EQUAL(env_run(e, &rig_module_enumerate, &a), 0);
+	CU_ASSERT_EQUAL(rec_get(&e->rec, "entries", "entries"), 200 + 10 + 1);
+	const char *at = strstr(e->rec.notes.buf, "cache: ");
+	CU_ASSERT_PTR_NOT_NULL(at);
+	size_t n = at ? strcspn(at + 7, "\n") : 0;
+	snprintf(note, size, "%.*s", (int)n, at ? at + 7 : "");
+}
+
+static void test_enumerate_cache(void)
+{
+	char *tmp = test_tmpdir();
+	struct env e;
+	env_init(&e, tmp, 17);
+	struct tree_args a = targs(200, 10, 1, DIST_FIXED, 8192, 8192);
+	CU_ASSERT_EQUAL_FATAL(env_run(&e, &rig_module_tree, &a), 0);
+	struct tree_state *t = e.state;
+	char rel[TREE_PATH_MAX], note[512];
+	struct strbuf probe = STRBUF_INIT;
+	tree_file_path(t, 0, rel, NULL);
+	sb_addf(&probe, "%s/%s", t->root, rel);
+	/* A file of the tree tells whether the caches were dropped: tree wrote it
+	 * through the cache, and only a drop takes it out (where the file system
+	 * drops at all: tmpfs keeps its pages). */
+	char fs[32] = "";
+	plat_fs_type(tmp, fs, sizeof(fs));
+	int probe_ok = in_cache(probe.buf) == 1 && strcmp(fs, "tmpfs") != 0;
+
+	/* The runner flushed: drop adds nothing, and says what made it cold. */
+	enumerate_cache(&e, ENUMERATE_FTS, ENUMERATE_DROP, "drop_caches", note, sizeof(note));
+	CU_ASSERT_STRING_EQUAL(note, "cold: drop_caches before the cell");
+	enumerate_cache(&e, ENUMERATE_INODE, ENUMERATE_DROP, "remount+drop_caches", note,
+			sizeof(note));
+	CU_ASSERT_STRING_EQUAL(note, "cold: remount+drop_caches before the cell");
+
+	/* keep drops nothing and walks first: the tree's pages stay. */
+	enumerate_cache(&e, ENUMERATE_FTS, ENUMERATE_KEEP, "", note, sizeof(note));
+	CU_ASSERT_STRING_EQUAL(note, "warm: an untimed walk in the same order just before the "
+				     "timed one");
+	if (probe_ok)
+		CU_ASSERT_EQUAL(in_cache(probe.buf), 1);
+	enumerate_cache(&e, ENUMERATE_INODE, ENUMERATE_KEEP, "drop_caches", note, sizeof(note));
+	CU_ASSERT_STRING_EQUAL(note, "warm: an untimed walk in the same order just before the "
+				     "timed one (after the cell's drop_caches)");
+
+	/* Nothing flushed before the cell: drop drops the caches itself, as
+	 * root; without root it cannot, and says so. */
+	enumerate_cache(&e, ENUMERATE_FTS, ENUMERATE_DROP, "", note, sizeof(note));
+	if (geteuid() == 0) {
+		CU_ASSERT_STRING_EQUAL(note, "cold: drop_caches by the step, just before the walk");
+		if (probe_ok)
+			CU_ASSERT_EQUAL(in_cache(probe.buf), 0);
+	} else {
+		CU_ASSERT_PTR_NOT_NULL(strstr(note, "not cold: "));
+		CU_ASSERT_PTR_NOT_NULL(strstr(note, " was asked but not applied (not root), so the "
+						    "walk may be served from memory"));
+		if (probe_ok)
+			CU_ASSERT_EQUAL(in_cache(probe.buf), 1);
+	}
+	if (!probe_ok)
+		fprintf(stderr, "\nnote: %s (%s) cannot show a drop through the page cache\n", tmp, fs);
+
+	/* keep checks the counts as drop does: a file missing fails the cell. */
+	CU_ASSERT_EQUAL(unlink(probe.buf), 0);
+	struct enumerate_args keep = { .order = ENUMERATE_FTS, .cache = ENUMERATE_KEEP };
+	env_reset(&e);
+	CU_ASSERT_EQUAL(rig_module_enumerate.run(&e.ctx, &keep), -EIO);
+	CU_ASSERT_PTR_NOT_NULL(strstr(e.err.buf, "is not what was built"));
+	CU_ASSERT_EQUAL(e.rec.metrics.len, 0);
+	sb_release(&probe);
+	env_release(&e);
+	test_rmtree(tmp);
+	free(tmp);
+}
+
 /* --- churn atomicity under a concurrent reader --- */
 
 struct reader {
@@ -745,12 +849,21 @@ static void field(const char *line, int k, char *out, size_t size)
 	out[n] = 0;
 }
 
+/* The notes of the first cell of step `step`, key `key`, in run folder out. */
+static char *cell_note(const char *out, const char *step, const char *key)
+{
+	struct strbuf sql = STRBUF_INIT;
+	sb_addf(&sql, "SELECT value FROM notes WHERE key = '%s' AND seq = (SELECT min(seq) FROM "
+		      "cells WHERE step = '%s')", key, step);
+	char *v = pt_run_query(out, sql.buf);
+	sb_release(&sql);
+	return v;
+}
+
 static void test_rig_run(void)
 {
 	char *tmp = test_tmpdir();
-	struct strbuf plan = STRBUF_INIT, out = STRBUF_INIT, text = STRBUF_INIT, p = STRBUF_INIT;
-	sb_addf(&plan, "%s/plan.yaml", tmp);
-	sb_addf(&out, "%s/out", tmp);
+	struct strbuf out = STRBUF_INIT, text = STRBUF_INIT, p = STRBUF_INIT;
 	sb_addf(&text,
 		"rig: 1\nname: tree-e2e\ntarget:\n  dirs: [\"%s/a\", \"%s/b\"]\n"
 		"steps:\n"
@@ -759,14 +872,7 @@ static void test_rig_run(void)
 		"        - enumerate: { order: fts }\n"
 		"        - churn: { fraction: 10%% }\n",
 		tmp, tmp);
-	CU_ASSERT_EQUAL_FATAL(test_write_file(plan.buf, text.buf), 0);
-	const char *args[] = { "run", "-q", "--seed", "11", "-o", out.buf, plan.buf, NULL };
-	char *o = NULL;
-	int rc = test_run_rig(args, &o);
-	CU_ASSERT_EQUAL(rc, 0);
-	if (rc != 0)
-		fprintf(stderr, "\n%s\n", o);
-	free(o);
+	CU_ASSERT_EQUAL(test_run_plan(tmp, text.buf, "11", &out), 0);
 
 	sb_addf(&p, "%s/results.csv", out.buf);
 	char *csv = test_read_file(p.buf, NULL);
@@ -830,8 +936,68 @@ static void test_rig_run(void)
 		CU_ASSERT_EQUAL(seen[k], !strcmp(want[k].module, "tree") ? 2 : 4);
 	/* Both volumes got the same tree. */
 	CU_ASSERT(tree_bytes[0][0] && !strcmp(tree_bytes[0], tree_bytes[1]));
+	/* Each enumeration walked in fts order from what the runner's flush left. */
+	char *v = cell_note(out.buf, "2.cycle2.1", "order");
+	pt_has("the cycle's order", v, "fts: ");
+	free(v);
+	v = cell_note(out.buf, "2.cycle2.1", "cache");
+	pt_eq_text("the cycle's cache", v,
+		   geteuid() == 0 ? "cold: drop_caches before the cell"
+				  : "not cold: drop_caches was asked but not applied (not root), so "
+				    "the walk may be served from memory");
+	free(v);
 	free(csv);
-	sb_release(&plan);
+	sb_release(&out);
+	sb_release(&text);
+	sb_release(&p);
+	test_rmtree(tmp);
+	free(tmp);
+}
+
+/* What `cache` did is in the store and the report, in each order: with
+ * cache.flush off, drop drops the caches itself (as root) and keep walks
+ * first. */
+static void test_rig_run_cache(void)
+{
+	char *tmp = test_tmpdir();
+	struct strbuf out = STRBUF_INIT, text = STRBUF_INIT, p = STRBUF_INIT;
+	sb_addf(&text,
+		"rig: 1\nname: tree-cache\ntarget:\n  dirs: [\"%s/a\"]\n"
+		"cache: { flush: false }\n"
+		"steps:\n"
+		"  - tree: { files: 300, dirs: 10, depth: 1, sizes: 4K }\n"
+		"  - enumerate: { order: fts }\n"
+		"  - enumerate: { cache: keep }\n",
+		tmp);
+	CU_ASSERT_EQUAL(test_run_plan(tmp, text.buf, "11", &out), 0);
+
+	char *v = cell_note(out.buf, "2", "order");
+	pt_has("step 2's order", v, "fts: fts(3) with FTS_PHYSICAL | FTS_NOCHDIR");
+	free(v);
+	v = cell_note(out.buf, "3", "order");
+	pt_has("step 3's order", v, "inode: ");
+	free(v);
+	v = cell_note(out.buf, "2", "cache");
+	if (geteuid() == 0)
+		pt_eq_text("step 2's cache", v, "cold: drop_caches by the step, just before the walk");
+	else
+		pt_has("step 2's cache", v, "not cold: drop_caches was asked but not applied (not root)");
+	free(v);
+	v = cell_note(out.buf, "3", "cache");
+	pt_eq_text("step 3's cache", v,
+		   "warm: an untimed walk in the same order just before the timed one");
+	free(v);
+	/* The samples' cache column says what the runner did: nothing. */
+	v = pt_run_query(out.buf, "SELECT group_concat(DISTINCT s.cache) FROM samples s JOIN cells c "
+				  "ON c.seq = s.seq WHERE c.step IN ('2', '3')");
+	pt_eq_text("cache column", v, "none");
+	free(v);
+	/* The report shows both states. */
+	sb_addf(&p, "%s/report.html", out.buf);
+	char *html = test_read_file(p.buf, NULL);
+	pt_has("report.html", html, "warm: an untimed walk in the same order");
+	pt_has("report.html", html, geteuid() == 0 ? "cold: drop_caches by the step" : "not cold: ");
+	free(html);
 	sb_release(&out);
 	sb_release(&text);
 	sb_release(&p);
@@ -852,8 +1018,12 @@ void register_tree_tests(void)
 		 test_enumerate_through_churn);
 	test_add(s, "enumerate fails on a tree that is not what was built; errors name paths",
 		 test_enumerate_mismatch);
+	test_add(s, "enumerate cache: drop is cold (the runner's flush or its own), keep is warm",
+		 test_enumerate_cache);
 	test_add(s, "churn is atomic under a concurrent reader", test_churn_atomic);
 	test_add(s, "a million-file plan costs < 64 bytes per file", test_memory_bound);
 	test_add(s, "cancellation stops cleanly", test_cancel);
 	test_add(s, "rig run: tree, cycle {enumerate, churn} on dirs", test_rig_run);
+	test_add(s, "rig run: enumerate's order and cache in the store and the report",
+		 test_rig_run_cache);
 }

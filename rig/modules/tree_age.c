@@ -12,8 +12,11 @@
  * do, and counts directories, files and bytes; the counts must equal what
  * the tree holds (dirs + 1 for the root, files, the bytes churn keeps
  * current), else the cell fails: a tree that is not what was built makes
- * the time meaningless. Timed: the whole walk. A cold cache comes from the
- * runner (sync and drop before read-type steps, when root). The walk holds
+ * the time meaningless. Timed: the whole walk. `cache` says what the walk
+ * starts from: drop (cold: the runner's flush before read-type steps, or
+ * the step's own drop when the runner made none; make_cold) or keep (warm:
+ * an untimed walk first; make_warm); the cell's note `cache` says which
+ * was done, and when a drop could not be. The walk holds
  * the entries of the directories on the current path only, so its memory
  * follows the widest directory, not the tree.
  *
@@ -55,8 +58,9 @@
 
 #define TMP_NAME ".rig-tmp" /* tree names start with 'd' or 'f': no clash */
 
-/* In enum enumerate_order's order. */
+/* In enum enumerate_order's and enum enumerate_cache's order. */
 static const char *const enumerate_orders[] = { "inode", "fts", NULL };
+static const char *const enumerate_caches[] = { "drop", "keep", NULL };
 
 static const struct rig_param enumerate_params[] = {
 	{ .name = "order", .type = PT_ENUM, .offset = offsetof(struct enumerate_args, order),
@@ -64,6 +68,11 @@ static const struct rig_param enumerate_params[] = {
 	  .help = "inode: each directory read whole, its entries stat'ed in inode-number order "
 		  "(as du); fts: fts(3), physical, entries in directory order (as the "
 		  "enumeration article's tool)" },
+	{ .name = "cache", .type = PT_ENUM, .offset = offsetof(struct enumerate_args, cache),
+	  .def = "drop", .choices = enumerate_caches,
+	  .help = "drop: a cold walk (the runner's flush before the step, else the step's own: "
+		  "sync, then drop_caches or purge; needs root); keep: a warm walk (an untimed "
+		  "walk in the same order just before the timed one)" },
 	{ .name = NULL },
 };
 
@@ -113,20 +122,83 @@ static struct tree_state *get_tree(struct rig_ctx *ctx, const char *module)
 
 /* --- enumerate --- */
 
+static void note(struct rig_ctx *ctx, const char *key, const char *value)
+{
+	ctx->sink->note(ctx->sink->opaque, key, value);
+}
+
+/*
+ * cache: drop. A stat walk reads directories and inodes, which only the
+ * system-wide drop (plat_drop_caches: drop_caches, purge) or a remount
+ * evicts; plat_drop_file_cache drops a file's data pages, which the walk
+ * never reads, so it would make nothing colder. The runner has already
+ * done one or both before this read-type step when cache.flush or
+ * cache.remount asked (ctx->cache_method names them): that is the cold
+ * start. Else (cache.flush: false, or the runner's drop failed) the step
+ * drops the caches itself. Without root nothing can be dropped: the walk
+ * runs as the runner's steps then run, and the note says it may be warm.
+ */
+static void make_cold(struct rig_ctx *ctx)
+{
+	struct strbuf v = STRBUF_INIT;
+	if (ctx->cache_method && *ctx->cache_method) {
+		sb_addf(&v, "cold: %s before the cell", ctx->cache_method);
+	} else {
+		const char *name = "the cache drop";
+		struct strbuf why = STRBUF_INIT;
+		int rc = plat_drop_caches(ctx->sp, &name, &why);
+		if (rc == 0)
+			sb_addf(&v, "cold: %s by the step, just before the walk", name);
+		else
+			sb_addf(&v, "not cold: %s was asked but not applied (%s), so the walk may "
+				    "be served from memory",
+				name, why.len ? why.buf : rc == -EPERM ? "not root" : strerror(-rc));
+		sb_release(&why);
+	}
+	note(ctx, "cache", v.buf);
+	sb_release(&v);
+}
+
+/* cache: keep. An untimed walk in the same order puts what the timed walk
+ * reads in the cache, as far as memory holds it. 0, 1 when cancelled, or
+ * a negative errno with the reason in ctx->err. */
+static int make_warm(struct rig_ctx *ctx, const struct tree_state *t, const struct walk_opts *o)
+{
+	struct walk_counts c = { 0, 0, 0, 0 };
+	int rc = walk_tree(t->root, o, &c, ctx->err);
+	if (rc)
+		return rc;
+	struct strbuf v = STRBUF_INIT;
+	sb_adds(&v, "warm: an untimed walk in the same order just before the timed one");
+	if (ctx->cache_method && *ctx->cache_method)
+		sb_addf(&v, " (after the cell's %s)", ctx->cache_method);
+	note(ctx, "cache", v.buf);
+	sb_release(&v);
+	return 0;
+}
+
 static int enumerate_run(struct rig_ctx *ctx, const void *a)
 {
 	const struct enumerate_args *args = a;
 	const struct tree_state *t = get_tree(ctx, "enumerate");
 	if (!t)
 		return -ENOENT;
-	ctx->sink->note(ctx->sink->opaque, "order", enumerate_order_notes[args->order]);
-	struct walk_counts c = { 0, 0, 0, 0 };
+	note(ctx, "order", enumerate_order_notes[args->order]);
 	struct walk_opts o = {
 		.order = args->order == ENUMERATE_FTS ? WALK_FTS : WALK_INODE,
 		.cancel = ctx->cancel,
 	};
+	int rc = 0;
+	if (args->cache == ENUMERATE_KEEP)
+		rc = make_warm(ctx, t, &o);
+	else
+		make_cold(ctx);
+	if (rc)
+		return rc < 0 ? rc : 0;
+
+	struct walk_counts c = { 0, 0, 0, 0 };
 	uint64_t t0 = plat_clock_ns();
-	int rc = walk_tree(t->root, &o, &c, ctx->err);
+	rc = walk_tree(t->root, &o, &c, ctx->err);
 	uint64_t ns = plat_clock_ns() - t0;
 	if (rc)
 		return rc < 0 ? rc : 0;
@@ -316,9 +388,10 @@ const struct rig_module rig_module_enumerate = {
 		"stats every entry as backup tools do, and checks the counts of directories, "
 		"files and bytes against what the tree holds after any churn: a mismatch fails "
 		"the cell. entries counts the files and the directories, the tree's root "
-		"included. `order` is the walk: inode (each directory's entries in inode-number "
-		"order, as du) or fts (the C library's fts(3), physical, in directory order, "
-		"as the enumeration article's tool walked). The cell's notes say which.",
+		"included. `order` is the walk, `cache` the state it starts from: cold (the "
+		"runner's flush before read steps, or the step's own drop when the plan's "
+		"cache.flush made none) or warm (an untimed walk first). Each cell's notes "
+		"`order` and `cache` say what was done, and when a drop could not be.",
 	.kind = MOD_READS,
 	/* As the source article plots it: the time to walk the tree. */
 	.headline = { "seconds", -1 },
