@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "rig/module.h"
+#include "rig/modules/tree.h"
 #include "provision/driver.h"
 #include "rig/plan.h"
 #include "rig/util/strbuf.h"
@@ -496,6 +497,19 @@ static void test_long_text(void)
 
 /* --- valid plans --- */
 
+/* Parse the plan file at path, which must have no errors and no warnings. */
+static struct plan *parse_clean(const char *path, struct diag *d)
+{
+	diag_init(d, NULL, NULL);
+	struct plan_options o = { NULL, NULL };
+	struct plan *p = plan_parse_file(path, &o, d);
+	CU_ASSERT_EQUAL(d->nerrors, 0);
+	CU_ASSERT_EQUAL(d->n, 0); /* no warnings either */
+	if (d->n)
+		dump(d);
+	return p;
+}
+
 static void test_configs_validate(void)
 {
 	struct strbuf dir = STRBUF_INIT;
@@ -511,14 +525,8 @@ static void test_configs_validate(void)
 		struct strbuf path = STRBUF_INIT;
 		sb_addf(&path, "%s/%s", dir.buf, e->d_name);
 		struct diag d;
-		diag_init(&d, NULL, NULL);
-		struct plan_options o = { NULL, NULL };
-		struct plan *p = plan_parse_file(path.buf, &o, &d);
+		struct plan *p = parse_clean(path.buf, &d);
 		CU_ASSERT_PTR_NOT_NULL(p);
-		CU_ASSERT_EQUAL(d.nerrors, 0);
-		CU_ASSERT_EQUAL(d.n, 0); /* no warnings either */
-		if (d.n)
-			dump(&d);
 		n++;
 		diag_release(&d);
 		plan_free(p);
@@ -527,6 +535,40 @@ static void test_configs_validate(void)
 	closedir(dp);
 	CU_ASSERT(n >= 7);
 	sb_release(&dir);
+}
+
+/* The enumeration article's plan walks as its tool did, from a cold cache
+ * (issue #15): fts, cache drop, and the runner's flush before the walk. */
+static void test_seed_enumeration_method(void)
+{
+	struct strbuf path = STRBUF_INIT;
+	sb_addf(&path, "%s/configs/enumeration-churn.yaml", test_src());
+	struct diag d;
+	struct plan *p = parse_clean(path.buf, &d);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	CU_ASSERT_TRUE(p->cache.flush);
+	int found = 0;
+	for (size_t i = 0; i < p->nsteps; i++) {
+		const struct plan_step *cy = &p->steps[i];
+		for (size_t k = 0; cy->kind == STEP_CYCLE && k < cy->nsteps; k++) {
+			const struct plan_step *st = &cy->steps[k];
+			if (st->module != &rig_module_enumerate)
+				continue;
+			struct enumerate_args a;
+			memset(&a, 0, sizeof(a));
+			CU_ASSERT_EQUAL(params_bind(st->module, st->params, NULL, &a, &d, st->mark), 0);
+			CU_ASSERT_EQUAL(a.order, ENUMERATE_FTS);
+			CU_ASSERT_EQUAL(a.cache, ENUMERATE_DROP);
+			/* Said in the plan, not left to the defaults. */
+			CU_ASSERT_TRUE(st->params[0].given && st->params[1].given);
+			params_free(st->module, &a);
+			found++;
+		}
+	}
+	CU_ASSERT_EQUAL(found, 1);
+	diag_release(&d);
+	plan_free(p);
+	sb_release(&path);
 }
 
 static void test_all_errors_collected(void)
@@ -1119,6 +1161,8 @@ void register_plan_tests(void)
 	test_add(s, "invalid plans: first error's position and message", test_bad_plans);
 	test_add(s, "paths, devices and confirm: length and control characters", test_long_text);
 	test_add(s, "configs/*.yaml validate without errors", test_configs_validate);
+	test_add(s, "configs/enumeration-churn.yaml enumerates with fts from a cold cache",
+		 test_seed_enumeration_method);
 	test_add(s, "every error of a file is collected", test_all_errors_collected);
 	test_add(s, "limits: nesting depth, a list inside itself", test_limits);
 	test_add(s, "parsed values: layouts, count/{n}, sizes, report", test_parsed_values);
