@@ -14,7 +14,8 @@
 #         enumerate (the runner syncs and drops caches before it, as root);
 #         the first run also archives its tree with tar (an exec step after
 #         the measured ones). Seconds come from results.csv: tree's time
-#         includes its final sync, enumerate's is fts_open to fts_close.
+#         includes its final sync, enumerate's is its walk (order: inode,
+#         du's own order, so the comparison is of the walkers alone).
 #   tar:  `tar -xf` of that archive (the identical tree: names, sizes,
 #         bytes) onto the mount, timed together with a following `sync`;
 #         the archive is read into the page cache first, untimed, as rig
@@ -119,7 +120,7 @@ run_rig() { # $1: pair number; sets rig_tree, rig_enum, rig_entries
 		# cache what the loop device read first.
 		local du_step="  - exec: { run: [sh, -c, \"sync; echo 3 > /proc/sys/vm/drop_caches; t0=\$(date +%s%N); du -s {dir}/tree > /dev/null; t1=\$(date +%s%N); echo du_ns=\$((t1 - t0))\"], parse: key=value }"
 		(( $1 % 2 )) || echo "$du_step"
-		echo "  - enumerate: {}"
+		echo "  - enumerate: { order: inode }"
 		(( $1 % 2 )) && echo "$du_step"
 		if [[ ! -e $archive ]]; then
 			echo "  - exec: { run: [tar, -cf, \"$archive\", -C, \"{dir}\", tree] }"

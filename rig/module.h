@@ -140,7 +140,9 @@ struct rig_ctx {
 	uint32_t cycle;                  /* 0 outside cycles */
 	int direct;                      /* cache.direct requested */
 	const char *cache_method;        /* flush applied before the cell ("drop_caches",
-	                                  * "remount+drop_caches") or ""; informational */
+	                                  * "remount+drop_caches") or "" when none was:
+	                                  * non-empty means the caches were emptied
+	                                  * (enumerate's `cache: drop` relies on it) */
 	int direct_used;                 /* the runner sets it to direct && module->direct_io;
 	                                  * a module clears it when the file system refused
 	                                  * direct I/O; the cache column of samples says it */

@@ -537,9 +537,7 @@ static void test_module_cancel(void)
 static void test_run_exec_plan(void)
 {
 	char *tmp = test_tmpdir();
-	struct strbuf plan = STRBUF_INIT, out = STRBUF_INIT, text = STRBUF_INIT, p = STRBUF_INIT;
-	sb_addf(&plan, "%s/plan.yaml", tmp);
-	sb_addf(&out, "%s/out", tmp);
+	struct strbuf out = STRBUF_INIT, text = STRBUF_INIT, p = STRBUF_INIT;
 	sb_addf(&text,
 		"rig: 1\nname: exec-e2e\ntarget:\n  dirs: [\"%s/a\", \"%s/b\"]\n"
 		"steps:\n"
@@ -549,14 +547,7 @@ static void test_run_exec_plan(void)
 		" sh, \"{dir}\", \"in_{volume}\"]\n"
 		"      parse: key=value\n",
 		tmp, tmp);
-	CU_ASSERT_EQUAL_FATAL(test_write_file(plan.buf, text.buf), 0);
-	const char *args[] = { "run", "-q", "--seed", "3", "-o", out.buf, plan.buf, NULL };
-	char *o = NULL;
-	int rc = test_run_rig(args, &o);
-	CU_ASSERT_EQUAL(rc, 0);
-	if (rc != 0)
-		fprintf(stderr, "\n%s\n", o);
-	free(o);
+	CU_ASSERT_EQUAL(test_run_plan(tmp, text.buf, "3", &out), 0);
 	sb_addf(&p, "%s/results.csv", out.buf);
 	char *csv = test_read_file(p.buf, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
@@ -571,7 +562,6 @@ static void test_run_exec_plan(void)
 	free(csv);
 	test_rmtree(tmp);
 	free(tmp);
-	sb_release(&plan);
 	sb_release(&out);
 	sb_release(&text);
 	sb_release(&p);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "rig/module.h"
+#include "rig/modules/tree.h"
 #include "provision/driver.h"
 #include "rig/plan.h"
 #include "rig/util/strbuf.h"
@@ -275,8 +276,13 @@ static const struct bad_case bad_cases[] = {
 	  "'files' is a parameter of step 'write': put it inside the step", 1 },
 	{ "two steps in one item", HDR DIRS "steps:\n  - write: {}\n    read: {}\n", 7, 5,
 	  "a step has exactly one key, but 'read' follows 'write'", 1 },
-	{ "no parameters taken", HDR DIRS "steps:\n  - tree: {}\n  - enumerate: { depth: 1 }\n", 7, 18,
-	  "unknown key 'depth' in step 'enumerate' (it takes no parameters)", 1 },
+	{ "enumerate: unknown parameter", HDR DIRS "steps:\n  - tree: {}\n  - enumerate: { depth: 1 }\n",
+	  7, 18, "unknown key 'depth' in step 'enumerate' (expected one of order, cache)", 1 },
+	{ "enumerate: order", HDR DIRS "steps:\n  - tree: {}\n  - enumerate: { order: ftw }\n", 7, 25,
+	  "unknown value 'ftw' for 'order' in step 'enumerate' (expected one of inode, fts); "
+	  "did you mean 'fts'?", 1 },
+	{ "enumerate: cache", HDR DIRS "steps:\n  - tree: {}\n  - enumerate: { order: fts, cache: cold }\n",
+	  7, 37, "unknown value 'cold' for 'cache' in step 'enumerate' (expected one of drop, keep)", 1 },
 	{ "read before write", HDR DIRS "steps:\n  - read: {}\n  - write: {}\n", 6, 5,
 	  "step 'read' needs a 'write' step before it", 1 },
 	{ "churn without tree", ONE_STEP("churn: {}"), 6, 5, "step 'churn' needs a 'tree' step before it", 1 },
@@ -491,6 +497,19 @@ static void test_long_text(void)
 
 /* --- valid plans --- */
 
+/* Parse the plan file at path, which must have no errors and no warnings. */
+static struct plan *parse_clean(const char *path, struct diag *d)
+{
+	diag_init(d, NULL, NULL);
+	struct plan_options o = { NULL, NULL };
+	struct plan *p = plan_parse_file(path, &o, d);
+	CU_ASSERT_EQUAL(d->nerrors, 0);
+	CU_ASSERT_EQUAL(d->n, 0); /* no warnings either */
+	if (d->n)
+		dump(d);
+	return p;
+}
+
 static void test_configs_validate(void)
 {
 	struct strbuf dir = STRBUF_INIT;
@@ -506,14 +525,8 @@ static void test_configs_validate(void)
 		struct strbuf path = STRBUF_INIT;
 		sb_addf(&path, "%s/%s", dir.buf, e->d_name);
 		struct diag d;
-		diag_init(&d, NULL, NULL);
-		struct plan_options o = { NULL, NULL };
-		struct plan *p = plan_parse_file(path.buf, &o, &d);
+		struct plan *p = parse_clean(path.buf, &d);
 		CU_ASSERT_PTR_NOT_NULL(p);
-		CU_ASSERT_EQUAL(d.nerrors, 0);
-		CU_ASSERT_EQUAL(d.n, 0); /* no warnings either */
-		if (d.n)
-			dump(&d);
 		n++;
 		diag_release(&d);
 		plan_free(p);
@@ -522,6 +535,40 @@ static void test_configs_validate(void)
 	closedir(dp);
 	CU_ASSERT(n >= 7);
 	sb_release(&dir);
+}
+
+/* The enumeration article's plan walks as its tool did, from a cold cache
+ * (issue #15): fts, cache drop, and the runner's flush before the walk. */
+static void test_seed_enumeration_method(void)
+{
+	struct strbuf path = STRBUF_INIT;
+	sb_addf(&path, "%s/configs/enumeration-churn.yaml", test_src());
+	struct diag d;
+	struct plan *p = parse_clean(path.buf, &d);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	CU_ASSERT_TRUE(p->cache.flush);
+	int found = 0;
+	for (size_t i = 0; i < p->nsteps; i++) {
+		const struct plan_step *cy = &p->steps[i];
+		for (size_t k = 0; cy->kind == STEP_CYCLE && k < cy->nsteps; k++) {
+			const struct plan_step *st = &cy->steps[k];
+			if (st->module != &rig_module_enumerate)
+				continue;
+			struct enumerate_args a;
+			memset(&a, 0, sizeof(a));
+			CU_ASSERT_EQUAL(params_bind(st->module, st->params, NULL, &a, &d, st->mark), 0);
+			CU_ASSERT_EQUAL(a.order, ENUMERATE_FTS);
+			CU_ASSERT_EQUAL(a.cache, ENUMERATE_DROP);
+			/* Said in the plan, not left to the defaults. */
+			CU_ASSERT_TRUE(st->params[0].given && st->params[1].given);
+			params_free(st->module, &a);
+			found++;
+		}
+	}
+	CU_ASSERT_EQUAL(found, 1);
+	diag_release(&d);
+	plan_free(p);
+	sb_release(&path);
 }
 
 static void test_all_errors_collected(void)
@@ -765,7 +812,7 @@ static void test_steps_nesting(void)
 			       "  - tree: { files: 100, dirs: 10, depth: 2 }\n"
 			       "  - cycle:\n      times: 20\n      steps:\n"
 			       "        - pause: { time: 10s }\n"
-			       "        - enumerate: {}\n"
+			       "        - enumerate: { order: fts }\n"
 			       "        - churn: { fraction: 5% }\n"
 			       "  - sweep:\n      level: [90%, 92.5%, 99%]\n      steps:\n"
 			       "        - fill: { to: $level }\n"
@@ -784,6 +831,8 @@ static void test_steps_nesting(void)
 	CU_ASSERT_EQUAL(cy->times, 20);
 	CU_ASSERT_EQUAL_FATAL(cy->nsteps, 3);
 	CU_ASSERT_STRING_EQUAL(cy->steps[1].module->name, "enumerate");
+	CU_ASSERT_TRUE(cy->steps[1].params[0].given);
+	CU_ASSERT_STRING_EQUAL(cy->steps[1].params[0].text, "fts");
 	CU_ASSERT_EQUAL(cy->steps[1].mark.line, 11);
 	CU_ASSERT_EQUAL(cy->steps[1].mark.col, 11);
 	const struct plan_step *sw = &p->steps[2];
@@ -1142,6 +1191,8 @@ void register_plan_tests(void)
 	test_add(s, "invalid plans: first error's position and message", test_bad_plans);
 	test_add(s, "paths, devices and confirm: length and control characters", test_long_text);
 	test_add(s, "configs/*.yaml validate without errors", test_configs_validate);
+	test_add(s, "configs/enumeration-churn.yaml enumerates with fts from a cold cache",
+		 test_seed_enumeration_method);
 	test_add(s, "every error of a file is collected", test_all_errors_collected);
 	test_add(s, "limits: nesting depth, a list inside itself", test_limits);
 	test_add(s, "parsed values: layouts, count/{n}, sizes, report", test_parsed_values);

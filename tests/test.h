@@ -34,6 +34,14 @@ int test_write_file(const char *path, const char *text);
  * status (or -1 if it did not exit normally).
  */
 int test_run_rig(const char *const *args, char **out);
+/*
+ * Write text to DIR/plan.yaml and `rig run -q [--seed SEED] -o DIR/out` it
+ * (seed may be NULL); out gets DIR/out. Returns rig's exit status (or a
+ * negative errno when the plan cannot be written); rig's output goes to
+ * stderr when the status is not 0.
+ */
+struct strbuf;
+int test_run_plan(const char *dir, const char *text, const char *seed, struct strbuf *out);
 /* The argument vector of the rig binary with args (NULL-terminated, without
  * argv[0]): test_rig_bin() first. The caller frees the array, not the
  * strings. */

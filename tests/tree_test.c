@@ -6,7 +6,7 @@
  * after churn), enumerate's counts through churn cycles and its refusal
  * of a tree that is not what was built, churn's atomicity under a
  * concurrent reader, the memory bound of a million-file plan, cancellation,
- * and a `rig run` of tree + cycle {enumerate, churn} on a `dirs` target.
+ * and what enumerate's `cache` does. `rig run` of them is tree_run_test.c.
  * Trees are small (a few thousand files) to keep the suite fast.
  */
 #include <errno.h>
@@ -18,9 +18,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "platform/platform.h"
 #include "rig/module.h"
 #include "rig/modules/tree.h"
 #include "rig/util/payload.h"
@@ -51,7 +53,8 @@ static void env_init(struct env *e, const char *dir, uint64_t seed)
 	e->sink = rec_sink(&e->rec);
 	e->ctx = (struct rig_ctx){
 		.dir = e->dir, .volume = "A", .seed = seed, .rep = 1, .direct = 1,
-		.cache_method = "direct", .sink = &e->sink, .cancel = &e->cancel,
+		/* as the runner's flush before a read step, as root */
+		.cache_method = "drop_caches", .sink = &e->sink, .cancel = &e->cancel,
 		.volstate = &e->state, .err = &e->err,
 	};
 }
@@ -69,6 +72,10 @@ static void env_release(struct env *e)
 	rec_release(&e->rec);
 	sb_release(&e->err);
 }
+
+/* enumerate's defaults (`enumerate: {}`). */
+static const struct enumerate_args inode_walk = { .order = ENUMERATE_INODE };
+static const struct enumerate_args fts_walk = { .order = ENUMERATE_FTS };
 
 /* Run module m with args on e; prints the error when rc != 0. */
 static int env_run(struct env *e, const struct rig_module *m, const void *args)
@@ -442,7 +449,7 @@ static void test_enumerate_through_churn(void)
 	struct tree_args a = targs(2000, 60, 3, DIST_INVSQUARE, 1024, 1 << 20);
 	CU_ASSERT_EQUAL_FATAL(env_run(&e, &rig_module_tree, &a), 0);
 	struct tree_state *t = e.state;
-	CU_ASSERT_EQUAL_FATAL(env_run(&e, &rig_module_enumerate, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(env_run(&e, &rig_module_enumerate, &inode_walk), 0);
 	CU_ASSERT_EQUAL(rec_get(&e.rec, "entries", "entries"), 2000 + 60 + 1);
 	CU_ASSERT(rec_get(&e.rec, "seconds", "s") > 0);
 	CU_ASSERT(rec_get(&e.rec, "entries_per_s", "entries/s") > 0);
@@ -455,8 +462,12 @@ static void test_enumerate_through_churn(void)
 		CU_ASSERT_EQUAL(rec_get(&e.rec, "files", "files"), 200);
 		CU_ASSERT(rec_get(&e.rec, "files_per_s", "files/s") > 0);
 		CU_ASSERT(rec_get(&e.rec, "seconds", "s") > 0);
-		CU_ASSERT_EQUAL(env_run(&e, &rig_module_enumerate, NULL), 0);
+		CU_ASSERT_EQUAL(env_run(&e, &rig_module_enumerate, &inode_walk), 0);
 		CU_ASSERT_EQUAL(rec_get(&e.rec, "entries", "entries"), 2000 + 60 + 1);
+		CU_ASSERT_PTR_NOT_NULL(strstr(e.rec.notes.buf, "order: inode: "));
+		CU_ASSERT_EQUAL(env_run(&e, &rig_module_enumerate, &fts_walk), 0);
+		CU_ASSERT_EQUAL(rec_get(&e.rec, "entries", "entries"), 2000 + 60 + 1);
+		CU_ASSERT_PTR_NOT_NULL(strstr(e.rec.notes.buf, "order: fts: fts(3) with FTS_PHYSICAL"));
 	}
 	uint64_t gens = 0;
 	for (uint64_t i = 0; i < t->files; i++) {
@@ -477,7 +488,7 @@ static void test_enumerate_through_churn(void)
 	CU_ASSERT_EQUAL(env_run(&e, &rig_module_churn, &tiny), 0);
 	CU_ASSERT_EQUAL(rec_get(&e.rec, "files", "files"), 1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.rec.notes.buf, "fraction: "));
-	CU_ASSERT_EQUAL(env_run(&e, &rig_module_enumerate, NULL), 0);
+	CU_ASSERT_EQUAL(env_run(&e, &rig_module_enumerate, &inode_walk), 0);
 	env_release(&e);
 	test_rmtree(tmp);
 	free(tmp);
@@ -489,7 +500,7 @@ static void test_enumerate_mismatch(void)
 	struct env e;
 	env_init(&e, tmp, 5);
 	/* No tree yet. */
-	CU_ASSERT_EQUAL(rig_module_enumerate.run(&e.ctx, NULL), -ENOENT);
+	CU_ASSERT_EQUAL(rig_module_enumerate.run(&e.ctx, &inode_walk), -ENOENT);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.err.buf, "no tree to enumerate on volume A"));
 	struct churn_args c = { .fraction = 5 };
 	env_reset(&e);
@@ -507,11 +518,16 @@ static void test_enumerate_mismatch(void)
 	CU_ASSERT_EQUAL(rename(p.buf, q.buf), 0);
 	unlink(q.buf);
 	env_reset(&e);
-	CU_ASSERT_EQUAL(rig_module_enumerate.run(&e.ctx, NULL), -EIO);
+	CU_ASSERT_EQUAL(rig_module_enumerate.run(&e.ctx, &inode_walk), -EIO);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.err.buf, "is not what was built: found 13 directories, "
 						 "299 files, 29900 bytes"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.err.buf, "expected 13 directories (with the root), 300 files, "
 						 "30000 bytes"));
+	CU_ASSERT_EQUAL(e.rec.metrics.len, 0);
+	env_reset(&e);
+	CU_ASSERT_EQUAL(rig_module_enumerate.run(&e.ctx, &fts_walk), -EIO);
+	CU_ASSERT_PTR_NOT_NULL(strstr(e.err.buf, "is not what was built: found 13 directories, "
+						 "299 files, 29900 bytes"));
 	CU_ASSERT_EQUAL(e.rec.metrics.len, 0);
 	/* Back, but one byte longer. */
 	CU_ASSERT_EQUAL(test_write_file(p.buf, ""), 0);
@@ -522,16 +538,16 @@ static void test_enumerate_mismatch(void)
 	close(fd);
 	free(blob);
 	env_reset(&e);
-	CU_ASSERT_EQUAL(rig_module_enumerate.run(&e.ctx, NULL), -EIO);
+	CU_ASSERT_EQUAL(rig_module_enumerate.run(&e.ctx, &inode_walk), -EIO);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.err.buf, "300 files, 30001 bytes"));
 	/* Right size again, plus a stray symlink. */
 	CU_ASSERT_EQUAL(truncate(p.buf, 100), 0);
-	CU_ASSERT_EQUAL(env_run(&e, &rig_module_enumerate, NULL), 0);
+	CU_ASSERT_EQUAL(env_run(&e, &rig_module_enumerate, &inode_walk), 0);
 	sb_reset(&q);
 	sb_addf(&q, "%s/link", t->root);
 	CU_ASSERT_EQUAL(symlink("nowhere", q.buf), 0);
 	env_reset(&e);
-	CU_ASSERT_EQUAL(rig_module_enumerate.run(&e.ctx, NULL), -EIO);
+	CU_ASSERT_EQUAL(rig_module_enumerate.run(&e.ctx, &inode_walk), -EIO);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.err.buf, "and 1 other entries"));
 	unlink(q.buf);
 
@@ -552,9 +568,109 @@ static void test_enumerate_mismatch(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.err.buf, ".rig-tmp: "));
 	CU_ASSERT_EQUAL(t->bytes, bytes);
 	rmdir(q.buf);
-	CU_ASSERT_EQUAL(env_run(&e, &rig_module_enumerate, NULL), 0);
+	CU_ASSERT_EQUAL(env_run(&e, &rig_module_enumerate, &inode_walk), 0);
 	sb_release(&p);
 	sb_release(&q);
+	env_release(&e);
+	test_rmtree(tmp);
+	free(tmp);
+}
+
+/* --- enumerate's cache: what each choice does --- */
+
+/* Whether the first page of path is in the page cache; -1: cannot tell. */
+static int in_cache(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	long page = sysconf(_SC_PAGESIZE);
+	void *m = mmap(NULL, (size_t)page, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return -1;
+	unsigned char v = 0;
+	int rc = mincore(m, (size_t)page, (void *)&v); /* char * on macOS */
+	munmap(m, (size_t)page);
+	return rc == 0 ? v & 1 : -1;
+}
+
+/* Run enumerate with order and cache, the runner having flushed with
+ * `flushed` ("" = nothing) before the cell; its note `cache` into note. */
+static void enumerate_cache(struct env *e, int order, int cache, const char *flushed,
+			    char *note, size_t size)
+{
+	struct enumerate_args a = { .order = order, .cache = cache };
+	e->ctx.cache_method = flushed;
+	CU_ASSERT_EQUAL(env_run(e, &rig_module_enumerate, &a), 0);
+	CU_ASSERT_EQUAL(rec_get(&e->rec, "entries", "entries"), 200 + 10 + 1);
+	const char *at = strstr(e->rec.notes.buf, "cache: ");
+	CU_ASSERT_PTR_NOT_NULL(at);
+	size_t n = at ? strcspn(at + 7, "\n") : 0;
+	snprintf(note, size, "%.*s", (int)n, at ? at + 7 : "");
+}
+
+static void test_enumerate_cache(void)
+{
+	char *tmp = test_tmpdir();
+	struct env e;
+	env_init(&e, tmp, 17);
+	struct tree_args a = targs(200, 10, 1, DIST_FIXED, 8192, 8192);
+	CU_ASSERT_EQUAL_FATAL(env_run(&e, &rig_module_tree, &a), 0);
+	struct tree_state *t = e.state;
+	char rel[TREE_PATH_MAX], note[512];
+	struct strbuf probe = STRBUF_INIT;
+	tree_file_path(t, 0, rel, NULL);
+	sb_addf(&probe, "%s/%s", t->root, rel);
+	/* A file of the tree tells whether the caches were dropped: tree wrote it
+	 * through the cache, and only a drop takes it out (where the file system
+	 * drops at all: tmpfs keeps its pages). */
+	char fs[32] = "";
+	plat_fs_type(tmp, fs, sizeof(fs));
+	int probe_ok = in_cache(probe.buf) == 1 && strcmp(fs, "tmpfs") != 0;
+
+	/* The runner flushed: drop adds nothing, and says what made it cold. */
+	enumerate_cache(&e, ENUMERATE_FTS, ENUMERATE_DROP, "drop_caches", note, sizeof(note));
+	CU_ASSERT_STRING_EQUAL(note, "cold: drop_caches before the cell");
+	enumerate_cache(&e, ENUMERATE_INODE, ENUMERATE_DROP, "remount+drop_caches", note,
+			sizeof(note));
+	CU_ASSERT_STRING_EQUAL(note, "cold: remount+drop_caches before the cell");
+
+	/* keep drops nothing and walks first: the tree's pages stay. */
+	enumerate_cache(&e, ENUMERATE_FTS, ENUMERATE_KEEP, "", note, sizeof(note));
+	CU_ASSERT_STRING_EQUAL(note, "warm: an untimed walk in the same order just before the "
+				     "timed one");
+	if (probe_ok)
+		CU_ASSERT_EQUAL(in_cache(probe.buf), 1);
+	enumerate_cache(&e, ENUMERATE_INODE, ENUMERATE_KEEP, "drop_caches", note, sizeof(note));
+	CU_ASSERT_STRING_EQUAL(note, "warm: an untimed walk in the same order just before the "
+				     "timed one (after the cell's drop_caches)");
+
+	/* Nothing flushed before the cell: drop drops the caches itself, as
+	 * root; without root it cannot, and says so. */
+	enumerate_cache(&e, ENUMERATE_FTS, ENUMERATE_DROP, "", note, sizeof(note));
+	if (geteuid() == 0) {
+		CU_ASSERT_STRING_EQUAL(note, "cold: drop_caches by the step, just before the walk");
+		if (probe_ok)
+			CU_ASSERT_EQUAL(in_cache(probe.buf), 0);
+	} else {
+		CU_ASSERT_PTR_NOT_NULL(strstr(note, "not cold: "));
+		CU_ASSERT_PTR_NOT_NULL(strstr(note, " was asked but not applied (not root), so the "
+						    "walk may be served from memory"));
+		if (probe_ok)
+			CU_ASSERT_EQUAL(in_cache(probe.buf), 1);
+	}
+	if (!probe_ok)
+		fprintf(stderr, "\nnote: %s (%s) cannot show a drop through the page cache\n", tmp, fs);
+
+	/* keep checks the counts as drop does: a file missing fails the cell. */
+	CU_ASSERT_EQUAL(unlink(probe.buf), 0);
+	struct enumerate_args keep = { .order = ENUMERATE_FTS, .cache = ENUMERATE_KEEP };
+	env_reset(&e);
+	CU_ASSERT_EQUAL(rig_module_enumerate.run(&e.ctx, &keep), -EIO);
+	CU_ASSERT_PTR_NOT_NULL(strstr(e.err.buf, "is not what was built"));
+	CU_ASSERT_EQUAL(e.rec.metrics.len, 0);
+	sb_release(&probe);
 	env_release(&e);
 	test_rmtree(tmp);
 	free(tmp);
@@ -700,128 +816,12 @@ static void test_cancel(void)
 	e.cancel = 1;
 	CU_ASSERT_EQUAL(env_run(&e, &rig_module_churn, &c), 0);
 	CU_ASSERT_EQUAL(e.rec.metrics.len, 0);
-	CU_ASSERT_EQUAL(env_run(&e, &rig_module_enumerate, NULL), 0);
+	CU_ASSERT_EQUAL(env_run(&e, &rig_module_enumerate, &inode_walk), 0);
 	CU_ASSERT_EQUAL(e.rec.metrics.len, 0);
 	e.cancel = 0;
-	CU_ASSERT_EQUAL(env_run(&e, &rig_module_enumerate, NULL), 0);
+	CU_ASSERT_EQUAL(env_run(&e, &rig_module_enumerate, &inode_walk), 0);
 	CU_ASSERT_EQUAL(rec_get(&e.rec, "entries", "entries"), 511);
 	env_release(&e);
-	test_rmtree(tmp);
-	free(tmp);
-}
-
-/* --- rig run, end to end --- */
-
-static const char results_header[] =
-	"run,layout,rep,step,module,volume,fs,position,offset_start,offset_end,cycle,"
-	"sweep_var,sweep_value,seq,start_utc,metric,value,unit,cache";
-
-/* Field k (0-based) of a CSV line without quoted commas, into out. */
-static void field(const char *line, int k, char *out, size_t size)
-{
-	for (int i = 0; i < k && line; i++) {
-		line = strchr(line, ',');
-		if (line)
-			line++;
-	}
-	size_t n = 0;
-	while (line && line[n] && line[n] != ',' && line[n] != '\n' && n + 1 < size)
-		n++;
-	if (line)
-		memcpy(out, line, n);
-	out[n] = 0;
-}
-
-static void test_rig_run(void)
-{
-	char *tmp = test_tmpdir();
-	struct strbuf plan = STRBUF_INIT, out = STRBUF_INIT, text = STRBUF_INIT, p = STRBUF_INIT;
-	sb_addf(&plan, "%s/plan.yaml", tmp);
-	sb_addf(&out, "%s/out", tmp);
-	sb_addf(&text,
-		"rig: 1\nname: tree-e2e\ntarget:\n  dirs: [\"%s/a\", \"%s/b\"]\n"
-		"steps:\n"
-		"  - tree: { files: 1500, dirs: 30, depth: 2, sizes: \"inverse-square(1K..64K)\" }\n"
-		"  - cycle:\n      times: 2\n      steps:\n"
-		"        - enumerate: {}\n"
-		"        - churn: { fraction: 10%% }\n",
-		tmp, tmp);
-	CU_ASSERT_EQUAL_FATAL(test_write_file(plan.buf, text.buf), 0);
-	const char *args[] = { "run", "-q", "--seed", "11", "-o", out.buf, plan.buf, NULL };
-	char *o = NULL;
-	int rc = test_run_rig(args, &o);
-	CU_ASSERT_EQUAL(rc, 0);
-	if (rc != 0)
-		fprintf(stderr, "\n%s\n", o);
-	free(o);
-
-	sb_addf(&p, "%s/results.csv", out.buf);
-	char *csv = test_read_file(p.buf, NULL);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
-	CU_ASSERT_EQUAL(strncmp(csv, results_header, strlen(results_header)), 0);
-	/* tree: 5 metrics x 2 volumes; 2 cycles x (enumerate 3 + churn 3) x 2 volumes. */
-	static const struct {
-		const char *module, *metric, *unit;
-		double value; /* < 0: any positive value */
-	} want[] = {
-		{ "tree", "files_per_s", "files/s", -1 },
-		{ "tree", "rate", "MB/s", -1 },
-		{ "tree", "seconds", "s", -1 },
-		{ "tree", "files", "files", 1500 },
-		{ "tree", "bytes", "B", -1 },
-		{ "enumerate", "seconds", "s", -1 },
-		{ "enumerate", "entries_per_s", "entries/s", -1 },
-		{ "enumerate", "entries", "entries", 1500 + 30 + 1 },
-		{ "churn", "seconds", "s", -1 },
-		{ "churn", "files_per_s", "files/s", -1 },
-		{ "churn", "files", "files", 150 },
-	};
-	enum { NW = sizeof(want) / sizeof(want[0]) };
-	int seen[NW] = { 0 }, rows = 0, unknown = 0;
-	char tree_bytes[2][64] = { "", "" };
-	char mod[32], met[32], unit[32], val[64], vol[8], cyc[8];
-	const char *line = strchr(csv, '\n');
-	while (line && line[1]) {
-		line++;
-		rows++;
-		field(line, 4, mod, sizeof(mod));
-		field(line, 5, vol, sizeof(vol));
-		field(line, 10, cyc, sizeof(cyc));
-		field(line, 15, met, sizeof(met));
-		field(line, 16, val, sizeof(val));
-		field(line, 17, unit, sizeof(unit));
-		int k;
-		for (k = 0; k < NW; k++)
-			if (!strcmp(mod, want[k].module) && !strcmp(met, want[k].metric))
-				break;
-		if (k == NW) {
-			unknown++;
-		} else {
-			seen[k]++;
-			CU_ASSERT_STRING_EQUAL(unit, want[k].unit);
-			double v = strtod(val, NULL);
-			if (want[k].value >= 0) {
-				CU_ASSERT_EQUAL(v, want[k].value);
-			} else {
-				CU_ASSERT(v > 0);
-			}
-			CU_ASSERT_EQUAL(cyc[0] != 0, strcmp(mod, "tree") != 0);
-		}
-		if (!strcmp(mod, "tree") && !strcmp(met, "bytes"))
-			snprintf(tree_bytes[vol[0] == 'b'], sizeof(tree_bytes[0]), "%s", val);
-		line = strchr(line, '\n');
-	}
-	CU_ASSERT_EQUAL(rows, 2 * 5 + 2 * 2 * (3 + 3));
-	CU_ASSERT_EQUAL(unknown, 0);
-	for (int k = 0; k < NW; k++)
-		CU_ASSERT_EQUAL(seen[k], !strcmp(want[k].module, "tree") ? 2 : 4);
-	/* Both volumes got the same tree. */
-	CU_ASSERT(tree_bytes[0][0] && !strcmp(tree_bytes[0], tree_bytes[1]));
-	free(csv);
-	sb_release(&plan);
-	sb_release(&out);
-	sb_release(&text);
-	sb_release(&p);
 	test_rmtree(tmp);
 	free(tmp);
 }
@@ -839,8 +839,9 @@ void register_tree_tests(void)
 		 test_enumerate_through_churn);
 	test_add(s, "enumerate fails on a tree that is not what was built; errors name paths",
 		 test_enumerate_mismatch);
+	test_add(s, "enumerate cache: drop is cold (the runner's flush or its own), keep is warm",
+		 test_enumerate_cache);
 	test_add(s, "churn is atomic under a concurrent reader", test_churn_atomic);
 	test_add(s, "a million-file plan costs < 64 bytes per file", test_memory_bound);
 	test_add(s, "cancellation stops cleanly", test_cancel);
-	test_add(s, "rig run: tree, cycle {enumerate, churn} on dirs", test_rig_run);
 }

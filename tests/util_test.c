@@ -181,6 +181,27 @@ int test_run_rig(const char *const *args, char **out)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+int test_run_plan(const char *dir, const char *text, const char *seed, struct strbuf *out)
+{
+	struct strbuf plan = STRBUF_INIT;
+	sb_addf(&plan, "%s/plan.yaml", dir);
+	sb_addf(out, "%s/out", dir);
+	int rc = test_write_file(plan.buf, text);
+	if (rc == 0) {
+		const char *with_seed[] = { "run", "-q", "--seed", seed, "-o", out->buf, plan.buf, NULL };
+		const char *without[] = { "run", "-q", "-o", out->buf, plan.buf, NULL };
+		char *o = NULL;
+		rc = test_run_rig(seed ? with_seed : without, &o);
+		if (rc != 0)
+			fprintf(stderr, "\n%s\n", o);
+		free(o);
+	} else {
+		fprintf(stderr, "\ncannot write %s: %s\n", plan.buf, strerror(-rc));
+	}
+	sb_release(&plan);
+	return rc;
+}
+
 /* --- strbuf --- */
 
 static void test_strbuf_basic(void)

@@ -26,6 +26,15 @@ struct tree_args {
 	struct size_dist sizes;
 };
 
+/* enumerate's order and cache: indexes into its parameter table's choices. */
+enum enumerate_order { ENUMERATE_INODE, ENUMERATE_FTS };
+enum enumerate_cache { ENUMERATE_DROP, ENUMERATE_KEEP };
+
+struct enumerate_args {
+	int order; /* enum enumerate_order */
+	int cache; /* enum enumerate_cache */
+};
+
 struct churn_args {
 	double fraction;
 };

@@ -3,14 +3,20 @@
  * enumeration article 001's backup tool and its 5%-per-cycle replacements). Both work on the
  * tree's state in the volume's `tree` slot (tree.h).
  *
- * enumerate walks <dir>/tree with walk_tree (walk.h: directories opened
- * relative to their parents, entries stat'ed with fstatat in inode order as
- * GNU du does, no symlinks followed, no chdir), which stats every entry as
- * backup tools do, and counts directories, files and bytes; the counts must equal what
+ * enumerate walks <dir>/tree with walk_tree in the step's `order` (walk.h:
+ * inode, each directory's entries stat'ed in inode-number order as GNU du
+ * does, the default because plans written before the choice existed must
+ * keep measuring what they measured; or fts, the C library's fts(3) in
+ * directory order as the enumeration article's tool walked; no symlinks
+ * followed, no chdir either way), which stats every entry as backup tools
+ * do, and counts directories, files and bytes; the counts must equal what
  * the tree holds (dirs + 1 for the root, files, the bytes churn keeps
  * current), else the cell fails: a tree that is not what was built makes
- * the time meaningless. Timed: the whole walk. A cold cache comes from the
- * runner (sync and drop before read-type steps, when root). The walk holds
+ * the time meaningless. Timed: the whole walk. `cache` says what the walk
+ * starts from: drop (cold: the runner's flush before read-type steps, or
+ * the step's own drop when the runner made none; make_cold) or keep (warm:
+ * an untimed walk first; make_warm); the cell's note `cache` says which
+ * was done, and when a drop could not be. The walk holds
  * the entries of the directories on the current path only, so its memory
  * follows the widest directory, not the tree.
  *
@@ -52,6 +58,32 @@
 
 #define TMP_NAME ".rig-tmp" /* tree names start with 'd' or 'f': no clash */
 
+/* In enum enumerate_order's and enum enumerate_cache's order. */
+static const char *const enumerate_orders[] = { "inode", "fts", NULL };
+static const char *const enumerate_caches[] = { "drop", "keep", NULL };
+
+static const struct rig_param enumerate_params[] = {
+	{ .name = "order", .type = PT_ENUM, .offset = offsetof(struct enumerate_args, order),
+	  .def = "inode", .choices = enumerate_orders,
+	  .help = "inode: each directory read whole, its entries stat'ed in inode-number order "
+		  "(as du); fts: fts(3), physical, entries in directory order (as the "
+		  "enumeration article's tool)" },
+	{ .name = "cache", .type = PT_ENUM, .offset = offsetof(struct enumerate_args, cache),
+	  .def = "drop", .choices = enumerate_caches,
+	  .help = "drop: a cold walk (the runner's flush before the step, else the step's own: "
+		  "sync, then drop_caches or purge; needs root); keep: a warm walk (an untimed "
+		  "walk in the same order just before the timed one)" },
+	{ .name = NULL },
+};
+
+/* What each order is, in the cell's notes (the order is the method). */
+static const char *const enumerate_order_notes[] = {
+	"inode: each directory read whole, its entries stat'ed in inode-number order, then "
+	"its subdirectories (as du)",
+	"fts: fts(3) with FTS_PHYSICAL | FTS_NOCHDIR, entries in directory order, depth first "
+	"(as the enumeration article's tool)",
+};
+
 static const struct rig_metric enumerate_metrics[] = {
 	{ "seconds", "s", "time to walk and stat the whole tree" },
 	{ "entries_per_s", "entries/s", "entries visited per second" },
@@ -72,8 +104,6 @@ static const struct rig_metric churn_metrics[] = {
 	{ NULL, NULL, NULL },
 };
 
-static const struct rig_param no_params[] = { { .name = NULL } };
-
 static void metric(struct rig_ctx *ctx, const char *name, double value, const char *unit)
 {
 	ctx->sink->metric(ctx->sink->opaque, name, value, unit);
@@ -92,15 +122,83 @@ static struct tree_state *get_tree(struct rig_ctx *ctx, const char *module)
 
 /* --- enumerate --- */
 
+static void note(struct rig_ctx *ctx, const char *key, const char *value)
+{
+	ctx->sink->note(ctx->sink->opaque, key, value);
+}
+
+/*
+ * cache: drop. A stat walk reads directories and inodes, which only the
+ * system-wide drop (plat_drop_caches: drop_caches, purge) or a remount
+ * evicts; plat_drop_file_cache drops a file's data pages, which the walk
+ * never reads, so it would make nothing colder. The runner has already
+ * done one or both before this read-type step when cache.flush or
+ * cache.remount asked (ctx->cache_method names them): that is the cold
+ * start. Else (cache.flush: false, or the runner's drop failed) the step
+ * drops the caches itself. Without root nothing can be dropped: the walk
+ * runs as the runner's steps then run, and the note says it may be warm.
+ */
+static void make_cold(struct rig_ctx *ctx)
+{
+	struct strbuf v = STRBUF_INIT;
+	if (ctx->cache_method && *ctx->cache_method) {
+		sb_addf(&v, "cold: %s before the cell", ctx->cache_method);
+	} else {
+		const char *name = "the cache drop";
+		struct strbuf why = STRBUF_INIT;
+		int rc = plat_drop_caches(ctx->sp, &name, &why);
+		if (rc == 0)
+			sb_addf(&v, "cold: %s by the step, just before the walk", name);
+		else
+			sb_addf(&v, "not cold: %s was asked but not applied (%s), so the walk may "
+				    "be served from memory",
+				name, why.len ? why.buf : rc == -EPERM ? "not root" : strerror(-rc));
+		sb_release(&why);
+	}
+	note(ctx, "cache", v.buf);
+	sb_release(&v);
+}
+
+/* cache: keep. An untimed walk in the same order puts what the timed walk
+ * reads in the cache, as far as memory holds it. 0, 1 when cancelled, or
+ * a negative errno with the reason in ctx->err. */
+static int make_warm(struct rig_ctx *ctx, const struct tree_state *t, const struct walk_opts *o)
+{
+	struct walk_counts c = { 0, 0, 0, 0 };
+	int rc = walk_tree(t->root, o, &c, ctx->err);
+	if (rc)
+		return rc;
+	struct strbuf v = STRBUF_INIT;
+	sb_adds(&v, "warm: an untimed walk in the same order just before the timed one");
+	if (ctx->cache_method && *ctx->cache_method)
+		sb_addf(&v, " (after the cell's %s)", ctx->cache_method);
+	note(ctx, "cache", v.buf);
+	sb_release(&v);
+	return 0;
+}
+
 static int enumerate_run(struct rig_ctx *ctx, const void *a)
 {
-	(void)a;
+	const struct enumerate_args *args = a;
 	const struct tree_state *t = get_tree(ctx, "enumerate");
 	if (!t)
 		return -ENOENT;
+	note(ctx, "order", enumerate_order_notes[args->order]);
+	struct walk_opts o = {
+		.order = args->order == ENUMERATE_FTS ? WALK_FTS : WALK_INODE,
+		.cancel = ctx->cancel,
+	};
+	int rc = 0;
+	if (args->cache == ENUMERATE_KEEP)
+		rc = make_warm(ctx, t, &o);
+	else
+		make_cold(ctx);
+	if (rc)
+		return rc < 0 ? rc : 0;
+
 	struct walk_counts c = { 0, 0, 0, 0 };
 	uint64_t t0 = plat_clock_ns();
-	int rc = walk_tree(t->root, &c, ctx->cancel, ctx->err);
+	rc = walk_tree(t->root, &o, &c, ctx->err);
 	uint64_t ns = plat_clock_ns() - t0;
 	if (rc)
 		return rc < 0 ? rc : 0;
@@ -287,15 +385,19 @@ const struct rig_module rig_module_enumerate = {
 	.name = "enumerate",
 	.summary = "walks the whole tree, stats every entry, checks the counts",
 	.help = "Walks the tree the last `tree` step built (no symlinks followed, no chdir), "
-		"stats every entry as backup tools do (in inode order per directory, as du), and checks the counts of directories, files "
-		"and bytes against what the tree holds after any churn: a mismatch fails the "
-		"cell. entries counts the files and the directories, the tree's root included.",
+		"stats every entry as backup tools do, and checks the counts of directories, "
+		"files and bytes against what the tree holds after any churn: a mismatch fails "
+		"the cell. entries counts the files and the directories, the tree's root "
+		"included. `order` is the walk, `cache` the state it starts from: cold (the "
+		"runner's flush before read steps, or the step's own drop when the plan's "
+		"cache.flush made none) or warm (an untimed walk first). Each cell's notes "
+		"`order` and `cache` say what was done, and when a drop could not be.",
 	.kind = MOD_READS,
 	/* As the source article plots it: the time to walk the tree. */
 	.headline = { "seconds", -1 },
 	.needs = &rig_module_tree,
-	.params = no_params,
-	.args_size = 0,
+	.params = enumerate_params,
+	.args_size = sizeof(struct enumerate_args),
 	.metrics = enumerate_metrics,
 	.run = enumerate_run,
 	.release_state = tree_state_free,
