@@ -146,10 +146,12 @@ static int make_payload(struct rig_ctx *ctx, struct payload *pl, uint64_t block)
  * errno. Makes the payload pool *pl when it fills the file with payload.
  */
 static int prepare_file(struct rig_ctx *ctx, const char *path, const struct randio_spec *sp,
-			struct payload *pl, int *created)
+			struct payload *pl, int *created, uint64_t *took_ns)
 {
 	struct stat st;
+	uint64_t t0 = plat_clock_ns();
 	*created = 0;
+	*took_ns = 0;
 	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size == sp->span)
 		return 0;
 	*created = 1;
@@ -220,6 +222,7 @@ static int prepare_file(struct rig_ctx *ctx, const char *path, const struct rand
 		unlink(tmp.buf);
 	sb_release(&tmp);
 	free(zeros);
+	*took_ns = plat_clock_ns() - t0;
 	return rc;
 }
 
@@ -550,6 +553,7 @@ int randio_job_run(struct rig_ctx *ctx, const struct randio_spec *sp)
 	pthread_mutex_init(&r.gate.mu, NULL);
 	pthread_cond_init(&r.gate.cv, NULL);
 	int fd = -1, rc, created = 0, direct = 0;
+	uint64_t layout_ns = 0;
 	enum randio_engine engine = RANDIO_PSYNC;
 	int zero = sp->data == RANDIO_DATA_ZERO;
 
@@ -560,7 +564,7 @@ int randio_job_run(struct rig_ctx *ctx, const struct randio_spec *sp)
 	if (rc < 0)
 		goto out;
 	remember_file(ctx, sp->data, path.buf);
-	rc = prepare_file(ctx, path.buf, sp, &pl, &created);
+	rc = prepare_file(ctx, path.buf, sp, &pl, &created, &layout_ns);
 	if (rc != 0) {
 		rc = rc > 0 ? 0 : rc; /* cancelled: nothing measured */
 		goto out;
@@ -610,6 +614,13 @@ int randio_job_run(struct rig_ctx *ctx, const struct randio_spec *sp)
 			if (ctx->direct && !direct)
 				note(ctx, "direct", "refused by the file system: buffered I/O");
 			note(ctx, "file", created ? "created" : "reused");
+			if (created) {
+				struct strbuf lay = STRBUF_INIT;
+				sb_addf(&lay, "%llu bytes in %.3f s, before the first pass's clock",
+					(unsigned long long)sp->span, (double)layout_ns / 1e9);
+				note(ctx, "file_layout", lay.buf);
+				sb_release(&lay);
+			}
 		}
 		sp->record(ctx, &p);
 	}
