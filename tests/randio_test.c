@@ -468,6 +468,29 @@ static void test_time_limit(void)
 	fx_done(&f);
 }
 
+/* Passes: each records its five metrics, pass by pass; the notes are the
+ * cell's, once. */
+static void test_passes(void)
+{
+	struct fixture f;
+	fx_init(&f, 808);
+	struct randio_args a = { .block = 4096, .qd = 4, .threads = 1, .span = 8 << 20,
+				 .ops = 500, .passes = 3 };
+	CU_ASSERT_EQUAL_FATAL(run_module(&f, "randread", &a, "psync"), 0);
+	CU_ASSERT_EQUAL_FATAL(f.sink.nm, 15);
+	for (int i = 0; i < 15; i++) {
+		CU_ASSERT_STRING_EQUAL(f.sink.m[i].name, f.sink.m[i % 5].name);
+		CU_ASSERT(f.sink.m[i].value > 0);
+	}
+	CU_ASSERT_STRING_EQUAL(note_of(&f.sink, "file"), "created");
+	/* Notes once per cell, not per pass. */
+	int files = 0;
+	for (int i = 0; i < f.sink.nn; i++)
+		files += !strcmp(f.sink.n[i].key, "file");
+	CU_ASSERT_EQUAL(files, 1);
+	fx_done(&f);
+}
+
 static void test_cancel(void)
 {
 	struct fixture f;
@@ -519,6 +542,7 @@ void register_randio_tests(void)
 	test_add(s, "test file reused for the same span, made again otherwise", test_reuse);
 	test_add(s, "engine without RIG_ENGINE: psync at qd 1, io_uring above", test_auto_engine);
 	test_add(s, "time limit", test_time_limit);
+	test_add(s, "passes: each recorded apart, notes once", test_passes);
 	test_add(s, "cancel before the start", test_cancel);
 	test_add(s, "errors name the file and the operation", test_errors);
 }

@@ -8,7 +8,8 @@
  * seqwrite: these modules are its random offsets, their parameters and
  * what a pass records (iops, rate, latency percentiles). Offsets are
  * uniform over the floor(span / block) blocks, from a stream per worker
- * (randio.h), so a cell's requests are reproducible from its seed.
+ * (randio.h), so a cell's requests are reproducible from its seed; the
+ * streams go on from pass to pass, so each pass draws new offsets.
  */
 #include <stddef.h>
 
@@ -34,9 +35,13 @@ static const struct rig_param randio_params[] = {
 	{ .name = "span", .type = PT_SIZE, .offset = offsetof(struct randio_args, span),
 	  .def = "1G", .min = 4096, .help = "size of the test file the offsets fall in" },
 	{ .name = "time", .type = PT_DURATION, .offset = offsetof(struct randio_args, time_ns),
-	  .def = "10s", .min = 1e6, .group = "limit", .help = "how long to run" },
+	  .def = "10s", .min = 1e6, .group = "limit", .help = "how long each pass runs" },
 	{ .name = "ops", .type = PT_UINT, .offset = offsetof(struct randio_args, ops),
-	  .min = 1, .group = "limit", .help = "how many requests to complete (instead of time)" },
+	  .min = 1, .group = "limit",
+	  .help = "how many requests each pass completes (instead of time)" },
+	{ .name = "passes", .type = PT_UINT, .offset = offsetof(struct randio_args, passes),
+	  .def = "1", .min = 1, .max = 1000,
+	  .help = "passes, each measured and recorded apart (the disk-mark tools' passes)" },
 	{ .name = NULL },
 };
 
@@ -62,7 +67,7 @@ static int randio_run(struct rig_ctx *ctx, const struct randio_args *a, int writ
 {
 	struct randio_spec sp = {
 		.block = a->block, .qd = a->qd, .threads = a->threads, .span = a->span,
-		.time_ns = a->time_ns, .ops = a->ops, .passes = 1, .write = write,
+		.time_ns = a->time_ns, .ops = a->ops, .passes = a->passes, .write = write,
 		.data = RANDIO_DATA_RANDOM, .record = randio_record,
 	};
 	return randio_job_run(ctx, &sp);
@@ -81,12 +86,14 @@ static int randwrite_run(struct rig_ctx *ctx, const void *args)
 const struct rig_module rig_module_randread = {
 	.name = "randread",
 	.summary = "random reads at a queue depth on one file",
-	.help = "Creates a file of `span` bytes of payload (untimed; reused by later randread and "
-		"randwrite steps of the same span on the volume), then reads `block`-sized, "
-		"block-aligned, uniformly random offsets with `qd` requests in flight on each "
-		"of `threads` threads, for `time` or `ops`. Engine: io_uring on Linux at qd > 1 "
-		"when available, otherwise threads doing pread/pwrite (psync); the environment "
-		"variable RIG_ENGINE=psync or RIG_ENGINE=io_uring forces one.",
+	.help = "Creates a file of `span` bytes of payload (untimed; reused by later randread, "
+		"randwrite, seqread and seqwrite steps of the same span on the volume), then "
+		"reads `block`-sized, block-aligned, uniformly random offsets with `qd` requests "
+		"in flight on each of `threads` threads, for `time` or `ops`, in `passes` passes "
+		"recorded apart (the disk-mark tools' passes; the report shows the best beside "
+		"the mean). Engine: io_uring on Linux at qd > 1 when available, otherwise "
+		"threads doing pread/pwrite (psync); the environment variable RIG_ENGINE=psync "
+		"or RIG_ENGINE=io_uring forces one.",
 	.kind = MOD_READS,
 	.headline = { "iops", +1 },
 	.direct_io = 1,

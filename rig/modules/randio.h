@@ -51,6 +51,7 @@ struct randio_args {
 	uint64_t span;
 	uint64_t time_ns;
 	uint64_t ops;    /* 0: run for time_ns */
+	uint64_t passes; /* each measured and recorded apart; 0 counts as 1 */
 };
 
 /* The test file in the volume's directory; created whole under a
