@@ -11,6 +11,7 @@
  * directory with a recording sink. Where io_uring is unavailable the
  * io_uring runs are skipped with a message (the psync runs still run).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -21,6 +22,8 @@
 #include <unistd.h>
 
 #include "io_util.h"
+#include "provision_util.h"
+#include "report_util.h"
 #include "platform/platform.h"
 #include "rec_sink.h"
 #include "rig/module.h"
@@ -504,6 +507,123 @@ static void test_help(void)
 	CU_ASSERT_PTR_NULL(r->needs); /* seqread lays out its own file */
 }
 
+/* The median of n values (sorted in place). */
+static double median_of(double *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			double t = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/*
+ * configs/diskmark.yaml, scaled down (16 MiB file, 100 ms passes, two
+ * repetitions), run by the binary on a directory: every test gives three
+ * passes per cell; the file is laid out by the first cell and reused by
+ * every other (one file for the set, as the tools have); summary.csv's
+ * best of passes for SEQ1M Q8T1 is the median over the repetitions of each
+ * cell's fastest pass, recomputed here from results.csv's pass column;
+ * nothing is left in the directory.
+ */
+static void test_diskmark_plan(void)
+{
+	char *tmp = test_tmpdir();
+	struct strbuf dir = STRBUF_INIT, plan = STRBUF_INIT, out = STRBUF_INIT, p = STRBUF_INIT;
+	sb_addf(&dir, "%s/disk", tmp);
+	sb_addf(&plan, "%s/plan.yaml", tmp);
+	sb_addf(&out, "%s/run", tmp);
+	const char *pairs[2 * 23 + 2];
+	size_t np = 0;
+	pairs[np++] = "/var/tmp/rig-diskmark/disk";
+	pairs[np++] = dir.buf;
+	pairs[np++] = "repeat: 1";
+	pairs[np++] = "repeat: 2";
+	for (int i = 0; i < 10; i++) {
+		pairs[np++] = "span: 1G, passes: 3, time: 5s";
+		pairs[np++] = "span: 16M, passes: 3, time: 100ms";
+	}
+	pairs[np++] = "formats: [html, csv]";
+	pairs[np++] = "formats: [csv]";
+	pairs[np++] = NULL;
+	pairs[np++] = NULL;
+	char *text = pt_config("diskmark", pairs);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	CU_ASSERT_EQUAL_FATAL(test_write_file(plan.buf, text), 0);
+	free(text);
+	CU_ASSERT_EQUAL(test_run_plan(plan.buf, out.buf), 0);
+
+	/* 10 steps x 2 repetitions, each cell 3 passes of its headline. */
+	char *v = pt_run_query(out.buf, "SELECT count(*) FROM samples WHERE metric = 'rate'");
+	CU_ASSERT_STRING_EQUAL(v ? v : "", "60");
+	free(v);
+	v = pt_run_query(out.buf, "SELECT group_concat(value, ' ') FROM (SELECT value FROM notes "
+				  "WHERE key = 'file' ORDER BY seq)");
+	CU_ASSERT_STRING_EQUAL(v ? v : "", "created reused reused reused reused reused reused reused "
+				       "reused reused reused reused reused reused reused reused reused "
+				       "reused reused reused");
+	free(v);
+	v = pt_run_query(out.buf, "SELECT count(*) FROM notes WHERE key = 'file_layout'");
+	CU_ASSERT_STRING_EQUAL(v ? v : "", "1");
+	free(v);
+
+	/* Best of passes of step 1 (SEQ1M Q8T1 read) from results.csv. */
+	sb_addf(&p, "%s/results.csv", out.buf);
+	char *csv = test_read_file(p.buf, NULL);
+	char ***rows = NULL;
+	CU_ASSERT_TRUE_FATAL(csv && rfx_csv_parse(csv, &rows) == 0);
+	double best[2] = { -1, -1 };
+	int passes[2] = { 0, 0 };
+	for (size_t r = 1; rows[r]; r++) {
+		if (strcmp(rows[r][3], "1") || strcmp(rows[r][15], "rate"))
+			continue;
+		int rep = atoi(rows[r][2]) - 1;
+		CU_ASSERT_FATAL(rep == 0 || rep == 1);
+		CU_ASSERT_EQUAL(atoi(rows[r][19]), ++passes[rep]); /* pass 1, 2, 3 in order */
+		double x = strtod(rows[r][16], NULL);
+		if (x > best[rep])
+			best[rep] = x;
+	}
+	CU_ASSERT(passes[0] == 3 && passes[1] == 3);
+	double want = median_of(best, 2);
+	rfx_csv_free(rows);
+	free(csv);
+	sb_reset(&p);
+	sb_addf(&p, "%s/summary.csv", out.buf);
+	csv = test_read_file(p.buf, NULL);
+	CU_ASSERT_TRUE_FATAL(csv && rfx_csv_parse(csv, &rows) == 0);
+	int found = 0;
+	for (size_t r = 1; rows[r]; r++) {
+		if (strcmp(rows[r][2], "1") || strcmp(rows[r][10], "rate"))
+			continue;
+		found = 1;
+		CU_ASSERT_STRING_EQUAL(rows[r][12], "6");  /* n: 2 cells x 3 passes */
+		CU_ASSERT_STRING_EQUAL(rows[r][32], "3");  /* passes */
+		CU_ASSERT_DOUBLE_EQUAL(strtod(rows[r][33], NULL), want, want * 1e-12);
+	}
+	CU_ASSERT(found);
+	rfx_csv_free(rows);
+	free(csv);
+
+	/* The layout's end removed the file and the run's work folder: the
+	 * directory rig made is empty. */
+	DIR *dh = opendir(dir.buf);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dh);
+	size_t left = 0;
+	for (struct dirent *e; (e = readdir(dh));)
+		left += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(dh);
+	CU_ASSERT_EQUAL(left, 0);
+	sb_release(&dir);
+	sb_release(&plan);
+	sb_release(&out);
+	sb_release(&p);
+	test_rmtree(tmp);
+	free(tmp);
+}
+
 void register_seqqd_tests(void)
 {
 	CU_pSuite s = test_suite("seqqd (seqread, seqwrite)");
@@ -523,4 +643,6 @@ void register_seqqd_tests(void)
 	test_add(s, "a span too small for the requests in flight fails at run time",
 		 test_refused_at_run);
 	test_add(s, "rig help seqread/seqwrite, kinds and flags", test_help);
+	test_add(s, "rig run configs/diskmark.yaml scaled down: passes, one file, best of passes",
+		 test_diskmark_plan);
 }

@@ -181,6 +181,17 @@ int test_run_rig(const char *const *args, char **out)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+int test_run_plan(const char *plan, const char *out)
+{
+	const char *args[] = { "run", "-q", "-o", out, plan, NULL };
+	char *log = NULL;
+	int rc = test_run_rig(args, &log);
+	if (rc != 0)
+		fprintf(stderr, "\nrig run %s exited %d:\n%s\n", plan, rc, log ? log : "");
+	free(log);
+	return rc;
+}
+
 /* --- strbuf --- */
 
 static void test_strbuf_basic(void)
