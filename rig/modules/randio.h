@@ -17,7 +17,7 @@
  * thread a contiguous share of the file; its queue engine's worker walks
  * the share block after block, its psync workers (t, q) take every qd-th
  * block from the q-th on, so the qd requests in flight are neighbours as
- * they are in a queue. The k-th write of a worker
+ * they are in a queue. The k-th write of a worker (over all passes)
  * carries payload stream (payload base of (t, q)) + k: every write puts
  * fresh stamps on disk, and a test can replay which stream wrote a block.
  *
@@ -28,7 +28,8 @@
  * (payload_restamp: 8 stamps per 4 KiB, no cold pool bytes pulled into
  * the cache); payload_check_restamped verifies a block against
  * (slot_base, i * block) for some slot i of the writer (which slot carried
- * a request depends on completion order).
+ * a request depends on completion order). With data: zero the buffers
+ * hold zeros and are never restamped.
  */
 #ifndef RIG_RANDIO_H
 #define RIG_RANDIO_H
