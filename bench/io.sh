@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Benchmarks rig's write/read/randread/randwrite against fio on the same
-# file system of the same device, alternately, and checks rig's accuracy
+# Benchmarks rig's write/read/randread/randwrite/seqread/seqwrite against fio
+# on the same file system of the same device, alternately, and checks rig's accuracy
 # against the kernel's own blkio throttle. Needs root, fio and python3.
 #
 #   bench/io.sh [quick]      RIG=build/rig by default; `quick` = 1 pair, short runs
@@ -11,7 +11,8 @@
 # from PAIRS alternating rig/fio pairs (this machine is noisy: see
 # ../shared/design/machine-notes.md). Everything it makes is removed on every
 # exit path: it unmounts what it mounted, detaches exactly the loop devices
-# it attached, removes its images and its cgroup.
+# it attached, removes its images and its cgroup, and puts vm.nr_hugepages
+# back (the seqread/seqwrite rows lend fio huge pages).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RIG=${RIG:-build/rig}
@@ -32,8 +33,10 @@ LOOPS=()
 MOUNTS=()
 IMAGES=()
 CGROUP=""
+HP0=$(cat /proc/sys/vm/nr_hugepages)
 cleanup() {
 	set +e
+	echo "$HP0" > /proc/sys/vm/nr_hugepages
 	for m in "${MOUNTS[@]}"; do umount "$m"; done
 	for l in "${LOOPS[@]}"; do losetup -d "$l"; done
 	for i in "${IMAGES[@]}"; do rm -f "$i"; done
@@ -98,12 +101,18 @@ PY
 # fio_metric DIR KIND ARGS... -> MB/s (bw) or IOPS. fio's file is kept
 # between runs (rig, too, writes its random-I/O file before its clock
 # starts; a fresh fio file would pay for converting unwritten extents);
-# sequential writes start from no file, as rig's do.
+# `write`'s sequential writes (KIND wbw) start from no file, as rig's do;
+# seqwrite's (KIND wbwo) overwrite a laid-out file, as fio's --rw=write does.
+# seqread lays out a new file at every run and reads it at once; on the
+# disk-backed loop the host still holds what was just written, and a fio
+# file written long before and pushed out by rig's (rig read 1.9 x fio), so
+# fio's read of it (KIND rbwf) starts from a new file too, which fio lays
+# out before its clock starts.
 fio_metric() {
 	local dir=$1 kind=$2
 	shift 2
 	mkdir -p "$dir"
-	[ "$kind" = wbw ] && rm -f "$dir"/b.*
+	case $kind in wbw|rbwf) rm -f "$dir"/b.* ;; esac
 	fio --output-format=json --directory="$dir" --name=b "$@" > "$WORK/fio.json"
 	python3 - "$WORK/fio.json" "$kind" <<'PY'
 import json, sys
@@ -171,6 +180,33 @@ suite() {
 		"  - randread: { block: 4K, qd: 1, span: 1G, time: ${T}s }" randread iops riops \
 		--rw=randread --bs=4k --size=1G --ioengine=psync --direct=1 \
 		--time_based --runtime="$T"
+	# seqread/seqwrite against fio's same job (issue #15): one pass of T
+	# seconds over a laid-out file, wrapping at its end, as fio's time_based
+	# job does; the write syncs at the end of its pass, fio with end_fsync.
+	compare "$dev seq read 128K QD32 (MB/s)" "$mnt" \
+		"  - seqread: { block: 128K, qd: 32, span: 1G, time: ${T}s }" seqread rate rbwf \
+		--rw=read --bs=128k --size=1G --ioengine=io_uring --iodepth=32 --direct=1 \
+		--time_based --runtime="$T"
+	compare "$dev seq write 128K QD32 (MB/s)" "$mnt" \
+		"  - seqwrite: { block: 128K, qd: 32, span: 1G, time: ${T}s }" seqwrite rate wbwo \
+		--rw=write --bs=128k --size=1G --ioengine=io_uring --iodepth=32 --direct=1 \
+		--time_based --runtime="$T" --end_fsync=1
+	# The same with fio's ring set up as rig sets up its own: buffers and
+	# file registered with the kernel (no per-request page mapping), buffers
+	# in huge pages (one segment per request: with 4 KiB pages a 128 KiB
+	# request is 32 segments, and the virtio disk under the disk-backed loop
+	# then holds fewer requests at once). Huge pages for fio need
+	# vm.nr_hugepages, set for these rows and put back.
+	echo $((HP0 + 8)) > /proc/sys/vm/nr_hugepages
+	compare "$dev seq read 128K QD32, fio as rig (MB/s)" "$mnt" \
+		"  - seqread: { block: 128K, qd: 32, span: 1G, time: ${T}s }" seqread rate rbwf \
+		--rw=read --bs=128k --size=1G --ioengine=io_uring --iodepth=32 --direct=1 \
+		--time_based --runtime="$T" --fixedbufs --registerfiles --iomem=shmhuge
+	compare "$dev seq write 128K QD32, fio as rig (MB/s)" "$mnt" \
+		"  - seqwrite: { block: 128K, qd: 32, span: 1G, time: ${T}s }" seqwrite rate wbwo \
+		--rw=write --bs=128k --size=1G --ioengine=io_uring --iodepth=32 --direct=1 \
+		--time_based --runtime="$T" --end_fsync=1 --fixedbufs --registerfiles --iomem=shmhuge
+	echo "$HP0" > /proc/sys/vm/nr_hugepages
 }
 
 echo "rig $("$RIG" --version | cut -d' ' -f2), fio $(fio --version), $(nproc) cores, pairs=$PAIRS"

@@ -47,9 +47,14 @@
 		    " v.offset_start, v.offset_end, c.cycle, c.sweep_var," \
 		    " c.sweep_value, x.seq, c.start_utc"
 
-static const char results_header[] = LEAD_HEADER ",metric,value,unit,cache";
+/* pass: a sample's rank among its cell's samples of the same metric (a
+ * module's passes), empty when the cell recorded the metric once. Added
+ * after the contract's first columns, which stay as they were. */
+static const char results_header[] = LEAD_HEADER ",metric,value,unit,cache,pass";
 static const char results_sql[] =
-	"SELECT " LEAD_SELECT ", x.metric, x.value, x.unit, x.cache"
+	"SELECT " LEAD_SELECT ", x.metric, x.value, x.unit, x.cache,"
+	" CASE WHEN count(*) OVER (PARTITION BY x.seq, x.metric) > 1"
+	" THEN row_number() OVER (PARTITION BY x.seq, x.metric ORDER BY x.id) END"
 	" FROM samples x LEFT JOIN cells c ON c.seq = x.seq"
 	" LEFT JOIN volumes v ON v.id = c.volume_id"
 	" WHERE x.superseded = 0"

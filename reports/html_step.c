@@ -18,6 +18,7 @@
 
 #include "reports/findings.h"
 #include "reports/html_int.h"
+#include "reports/summary.h"
 #include "rig/util/xalloc.h"
 
 /* At most this many points in a scatter figure. */
@@ -381,15 +382,34 @@ static void num_td(struct strbuf *h, double v)
 	sb_adds(h, "</td>");
 }
 
+/*
+ * A metric's table. When its cells recorded passes (rd_group.passes), the
+ * best of passes stands next to the mean and its interval, for setting
+ * beside a disk-mark tool's figure, with a sentence saying what it is:
+ * the statistics use every pass, the best is never the headline.
+ */
 static void summary_table(struct strbuf *h, const struct rdata *d, const struct rd_template *t,
 			  uint32_t metric)
 {
+	uint32_t passes = 0;
+	const struct rd_group *first = NULL;
+	for (size_t i = t->first_group; i < t->first_group + t->ngroups; i++) {
+		if (d->groups[i].metric != metric)
+			continue;
+		if (!first)
+			first = &d->groups[i];
+		if (d->groups[i].passes > passes)
+			passes = d->groups[i].passes;
+	}
+	int best = passes > 1;
 	sb_adds(h, "<div class=\"wrap\"><table>\n<thead><tr>");
 	factor_head(h, d, t);
 	sb_adds(h, "<th class=\"num\">pos.</th><th class=\"num\">n</th><th class=\"num\">mean</th>"
 		   "<th class=\"num\">sd</th><th class=\"num\">median</th><th class=\"num\">min</th>"
-		   "<th class=\"num\">max</th><th class=\"num\">95% CI of the mean</th>"
-		   "<th class=\"num\">outliers</th><th>cache</th></tr></thead>\n<tbody>\n");
+		   "<th class=\"num\">max</th><th class=\"num\">95% CI of the mean</th>");
+	if (best)
+		sb_adds(h, "<th class=\"num\">best of passes</th>");
+	sb_adds(h, "<th class=\"num\">outliers</th><th>cache</th></tr></thead>\n<tbody>\n");
 	for (size_t i = t->first_group; i < t->first_group + t->ngroups; i++) {
 		const struct rd_group *g = &d->groups[i];
 		if (g->metric != metric)
@@ -413,12 +433,29 @@ static void summary_table(struct strbuf *h, const struct rdata *d, const struct 
 			sb_adds(h, " to ");
 			html_num(h, g->s.ci_high);
 		}
-		sb_addf(h, "</td><td class=\"num\">%s%zu%s</td><td class=\"small\">",
+		sb_adds(h, "</td>");
+		if (best) {
+			sb_adds(h, "<td class=\"num\">");
+			if (isnan(g->best))
+				sb_adds(h, "n/a");
+			else
+				html_num(h, g->best);
+			sb_adds(h, "</td>");
+		}
+		sb_addf(h, "<td class=\"num\">%s%zu%s</td><td class=\"small\">",
 			g->outliers ? "<span class=\"yes\">" : "", g->outliers, g->outliers ? "</span>" : "");
 		html_text(h, g->caches);
 		sb_adds(h, "</td></tr>\n");
 	}
 	sb_adds(h, "</tbody></table></div>\n");
+	if (best)
+		sb_addf(h, "<p class=\"small\">Each cell measured this in up to %u passes. n, the mean, "
+			   "its interval and the other statistics use every pass. <b>Best of "
+			   "passes</b> is each cell's best pass (%s), the figure disk-mark tools "
+			   "print for a run; with repetitions, the median of those over the "
+			   "repetitions. It is there to set beside such figures, not to compare "
+			   "volumes by.</p>\n",
+			passes, summary_better(d, first) < 0 ? "lowest" : "highest");
 }
 
 static void diff_table(struct strbuf *h, const struct rdata *d, const struct rd_template *t)

@@ -290,10 +290,13 @@ static void samples(struct rout *o, const struct rdata *d)
 		jstr(b, rd_str(d, s->unit));
 		sb_adds(b, ",\"cache\":");
 		jstr(b, rd_str(d, s->cache));
-		if (fabs(d->z[i]) > STATS_OUTLIER_Z)
-			sb_adds(b, ",\"outlier\":true}");
+		sb_adds(b, fabs(d->z[i]) > STATS_OUTLIER_Z ? ",\"outlier\":true" : ",\"outlier\":false");
+		sb_adds(b, ",\"pass\":");
+		if (d->pass && d->pass[i])
+			sb_add_int(b, d->pass[i]);
 		else
-			sb_adds(b, ",\"outlier\":false}");
+			sb_adds(b, "null");
+		sb_addch(b, '}');
 		rout_flush_some(o);
 	}
 	sb_adds(b, "]");
@@ -391,6 +394,8 @@ static void summary(struct rout *o, const struct rdata *d)
 		key(b, "drift", &f);
 		sb_adds(b, isnan(g->drift.slope) ? "null" : g->drift.flagged ? "true" : "false");
 		kstr(b, "cache", g->caches, &f);
+		kint(b, "passes", (long long)g->passes, &f);
+		knum(b, "best_of_passes", g->best, &f);
 		sb_addch(b, '}');
 		rout_flush_some(o);
 	}

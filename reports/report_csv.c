@@ -115,7 +115,7 @@ static void lead(struct strbuf *sb, const struct rdata *d, const struct rd_cell 
 
 static const char results_header[] =
 	"run,layout,rep,step,module,volume,fs,position,offset_start,offset_end,cycle,"
-	"sweep_var,sweep_value,seq,start_utc,metric,value,unit,cache\n";
+	"sweep_var,sweep_value,seq,start_utc,metric,value,unit,cache,pass\n";
 static const char files_header[] =
 	"run,layout,rep,step,module,volume,fs,position,offset_start,offset_end,cycle,"
 	"sweep_var,sweep_value,seq,start_utc,file,bytes,seconds,rate\n";
@@ -149,6 +149,9 @@ int rcsv_write_results(const struct rdata *d, const char *path, struct strbuf *e
 		sb_add_csv(&o.buf, rd_str(d, s->unit));
 		sb_addch(&o.buf, ',');
 		sb_add_csv(&o.buf, rd_str(d, s->cache));
+		sb_addch(&o.buf, ',');
+		if (d->pass && d->pass[i])
+			sb_add_int(&o.buf, d->pass[i]);
 		sb_addch(&o.buf, '\n');
 		rout_flush_some(&o);
 	}

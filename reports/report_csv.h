@@ -15,6 +15,8 @@ struct strbuf;
  * two threads; the CSV and JSON writers copy them. */
 void rcsv_format_values(struct rdata *d);
 
+/* results.csv; after summary_compute, which numbers the passes (its pass
+ * column). */
 int rcsv_write_results(const struct rdata *d, const char *path, struct strbuf *err);
 int rcsv_write_files(const struct rdata *d, const char *path, struct strbuf *err);
 

@@ -696,6 +696,7 @@ void rdata_free(struct rdata *d)
 	free(d->order);
 	free(d->sample_group);
 	free(d->z);
+	free(d->pass);
 	free(d->vtext);
 	free(d->filesets);
 	free(d->findings);

@@ -124,6 +124,15 @@ struct rd_group {
 	size_t first, n;            /* samples: order[first .. first + n), by seq */
 	size_t nnan;                /* of them NaN (not in the statistics) */
 	struct stats_summary s;
+	/* Passes: a cell that recorded the metric more than once (a module's
+	 * passes, seqread's or randread's `passes`) measured it once per pass.
+	 * passes is the most samples one cell of the group has (1: no passes);
+	 * best the median over those cells of each cell's best pass (highest,
+	 * or lowest when lower is better), the figure a disk-mark tool prints
+	 * for one run; NaN when no cell had passes. Every pass is in the
+	 * statistics above; best is shown beside them, never instead. */
+	uint32_t passes;
+	double best;
 	size_t outliers;
 	struct stats_drift drift;
 	long base;                  /* baseline group, -1 none; == own index: it is the baseline */
@@ -193,6 +202,9 @@ struct rdata {
 	uint32_t *order;            /* sample indices grouped, by seq within a group */
 	uint32_t *sample_group;     /* group of each sample */
 	float *z;                   /* modified z-score of each sample (0 when not computed) */
+	uint32_t *pass;             /* each sample's pass: its rank among its cell's samples of
+	                             * the same metric, from 1; 0 when the cell recorded the
+	                             * metric once (summary_compute) */
 	struct rd_fileset *filesets;
 	size_t nfilesets;
 	uint32_t *forder;

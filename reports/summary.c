@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "reports/csv.h"
+#include "reports/findings.h"
 #include "reports/report_data.h"
 #include "reports/report_out.h"
 #include "rig/module.h"
@@ -37,7 +38,7 @@ const char summary_csv_header[] =
 	"run,layout,step,module,volume,fs,position,cycle,sweep_var,sweep_value,metric,unit,"
 	"n,mean,sd,median,min,max,ci_low,ci_high,"
 	"baseline,pct_of_baseline,diff_pct,diff_ci_low,diff_ci_high,p_value,"
-	"outliers,missing,drift_slope,drift_ci_low,drift_ci_high,drift";
+	"outliers,missing,drift_slope,drift_ci_low,drift_ci_high,drift,passes,best_of_passes";
 
 /* --- templates --- */
 
@@ -490,10 +491,56 @@ static void build_groups(struct rdata *d)
 
 /* --- statistics --- */
 
+int summary_better(const struct rdata *d, const struct rd_group *g)
+{
+	if (g->metric == d->tmpls[g->tmpl].headline)
+		return fnd_better(d, g->tmpl);
+	return plan_unit_better(rd_str(d, g->unit));
+}
+
+/*
+ * Passes (rd_group.passes, .best; rdata.pass): the group's samples come
+ * cell by cell, each cell's in measurement order, so a cell's passes are
+ * a run of consecutive samples and a sample's pass is its place in its
+ * run. bests holds room for the group's n values.
+ */
+static void group_passes(struct rdata *d, struct rd_group *g, double *bests)
+{
+	int better = summary_better(d, g);
+	size_t nb = 0;
+	g->passes = 1;
+	for (size_t i = 0; i < g->n;) {
+		uint32_t cell = d->samples[d->order[g->first + i]].cell;
+		size_t j = i;
+		while (j < g->n && d->samples[d->order[g->first + j]].cell == cell)
+			j++;
+		if (j - i > g->passes)
+			g->passes = (uint32_t)(j - i);
+		double best = NAN;
+		for (size_t k = i; j - i > 1 && k < j; k++) {
+			uint32_t si = d->order[g->first + k];
+			double v = d->samples[si].value;
+			d->pass[si] = (uint32_t)(k - i + 1);
+			if (!isnan(v) && (isnan(best) || (better < 0 ? v < best : v > best)))
+				best = v;
+		}
+		if (!isnan(best))
+			bests[nb++] = best;
+		i = j;
+	}
+	g->best = NAN;
+	if (nb) {
+		struct stats_summary bs;
+		stats_summarize(bests, nb, &bs);
+		g->best = bs.median;
+	}
+}
+
 static void group_stats(struct rdata *d, double *vals, double *seqs, double *z, double *scratch)
 {
 	for (size_t gi = 0; gi < d->ngroups; gi++) {
 		struct rd_group *g = &d->groups[gi];
+		group_passes(d, g, vals);
 		size_t k = 0;
 		uint32_t last_cache = UINT32_MAX;
 		for (size_t i = 0; i < g->n; i++) {
@@ -616,6 +663,7 @@ void summary_compute(struct rdata *d)
 	double *vals = xmalloc(cap * sizeof(double)), *seqs = xmalloc(cap * sizeof(double));
 	double *z = xmalloc(cap * sizeof(double)), *scratch = xmalloc(cap * sizeof(double));
 	d->z = xcalloc(d->nsamples ? d->nsamples : 1, sizeof(*d->z));
+	d->pass = xcalloc(d->nsamples ? d->nsamples : 1, sizeof(*d->pass));
 	group_stats(d, vals, seqs, z, scratch);
 	free(vals);
 	free(seqs);
@@ -690,6 +738,8 @@ int summary_write_csv(const struct rdata *d, const char *path, struct strbuf *er
 		add_num(b, g->drift.ci_low);
 		add_num(b, g->drift.ci_high);
 		sb_adds(b, isnan(g->drift.slope) ? "," : g->drift.flagged ? ",yes" : ",no");
+		sb_addf(b, ",%u", g->passes);
+		add_num(b, g->best);
 		sb_addch(b, '\n');
 		rout_flush_some(&o);
 	}

@@ -14,6 +14,13 @@ struct strbuf;
 
 void summary_compute(struct rdata *d);
 
+/* Which way is better for group g's metric (+1 higher, -1 lower): the
+ * step's headline by report.headline or its module (fnd_better), any
+ * other metric by its unit (times lower). The best of passes is chosen
+ * so. */
+struct rd_group;
+int summary_better(const struct rdata *d, const struct rd_group *g);
+
 /* summary.csv: one row per group; columns in docs/reports.md. 0, or
  * -errno with the reason in err. */
 int summary_write_csv(const struct rdata *d, const char *path, struct strbuf *err);

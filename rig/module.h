@@ -48,6 +48,7 @@ struct rig_param {
 	const char *def;        /* default as plan text, NULL = none (see required) */
 	int required;
 	double min, max;        /* bounds in the type's unit (bytes, ns, %, count); 0,0 = none */
+	uint64_t multiple;      /* PT_SIZE: the value must be a multiple of this; 0 = any */
 	const char *const *choices; /* PT_ENUM, PT_ENUMLIST: NULL-terminated */
 	const char *group;      /* params sharing a group exclude each other and may share
 	                         * an offset; when none is given, the first with a

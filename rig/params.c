@@ -157,6 +157,24 @@ static int check_bounds(struct diag *d, const struct src *s, const char *text, d
 	return 1;
 }
 
+/* A size that must be a multiple of p->multiple (a block for direct I/O);
+ * 0 or 1 error added. */
+static int check_multiple(struct diag *d, const struct src *s, const char *text, uint64_t v)
+{
+	const struct rig_param *p = s->p;
+	if (p->type != PT_SIZE || !p->multiple || v % p->multiple == 0)
+		return 0;
+	struct strbuf sb = STRBUF_INIT;
+	sb_addf(&sb, "'%s' in step '%s' is %s", p->name, s->m->name, text);
+	via_suffix(&sb, s);
+	sb_adds(&sb, ", not a multiple of ");
+	units_format_size(&sb, p->multiple);
+	sb_addf(&sb, " (%llu bytes)", (unsigned long long)p->multiple);
+	diag_error(d, s->mark, "%s", sb.buf);
+	sb_release(&sb);
+	return 1;
+}
+
 static int find_choice(const char *const *choices, const char *text)
 {
 	for (int i = 0; choices && choices[i]; i++)
@@ -213,7 +231,7 @@ static int bind_scalar(struct diag *d, const struct src *s, const char *text, ch
 			invalid(d, s, text, why);
 			return 1;
 		}
-		if (check_bounds(d, s, text, (double)v))
+		if (check_bounds(d, s, text, (double)v) || check_multiple(d, s, text, v))
 			return 1;
 		memcpy(f, &v, sizeof(v));
 		return 0;

@@ -24,10 +24,11 @@
 #include "test.h"
 
 /* The contract (docs/plan-language.md, "Run folders"), spelled out here
- * rather than taken from csv.c, so a change to either is caught. */
+ * rather than taken from csv.c, so a change to either is caught. `pass`
+ * came later, after the first columns, which stay as they were. */
 static const char contract_results_header[] =
 	"run,layout,rep,step,module,volume,fs,position,offset_start,offset_end,"
-	"cycle,sweep_var,sweep_value,seq,start_utc,metric,value,unit,cache";
+	"cycle,sweep_var,sweep_value,seq,start_utc,metric,value,unit,cache,pass";
 static const char contract_files_header[] =
 	"run,layout,rep,step,module,volume,fs,position,offset_start,offset_end,"
 	"cycle,sweep_var,sweep_value,seq,start_utc,file,bytes,seconds,rate";
@@ -51,31 +52,37 @@ static const char contract_files_header[] =
 #define FIELDS3 RUN_ID, "", "2", "3.sweep1.1", "fill", VOL3, "", "3", "", "", "", \
 		"fill", SWEEP_VALUE, "3", "2024-01-02T03:04:07Z"
 
-#define NCOLS 19
+#define NCOLS 20        /* room for the widest file: results.csv */
+#define RESULTS_COLS 20
+#define FILES_COLS 19
 
+/* Cell 2 recorded `seconds` twice (passes): numbered 1 and 2 in the
+ * order measured; everything measured once has an empty pass. */
 static const char *const want_results_rows[][NCOLS] = {
 	{ "run", "layout", "rep", "step", "module", "volume", "fs", "position",
 	  "offset_start", "offset_end", "cycle", "sweep_var", "sweep_value", "seq",
-	  "start_utc", "metric", "value", "unit", "cache" },
-	{ FIELDS1, "rate", "0.3333333333333333", "MB/s", "direct" },
-	{ FIELDS1, "bytes", "2147483648", "B", "direct" },
-	{ FIELDS1, "rate_fit", "", "MB/s", "direct" },
-	{ FIELDS2, "seconds", "0.1", "s", "direct+drop_caches" },
-	{ FIELDS2, "entries_per_s", "1e+21", "1/s", "direct+drop_caches" },
-	{ FIELDS3, "level", "90.5", "%", "" },
-	{ FIELDS3, "\"quoted\", metric", "-1234.5678", "s", "none" },
+	  "start_utc", "metric", "value", "unit", "cache", "pass" },
+	{ FIELDS1, "rate", "0.3333333333333333", "MB/s", "direct", "" },
+	{ FIELDS1, "bytes", "2147483648", "B", "direct", "" },
+	{ FIELDS1, "rate_fit", "", "MB/s", "direct", "" },
+	{ FIELDS2, "seconds", "0.1", "s", "direct+drop_caches", "1" },
+	{ FIELDS2, "entries_per_s", "1e+21", "1/s", "direct+drop_caches", "" },
+	{ FIELDS2, "seconds", "0.2", "s", "direct+drop_caches", "2" },
+	{ FIELDS3, "level", "90.5", "%", "", "" },
+	{ FIELDS3, "\"quoted\", metric", "-1234.5678", "s", "none", "" },
 };
 
 static const char want_results_text[] =
 	"run,layout,rep,step,module,volume,fs,position,offset_start,offset_end,"
-	"cycle,sweep_var,sweep_value,seq,start_utc,metric,value,unit,cache\n"
-	LEAD1 "rate,0.3333333333333333,MB/s,direct\n"
-	LEAD1 "bytes,2147483648,B,direct\n"
-	LEAD1 "rate_fit,,MB/s,direct\n"
-	LEAD2 "seconds,0.1,s,direct+drop_caches\n"
-	LEAD2 "entries_per_s,1e+21,1/s,direct+drop_caches\n"
-	LEAD3 "level,90.5,%,\n"
-	LEAD3 "\"\"\"quoted\"\", metric\",-1234.5678,s,none\n";
+	"cycle,sweep_var,sweep_value,seq,start_utc,metric,value,unit,cache,pass\n"
+	LEAD1 "rate,0.3333333333333333,MB/s,direct,\n"
+	LEAD1 "bytes,2147483648,B,direct,\n"
+	LEAD1 "rate_fit,,MB/s,direct,\n"
+	LEAD2 "seconds,0.1,s,direct+drop_caches,1\n"
+	LEAD2 "entries_per_s,1e+21,1/s,direct+drop_caches,\n"
+	LEAD2 "seconds,0.2,s,direct+drop_caches,2\n"
+	LEAD3 "level,90.5,%,,\n"
+	LEAD3 "\"\"\"quoted\"\", metric\",-1234.5678,s,none,\n";
 
 static const char *const want_files_rows[][NCOLS] = {
 	{ "run", "layout", "rep", "step", "module", "volume", "fs", "position",
@@ -141,6 +148,7 @@ static struct store *make_store(const char *path)
 	CU_ASSERT_EQUAL(store_add_sample(s, 1, "rate_fit", NAN, "MB/s", "direct", &err), 0);
 	CU_ASSERT_EQUAL(store_add_sample(s, 3, "\"quoted\", metric", -1234.5678, "s", "none",
 					 &err), 0);
+	CU_ASSERT_EQUAL(store_add_sample(s, 2, "seconds", 0.2, "s", "direct+drop_caches", &err), 0);
 
 	CU_ASSERT_EQUAL(store_add_file_sample(s, 3, "f3", 3, 3.0, &err), 0);
 	CU_ASSERT_EQUAL(store_add_file_sample(s, 1, "f1", 2000000, 0.5, &err), 0);
@@ -285,12 +293,12 @@ static void test_parser_is_strict(void)
 
 /* Compare a parsed table with the expected rows. */
 static void check_table(const struct table *t, const char *const (*want)[NCOLS],
-			size_t nwant)
+			size_t nwant, size_t ncols)
 {
 	CU_ASSERT_EQUAL(t->n, nwant);
 	for (size_t i = 0; i < t->n && i < nwant; i++) {
-		CU_ASSERT_EQUAL(t->ncols[i], NCOLS);
-		for (size_t j = 0; j < t->ncols[i] && j < NCOLS; j++) {
+		CU_ASSERT_EQUAL(t->ncols[i], ncols);
+		for (size_t j = 0; j < t->ncols[i] && j < ncols; j++) {
 			CU_ASSERT_STRING_EQUAL(t->rows[i][j], want[i][j]);
 			if (strcmp(t->rows[i][j], want[i][j]))
 				fprintf(stderr, "row %zu column %zu: got '%s', want '%s'\n",
@@ -344,7 +352,7 @@ static int run_python(const char *path, char **out)
 }
 
 static void check_with_python(const char *path, const char *const (*want)[NCOLS],
-			      size_t nwant)
+			      size_t nwant, size_t ncols)
 {
 	char *out = NULL;
 	int rc = run_python(path, &out);
@@ -358,7 +366,7 @@ static void check_with_python(const char *path, const char *const (*want)[NCOLS]
 	struct strbuf expect = STRBUF_INIT;
 	for (size_t i = 0; i < nwant; i++) {
 		sb_addch(&expect, '[');
-		for (size_t j = 0; j < NCOLS; j++) {
+		for (size_t j = 0; j < ncols; j++) {
 			if (j)
 				sb_addch(&expect, ',');
 			sb_add_json(&expect, want[i][j]);
@@ -398,7 +406,7 @@ static size_t count_temps(const char *dir)
 }
 
 static void check_file(const char *path, const char *header, const char *want_text,
-		       const char *const (*want_rows)[NCOLS], size_t nrows)
+		       const char *const (*want_rows)[NCOLS], size_t nrows, size_t ncols)
 {
 	size_t len = 0;
 	char *text = test_read_file(path, &len);
@@ -416,12 +424,12 @@ static void check_file(const char *path, const char *header, const char *want_te
 	int rc = csv_parse(text, &t, &why);
 	CU_ASSERT_EQUAL(rc, 0);
 	if (rc == 0) {
-		check_table(&t, want_rows, nrows);
+		check_table(&t, want_rows, nrows, ncols);
 		table_free(&t);
 	} else {
 		fprintf(stderr, "strict reader refused %s: %s\n", path, why);
 	}
-	check_with_python(path, want_rows, nrows);
+	check_with_python(path, want_rows, nrows, ncols);
 	free(text);
 }
 
@@ -439,7 +447,7 @@ static void test_results_csv(void)
 	CU_ASSERT_EQUAL(csv_write_results(s, csv, &err), 0);
 	CU_ASSERT_EQUAL(err.len, 0);
 	check_file(csv, contract_results_header, want_results_text, want_results_rows,
-		   NROWS(want_results_rows));
+		   NROWS(want_results_rows), RESULTS_COLS);
 	/* Written again: replaced whole, no temporary files left. */
 	CU_ASSERT_EQUAL(csv_write_results(s, csv, &err), 0);
 	CU_ASSERT_EQUAL(count_temps(dir), 0);
@@ -463,7 +471,7 @@ static void test_files_csv(void)
 	CU_ASSERT_EQUAL(csv_write_files(s, csv, &err), 0);
 	CU_ASSERT_EQUAL(err.len, 0);
 	check_file(csv, contract_files_header, want_files_text, want_files_rows,
-		   NROWS(want_files_rows));
+		   NROWS(want_files_rows), FILES_COLS);
 	store_close(s);
 
 	sb_release(&err);

@@ -26,6 +26,7 @@
 #include "rig/module.h"
 #include "rig/modules/randio.h"
 #include "rig/util/payload.h"
+#include "io_util.h"
 #include "rig/util/strbuf.h"
 #include "test.h"
 
@@ -168,43 +169,21 @@ static double metric_of(const struct fake_sink *f, const char *name)
 }
 
 struct fixture {
-	char *dir;
-	void *state;
-	volatile sig_atomic_t cancel;
-	struct strbuf err;
+	struct iot_vol v;
 	struct fake_sink sink;
 	struct rig_sink rs;
-	struct rig_ctx ctx;
 };
 
 static void fx_init(struct fixture *f, uint64_t seed)
 {
 	memset(f, 0, sizeof(*f));
-	f->dir = test_tmpdir();
-	CU_ASSERT_PTR_NOT_NULL_FATAL(f->dir);
-	sb_init(&f->err);
 	f->rs = (struct rig_sink){ &f->sink, fs_metric, fs_file, fs_note };
-	f->ctx.dir = f->dir;
-	f->ctx.volume = "v";
-	f->ctx.seed = seed;
-	f->ctx.rep = 1;
-	f->ctx.direct = 1;
-	f->ctx.direct_used = 1; /* as the runner sets it: direct && module->direct_io */
-	f->ctx.cache_method = "direct";
-	f->ctx.sink = &f->rs;
-	f->ctx.cancel = &f->cancel;
-	f->ctx.volstate = &f->state;
-	f->ctx.err = &f->err;
+	iot_vol_init(&f->v, seed, &f->rs);
 }
 
 static void fx_done(struct fixture *f)
 {
-	const struct rig_module *m = module_find("randread");
-	if (f->state && m->release_state)
-		m->release_state(f->state);
-	test_rmtree(f->dir);
-	free(f->dir);
-	sb_release(&f->err);
+	iot_vol_done(&f->v);
 }
 
 /* Run module `name` with RIG_ENGINE=engine (NULL: unset). Clears the sink;
@@ -212,21 +191,8 @@ static void fx_done(struct fixture *f)
 static int run_module_q(struct fixture *f, const char *name, const struct randio_args *a,
 			const char *engine, int quiet)
 {
-	const struct rig_module *m = module_find(name);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(m->run);
 	memset(&f->sink, 0, sizeof(f->sink));
-	sb_reset(&f->err);
-	if (engine)
-		setenv("RIG_ENGINE", engine, 1);
-	else
-		unsetenv("RIG_ENGINE");
-	int rc = m->run(&f->ctx, a);
-	unsetenv("RIG_ENGINE");
-	if (rc < 0 && !quiet)
-		fprintf(stderr, "\n  %s (%s) failed: %s\n", name, engine ? engine : "auto",
-			f->err.buf);
-	return rc;
+	return iot_run(&f->v, name, a, engine, quiet);
 }
 
 static int run_module(struct fixture *f, const char *name, const struct randio_args *a,
@@ -240,19 +206,6 @@ static int run_failing(struct fixture *f, const char *name, const struct randio_
 		       const char *engine)
 {
 	return run_module_q(f, name, a, engine, 1);
-}
-
-static int have_uring(void)
-{
-	static int known = -1;
-	if (known < 0) {
-		struct strbuf why = STRBUF_INIT;
-		known = aio_probe(&why) == 0;
-		if (!known)
-			printf("\n  io_uring unavailable (%s): io_uring runs skipped\n", why.buf);
-		sb_release(&why);
-	}
-	return known;
 }
 
 static void check_metrics(const struct fake_sink *f, uint64_t block)
@@ -276,7 +229,7 @@ static void check_metrics(const struct fake_sink *f, uint64_t block)
 static void check_direct(const struct fixture *f, const char *name)
 {
 	CU_ASSERT_EQUAL(module_find(name)->direct_io, 1);
-	CU_ASSERT_EQUAL(f->ctx.direct_used, note_of(&f->sink, "direct") ? 0 : 1);
+	CU_ASSERT_EQUAL(f->v.ctx.direct_used, note_of(&f->sink, "direct") ? 0 : 1);
 }
 
 static void randread_with(const char *engine)
@@ -302,7 +255,7 @@ static void randread_with(const char *engine)
 
 static void test_randread_uring(void)
 {
-	if (have_uring())
+	if (iot_have_uring())
 		randread_with("io_uring");
 }
 
@@ -325,30 +278,6 @@ static int cmp_wr(const void *x, const void *y)
 	return a->block < b->block ? -1 : a->block > b->block;
 }
 
-static const unsigned char *sectors_base;
-
-static int cmp_sector(const void *a, const void *b)
-{
-	size_t i = *(const size_t *)a, j = *(const size_t *)b;
-	return memcmp(sectors_base + i * 512, sectors_base + j * 512, 512);
-}
-
-/* Number of 512-byte sectors of file[0..len) equal to another one. */
-static size_t equal_sectors(const unsigned char *file, size_t len)
-{
-	size_t ns = len / 512, dups = 0;
-	size_t *idx = malloc(ns * sizeof(*idx));
-	CU_ASSERT_PTR_NOT_NULL_FATAL(idx);
-	for (size_t i = 0; i < ns; i++)
-		idx[i] = i;
-	sectors_base = file;
-	qsort(idx, ns, sizeof(*idx), cmp_sector);
-	for (size_t i = 1; i < ns; i++)
-		dups += cmp_sector(&idx[i - 1], &idx[i]) == 0;
-	free(idx);
-	return dups;
-}
-
 /*
  * Replay the writes the engine issued (ops mode: every worker issues
  * exactly its budget from its own stream) and check every block of the
@@ -367,7 +296,7 @@ static void verify_file(struct fixture *f, const struct randio_args *a, int psyn
 	for (unsigned i = 0; i < nw; i++) {
 		struct randio_stream s;
 		unsigned t = psync ? i / (unsigned)a->qd : i, q = psync ? i % (unsigned)a->qd : 0;
-		randio_stream_init(&s, f->ctx.seed, t, q, nblocks, a->block);
+		randio_stream_init(&s, f->v.ctx.seed, t, q, nblocks, a->block);
 		for (uint64_t k = randio_budget(a->ops, nw, i); k; k--) {
 			uint64_t off = randio_stream_next(&s, &w[n].stream);
 			w[n].slot_base = s.slot_base;
@@ -379,10 +308,10 @@ static void verify_file(struct fixture *f, const struct randio_args *a, int psyn
 
 	struct payload pl;
 	size_t pool = a->block > RANDIO_FILL_CHUNK ? (size_t)a->block : RANDIO_FILL_CHUNK;
-	CU_ASSERT_EQUAL_FATAL(payload_init(&pl, randio_payload_seed(f->ctx.seed), pool), 0);
-	uint64_t fill = prng_derive_seed(f->ctx.seed, "randio/fill");
+	CU_ASSERT_EQUAL_FATAL(payload_init(&pl, randio_payload_seed(f->v.ctx.seed), pool), 0);
+	uint64_t fill = prng_derive_seed(f->v.ctx.seed, "randio/fill");
 	struct strbuf path = STRBUF_INIT;
-	sb_addf(&path, "%s/%s", f->dir, RANDIO_FILE);
+	sb_addf(&path, "%s/%s", f->v.dir, RANDIO_FILE);
 	int fd = open(path.buf, O_RDONLY);
 	CU_ASSERT_FATAL(fd >= 0);
 	struct stat st;
@@ -390,7 +319,7 @@ static void verify_file(struct fixture *f, const struct randio_args *a, int psyn
 	CU_ASSERT_EQUAL((uint64_t)st.st_size, a->span);
 	unsigned nslots = psync ? 1 : (unsigned)a->qd;
 	struct randio_stream slots; /* only for randio_slot_offset */
-	randio_stream_init(&slots, f->ctx.seed, 0, 0, nblocks, a->block);
+	randio_stream_init(&slots, f->v.ctx.seed, 0, 0, nblocks, a->block);
 	unsigned char *file = malloc(nblocks * a->block);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(file);
 	size_t j = 0, written = 0, bad = 0;
@@ -419,7 +348,7 @@ static void verify_file(struct fixture *f, const struct randio_args *a, int psyn
 	/* 3000 writes over 2048 blocks hit about 77% of them. */
 	CU_ASSERT(written > nblocks / 2);
 	/* Slot buffers are reused, but every sector's stamp is its own. */
-	CU_ASSERT_EQUAL(equal_sectors(file, nblocks * a->block), 0);
+	CU_ASSERT_EQUAL(iot_equal_sectors(file, nblocks * a->block), 0);
 	close(fd);
 	free(file);
 	sb_release(&path);
@@ -443,7 +372,7 @@ static void randwrite_with(const char *engine, unsigned qd, unsigned threads)
 
 static void test_randwrite_uring(void)
 {
-	if (have_uring()) {
+	if (iot_have_uring()) {
 		randwrite_with("io_uring", 16, 2);
 		randwrite_with("io_uring", 1, 1);
 	}
@@ -462,7 +391,7 @@ static void test_reuse(void)
 	struct randio_args a = { .block = 4096, .qd = 2, .threads = 1, .span = 8 << 20,
 				 .ops = 200 };
 	struct strbuf path = STRBUF_INIT;
-	sb_addf(&path, "%s/%s", f.dir, RANDIO_FILE);
+	sb_addf(&path, "%s/%s", f.v.dir, RANDIO_FILE);
 	struct stat st;
 
 	CU_ASSERT_EQUAL(run_module(&f, "randread", &a, "psync"), 0);
@@ -487,9 +416,9 @@ static void test_reuse(void)
 	check_metrics(&f.sink, a.block);
 
 	/* The end of the layout removes it. */
-	CU_ASSERT_PTR_NOT_NULL_FATAL(f.state);
-	module_find("randwrite")->release_state(f.state);
-	f.state = NULL;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f.v.state);
+	module_find("randwrite")->release_state(f.v.state);
+	f.v.state = NULL;
 	CU_ASSERT_EQUAL(stat(path.buf, &st), -1);
 	sb_release(&path);
 	fx_done(&f);
@@ -512,7 +441,7 @@ static void test_auto_engine(void)
 	CU_ASSERT_PTR_NOT_NULL(note_of(&f.sink, "engine_why"));
 	a.qd = 4;
 	CU_ASSERT_EQUAL_FATAL(run_module(&f, "randread", &a, NULL), 0);
-	CU_ASSERT_STRING_EQUAL(note_of(&f.sink, "engine"), have_uring() ? "io_uring" : "psync");
+	CU_ASSERT_STRING_EQUAL(note_of(&f.sink, "engine"), iot_have_uring() ? "io_uring" : "psync");
 	fx_done(&f);
 }
 
@@ -527,7 +456,7 @@ static void test_time_limit(void)
 	prep.time_ns = 0;
 	prep.ops = 1;
 	CU_ASSERT_EQUAL_FATAL(run_module(&f, "randread", &prep, NULL), 0);
-	const char *engines[] = { "psync", have_uring() ? "io_uring" : NULL };
+	const char *engines[] = { "psync", iot_have_uring() ? "io_uring" : NULL };
 	for (int k = 0; k < 2 && engines[k]; k++) {
 		double t0 = now_s();
 		CU_ASSERT_EQUAL(run_module(&f, "randread", &a, engines[k]), 0);
@@ -539,20 +468,40 @@ static void test_time_limit(void)
 	fx_done(&f);
 }
 
+/* Passes: each records its five metrics, pass by pass; the notes are the
+ * cell's, once. */
+static void test_passes(void)
+{
+	struct fixture f;
+	fx_init(&f, 808);
+	struct randio_args a = { .block = 4096, .qd = 4, .threads = 1, .span = 8 << 20,
+				 .ops = 500, .passes = 3 };
+	CU_ASSERT_EQUAL_FATAL(run_module(&f, "randread", &a, "psync"), 0);
+	CU_ASSERT_EQUAL_FATAL(f.sink.nm, 15);
+	for (int i = 0; i < 15; i++) {
+		CU_ASSERT_STRING_EQUAL(f.sink.m[i].name, f.sink.m[i % 5].name);
+		CU_ASSERT(f.sink.m[i].value > 0);
+	}
+	CU_ASSERT_STRING_EQUAL(note_of(&f.sink, "file"), "created");
+	/* Notes once per cell, not per pass. */
+	int files = 0;
+	for (int i = 0; i < f.sink.nn; i++)
+		files += !strcmp(f.sink.n[i].key, "file");
+	CU_ASSERT_EQUAL(files, 1);
+	fx_done(&f);
+}
+
 static void test_cancel(void)
 {
 	struct fixture f;
 	fx_init(&f, 505);
 	struct randio_args a = { .block = 4096, .qd = 4, .threads = 2, .span = 8 << 20,
 				 .time_ns = 10000000000ull };
-	f.cancel = 1;
+	f.v.cancel = 1;
 	CU_ASSERT_EQUAL(run_module(&f, "randread", &a, NULL), 0);
 	CU_ASSERT_EQUAL(f.sink.nm, 0);
 	/* Cancelled during the fill: no half file left under the real name. */
-	struct strbuf path = STRBUF_INIT;
-	sb_addf(&path, "%s/%s", f.dir, RANDIO_FILE);
-	CU_ASSERT_EQUAL(access(path.buf, F_OK), -1);
-	sb_release(&path);
+	CU_ASSERT_FALSE(iot_exists(&f.v, RANDIO_FILE));
 	fx_done(&f);
 }
 
@@ -563,16 +512,16 @@ static void test_errors(void)
 	struct randio_args a = { .block = 4096, .qd = 1, .threads = 1, .span = 8 << 20,
 				 .ops = 10 };
 	CU_ASSERT_EQUAL(run_failing(&f, "randread", &a, "bogus"), -EINVAL);
-	CU_ASSERT_PTR_NOT_NULL(strstr(f.err.buf, "RIG_ENGINE=bogus"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(f.v.err.buf, "RIG_ENGINE=bogus"));
 
 	struct strbuf missing = STRBUF_INIT;
-	sb_addf(&missing, "%s/no/such/dir", f.dir);
-	f.ctx.dir = missing.buf;
+	sb_addf(&missing, "%s/no/such/dir", f.v.dir);
+	f.v.ctx.dir = missing.buf;
 	int rc = run_failing(&f, "randwrite", &a, "psync");
 	CU_ASSERT_EQUAL(rc, -ENOENT);
-	CU_ASSERT_PTR_NOT_NULL(strstr(f.err.buf, missing.buf));
-	CU_ASSERT_PTR_NOT_NULL(strstr(f.err.buf, "cannot create"));
-	f.ctx.dir = f.dir;
+	CU_ASSERT_PTR_NOT_NULL(strstr(f.v.err.buf, missing.buf));
+	CU_ASSERT_PTR_NOT_NULL(strstr(f.v.err.buf, "cannot create"));
+	f.v.ctx.dir = f.v.dir;
 	sb_release(&missing);
 	fx_done(&f);
 }
@@ -593,6 +542,7 @@ void register_randio_tests(void)
 	test_add(s, "test file reused for the same span, made again otherwise", test_reuse);
 	test_add(s, "engine without RIG_ENGINE: psync at qd 1, io_uring above", test_auto_engine);
 	test_add(s, "time limit", test_time_limit);
+	test_add(s, "passes: each recorded apart, notes once", test_passes);
 	test_add(s, "cancel before the start", test_cancel);
 	test_add(s, "errors name the file and the operation", test_errors);
 }

@@ -259,11 +259,12 @@ static void test_summary_csv(void)
 	char ***rows;
 	CU_ASSERT_EQUAL(rfx_csv_parse(text, &rows), 0);
 	/* The header, spelled out: the grouping columns, the statistics, the
-	 * baseline difference, then outliers and drift. */
+	 * baseline difference, then outliers and drift, then passes. */
 	const char *want =
 		"run,layout,step,module,volume,fs,position,cycle,sweep_var,sweep_value,metric,unit,"
 		"n,mean,sd,median,min,max,ci_low,ci_high,baseline,pct_of_baseline,diff_pct,diff_ci_low,"
-		"diff_ci_high,p_value,outliers,missing,drift_slope,drift_ci_low,drift_ci_high,drift";
+		"diff_ci_high,p_value,outliers,missing,drift_slope,drift_ci_low,drift_ci_high,drift,"
+		"passes,best_of_passes";
 	CU_ASSERT_EQUAL(strncmp(text, want, strlen(want)), 0);
 	CU_ASSERT_STRING_EQUAL(summary_csv_header, want);
 	size_t nrows = 0;
@@ -275,7 +276,7 @@ static void test_summary_csv(void)
 		size_t nf = 0;
 		while (rows[i][nf])
 			nf++;
-		CU_ASSERT_EQUAL(nf, 32);
+		CU_ASSERT_EQUAL(nf, 34);
 	}
 	/* Step 1's mean rate of ext4 in ext4-first, recomputed independently. */
 	char **r = find_row(rows, "ext4-first", "1", "ext4", "rate");
@@ -309,7 +310,7 @@ static void test_summary_csv(void)
 	sb_addf(&p, "%s/summary.csv", f.dir);
 	const char *py[] = { "python3", "-c",
 			     "import csv,sys\nrows=list(csv.reader(open(sys.argv[1],newline=''),strict=True))\n"
-			     "assert all(len(r)==32 for r in rows)\nprint(len(rows))", p.buf, NULL };
+			     "assert all(len(r)==34 for r in rows)\nprint(len(rows))", p.buf, NULL };
 	char *out = NULL, *err = NULL;
 	int rc = rfx_run(py, &out, &err);
 	if (rc == 127) {
@@ -548,7 +549,8 @@ static void test_formats_and_empty(void)
 	CU_ASSERT_TRUE(s && !strcmp(s, "run,layout,step,module,volume,fs,position,cycle,sweep_var,"
 				       "sweep_value,metric,unit,n,mean,sd,median,min,max,ci_low,ci_high,"
 				       "baseline,pct_of_baseline,diff_pct,diff_ci_low,diff_ci_high,p_value,"
-				       "outliers,missing,drift_slope,drift_ci_low,drift_ci_high,drift\n"));
+				       "outliers,missing,drift_slope,drift_ci_low,drift_ci_high,drift,"
+				       "passes,best_of_passes\n"));
 	free(s);
 	test_rmtree(dir);
 	free(dir);
@@ -786,6 +788,123 @@ static void test_csv_equals_sql_writer(void)
 	sb_release(&err);
 }
 
+/*
+ * Passes: a step whose cells recorded a metric several times. Two
+ * repetitions of a seqread step, three passes each of rate (higher is
+ * better, one pass NaN) and lat_p50 (lower is better), and a null step
+ * with one sample per cell. Every pass is in n and the mean; the best of
+ * passes is the median over the cells of each cell's best pass; results.csv
+ * numbers the passes; results.json and report.html carry both.
+ */
+static void test_passes(void)
+{
+	static const double rate[2][3] = { { 100, 130, 110 }, { 90, NAN, 120 } };
+	static const double lat[2][3] = { { 50, 40, 60 }, { 70, 45, 55 } };
+	char *dir = test_tmpdir();
+	struct strbuf p = STRBUF_INIT, err = STRBUF_INIT;
+	sb_addf(&p, "%s/results.db", dir);
+	struct store *s = store_create(p.buf, &err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	struct store_run r = { .id = "passes", .plan_name = "passes", .started_utc = "2024-01-01T00:00:00Z",
+			       .plan_text = "rig: 1\nname: passes\ntarget:\n  dirs: [/tmp/v]\nrepeat: 2\n"
+					    "steps:\n  - seqread: { passes: 3 }\n  - null: {}\n"
+					    "report:\n  formats: [html, csv, json]\n" };
+	store_begin_run(s, &r, &err);
+	struct store_volume v = { .layout = "", .name = "v", .fs = "ext4", .position = 1 };
+	store_add_volume(s, &v, &err);
+	for (uint32_t seq = 1; seq <= 4; seq++) {
+		uint32_t rep = (seq + 1) / 2;
+		struct store_cell c = { .seq = seq, .phase = seq, .layout = "", .rep = rep,
+					.step = seq % 2 ? "1" : "2", .module = seq % 2 ? "seqread" : "null",
+					.volume_id = v.id };
+		store_cell_start(s, &c, "2024-01-01T00:00:01Z", &err);
+		for (int k = 0; k < 3 && seq % 2; k++) {
+			store_add_sample(s, seq, "rate", rate[rep - 1][k], "MB/s", "direct", &err);
+			store_add_sample(s, seq, "lat_p50", lat[rep - 1][k], "us", "direct", &err);
+		}
+		if (!(seq % 2))
+			store_add_sample(s, seq, "value", 1, "1", "", &err);
+		store_cell_end(s, seq, "2024-01-01T00:00:02Z", "done", NULL, &err);
+	}
+	store_end_run(s, "2024-01-01T00:01:00Z", "completed", NULL, &err);
+	CU_ASSERT_EQUAL_FATAL(err.len, 0);
+	store_close(s);
+	same_as_sql(dir); /* writes the reports; both results.csv writers agree */
+
+	struct rfx f = { .dir = dir };
+	char *text = rfx_file(&f, "summary.csv");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	char ***rows;
+	CU_ASSERT_EQUAL_FATAL(rfx_csv_parse(text, &rows), 0);
+	int cn = col_of(rows[0], "n"), cm = col_of(rows[0], "mean"), cp = col_of(rows[0], "passes"),
+	    cb = col_of(rows[0], "best_of_passes");
+	char **g = find_row(rows, "", "1", "v", "rate");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+	CU_ASSERT_STRING_EQUAL(g[cn], "5");
+	CU_ASSERT_DOUBLE_EQUAL(strtod(g[cm], NULL), 110, 1e-9);
+	CU_ASSERT_STRING_EQUAL(g[cp], "3");
+	CU_ASSERT_STRING_EQUAL(g[cb], "125"); /* median of 130 and 120 */
+	g = find_row(rows, "", "1", "v", "lat_p50");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+	CU_ASSERT_STRING_EQUAL(g[cb], "42.5"); /* lower is better: median of 40 and 45 */
+	g = find_row(rows, "", "2", "v", "value");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+	CU_ASSERT_STRING_EQUAL(g[cp], "1");
+	CU_ASSERT_STRING_EQUAL(g[cb], "");
+	rfx_csv_free(rows);
+	free(text);
+
+	/* results.csv: passes numbered in measurement order, per metric. */
+	text = rfx_file(&f, "results.csv");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	CU_ASSERT_EQUAL_FATAL(rfx_csv_parse(text, &rows), 0);
+	int cpass = col_of(rows[0], "pass"), cmet = col_of(rows[0], "metric");
+	CU_ASSERT_EQUAL(cpass, 19); /* after the contract's first 19 columns */
+	const char *want[][2] = { { "rate", "1" }, { "lat_p50", "1" }, { "rate", "2" }, { "lat_p50", "2" },
+				  { "rate", "3" }, { "lat_p50", "3" }, { "value", "" } };
+	for (size_t i = 0; i < 7; i++) {
+		CU_ASSERT_PTR_NOT_NULL_FATAL(rows[1 + i]);
+		CU_ASSERT_STRING_EQUAL(rows[1 + i][cmet], want[i][0]);
+		CU_ASSERT_STRING_EQUAL(rows[1 + i][cpass], want[i][1]);
+	}
+	rfx_csv_free(rows);
+	free(text);
+
+	/* results.json: valid, with the same numbers. */
+	sb_reset(&p);
+	sb_addf(&p, "%s/results.json", dir);
+	struct strbuf why = STRBUF_INIT;
+	CU_ASSERT_TRUE(validate_file(p.buf, &why));
+	json_object *doc = json_object_from_file(p.buf), *a, *x;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+	CU_ASSERT_TRUE_FATAL(json_object_object_get_ex(doc, "summary", &a));
+	x = json_object_array_get_idx(a, 0);
+	CU_ASSERT_TRUE(json_object_object_get_ex(x, "best_of_passes", &x));
+	CU_ASSERT_DOUBLE_EQUAL(json_object_get_double(x), 125, 1e-12);
+	CU_ASSERT_TRUE_FATAL(json_object_object_get_ex(doc, "samples", &a));
+	CU_ASSERT_TRUE(json_object_object_get_ex(json_object_array_get_idx(a, 2), "pass", &x));
+	CU_ASSERT_EQUAL(json_object_get_int(x), 2);
+	json_object_put(doc);
+	sb_release(&why);
+
+	/* report.html: the column beside the interval, and what it is. */
+	text = rfx_file(&f, "report.html");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "<th class=\"num\">95% CI of the mean</th>"
+					    "<th class=\"num\">best of passes</th>"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "is each cell's best pass (highest)"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "is each cell's best pass (lowest)"));
+	const char *step2 = strstr(text, "id=\"step-2\"");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(step2);
+	CU_ASSERT_PTR_NULL(strstr(step2, "best of passes")); /* no passes, no column */
+	free(text);
+
+	test_rmtree(dir);
+	free(dir);
+	sb_release(&p);
+	sb_release(&err);
+}
+
 void register_report_tests(void)
 {
 	CU_pSuite s = test_suite("reports (summary.csv, results.json, report.html)");
@@ -799,4 +918,5 @@ void register_report_tests(void)
 		 test_double_format);
 	test_add(s, "results.csv and files.csv from memory equal reports/csv.c's from SQL",
 		 test_csv_equals_sql_writer);
+	test_add(s, "passes: numbered, best of passes beside the mean in every format", test_passes);
 }

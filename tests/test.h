@@ -42,6 +42,9 @@ int test_run_rig(const char *const *args, char **out);
  */
 struct strbuf;
 int test_run_plan(const char *dir, const char *text, const char *seed, struct strbuf *out);
+/* `rig run -q -o out plan`: its exit status; what rig printed goes to
+ * stderr when it is not 0. */
+int test_run_plan_file(const char *plan, const char *out);
 /* The argument vector of the rig binary with args (NULL-terminated, without
  * argv[0]): test_rig_bin() first. The caller frees the array, not the
  * strings. */

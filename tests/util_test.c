@@ -202,6 +202,17 @@ int test_run_plan(const char *dir, const char *text, const char *seed, struct st
 	return rc;
 }
 
+int test_run_plan_file(const char *plan, const char *out)
+{
+	const char *args[] = { "run", "-q", "-o", out, plan, NULL };
+	char *log = NULL;
+	int rc = test_run_rig(args, &log);
+	if (rc != 0)
+		fprintf(stderr, "\nrig run %s exited %d:\n%s\n", plan, rc, log ? log : "");
+	free(log);
+	return rc;
+}
+
 /* --- strbuf --- */
 
 static void test_strbuf_basic(void)

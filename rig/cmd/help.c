@@ -115,19 +115,24 @@ static void help_modules(void)
 
 static void describe_bounds(struct strbuf *sb, const struct rig_param *p)
 {
-	if (p->min == 0 && p->max == 0)
+	if (p->min == 0 && p->max == 0 && !p->multiple)
 		return;
 	sb_adds(sb, " (");
 	if (p->min != 0)
 		sb_addf(sb, "min %.10g", p->min);
 	if (p->max != 0)
 		sb_addf(sb, "%smax %.10g", p->min != 0 ? ", " : "", p->max);
-	switch (p->type) {
-	case PT_SIZE: case PT_DIST: sb_adds(sb, " bytes"); break;
-	case PT_DURATION: sb_adds(sb, " ns"); break;
-	case PT_PERCENT: sb_adds(sb, " %"); break;
-	default: break;
+	if (p->min != 0 || p->max != 0) {
+		switch (p->type) {
+		case PT_SIZE: case PT_DIST: sb_adds(sb, " bytes"); break;
+		case PT_DURATION: sb_adds(sb, " ns"); break;
+		case PT_PERCENT: sb_adds(sb, " %"); break;
+		default: break;
+		}
 	}
+	if (p->multiple)
+		sb_addf(sb, "%sa multiple of %llu bytes", p->min != 0 || p->max != 0 ? ", " : "",
+			(unsigned long long)p->multiple);
 	sb_adds(sb, ")");
 }
 

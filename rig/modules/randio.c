@@ -2,60 +2,18 @@
  * randread and randwrite: random block-aligned I/O at a queue depth on one
  * file of `span` bytes (fio's randread/randwrite with one job per thread).
  *
- * A cell: (1) make sure the volume holds RANDIO_FILE of exactly `span`
- * bytes of payload, filled with 1 MiB sequential writes under a temporary
- * name and renamed when complete, so a file found under the final name is
- * whole and later randread/randwrite cells with the same span reuse it
- * (different span or missing: made again); (2) open it for measured I/O
- * (O_DIRECT/F_NOCACHE when the plan asks, no read-ahead); (3) set up the
- * workers of the engine (randio.h, randio_engine.c): buffers, queues,
- * histograms, all before the clock; (4) run them from one start line;
- * (5) merge their histograms and record iops, rate and latency
- * percentiles.
- *
- * Engines: io_uring at qd > 1 when the kernel allows it (platform/aio.h);
- * otherwise (qd 1, no io_uring, macOS) psync, threads x qd threads doing
- * pread/pwrite. RIG_ENGINE=psync or RIG_ENGINE=io_uring forces one (tests,
- * benchmarks; io_uring then fails rather than fall back). The engine used
- * is a note of the cell ("engine"), and so is why psync was chosen
- * ("engine_why").
- *
- * Payload (randwrite): every write carries a fresh payload stream; its
- * slot's buffer, filled once before the clock, gets that stream's stamps
- * (payload_restamp), so every 512-byte sector written is unique.
- *
- * Timing: from the first submission to the last completion, across all
- * workers. randwrite also syncs the file at the end, inside the timing
- * (methodology: time the final sync of written data; without it a
- * buffered randwrite would measure memory copies). The latency
- * percentiles are those of the requests themselves, without the sync.
- *
- * Rejected: timing per worker and adding rates (a worker that started late
- * or ended early would inflate the sum); sharing one file descriptor's
- * offset (pread/pwrite and io_uring take the offset per request); one
- * payload buffer for all requests in flight (the kernel may still be
- * reading it for a write while it is refilled); payload_copy of a fresh
- * window of the pool into the slot's buffer for every write (the window
- * is cache-cold: randwrite at 4K QD32 on a RAM-backed loop device
- * measured 0.81-0.96 x fio; each slot is now filled once before the clock
- * and restamped per write, fio's scramble_buffers: see randio.h).
+ * The job itself (the test file, laid out untimed and reused by later
+ * cells of the same span; the engines; the start line; the timing with a
+ * write's final sync inside it) is randio_job.c's, shared with seqread and
+ * seqwrite: these modules are its random offsets, their parameters and
+ * what a pass records (iops, rate, latency percentiles). Offsets are
+ * uniform over the floor(span / block) blocks, from a stream per worker
+ * (randio.h), so a cell's requests are reproducible from its seed; the
+ * streams go on from pass to pass, so each pass draws new offsets.
  */
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include <stddef.h>
 
-#include "../../platform/aio.h"
-#include "../../platform/platform.h"
 #include "../module.h"
-#include "../util/fault.h"
-#include "../util/payload.h"
-#include "../util/strbuf.h"
-#include "../util/xalloc.h"
 #include "randio.h"
 
 static const struct rig_metric randio_metrics[] = {
@@ -77,9 +35,13 @@ static const struct rig_param randio_params[] = {
 	{ .name = "span", .type = PT_SIZE, .offset = offsetof(struct randio_args, span),
 	  .def = "1G", .min = 4096, .help = "size of the test file the offsets fall in" },
 	{ .name = "time", .type = PT_DURATION, .offset = offsetof(struct randio_args, time_ns),
-	  .def = "10s", .min = 1e6, .group = "limit", .help = "how long to run" },
+	  .def = "10s", .min = 1e6, .group = "limit", .help = "how long each pass runs" },
 	{ .name = "ops", .type = PT_UINT, .offset = offsetof(struct randio_args, ops),
-	  .min = 1, .group = "limit", .help = "how many requests to complete (instead of time)" },
+	  .min = 1, .group = "limit",
+	  .help = "how many requests each pass completes (instead of time)" },
+	{ .name = "passes", .type = PT_UINT, .offset = offsetof(struct randio_args, passes),
+	  .def = "1", .min = 1, .max = 1000,
+	  .help = "passes, each measured and recorded apart (the disk-mark tools' passes)" },
 	{ .name = NULL },
 };
 
@@ -91,455 +53,24 @@ static void randio_check(const void *a, struct diag *d, struct mark at)
 			   (unsigned long long)r->span, (unsigned long long)r->block);
 }
 
-/* --- per-volume state: the test file, removed at the end of the layout --- */
-
-struct randio_state {
-	char *path;
-};
-
-static void randio_release(void *state)
+static void randio_record(struct rig_ctx *ctx, const struct randio_pass *p)
 {
-	struct randio_state *s = state;
-	if (!s)
-		return;
-	if (s->path)
-		unlink(s->path);
-	free(s->path);
-	free(s);
-}
-
-static void remember_file(struct rig_ctx *ctx, const char *path)
-{
-	if (!ctx->volstate || *ctx->volstate)
-		return;
-	struct randio_state *s = xcalloc(1, sizeof(*s));
-	s->path = xstrdup(path);
-	*ctx->volstate = s;
-}
-
-/* --- the test file --- */
-
-static int write_all(int fd, const void *buf, size_t len, uint64_t off)
-{
-	const unsigned char *p = buf;
-	while (len) {
-		ssize_t n = fault_pwrite(fd, p, len, (off_t)off);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			return -EIO;
-		p += n;
-		len -= (size_t)n;
-		off += (uint64_t)n;
-	}
-	return 0;
-}
-
-/* The cell's payload pool (64 MiB of prng output: made only when the cell
- * writes, the fill or randwrite). Windows up to max(block, fill chunk). */
-static int make_payload(struct rig_ctx *ctx, struct payload *pl, uint64_t block)
-{
-	size_t len = block > RANDIO_FILL_CHUNK ? (size_t)block : RANDIO_FILL_CHUNK;
-	int rc = payload_init(pl, randio_payload_seed(ctx->seed), len);
-	if (rc < 0)
-		sb_addf(ctx->err, "cannot allocate the payload pool: %s", strerror(-rc));
-	return rc;
-}
-
-/*
- * Make path a complete file of span bytes of payload unless it already is
- * one. *created tells which. 0, 1 when cancelled, or a negative errno.
- * Makes the payload pool *pl when it fills the file.
- */
-static int prepare_file(struct rig_ctx *ctx, const char *path, uint64_t span, uint64_t block,
-			struct payload *pl, int *created)
-{
-	struct stat st;
-	*created = 0;
-	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size == span)
-		return 0;
-	*created = 1;
-	if (unlink(path) < 0 && errno != ENOENT) { /* free its space before filling */
-		int e = errno;
-		sb_addf(ctx->err, "cannot remove %s: %s", path, strerror(e));
-		return -e;
-	}
-	int rc = pl->pool ? 0 : make_payload(ctx, pl, block);
-	if (rc < 0)
-		return rc;
-	struct strbuf tmp = STRBUF_INIT;
-	sb_addf(&tmp, "%s.tmp", path);
-	int applied;
-	int fd = plat_open_data(tmp.buf, O_WRONLY | O_CREAT | O_TRUNC, 0644, ctx->direct, &applied);
-	if (fd < 0) {
-		sb_addf(ctx->err, "cannot create %s: %s", tmp.buf, strerror(-fd));
-		sb_release(&tmp);
-		return fd;
-	}
-	/* Direct I/O wants whole aligned blocks: write past the end, then cut. */
-	uint64_t align = plat_direct_align();
-	uint64_t total = applied ? (span + align - 1) / align * align : span;
-	uint64_t stream = prng_derive_seed(ctx->seed, "randio/fill");
-	for (uint64_t off = 0; off < total && rc == 0;) {
-		if (*ctx->cancel) {
-			rc = 1;
-			break;
-		}
-		size_t n = total - off < RANDIO_FILL_CHUNK ? (size_t)(total - off) : RANDIO_FILL_CHUNK;
-		const void *src = payload_block(pl, stream, off, n);
-		rc = write_all(fd, src, n, off);
-		if (rc < 0)
-			sb_addf(ctx->err, "cannot write %s at offset %llu: %s", tmp.buf,
-				(unsigned long long)off, strerror(-rc));
-		off += n;
-	}
-	if (rc == 0 && total != span && ftruncate(fd, (off_t)span) < 0) {
-		rc = -errno;
-		sb_addf(ctx->err, "cannot truncate %s: %s", tmp.buf, strerror(-rc));
-	}
-	if (rc == 0) {
-		rc = fault_full_sync(fd);
-		if (rc < 0)
-			sb_addf(ctx->err, "cannot sync %s: %s", tmp.buf, strerror(-rc));
-	}
-	if (rc == 0 && !applied)
-		plat_drop_file_cache(fd); /* best effort: reads must not start from the cache */
-	close(fd);
-	if (rc == 0 && rename(tmp.buf, path) < 0) {
-		rc = -errno;
-		sb_addf(ctx->err, "cannot rename %s to %s: %s", tmp.buf, path, strerror(-rc));
-	}
-	if (rc != 0)
-		unlink(tmp.buf);
-	sb_release(&tmp);
-	return rc;
-}
-
-/* --- engine choice --- */
-
-/*
- * Pick the engine: RIG_ENGINE when set; else psync at qd 1 (one request at
- * a time is what a pread/pwrite loop does with the fewest instructions:
- * measured against fio, io_uring at QD1 is no faster for reads and about
- * 10% slower for O_DIRECT writes); else io_uring when it works here, else
- * psync with the reason in *why. 0 or -EINVAL/-ENOSYS (err set).
- */
-static int choose_engine(struct rig_ctx *ctx, uint64_t qd, enum randio_engine *e,
-			 struct strbuf *why)
-{
-	const char *env = getenv("RIG_ENGINE");
-	const char *aio = aio_engine_name();
-	struct strbuf probe = STRBUF_INIT;
-	int rc = 0;
-	if (env && *env && !strcmp(env, "psync")) {
-		*e = RANDIO_PSYNC;
-		sb_adds(why, "RIG_ENGINE=psync");
-	} else if (env && *env && strcmp(env, "io_uring") != 0) {
-		sb_addf(ctx->err, "RIG_ENGINE=%s is not an engine (io_uring or psync)", env);
-		rc = -EINVAL;
-	} else if (!(env && *env) && qd == 1) {
-		*e = RANDIO_PSYNC;
-		sb_adds(why, "qd 1: one synchronous request at a time");
-	} else if (aio_probe(&probe) == 0) {
-		*e = RANDIO_QUEUE;
-	} else if (env && *env) {
-		sb_addf(ctx->err, "RIG_ENGINE=io_uring, but io_uring cannot be used here: %s",
-			probe.buf);
-		rc = -ENOSYS;
-	} else {
-		*e = RANDIO_PSYNC;
-		sb_addf(why, "%s unavailable: %s", aio ? aio : "asynchronous I/O", probe.buf);
-	}
-	sb_release(&probe);
-	return rc;
-}
-
-/* --- workers --- */
-
-struct randio_run {
-	struct randio_job job;
-	struct randio_gate gate;
-	struct randio_worker *w;
-	unsigned nw;
-	unsigned started;
-};
-
-static void free_workers(struct randio_run *r)
-{
-	for (unsigned i = 0; i < r->nw; i++) {
-		struct randio_worker *w = &r->w[i];
-		if (w->bufs && !w->unsafe_bufs)
-			free(w->bufs[0]);
-		free(w->bufs);
-		free(w->slots);
-		free(w->hist);
-	}
-	free(r->w);
-	r->w = NULL;
-}
-
-static int alloc_workers(struct randio_run *r, const struct randio_args *a, enum randio_engine e,
-			 uint64_t seed, struct strbuf *err)
-{
-	unsigned threads = (unsigned)a->threads, qd = (unsigned)a->qd;
-	r->nw = e == RANDIO_QUEUE ? threads : threads * qd;
-	unsigned nslots = e == RANDIO_QUEUE ? qd : 1;
-	size_t align = plat_direct_align();
-	size_t bytes = (size_t)nslots * (size_t)a->block;
-	/* All buffers are touched before the clock starts: refuse what would
-	 * push the machine into swap rather than measure it. */
-	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
-	double phys = pages > 0 && psize > 0 ? (double)pages * (double)psize : 0;
-	if (phys > 0 && (double)bytes * r->nw > phys / 2) {
-		sb_addf(err, "buffers for %u x %u requests of %llu bytes need %.0f MiB, more than "
-			     "half of this machine's memory",
-			r->nw, nslots, (unsigned long long)a->block, (double)bytes * r->nw / 1048576.0);
-		return -ENOMEM;
-	}
-	r->w = xcalloc(r->nw, sizeof(*r->w));
-	for (unsigned i = 0; i < r->nw; i++) {
-		struct randio_worker *w = &r->w[i];
-		w->job = &r->job;
-		w->gate = &r->gate;
-		w->thread = e == RANDIO_QUEUE ? i : i / qd;
-		w->queue = e == RANDIO_QUEUE ? 0 : i % qd;
-		w->nslots = nslots;
-		randio_stream_init(&w->stream, seed, w->thread, w->queue, r->job.nblocks, a->block);
-		w->budget = r->job.ops_mode ? randio_budget(a->ops, r->nw, i) : 0;
-		w->bufs = xcalloc(nslots, sizeof(*w->bufs));
-		void *mem = plat_alloc_io(bytes, align);
-		if (!mem) {
-			sb_addf(err, "cannot allocate %zu bytes of I/O buffers", bytes);
-			return -ENOMEM;
-		}
-		/* Fault the pages in now, not in the timing; writes fill each slot
-		 * with its payload once (randio.h), then only restamp it. */
-		if (!r->job.write)
-			memset(mem, 0, bytes);
-		for (unsigned s = 0; s < nslots; s++) {
-			w->bufs[s] = (char *)mem + (size_t)s * a->block;
-			if (r->job.write)
-				payload_copy(r->job.payload, w->stream.slot_base,
-					     randio_slot_offset(&w->stream, s), w->bufs[s],
-					     (size_t)a->block);
-		}
-		w->slots = xcalloc(nslots, sizeof(*w->slots));
-		w->hist = xmalloc(sizeof(*w->hist));
-		hist_reset(w->hist);
-	}
-	return 0;
-}
-
-/* Start every worker, fire the start when all are set up, wait for them.
- * 0, or a negative errno when threads could not be started (err set);
- * the workers' own errors are left in the workers. */
-static int run_workers(struct randio_run *r, enum randio_engine e, uint64_t time_ns,
-		       struct strbuf *err)
-{
-	pthread_attr_t attr;
-	pthread_attr_init(&attr);
-	size_t stack = 512u << 10;
-	if (stack < (size_t)PTHREAD_STACK_MIN)
-		stack = (size_t)PTHREAD_STACK_MIN;
-	pthread_attr_setstacksize(&attr, stack);
-	pthread_t *tid = xcalloc(r->nw, sizeof(*tid));
-	void *(*body)(void *) = e == RANDIO_QUEUE ? randio_queue_worker : randio_psync_worker;
-	int rc = 0;
-	for (r->started = 0; r->started < r->nw; r->started++) {
-		int e2 = pthread_create(&tid[r->started], &attr, body, &r->w[r->started]);
-		if (e2) {
-			sb_addf(err, "cannot start I/O thread %u of %u: %s", r->started + 1, r->nw,
-				strerror(e2));
-			rc = -e2;
-			break;
-		}
-	}
-	pthread_attr_destroy(&attr);
-
-	pthread_mutex_lock(&r->gate.mu);
-	while (r->gate.ready < r->started)
-		pthread_cond_wait(&r->gate.cv, &r->gate.mu);
-	int ok = rc == 0;
-	for (unsigned i = 0; i < r->started; i++)
-		if (r->w[i].err)
-			ok = 0;
-	if (ok)
-		r->job.deadline = plat_clock_ns() + time_ns;
-	r->gate.go = ok ? 1 : -1;
-	pthread_cond_broadcast(&r->gate.cv);
-	pthread_mutex_unlock(&r->gate.mu);
-
-	for (unsigned i = 0; i < r->started; i++)
-		pthread_join(tid[i], NULL);
-	free(tid);
-	return rc;
-}
-
-/* The message for a worker's error. */
-static void worker_error(const struct randio_worker *w, int write, int started, int direct,
-			 const char *path, struct strbuf *err)
-{
-	const char *op = write ? "write" : "read";
-	if (!started) {
-		sb_addf(err, "cannot set up io_uring on %s: %s", path, w->setup);
-	} else if (w->err_off == UINT64_MAX) {
-		sb_addf(err, "io_uring wait failed on %s: %s", path, strerror(-w->err));
-	} else if (w->err_res >= 0) {
-		sb_addf(err, "short %s of %s at offset %llu: %lld of %llu bytes", op, path,
-			(unsigned long long)w->err_off, (long long)w->err_res,
-			(unsigned long long)w->job->block);
-	} else {
-		sb_addf(err, "cannot %s %s at offset %llu: %s", op, path,
-			(unsigned long long)w->err_off, strerror(-w->err));
-		if (w->err == -EINVAL && direct)
-			sb_addf(err, " (with direct I/O, block must be a multiple of the device's "
-				     "sector size)");
-	}
-}
-
-static void note(struct rig_ctx *ctx, const char *key, const char *value)
-{
-	if (ctx->sink && ctx->sink->note)
-		ctx->sink->note(ctx->sink->opaque, key, value);
+	struct rig_sink *s = ctx->sink;
+	s->metric(s->opaque, "iops", (double)p->done / p->seconds, "IO/s");
+	s->metric(s->opaque, "rate", (double)p->bytes / p->seconds / 1e6, "MB/s");
+	s->metric(s->opaque, "lat_p50", p->lat_p50, "us");
+	s->metric(s->opaque, "lat_p99", p->lat_p99, "us");
+	s->metric(s->opaque, "lat_p999", p->lat_p999, "us");
 }
 
 static int randio_run(struct rig_ctx *ctx, const struct randio_args *a, int write)
 {
-	struct strbuf path = STRBUF_INIT, why = STRBUF_INIT;
-	struct payload pl;
-	memset(&pl, 0, sizeof(pl));
-	struct randio_run r;
-	memset(&r, 0, sizeof(r));
-	pthread_mutex_init(&r.gate.mu, NULL);
-	pthread_cond_init(&r.gate.cv, NULL);
-	int fd = -1, rc, created = 0, direct = 0;
-	enum randio_engine engine = RANDIO_PSYNC;
-
-	sb_addf(&path, "%s/%s", ctx->dir, RANDIO_FILE);
-	rc = choose_engine(ctx, a->qd, &engine, &why);
-	if (rc < 0)
-		goto out;
-	if (engine == RANDIO_PSYNC && a->threads * a->qd > RANDIO_MAX_PSYNC_WORKERS) {
-		sb_addf(ctx->err, "the psync engine (%s) would need threads x qd = %llu threads; "
-				  "at most %u",
-			why.buf, (unsigned long long)(a->threads * a->qd),
-			RANDIO_MAX_PSYNC_WORKERS);
-		rc = -EINVAL;
-		goto out;
-	}
-	remember_file(ctx, path.buf);
-	rc = prepare_file(ctx, path.buf, a->span, a->block, &pl, &created);
-	if (rc != 0) {
-		rc = rc > 0 ? 0 : rc; /* cancelled: nothing measured */
-		goto out;
-	}
-	fd = plat_open_data(path.buf, write ? O_RDWR : O_RDONLY, 0, ctx->direct, &direct);
-	if (fd < 0) {
-		rc = fd;
-		sb_addf(ctx->err, "cannot open %s: %s", path.buf, strerror(-rc));
-		goto out;
-	}
-	plat_no_readahead(fd);
-	if (ctx->direct && !direct)
-		ctx->direct_used = 0; /* the cache column: buffered after all */
-
-	r.job.fd = fd;
-	r.job.write = write;
-	r.job.block = a->block;
-	r.job.nblocks = a->span / a->block;
-	r.job.qd = (unsigned)a->qd;
-	r.job.ops_mode = a->ops > 0;
-	if (write && !pl.pool) {
-		rc = make_payload(ctx, &pl, a->block);
-		if (rc < 0)
-			goto out;
-	}
-	r.job.payload = &pl;
-	r.job.cancel = ctx->cancel;
-	rc = alloc_workers(&r, a, engine, ctx->seed, ctx->err);
-	if (rc < 0)
-		goto out;
-	rc = run_workers(&r, engine, a->time_ns, ctx->err);
-	if (rc < 0)
-		goto out;
-	for (unsigned i = 0; i < r.nw; i++) {
-		if (r.w[i].err) {
-			worker_error(&r.w[i], write, r.gate.go > 0, direct, path.buf, ctx->err);
-			rc = r.w[i].err;
-			break;
-		}
-	}
-	if (rc < 0 && !*ctx->cancel)
-		goto out;
-	if (*ctx->cancel) {
-		rc = 0;
-		goto out;
-	}
-
-	uint64_t sync_ns = 0;
-	if (write) {
-		uint64_t t = plat_clock_ns();
-		rc = fault_full_sync(fd);
-		sync_ns = plat_clock_ns() - t;
-		if (rc < 0) {
-			sb_addf(ctx->err, "cannot sync %s: %s", path.buf, strerror(-rc));
-			goto out;
-		}
-	}
-
-	struct histogram *h = xmalloc(sizeof(*h));
-	hist_reset(h);
-	uint64_t done = 0, t0 = UINT64_MAX, t1 = 0;
-	for (unsigned i = 0; i < r.nw; i++) {
-		const struct randio_worker *w = &r.w[i];
-		if (!w->done)
-			continue;
-		hist_merge(h, w->hist);
-		done += w->done;
-		if (w->t_first < t0)
-			t0 = w->t_first;
-		if (w->t_last > t1)
-			t1 = w->t_last;
-	}
-	if (!done || t1 <= t0) {
-		sb_addf(ctx->err, "no %s of %s completed", write ? "write" : "read", path.buf);
-		free(h);
-		rc = -EIO;
-		goto out;
-	}
-	double secs = (double)(t1 - t0 + sync_ns) / 1e9;
-
-	note(ctx, "engine", engine == RANDIO_QUEUE ? aio_engine_name() : "psync");
-	if (why.len)
-		note(ctx, "engine_why", why.buf);
-	if (engine == RANDIO_QUEUE)
-		note(ctx, "io_uring", r.w[0].setup);
-	if (ctx->direct && !direct)
-		note(ctx, "direct", "refused by the file system: buffered I/O");
-	note(ctx, "file", created ? "created" : "reused");
-
-	struct rig_sink *s = ctx->sink;
-	s->metric(s->opaque, "iops", (double)done / secs, "IO/s");
-	s->metric(s->opaque, "rate", (double)done * (double)a->block / secs / 1e6, "MB/s");
-	s->metric(s->opaque, "lat_p50", hist_percentile(h, 50) / 1e3, "us");
-	s->metric(s->opaque, "lat_p99", hist_percentile(h, 99) / 1e3, "us");
-	s->metric(s->opaque, "lat_p999", hist_percentile(h, 99.9) / 1e3, "us");
-	free(h);
-	rc = 0;
-out:
-	if (r.w)
-		free_workers(&r);
-	if (fd >= 0)
-		close(fd);
-	payload_release(&pl);
-	pthread_mutex_destroy(&r.gate.mu);
-	pthread_cond_destroy(&r.gate.cv);
-	sb_release(&path);
-	sb_release(&why);
-	return rc;
+	struct randio_spec sp = {
+		.block = a->block, .qd = a->qd, .threads = a->threads, .span = a->span,
+		.time_ns = a->time_ns, .ops = a->ops, .passes = a->passes, .write = write,
+		.data = RANDIO_DATA_RANDOM, .record = randio_record,
+	};
+	return randio_job_run(ctx, &sp);
 }
 
 static int randread_run(struct rig_ctx *ctx, const void *args)
@@ -555,12 +86,14 @@ static int randwrite_run(struct rig_ctx *ctx, const void *args)
 const struct rig_module rig_module_randread = {
 	.name = "randread",
 	.summary = "random reads at a queue depth on one file",
-	.help = "Creates a file of `span` bytes of payload (untimed; reused by later randread and "
-		"randwrite steps of the same span on the volume), then reads `block`-sized, "
-		"block-aligned, uniformly random offsets with `qd` requests in flight on each "
-		"of `threads` threads, for `time` or `ops`. Engine: io_uring on Linux at qd > 1 "
-		"when available, otherwise threads doing pread/pwrite (psync); the environment "
-		"variable RIG_ENGINE=psync or RIG_ENGINE=io_uring forces one.",
+	.help = "Creates a file of `span` bytes of payload (untimed; reused by later randread, "
+		"randwrite, seqread and seqwrite steps of the same span on the volume), then "
+		"reads `block`-sized, block-aligned, uniformly random offsets with `qd` requests "
+		"in flight on each of `threads` threads, for `time` or `ops`, in `passes` passes "
+		"recorded apart (the disk-mark tools' passes; the report shows the best beside "
+		"the mean). Engine: io_uring on Linux at qd > 1 when available, otherwise "
+		"threads doing pread/pwrite (psync); the environment variable RIG_ENGINE=psync "
+		"or RIG_ENGINE=io_uring forces one.",
 	.kind = MOD_READS,
 	.headline = { "iops", +1 },
 	.direct_io = 1,

@@ -1,6 +1,8 @@
 /*
- * The two engines of randread/randwrite (see randio.h): the loops that run
- * while the clock runs, kept side by side so their costs can be compared.
+ * The two engines of randread/randwrite and seqread/seqwrite (see
+ * randio.h): the loops that run while the clock runs, kept side by side so
+ * their costs can be compared. A loop runs one pass; randio_job.c starts
+ * the threads, once per pass.
  *
  * Queue engine (io_uring via platform/aio.h), fio's io_uring loop: fill
  * the queue and submit it, then repeatedly wait for at least one
@@ -54,6 +56,16 @@ void randio_stream_init(struct randio_stream *s, uint64_t seed, unsigned thread,
 	s->nblocks = nblocks;
 	s->block = block;
 	s->k = 0;
+	s->seq_base = s->seq_stride = s->seq_count = s->seq_i = 0;
+}
+
+void randio_stream_sequential(struct randio_stream *s, uint64_t base, uint64_t stride,
+			      uint64_t count)
+{
+	s->seq_base = base;
+	s->seq_stride = stride;
+	s->seq_count = count;
+	s->seq_i = 0;
 }
 
 uint64_t randio_payload_seed(uint64_t cell_seed)
@@ -96,7 +108,8 @@ static inline void queue_issue(struct randio_worker *w, struct aio_queue *q, uns
 	const struct randio_job *job = w->job;
 	uint64_t stream;
 	uint64_t off = randio_stream_next(&w->stream, &stream);
-	if (job->write)
+	w->issued++;
+	if (job->write && !job->zero)
 		payload_restamp(job->payload, stream, off, w->bufs[s], job->block);
 	aio_prep(q, s, off, job->write);
 	w->slots[s].off = off;
@@ -104,7 +117,7 @@ static inline void queue_issue(struct randio_worker *w, struct aio_queue *q, uns
 
 static inline int may_issue(const struct randio_worker *w)
 {
-	return !w->job->ops_mode || w->stream.k < w->budget;
+	return !w->job->ops_mode || w->issued < w->budget;
 }
 
 /* Submit what is prepared, again if a signal interrupted the call. */
@@ -209,8 +222,10 @@ void *randio_psync_worker(void *arg)
 	while (may_issue(w) && !*job->cancel) {
 		uint64_t stream;
 		uint64_t off = randio_stream_next(&w->stream, &stream);
+		w->issued++;
 		if (job->write) {
-			payload_restamp(job->payload, stream, off, buf, len);
+			if (!job->zero)
+				payload_restamp(job->payload, stream, off, buf, len);
 			t0 = plat_clock_ns();
 		}
 		if (first) {
