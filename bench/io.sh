@@ -180,33 +180,34 @@ suite() {
 		"  - randread: { block: 4K, qd: 1, span: 1G, time: ${T}s }" randread iops riops \
 		--rw=randread --bs=4k --size=1G --ioengine=psync --direct=1 \
 		--time_based --runtime="$T"
-	# seqread/seqwrite against fio's same job (issue #15): one pass of T
-	# seconds over a laid-out file, wrapping at its end, as fio's time_based
-	# job does; the write syncs at the end of its pass, fio with end_fsync.
-	compare "$dev seq read 128K QD32 (MB/s)" "$mnt" \
-		"  - seqread: { block: 128K, qd: 32, span: 1G, time: ${T}s }" seqread rate rbwf \
-		--rw=read --bs=128k --size=1G --ioengine=io_uring --iodepth=32 --direct=1 \
-		--time_based --runtime="$T"
-	compare "$dev seq write 128K QD32 (MB/s)" "$mnt" \
-		"  - seqwrite: { block: 128K, qd: 32, span: 1G, time: ${T}s }" seqwrite rate wbwo \
-		--rw=write --bs=128k --size=1G --ioengine=io_uring --iodepth=32 --direct=1 \
-		--time_based --runtime="$T" --end_fsync=1
-	# The same with fio's ring set up as rig sets up its own: buffers and
-	# file registered with the kernel (no per-request page mapping), buffers
-	# in huge pages (one segment per request: with 4 KiB pages a 128 KiB
-	# request is 32 segments, and the virtio disk under the disk-backed loop
-	# then holds fewer requests at once). Huge pages for fio need
-	# vm.nr_hugepages, set for these rows and put back.
+	# seqread/seqwrite against fio's same job (issue #15), then with fio's
+	# ring set up as rig sets up its own: buffers and file registered with
+	# the kernel (no per-request page mapping), buffers in huge pages (one
+	# segment per request: with 4 KiB pages a 128 KiB request is 32
+	# segments, and the virtio disk under the disk-backed loop then holds
+	# fewer requests at once). Huge pages for fio need vm.nr_hugepages,
+	# lent for those rows.
+	seq_pair "$dev" "$mnt" ""
 	echo $((HP0 + 8)) > /proc/sys/vm/nr_hugepages
-	compare "$dev seq read 128K QD32, fio as rig (MB/s)" "$mnt" \
+	seq_pair "$dev" "$mnt" ", fio as rig" --fixedbufs --registerfiles --iomem=shmhuge
+	echo "$HP0" > /proc/sys/vm/nr_hugepages
+}
+
+# seq_pair DEV MNT TAG FIO_ARGS...: seqread and seqwrite at 128K QD32, one
+# pass of T seconds over a laid-out file, wrapping at its end, as fio's
+# time_based job does; the write syncs at the end of its pass, fio with
+# end_fsync. FIO_ARGS are added to both fio jobs, TAG to both labels.
+seq_pair() {
+	local dev=$1 mnt=$2 tag=$3
+	shift 3
+	compare "$dev seq read 128K QD32$tag (MB/s)" "$mnt" \
 		"  - seqread: { block: 128K, qd: 32, span: 1G, time: ${T}s }" seqread rate rbwf \
 		--rw=read --bs=128k --size=1G --ioengine=io_uring --iodepth=32 --direct=1 \
-		--time_based --runtime="$T" --fixedbufs --registerfiles --iomem=shmhuge
-	compare "$dev seq write 128K QD32, fio as rig (MB/s)" "$mnt" \
+		--time_based --runtime="$T" "$@"
+	compare "$dev seq write 128K QD32$tag (MB/s)" "$mnt" \
 		"  - seqwrite: { block: 128K, qd: 32, span: 1G, time: ${T}s }" seqwrite rate wbwo \
 		--rw=write --bs=128k --size=1G --ioengine=io_uring --iodepth=32 --direct=1 \
-		--time_based --runtime="$T" --end_fsync=1 --fixedbufs --registerfiles --iomem=shmhuge
-	echo "$HP0" > /proc/sys/vm/nr_hugepages
+		--time_based --runtime="$T" --end_fsync=1 "$@"
 }
 
 echo "rig $("$RIG" --version | cut -d' ' -f2), fio $(fio --version), $(nproc) cores, pairs=$PAIRS"
