@@ -118,7 +118,7 @@ void fnd_difference(struct fctx *c, uint32_t ti)
 	}
 	if (!ngroups)
 		return;
-	const char *unit = rd_str(d, hi->unit), *metric = rd_str(d, t->headline);
+	const char *unit = rd_str(d, hi->unit);
 	struct stats_diff df;
 	const struct rd_group *x = best, *b = best ? &d->groups[best->base] : NULL;
 	if (!best && ngroups > 1 && hi != lo) {
@@ -144,7 +144,9 @@ void fnd_difference(struct fctx *c, uint32_t ti)
 		f->ci_low = hi->s.ci_low;
 		f->ci_high = hi->s.ci_high;
 		f->n = hi->s.n;
-		sb_addf(&c->sb, "%s: mean ", metric);
+		/* The metric is named by the row (and the page's line before
+		 * the sentence): "rate: rate: mean" read as a stutter. */
+		sb_adds(&c->sb, "mean ");
 		fnd_add_value(&c->sb, hi->s.mean, unit);
 		fnd_add_ci_p(&c->sb, hi->s.ci_low, hi->s.ci_high, NAN, 0);
 		sb_adds(&c->sb, "; nothing to compare it with.");
