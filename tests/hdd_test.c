@@ -452,9 +452,10 @@ static void test_halves_one_fs(void)
 }
 
 /*
- * configs/fill-levels.yaml scaled down: the fill asked for 99% stops where
- * the volume is full, and the report names the level reached, not the one
- * asked, in its onset rows and its tables.
+ * configs/fill-levels-image.yaml scaled down (one layout, three levels,
+ * a 4 MiB test file): the fill asked for 99% stops where the volume is
+ * full, and the report names the level reached, not the one asked, in its
+ * onset rows and its tables.
  */
 static void test_fill_sweep(void)
 {
@@ -466,16 +467,19 @@ static void test_fill_sweep(void)
 	}
 	struct strbuf disk = STRBUF_INIT, run = STRBUF_INIT;
 	sb_addf(&disk, "disk:\n    device: %s\n    confirm: \"%s\"", h.loop, h.disk.buf);
+	const char *seq3 = "span: 100M, passes: 3, time: 5s }", *seq1 = "span: 100M, passes: 1, time: 5s }";
 	const char *pairs[] = {
 		"image: { path: /var/tmp/rig-fill.dmg, size: 40G }", disk.buf,
+		"  - name: case-folding\n    partitions:\n      - { name: Share, fs: hfs+, size: rest }\n", "",
 		"level: [90%, 91%, 92%, 93%, 94%, 95%, 96%, 97%, 98%, 99%]", "level: [90%, 95%, 99%]",
-		"write: { files: 3, size: 100M }", "write: { files: 3, size: 2M }",
-		"span: 100M, time: 5s }\n        - randwrite: { block: 4K, qd: 32, span: 100M, time: 5s }",
-		"span: 4M, time: 300ms }",
+		seq3, "span: 4M, passes: 2, time: 300ms }", seq3, "span: 4M, passes: 2, time: 300ms }",
+		seq3, "span: 4M, passes: 2, time: 300ms }", seq1, "span: 4M, passes: 1, time: 300ms }",
+		seq1, "span: 4M, passes: 1, time: 300ms }",
 		"steps:\n", "repeat: 2\nsteps:\n",
 		NULL, NULL,
 	};
-	CU_ASSERT_EQUAL(run_plan_mapped(&h, "fill-levels", pairs, "fill", &run, "hfs+=ext4"), 0);
+	CU_ASSERT_EQUAL(run_plan_mapped(&h, "fill-levels-image", pairs, "fill", &run,
+					"jhfsx=ext4,hfs+=ext4"), 0);
 	char *reached = pt_run_query(run.buf, "SELECT printf('%.2f', avg(s.value)) FROM samples s JOIN "
 					      "cells c ON c.seq = s.seq WHERE s.metric = 'level' AND "
 					      "c.sweep_value = '99%'");
@@ -491,8 +495,8 @@ static void test_fill_sweep(void)
 	const char *sentence = NULL;
 	CU_ASSERT_TRUE_FATAL(csv && rfx_csv_parse(csv, &rows) == 0);
 	for (size_t r = 1; rows[r]; r++)
-		if (!strcmp(rows[r][0], "1.sweep.2") && !strcmp(rows[r][2], "onset") &&
-		    !strcmp(rows[r][3], "Work: onset against level 90%"))
+		if (!strcmp(rows[r][0], "2.sweep.2") && !strcmp(rows[r][2], "onset") &&
+		    !strcmp(rows[r][3], "Share: onset against level 90%"))
 			sentence = rows[r][11];
 	CU_ASSERT(sentence && strstr(sentence, want.buf));
 	printf("\n  level reached when 99%% was asked: %s%%; findings.csv: %s\n", reached,

@@ -470,11 +470,18 @@ static void test_plan_configs(void)
 			"1000094040064B 'Free Space' gap R\n",
 			"$ diskutil unmountDisk disk6\n", NULL } },
 		{ "fill-levels", {
+			"$ diskutil partitionDisk disk4 GPT 'Case-sensitive Journaled HFS+' Share "
+			"260000000000B 'Free Space' gap R\n",
+			"$ diskutil partitionDisk disk4 GPT JHFS+ Share 260000000000B 'Free Space' gap R\n",
+			NULL } },
+		{ "fill-levels-image", {
 			"$ hdiutil create -sectors 83886080 -layout NONE -type UDIF /var/tmp/rig-fill.dmg\n"
 			"    $ hdiutil attach -nomount -plist /var/tmp/rig-fill.dmg\n"
 			"    $ diskutil info -plist diskN\n"
-			"    $ diskutil partitionDisk diskN GPT JHFS+ Work 42737860608B 'Free Space' gap R\n",
-			"$ hdiutil detach diskN\n    # delete /var/tmp/rig-fill.dmg\n", NULL } },
+			"    $ diskutil partitionDisk diskN GPT 'Case-sensitive Journaled HFS+' Share "
+			"42737860608B 'Free Space' gap R\n",
+			"$ hdiutil detach diskN\n    # delete /var/tmp/rig-fill.dmg\n",
+			"$ diskutil partitionDisk diskN GPT JHFS+ Share 42737860608B 'Free Space' gap R\n" } },
 		{ "apfs-grown-halves", {
 			"    $ diskutil apfs resizeContainer disk4s2 limits -plist\n"
 			"    $ diskutil info -plist disk4\n"

@@ -55,6 +55,20 @@ int main(int argc, char **argv)
 			CU_set_suite_active(s, keep);
 		}
 	}
+	/* RIG_TEST_NAME=a,b: within those suites, only the tests whose names contain a or b. */
+	const char *names = getenv("RIG_TEST_NAME");
+	if (names && *names) {
+		for (CU_pSuite s = CU_get_registry()->pSuite; s; s = s->pNext)
+			for (CU_pTest t = s->pTest; t; t = t->pNext) {
+				int keep = 0;
+				char *words = strdup(names), *save = NULL;
+				for (char *w = strtok_r(words, ",", &save); w && !keep;
+				     w = strtok_r(NULL, ",", &save))
+					keep = strstr(t->pName, w) != NULL;
+				free(words);
+				CU_set_test_active(t, keep);
+			}
+	}
 	CU_basic_set_mode(argc > 1 ? CU_BRM_VERBOSE : CU_BRM_NORMAL);
 	CU_basic_run_tests();
 	unsigned failed = CU_get_number_of_failures();

@@ -324,7 +324,8 @@ static void test_cli_commands(void)
 	struct strbuf p = STRBUF_INIT;
 	/* Every ready plan validates. */
 	const char *names[] = { "quick", "hfs-apfs-halves", "ten-containers", "enumeration-churn",
-				"fill-levels", "linux-fs-halves", "linux-ten-partitions" };
+				"fill-levels", "fill-levels-image", "linux-fs-halves",
+				"linux-ten-partitions", "diskmark", "apfs-grown-halves" };
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		sb_reset(&p);
 		sb_addf(&p, "%s/configs/%s.yaml", test_src(), names[i]);
