@@ -184,31 +184,52 @@ static int same_char(char a, char b)
 	return tolower((unsigned char)a) == tolower((unsigned char)b);
 }
 
-/* Optimal string alignment distance: insertions, deletions, substitutions
- * and swaps of two neighbours ("tilte" -> "title" is 1), without case. */
-static size_t edit_distance(const char *a, const char *b)
+/*
+ * Optimal string alignment distance: insertions, deletions, substitutions
+ * and swaps of two neighbours ("tilte" -> "title" is 1), without case, or
+ * any number above limit once it is certain to exceed it. The distance is
+ * at least the difference of the lengths, and a row's smallest entry never
+ * falls in later rows, so long garbage (a fuzzer's words) costs nothing
+ * against the short names it is compared with. Three rows suffice.
+ */
+static size_t edit_distance(const char *a, const char *b, size_t limit)
 {
-	size_t la = strlen(a), lb = strlen(b), w = lb + 1;
-	size_t *m = xcalloc((la + 1) * w, sizeof(size_t));
-	for (size_t i = 0; i <= la; i++)
-		m[i * w] = i;
-	for (size_t j = 0; j <= lb; j++)
-		m[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		for (size_t j = 1; j <= lb; j++) {
-			size_t best = m[(i - 1) * w + j - 1] + !same_char(a[i - 1], b[j - 1]);
-			if (m[(i - 1) * w + j] + 1 < best)
-				best = m[(i - 1) * w + j] + 1;
-			if (m[i * w + j - 1] + 1 < best)
-				best = m[i * w + j - 1] + 1;
-			if (i > 1 && j > 1 && same_char(a[i - 1], b[j - 2]) &&
-			    same_char(a[i - 2], b[j - 1]) && m[(i - 2) * w + j - 2] + 1 < best)
-				best = m[(i - 2) * w + j - 2] + 1;
-			m[i * w + j] = best;
-		}
+	size_t la = strlen(a), lb = strlen(b);
+	if ((la > lb ? la - lb : lb - la) > limit)
+		return limit + 1;
+	size_t rows[3][65], *heap = NULL, *r2, *r1, *r0;
+	if (lb + 1 <= 65) {
+		r2 = rows[0], r1 = rows[1], r0 = rows[2];
+	} else {
+		heap = xcalloc(3 * (lb + 1), sizeof(size_t));
+		r2 = heap, r1 = heap + lb + 1, r0 = heap + 2 * (lb + 1);
 	}
-	size_t r = m[la * w + lb];
-	free(m);
+	for (size_t j = 0; j <= lb; j++)
+		r1[j] = j;
+	size_t r = limit + 1;
+	for (size_t i = 1; i <= la; i++) {
+		size_t lowest = r0[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t best = r1[j - 1] + !same_char(a[i - 1], b[j - 1]);
+			if (r1[j] + 1 < best)
+				best = r1[j] + 1;
+			if (r0[j - 1] + 1 < best)
+				best = r0[j - 1] + 1;
+			if (i > 1 && j > 1 && same_char(a[i - 1], b[j - 2]) &&
+			    same_char(a[i - 2], b[j - 1]) && r2[j - 2] + 1 < best)
+				best = r2[j - 2] + 1;
+			r0[j] = best;
+			if (best < lowest)
+				lowest = best;
+		}
+		if (lowest > limit)
+			goto out;
+		size_t *t = r2;
+		r2 = r1, r1 = r0, r0 = t;
+	}
+	r = r1[lb];
+out:
+	free(heap);
 	return r;
 }
 
@@ -229,7 +250,7 @@ const char *diag_suggest(const char *word, const char *const *candidates, size_t
 	for (size_t i = 0; i < n; i++) {
 		if (!candidates[i])
 			continue;
-		size_t dist = edit_distance(word, candidates[i]);
+		size_t dist = edit_distance(word, candidates[i], limit);
 		if (dist < best_dist) {
 			best = candidates[i];
 			best_dist = dist;
