@@ -56,7 +56,7 @@
 #include "../util/xalloc.h"
 #include "walk.h"
 
-#define TMP_NAME ".rig-tmp" /* tree names start with 'd' or 'f': no clash */
+#define TMP_NAME TREE_TMP_NAME
 
 /* In enum enumerate_order's and enum enumerate_cache's order. */
 static const char *const enumerate_orders[] = { "inode", "fts", NULL };
@@ -94,6 +94,10 @@ static const struct rig_metric enumerate_metrics[] = {
 static const struct rig_param churn_params[] = {
 	{ .name = "fraction", .type = PT_PERCENT, .offset = offsetof(struct churn_args, fraction),
 	  .def = "5%", .min = 0.0001, .max = 100, .help = "share of the tree's files replaced" },
+	{ .name = "at", .type = PT_FOLDER, .offset = offsetof(struct churn_args, at),
+	  .folder = FOLDER_WORKS,
+	  .help = "replace them in the tree that `tree` built in this folder, once per phase, "
+		  "instead of on the volume" },
 	{ .name = NULL },
 };
 
@@ -115,7 +119,8 @@ static struct tree_state *get_tree(struct rig_ctx *ctx, const char *module)
 	if (t && t->magic == TREE_MAGIC)
 		return t;
 	sb_addf(ctx->err, "no tree to %s on volume %s: `%s` works on what a `tree` step built on "
-			  "the same volume earlier in the layout",
+			  "the same volume, or a step that copies a tree there, earlier in the "
+			  "layout",
 		module, ctx->volume ? ctx->volume : ctx->dir, module);
 	return NULL;
 }
@@ -301,20 +306,18 @@ static int replace_one(struct churner *ch, uint64_t i)
 	return 0;
 }
 
-static int churn_run(struct rig_ctx *ctx, const void *a)
+int tree_churn(struct rig_ctx *ctx, struct tree_state *t, double fraction, uint64_t *done_out,
+	       uint64_t *ns_out)
 {
-	const struct churn_args *args = a;
-	struct tree_state *t = get_tree(ctx, "churn");
-	if (!t)
-		return -ENOENT;
+	*done_out = *ns_out = 0;
 	uint64_t n = t->files;
-	double want = floor((double)n * args->fraction / 100.0 + 0.5);
+	double want = floor((double)n * fraction / 100.0 + 0.5);
 	uint64_t k = want < 1 ? 1 : want > (double)n ? n : (uint64_t)want;
 	if (n == 0)
 		k = 0;
 	if (want < 1 && n) {
 		struct strbuf v = STRBUF_INIT;
-		sb_addf(&v, "%g%% of %llu files rounds to none: one file replaced", args->fraction,
+		sb_addf(&v, "%g%% of %llu files rounds to none: one file replaced", fraction,
 			(unsigned long long)n);
 		ctx->sink->note(ctx->sink->opaque, "fraction", v.buf);
 		sb_release(&v);
@@ -366,11 +369,25 @@ static int churn_run(struct rig_ctx *ctx, const void *a)
 	}
 	if (rc == 0)
 		tree_sync_volume(ch->rootfd);
-	uint64_t ns = plat_clock_ns() - t0;
+	*ns_out = plat_clock_ns() - t0;
+	*done_out = done;
 	close(ch->rootfd);
 	payload_release(&ch->pay);
 	free(ch);
 	free(bits);
+	return rc;
+}
+
+static int churn_run(struct rig_ctx *ctx, const void *a)
+{
+	const struct churn_args *args = a;
+	if (args->at)
+		return source_churn_run(ctx, args);
+	struct tree_state *t = get_tree(ctx, "churn");
+	if (!t)
+		return -ENOENT;
+	uint64_t done, ns;
+	int rc = tree_churn(ctx, t, args->fraction, &done, &ns);
 	if (rc)
 		return rc < 0 ? rc : 0;
 	double s = (double)ns / 1e9;
