@@ -44,6 +44,8 @@
  * flush per file. Writes are buffered even under cache.direct (a note
  * says so): direct I/O on small files would measure something no copier
  * does. The per-file path allocates nothing: names go into one buffer.
+ * tree_build does all this at a given root; with `at` the root is a
+ * source folder's (source.c), built once per phase.
  *
  * sync(2) flushes every file system, not only the volume; syncfs would be
  * narrower but is Linux-only and the platform layer has no call for it
@@ -611,7 +613,9 @@ const struct rig_module rig_module_tree = {
 		"gets the identical tree. Timed: creating the directories and files, writing "
 		"them (buffered, one write per file up to 1 MiB) and one final sync of the "
 		"volume; files are not synced one by one. A new tree replaces the previous "
-		"one, removed outside the timing.",
+		"one, removed outside the timing. With `at` the tree is built in that folder "
+		"(outside the target) instead, by the first cell of the phase only, as a source "
+		"for `sync`; those cells record a note `source` and no samples.",
 	.kind = MOD_WRITES,
 	.headline = { "files_per_s", +1 },
 	.params = tree_params,

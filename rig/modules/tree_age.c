@@ -34,7 +34,9 @@
  * freed blocks), as `tree`; the selection and the payload pool are made
  * before the clock. The tree's expected bytes follow every replacement,
  * so an interrupted or failed churn leaves state and disk agreeing.
- * Memory: a bitmap of one bit per file while the cell runs.
+ * Memory: a bitmap of one bit per file while the cell runs. The
+ * replacements themselves are tree_churn, which churn with `at` (a
+ * source folder, source.c) applies to the folder's tree the same way.
  */
 #include "tree.h"
 
@@ -427,7 +429,10 @@ const struct rig_module rig_module_churn = {
 		"repetition and cycle and the same on every volume: each new version has a new "
 		"size from the tree's distribution and new payload, is written to a temporary "
 		"name in the file's directory, synced and renamed over the old one. Timed: the "
-		"replacements and one final sync of the volume.",
+		"replacements and one final sync of the volume. With `at` it replaces them in "
+		"the tree `tree` built in that folder instead, by the first cell of the phase "
+		"only (the same files and versions churn would make on a volume); those cells "
+		"record a note `source` and no samples.",
 	.kind = MOD_WRITES,
 	.headline = { "files_per_s", +1 },
 	.needs = &rig_module_tree,
