@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <stdio.h>
@@ -110,6 +111,12 @@ int plat_open_data(const char *path, int flags, unsigned mode, int direct, int *
 	}
 	int fd = open(path, flags | O_CLOEXEC, (mode_t)mode);
 	return fd >= 0 ? fd : -errno;
+}
+
+void plat_stat_times(const struct stat *st, struct timespec *times)
+{
+	times[0] = st->st_atim;
+	times[1] = st->st_mtim;
 }
 
 int plat_full_sync(int fd)

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/mount.h>
 #include <sys/param.h>
 #include <sys/sysctl.h>
@@ -69,6 +70,12 @@ int plat_open_data(const char *path, int flags, unsigned mode, int direct, int *
 	if (direct && fcntl(fd, F_NOCACHE, 1) == 0)
 		*direct_applied = 1;
 	return fd;
+}
+
+void plat_stat_times(const struct stat *st, struct timespec *times)
+{
+	times[0] = st->st_atimespec;
+	times[1] = st->st_mtimespec;
 }
 
 int plat_full_sync(int fd)

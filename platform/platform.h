@@ -47,6 +47,12 @@ int plat_full_sync(int fd);
 int plat_drop_file_cache(int fd);
 /* Ask for no read-ahead on fd (POSIX_FADV_RANDOM; F_RDAHEAD 0 on macOS). */
 int plat_no_readahead(int fd);
+/* A file's access and modification times from its stat, as futimens
+ * takes them (times[0] access, times[1] modification): st_atim/st_mtim
+ * (Linux), st_atimespec/st_mtimespec (macOS). */
+struct stat;
+struct timespec;
+void plat_stat_times(const struct stat *st, struct timespec *times);
 /* Buffer, offset and length alignment that direct I/O needs. */
 unsigned plat_direct_align(void);
 /*

@@ -39,6 +39,27 @@ enum param_type {
 	PT_ENUM,     /* int: index into choices */
 	PT_ENUMLIST, /* struct enum_list: a YAML list of choices, no repeats */
 	PT_ARGV,     /* struct argv_list: a YAML list of strings (a command) */
+	PT_FOLDER,   /* char *: an absolute folder path, normalised (owned; NULL when
+	              * not given and without a default) */
+};
+
+/*
+ * What a PT_FOLDER parameter's folder is to its step, for the plan's
+ * `needs` rules (plan_steps.c) and `rig help`. The folder is outside the
+ * target: a source tree that steps build and change once per phase
+ * (rig/modules/source.h), and that `sync` copies to the volumes.
+ */
+enum folder_role {
+	FOLDER_NONE,
+	/* The step works in the folder instead of on the volume, and leaves
+	 * there what it would leave on the volume (tree's `at`). */
+	FOLDER_MAKES,
+	/* The step works in the folder instead of on the volume, on what the
+	 * module it needs made there (churn's `at`). */
+	FOLDER_WORKS,
+	/* The step reads what the module it needs made in the folder, and
+	 * works on the volume (sync's `from`). */
+	FOLDER_READS,
 };
 
 struct rig_param {
@@ -53,6 +74,7 @@ struct rig_param {
 	const char *group;      /* params sharing a group exclude each other and may share
 	                         * an offset; when none is given, the first with a
 	                         * default applies */
+	enum folder_role folder;/* PT_FOLDER: what the folder is to the step */
 	const char *help;
 };
 
@@ -104,6 +126,11 @@ enum module_flag {
 	 * (% used) and `free` (bytes): in a sweep, the other steps are read
 	 * against the level it reached (reports/findings_series.c). */
 	MOD_SETS_LEVEL = 1u << 1,
+	/* Leaves on the volume what the module it needs leaves there (sync
+	 * copies into the volume's tree folder the tree that `tree ... at:`
+	 * built in a folder, and keeps its description), so a step that needs
+	 * that module may follow it on the volume (enumerate after sync). */
+	MOD_LEAVES_NEEDS = 1u << 2,
 };
 
 /* The metric a report's figures and findings use for a step of the module
@@ -139,6 +166,11 @@ struct rig_ctx {
 	uint64_t seed;                   /* derived from plan seed, step path, volume */
 	uint32_t rep;                    /* repetition, from 1 */
 	uint32_t cycle;                  /* 0 outside cycles */
+	const char *instance;            /* the step instance within the run: the same text
+	                                  * for every volume's cell of a phase, different for
+	                                  * every other phase and every other run (a resume
+	                                  * keeps it); a step that works in a folder once per
+	                                  * phase compares it. NULL: unknown (work every time) */
 	int direct;                      /* cache.direct requested */
 	const char *cache_method;        /* flush applied before the cell ("drop_caches",
 	                                  * "remount+drop_caches") or "" when none was:
@@ -186,6 +218,12 @@ extern const struct rig_module *const rig_modules[];
 const struct rig_module *module_find(const char *name);
 const struct rig_param *module_param(const struct rig_module *m, const char *name);
 size_t module_nparams(const struct rig_module *m);
+/* The module's PT_FOLDER parameter (its index in m->params in *index, may
+ * be NULL), or NULL when it has none. A module has at most one. */
+const struct rig_param *module_folder_param(const struct rig_module *m, size_t *index);
+/* "Needs an earlier 'tree' step ..." for `rig help MODULE`, or nothing
+ * when m needs none. */
+void module_describe_needs(const struct rig_module *m, struct strbuf *sb);
 
 /*
  * Bind raw values to an args struct (zeroed by the caller, args_size bytes).
@@ -201,5 +239,9 @@ int params_bind(const struct rig_module *m, const struct pval *vals,
 void params_free(const struct rig_module *m, void *args);
 /* Describe a parameter's type for help and errors: "size (e.g. 4K, 1MB)". */
 const char *params_type_name(enum param_type t);
+/* A PT_FOLDER value as binding stores it: absolute, no `.` or `..`
+ * component, no repeated or trailing '/' ("/var//tmp/x/" is "/var/tmp/x").
+ * A malloc'd string, or NULL with the reason in *why (a static string). */
+char *params_folder_normalise(const char *text, const char **why);
 
 #endif

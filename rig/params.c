@@ -35,6 +35,7 @@ const char *params_type_name(enum param_type t)
 	case PT_ENUM: return "choice";
 	case PT_ENUMLIST: return "list of choices";
 	case PT_ARGV: return "command (a list of strings)";
+	case PT_FOLDER: return "folder (an absolute path)";
 	}
 	return "value";
 }
@@ -52,6 +53,7 @@ static const char *short_type(enum param_type t)
 	case PT_ENUM: return "value";
 	case PT_ENUMLIST: return "value";
 	case PT_ARGV: return "argument";
+	case PT_FOLDER: return "folder";
 	}
 	return "value";
 }
@@ -175,6 +177,33 @@ static int check_multiple(struct diag *d, const struct src *s, const char *text,
 	return 1;
 }
 
+char *params_folder_normalise(const char *text, const char **why)
+{
+	if (text[0] != '/') {
+		*why = "a folder must be an absolute path (starting with '/')";
+		return NULL;
+	}
+	struct strbuf sb = STRBUF_INIT;
+	for (const char *c = text; *c;) {
+		while (*c == '/')
+			c++;
+		size_t n = strcspn(c, "/");
+		if (!n)
+			break;
+		if ((n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.')) {
+			*why = "a folder may not have '.' or '..' in its path: write it out";
+			sb_release(&sb);
+			return NULL;
+		}
+		sb_addch(&sb, '/');
+		sb_add(&sb, c, n);
+		c += n;
+	}
+	if (!sb.len)
+		sb_addch(&sb, '/');
+	return sb_detach(&sb);
+}
+
 static int find_choice(const char *const *choices, const char *text)
 {
 	for (int i = 0; choices && choices[i]; i++)
@@ -281,6 +310,17 @@ static int bind_scalar(struct diag *d, const struct src *s, const char *text, ch
 			return 1;
 		units_dist_release(dist);
 		*dist = v;
+		return 0;
+	}
+	case PT_FOLDER: {
+		char *v = params_folder_normalise(text, &why);
+		if (!v) {
+			invalid(d, s, text, why);
+			return 1;
+		}
+		char **field = (char **)(void *)f;
+		free(*field);
+		*field = v;
 		return 0;
 	}
 	case PT_ENUMLIST:
@@ -545,6 +585,10 @@ void params_free(const struct rig_module *m, void *args)
 			free(l->items);
 			l->items = NULL;
 			l->n = 0;
+		} else if (p->type == PT_FOLDER) {
+			char **field = (char **)(void *)f;
+			free(*field);
+			*field = NULL;
 		}
 	}
 }

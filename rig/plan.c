@@ -437,6 +437,9 @@ struct plan *plan_parse_text(const char *name, const char *text, size_t len,
 	c.seen = xcalloc(nmod + 1, 1);
 	parse_document(&c);
 	free(c.seen);
+	for (size_t i = 0; i < c.nsources; i++)
+		free(c.sources[i].folder);
+	free(c.sources);
 	free(c.sweep_vars);
 	free(c.fsrefs);
 	return p;

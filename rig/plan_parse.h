@@ -31,6 +31,10 @@ struct pctx {
 	/* Modules seen so far in plan order (indexes into rig_modules), for
 	 * `needs`. */
 	unsigned char *seen;
+	/* Folders that steps with a FOLDER_MAKES parameter (`tree ... at:`)
+	 * fill earlier in plan order, for `needs` at a folder. */
+	struct plan_source *sources;
+	size_t nsources, sources_alloc;
 	/* The target's kind was recognised (its details may still be wrong). */
 	int target_known;
 	/* Every partition entry's file system, for the platform check. */
@@ -49,6 +53,11 @@ struct pctx {
 	/* Parameter bindings validated so far (see validate_bindings). */
 	uint64_t nbinds;
 	int too_large;  /* "too large" reported once */
+};
+
+struct plan_source {
+	char *folder;                 /* normalised (params_folder_normalise); owned */
+	const struct rig_module *m;   /* the step that fills it */
 };
 
 struct fsref {

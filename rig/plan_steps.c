@@ -228,6 +228,130 @@ static void validate_bindings(struct pctx *c, const struct plan_step *st, struct
 	free(used);
 }
 
+/* --- needs, on the volume and at folders --- */
+
+/* Whether path is dir or inside it (both normalised). */
+static int path_within(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	if (n == 1 && dir[0] == '/')
+		return 1;
+	return !strncmp(path, dir, n) && (path[n] == '/' || !path[n]);
+}
+
+/* A source folder may not be in the target, nor hold it. The target's
+ * relative `dirs` are checked when the step runs (the module refuses a
+ * folder inside or around its volume's folder). */
+static void check_folder_target(struct pctx *c, const char *folder, const struct rig_param *p,
+				const struct rig_module *m, struct mark at)
+{
+	const struct plan_target *t = &c->p->target;
+	const char *why = NULL;
+	for (size_t i = 0; i < t->ndirs; i++) {
+		char *dir = t->dirs[i][0] == '/' ? params_folder_normalise(t->dirs[i], &why) : NULL;
+		if (dir && (path_within(folder, dir) || path_within(dir, folder)))
+			diag_error(c->d, at, "'%s' in step '%s' is %s, %s the target's folder %s: a "
+				   "source folder must be outside the target", p->name, m->name, folder,
+				   path_within(folder, dir) ? "inside" : "around", t->dirs[i]);
+		free(dir);
+	}
+	char *img = t->image_path && t->image_path[0] == '/'
+			    ? params_folder_normalise(t->image_path, &why) : NULL;
+	if (img && path_within(folder, img))
+		diag_error(c->d, at, "'%s' in step '%s' is %s, the target's image file: a source "
+			   "folder must be outside the target (the image's folder is fine)", p->name,
+			   m->name, folder);
+	free(img);
+}
+
+/* The folder a step gives its PT_FOLDER parameter p (NULL: it has none),
+ * normalised (owned), or NULL when it gives none or one that binding
+ * reports as invalid. A variable is an error here: the steps that build,
+ * change and copy a folder are matched by it when the plan is read.
+ * *given: the plan gives the parameter. */
+static char *step_folder(struct pctx *c, const struct rig_module *m, const struct plan_step *st,
+			 const struct rig_param *p, int *given)
+{
+	*given = 0;
+	if (!p)
+		return NULL;
+	const struct pval *pv = &st->params[p - m->params];
+	*given = pv->given;
+	if (!pv->given || !pv->text)
+		return NULL;
+	if (var_ref(pv->text)) {
+		diag_error(c->d, pv->mark, "'%s' in step '%s' must be written out, not a variable "
+			   "('%s'): the steps that build, change and copy a folder are matched by it",
+			   p->name, m->name, pv->text);
+		return NULL;
+	}
+	const char *why = NULL;
+	char *folder = params_folder_normalise(pv->text, &why);
+	if (folder)
+		check_folder_target(c, folder, p, m, pv->mark);
+	return folder;
+}
+
+static int source_known(const struct pctx *c, const char *folder, const struct rig_module *m)
+{
+	for (size_t i = 0; i < c->nsources; i++)
+		if (c->sources[i].m == m && !strcmp(c->sources[i].folder, folder))
+			return 1;
+	return 0;
+}
+
+/* "'tree' or 'sync'": the module needed and those that leave what it leaves. */
+static void needed_names(struct strbuf *sb, const struct rig_module *n)
+{
+	sb_addf(sb, "'%s'", n->name);
+	for (size_t i = 0; rig_modules[i]; i++)
+		if (rig_modules[i]->needs == n && (rig_modules[i]->flags & MOD_LEAVES_NEEDS))
+			sb_addf(sb, " or '%s'", rig_modules[i]->name);
+}
+
+/*
+ * `needs` in plan order. On the volume: an earlier step of the needed
+ * module without a folder, or of a module that leaves what it leaves
+ * (MOD_LEAVES_NEEDS). At a folder (a FOLDER_WORKS or FOLDER_READS
+ * parameter): an earlier step of the needed module that makes that
+ * folder (FOLDER_MAKES). Then record what this step leaves.
+ */
+static void check_needs(struct pctx *c, const struct rig_module *m, const struct plan_step *st)
+{
+	const struct rig_param *fp = module_folder_param(m, NULL);
+	int given;
+	char *folder = step_folder(c, m, st, fp, &given);
+	enum folder_role role = fp ? fp->folder : FOLDER_NONE;
+	/* Where the step works: a folder instead of the volume, or the volume. */
+	int on_volume = !given || role == FOLDER_READS;
+	const struct rig_module *n = m->needs;
+	if (n && role != FOLDER_MAKES && (role == FOLDER_READS || given)) {
+		const struct rig_param *makes = module_folder_param(n, NULL);
+		if (folder && !source_known(c, folder, n))
+			diag_error(c->d, st->mark, "step '%s' needs a '%s' step with '%s: %s' before it "
+				   "in the plan (it works on what '%s' made in that folder)", m->name,
+				   n->name, makes ? makes->name : "?", folder, n->name);
+	} else if (n && !c->seen[module_index(n)]) {
+		struct strbuf names = STRBUF_INIT;
+		needed_names(&names, n);
+		diag_error(c->d, st->mark, "step '%s' needs a %s step before it in the plan (it works "
+			   "on what '%s' left on the volume)%s", m->name, names.buf, n->name,
+			   c->nsources ? "; a step with a folder works there, not on the volume" : "");
+		sb_release(&names);
+	}
+	if (folder && role == FOLDER_MAKES) {
+		XGROW(c->sources, c->nsources + 1, c->sources_alloc);
+		c->sources[c->nsources++] = (struct plan_source){ folder, m };
+		folder = NULL;
+	}
+	if (on_volume) {
+		c->seen[module_index(m)] = 1;
+		if (n && (m->flags & MOD_LEAVES_NEEDS))
+			c->seen[module_index(n)] = 1;
+	}
+	free(folder);
+}
+
 static void parse_module(struct pctx *c, const struct rig_module *m, yaml_node_t *val,
 			 struct scope *sc, struct plan_step *st)
 {
@@ -281,11 +405,8 @@ static void parse_module(struct pctx *c, const struct rig_module *m, yaml_node_t
 			   np ? m->params[0].name : "", plan_node_kind(val));
 		bad = 1;
 	}
-	if (m->needs && !c->seen[module_index(m->needs)])
-		diag_error(c->d, st->mark, "step '%s' needs a '%s' step before it in the plan (it works "
-			   "on what '%s' left on the volume)", m->name, m->needs->name, m->needs->name);
-	c->seen[module_index(m)] = 1;
 	validate_bindings(c, st, sc, bad);
+	check_needs(c, m, st);
 }
 
 /* --- cycle and sweep --- */

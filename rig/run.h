@@ -29,6 +29,10 @@ struct run {
 	int flush_ok;               /* cache.flush requested and possible */
 	unsigned char *has_row;     /* a resume: per seq, the store has the cell (restart it) */
 	struct run_resume *resume;  /* NULL: a new run */
+	/* The run as modules' step instances name it (rig_ctx.instance, with
+	 * the phase): its id, its plan's SHA-256 and its seed, as the store
+	 * recorded them, so a resume names every phase as the run did. */
+	char key[192];
 };
 
 #endif

@@ -221,7 +221,8 @@ static int run_cell(struct run *run, const struct schedule *sched, const struct 
 	sb_init(&cs.err);
 	sb_init(&cs.method);
 	struct rig_sink sink = { &cs, sink_metric, sink_file, sink_note };
-	struct strbuf merr = STRBUF_INIT;
+	struct strbuf merr = STRBUF_INIT, instance = STRBUF_INIT;
+	sb_addf(&instance, "%s/phase%u", run->key, c->phase);
 	struct rig_ctx ctx = {
 		.dir = vol->dir,
 		.device = vol->device,
@@ -229,6 +230,7 @@ static int run_cell(struct run *run, const struct schedule *sched, const struct 
 		.seed = seed_derive_cell(run->seed, lname, c),
 		.rep = c->rep,
 		.cycle = c->cycle,
+		.instance = instance.buf,
 		.direct = p->cache.direct,
 		.cache_method = flushed.buf,
 		.direct_used = p->cache.direct && m->direct_io,
@@ -258,6 +260,7 @@ static int run_cell(struct run *run, const struct schedule *sched, const struct 
 	store_cell_end(store, c->seq, end, status, rc < 0 ? err->buf : NULL, &serr);
 	sb_release(&serr);
 	sb_release(&merr);
+	sb_release(&instance);
 	sb_release(&cs.err);
 	sb_release(&cs.method);
 	sb_release(&flushed);

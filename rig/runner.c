@@ -281,6 +281,8 @@ enum run_status runner_run(const struct plan *p, const struct run_options *o,
 	};
 	if (store_begin_run(run.dir.store, &sr, err) < 0)
 		goto out;
+	snprintf(run.key, sizeof(run.key), "%s/%.16s/%llu", sr.id, sr.plan_sha256,
+		 (unsigned long long)sr.seed);
 	{
 		/* Provenance the report shows: the machine that measured. */
 		struct strbuf cpu = STRBUF_INIT, mem = STRBUF_INIT, e2 = STRBUF_INIT;
@@ -338,6 +340,8 @@ enum run_status runner_resume(const char *dir, const struct run_options *opt,
 	if (run_provision_use(&run.prov, rs.plan, err) < 0)
 		goto out;
 	run.seed = rs.info.seed;
+	snprintf(run.key, sizeof(run.key), "%s/%.16s/%llu", rs.info.id ? rs.info.id : "",
+		 rs.info.plan_sha256 ? rs.info.plan_sha256 : "", (unsigned long long)run.seed);
 	if (schedule_build(rs.plan, run.seed, &sched) < 0) {
 		sb_adds(err, "cannot build the schedule of the recorded plan");
 		goto out;

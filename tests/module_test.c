@@ -67,7 +67,7 @@ static void test_headline(void)
 
 static void test_flags(void)
 {
-	size_t levels = 0, diskless = 0;
+	size_t levels = 0, diskless = 0, leaves = 0;
 	for (size_t i = 0; rig_modules[i]; i++) {
 		const struct rig_module *m = rig_modules[i];
 		if (m->flags & MOD_SETS_LEVEL) {
@@ -84,7 +84,30 @@ static void test_flags(void)
 			CU_ASSERT_PTR_NULL(m->release_state);
 			diskless++;
 		}
-		CU_ASSERT_EQUAL(m->flags & ~(unsigned)(MOD_DISKLESS | MOD_SETS_LEVEL), 0);
+		if (m->flags & MOD_LEAVES_NEEDS) {
+			/* it fills the slot of the module it needs, as that module does */
+			CU_ASSERT_PTR_NOT_NULL_FATAL(m->needs);
+			CU_ASSERT_PTR_EQUAL(m->release_state, m->needs->release_state);
+			leaves++;
+		}
+		CU_ASSERT_EQUAL(m->flags & ~(unsigned)(MOD_DISKLESS | MOD_SETS_LEVEL |
+						       MOD_LEAVES_NEEDS), 0);
+		/* A folder parameter: at most one, and one that works on or reads
+		 * a folder needs a module that makes one. */
+		size_t folders = 0;
+		for (const struct rig_param *p = m->params; p && p->name; p++) {
+			CU_ASSERT_EQUAL(p->type == PT_FOLDER, p->folder != FOLDER_NONE);
+			if (p->type != PT_FOLDER)
+				continue;
+			folders++;
+			CU_ASSERT_PTR_NULL(p->def);
+			if (p->folder == FOLDER_WORKS || p->folder == FOLDER_READS) {
+				CU_ASSERT_PTR_NOT_NULL_FATAL(m->needs);
+				const struct rig_param *mk = module_folder_param(m->needs, NULL);
+				CU_ASSERT_TRUE(mk && mk->folder == FOLDER_MAKES);
+			}
+		}
+		CU_ASSERT_TRUE(folders <= 1);
 		if (m->needs) {
 			/* one level: the needed module keeps the state slot itself */
 			CU_ASSERT_TRUE(in_table(m->needs));
@@ -94,6 +117,7 @@ static void test_flags(void)
 	}
 	CU_ASSERT_TRUE(levels > 0);
 	CU_ASSERT_TRUE(diskless > 0);
+	CU_ASSERT_TRUE(leaves > 0);
 }
 
 /* The table docs/reports.md must hold, built from the structs. */

@@ -285,7 +285,43 @@ static const struct bad_case bad_cases[] = {
 	  7, 37, "unknown value 'cold' for 'cache' in step 'enumerate' (expected one of drop, keep)", 1 },
 	{ "read before write", HDR DIRS "steps:\n  - read: {}\n  - write: {}\n", 6, 5,
 	  "step 'read' needs a 'write' step before it", 1 },
-	{ "churn without tree", ONE_STEP("churn: {}"), 6, 5, "step 'churn' needs a 'tree' step before it", 1 },
+	{ "churn without tree", ONE_STEP("churn: {}"), 6, 5,
+	  "step 'churn' needs a 'tree' or 'sync' step before it", 1 },
+	/* source folders: tree and churn with `at`, sync with `from` */
+	{ "sync without a source", ONE_STEP("sync: { from: /tmp/src }"), 6, 5,
+	  "step 'sync' needs a 'tree' step with 'at: /tmp/src' before it in the plan", 1 },
+	{ "sync without from", HDR DIRS "steps:\n  - tree: { at: /tmp/src }\n  - sync: {}\n", 7, 5,
+	  "step 'sync' needs parameter 'from'", 1 },
+	{ "sync from another folder", HDR DIRS "steps:\n  - tree: { at: /tmp/src }\n"
+	  "  - sync: { from: /tmp/other }\n", 7, 5,
+	  "step 'sync' needs a 'tree' step with 'at: /tmp/other' before it", 1 },
+	{ "sync after a volume tree", HDR DIRS "steps:\n  - tree: {}\n  - sync: { from: /tmp/src }\n",
+	  7, 5, "step 'sync' needs a 'tree' step with 'at: /tmp/src' before it", 1 },
+	{ "sync from a relative folder", HDR DIRS "steps:\n  - tree: { at: /tmp/src }\n"
+	  "  - sync: { from: src }\n", 7, 19,
+	  "invalid folder 'src' for 'from' in step 'sync': a folder must be an absolute path", 1 },
+	{ "folder with ..", ONE_STEP("tree: { at: /tmp/x/../src }"), 6, 17,
+	  "a folder may not have '.' or '..' in its path", 1 },
+	{ "enumerate after a tree at a folder", HDR DIRS "steps:\n  - tree: { at: /tmp/src }\n"
+	  "  - enumerate: {}\n", 7, 5,
+	  "step 'enumerate' needs a 'tree' or 'sync' step before it in the plan (it works on what "
+	  "'tree' left on the volume); a step with a folder works there, not on the volume", 1 },
+	{ "churn at a folder without a tree there", HDR DIRS "steps:\n  - tree: {}\n"
+	  "  - churn: { at: /tmp/src }\n", 7, 5,
+	  "step 'churn' needs a 'tree' step with 'at: /tmp/src' before it", 1 },
+	{ "churn at a folder: the tree is elsewhere", HDR DIRS "steps:\n  - tree: { at: /tmp/s1 }\n"
+	  "  - churn: { at: /tmp/s2 }\n", 7, 5,
+	  "step 'churn' needs a 'tree' step with 'at: /tmp/s2' before it", 1 },
+	{ "folder inside the target", ONE_STEP("tree: { at: /tmp/a/src }"), 6, 17,
+	  "'at' in step 'tree' is /tmp/a/src, inside the target's folder /tmp/a: a source folder "
+	  "must be outside the target", 1 },
+	{ "folder around the target", ONE_STEP("tree: { at: /tmp/ }"), 6, 17,
+	  "'at' in step 'tree' is /tmp, around the target's folder /tmp/a", 2 },
+	{ "folder is the image", HDR IMG LAYOUT_EXT4 "steps:\n  - tree: { at: /tmp/x.img }\n", 10, 17,
+	  "'at' in step 'tree' is /tmp/x.img, the target's image file", 1 },
+	{ "folder from a variable", HDR DIRS "steps:\n  - sweep:\n      d: [/tmp/s1, /tmp/s2]\n"
+	  "      steps:\n        - tree: { at: $d }\n", 9, 23,
+	  "'at' in step 'tree' must be written out, not a variable ('$d')", 1 },
 	{ "module check: span below block", ONE_STEP("randread: { block: 1M, span: 4K }"), 6, 5,
 	  "span (4096 bytes) is smaller than block (1048576 bytes)", 1 },
 	{ "module check: tree dirs", ONE_STEP("tree: { dirs: 1, depth: 3 }"), 6, 5,

@@ -141,8 +141,12 @@ static void help_module(const struct rig_module *m)
 	printf("%s: %s\n\n%s\n", m->name, m->summary, m->help);
 	if (!m->run)
 		printf("\nNot available in this build yet: plans using it validate but do not run.\n");
-	if (m->needs)
-		printf("\nNeeds an earlier '%s' step on the same volume.\n", m->needs->name);
+	if (m->needs) {
+		struct strbuf needs = STRBUF_INIT;
+		module_describe_needs(m, &needs);
+		printf("\n%s\n", needs.buf);
+		sb_release(&needs);
+	}
 	printf("\nparameters:\n");
 	if (!m->params || !m->params[0].name)
 		printf("  (none)\n");

@@ -44,6 +44,8 @@
  * flush per file. Writes are buffered even under cache.direct (a note
  * says so): direct I/O on small files would measure something no copier
  * does. The per-file path allocates nothing: names go into one buffer.
+ * tree_build does all this at a given root; with `at` the root is a
+ * source folder's (source.c), built once per phase.
  *
  * sync(2) flushes every file system, not only the volume; syncfs would be
  * narrower but is Linux-only and the platform layer has no call for it
@@ -83,6 +85,10 @@ static const struct rig_param tree_params[] = {
 	{ .name = "sizes", .type = PT_DIST, .offset = offsetof(struct tree_args, sizes),
 	  .def = "inverse-square(1K..1M)", .min = 0,
 	  .help = "file sizes: fixed, a range (log-uniform), a list, or inverse-square(MIN..MAX)" },
+	{ .name = "at", .type = PT_FOLDER, .offset = offsetof(struct tree_args, at),
+	  .folder = FOLDER_MAKES,
+	  .help = "build the tree in this folder (outside the target), once per phase, instead "
+		  "of on the volume: a source for `sync`" },
 	{ .name = NULL },
 };
 
@@ -501,23 +507,16 @@ static void metric(struct rig_ctx *ctx, const char *name, double value, const ch
 	ctx->sink->metric(ctx->sink->opaque, name, value, unit);
 }
 
-static int tree_run(struct rig_ctx *ctx, const void *a)
+int tree_build(struct rig_ctx *ctx, const struct tree_args *args, const char *root,
+	       struct tree_state **out, struct tree_built *res)
 {
-	const struct tree_args *args = a;
-	struct strbuf root = STRBUF_INIT;
-	sb_addf(&root, "%s/%s", ctx->dir, TREE_SUBDIR);
-
-	/* Replace the previous tree: forget it, remove it (untimed). */
-	tree_state_free(*ctx->volstate);
-	*ctx->volstate = NULL;
-	int rc = remove_tree(root.buf, ctx->err);
-	if (rc < 0) {
-		sb_release(&root);
+	*out = NULL;
+	memset(res, 0, sizeof(*res));
+	int rc = remove_tree(root, ctx->err); /* untimed */
+	if (rc < 0)
 		return rc;
-	}
 	const char *why = NULL;
-	struct tree_state *t = tree_state_new(args, ctx->seed, root.buf, &why);
-	sb_release(&root);
+	struct tree_state *t = tree_state_new(args, ctx->seed, root, &why);
 	if (!t) {
 		sb_addf(ctx->err, "cannot plan the tree: %s", why);
 		return -EINVAL;
@@ -553,7 +552,7 @@ static int tree_run(struct rig_ctx *ctx, const void *a)
 		if (rc == 0)
 			tree_sync_volume(fd);
 	}
-	uint64_t ns = plat_clock_ns() - t0;
+	res->ns = plat_clock_ns() - t0;
 	if (fd >= 0)
 		close(fd);
 	payload_release(&b->pay);
@@ -563,22 +562,44 @@ static int tree_run(struct rig_ctx *ctx, const void *a)
 			(unsigned long long)b->bytes, (unsigned long long)t->bytes);
 		rc = -EIO;
 	}
+	res->files = b->files;
+	res->bytes = b->bytes;
+	free(b);
+	if (rc == 0)
+		*out = t;
+	else
+		tree_state_free(t);
+	return rc;
+}
+
+static int tree_run(struct rig_ctx *ctx, const void *a)
+{
+	const struct tree_args *args = a;
+	if (args->at)
+		return source_tree_run(ctx, args);
+	struct strbuf root = STRBUF_INIT;
+	sb_addf(&root, "%s/%s", ctx->dir, TREE_SUBDIR);
+
+	/* Replace the previous tree: forget it, remove it (untimed). */
+	tree_state_free(*ctx->volstate);
+	*ctx->volstate = NULL;
+	struct tree_state *t;
+	struct tree_built r;
+	int rc = tree_build(ctx, args, root.buf, &t, &r);
+	sb_release(&root);
 	if (rc == 0) {
-		double s = (double)ns / 1e9;
+		double s = (double)r.ns / 1e9;
 		if (s > 0) {
-			metric(ctx, "files_per_s", (double)b->files / s, "files/s");
-			metric(ctx, "rate", (double)b->bytes / s / 1e6, "MB/s");
+			metric(ctx, "files_per_s", (double)r.files / s, "files/s");
+			metric(ctx, "rate", (double)r.bytes / s / 1e6, "MB/s");
 		}
 		metric(ctx, "seconds", s, "s");
-		metric(ctx, "files", (double)b->files, "files");
-		metric(ctx, "bytes", (double)b->bytes, "B");
+		metric(ctx, "files", (double)r.files, "files");
+		metric(ctx, "bytes", (double)r.bytes, "B");
 		*ctx->volstate = t;
-		t = NULL;
 	}
 	/* Cancelled or failed: no state, so enumerate and churn refuse the
 	 * partial tree; the next tree step removes it. */
-	tree_state_free(t);
-	free(b);
 	return rc < 0 ? rc : 0;
 }
 
@@ -592,7 +613,9 @@ const struct rig_module rig_module_tree = {
 		"gets the identical tree. Timed: creating the directories and files, writing "
 		"them (buffered, one write per file up to 1 MiB) and one final sync of the "
 		"volume; files are not synced one by one. A new tree replaces the previous "
-		"one, removed outside the timing.",
+		"one, removed outside the timing. With `at` the tree is built in that folder "
+		"(outside the target) instead, by the first cell of the phase only, as a source "
+		"for `sync`; those cells record a note `source` and no samples.",
 	.kind = MOD_WRITES,
 	.headline = { "files_per_s", +1 },
 	.params = tree_params,

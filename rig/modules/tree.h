@@ -24,6 +24,7 @@ struct tree_args {
 	uint64_t dirs;
 	uint64_t depth;
 	struct size_dist sizes;
+	char *at;         /* a source folder (source.h), or NULL: the volume */
 };
 
 /* enumerate's order and cache: indexes into its parameter table's choices. */
@@ -37,6 +38,7 @@ struct enumerate_args {
 
 struct churn_args {
 	double fraction;
+	char *at;         /* a source folder (source.h), or NULL: the volume */
 };
 
 struct rig_module;
@@ -48,6 +50,9 @@ extern const struct rig_module rig_module_tree;
 #define TREE_NAME_MAX 40          /* a name with its NUL: 'd', 20 digits, '-', 12 tag chars */
 #define TREE_PATH_MAX ((TREE_MAX_DEPTH + 1) * TREE_NAME_MAX) /* a path below the root */
 #define TREE_BLOCK (1u << 20)     /* files up to this size are written with one write */
+#define TREE_TMP_NAME ".rig-tmp"  /* replacements are written to this name in the file's
+                                   * folder, then renamed: tree names start with 'd' or
+                                   * 'f', so no clash */
 
 /* What `tree` leaves in *ctx->volstate (released by tree_state_free). */
 struct tree_state {
@@ -124,6 +129,36 @@ int tree_write_payload(struct rig_ctx *ctx, struct payload *pay, int fd, uint64_
  * the device). */
 void tree_sync_volume(int rootfd);
 
-extern const struct rig_module rig_module_tree, rig_module_enumerate, rig_module_churn;
+/* What tree_build did: files and payload bytes written, and the timed
+ * nanoseconds. */
+struct tree_built {
+	uint64_t files, bytes, ns;
+};
+/*
+ * Build the tree args and ctx->seed describe at root, as `tree` does
+ * (removing what an earlier tree left at root, untimed; the notes `shape`
+ * and `direct`). 0 with the tree's state in *out (its root is root), 1
+ * when cancelled, or a negative errno with the reason in ctx->err; *out
+ * is NULL then. Records no metrics.
+ */
+int tree_build(struct rig_ctx *ctx, const struct tree_args *args, const char *root,
+	       struct tree_state **out, struct tree_built *res);
+/*
+ * Replace `fraction` (percent) of t's files as `churn` does: the selection
+ * seeded from ctx->seed, ctx->rep and ctx->cycle, so it is the same
+ * wherever the tree is. *done: files replaced; *ns: the timed part. 0, 1
+ * when cancelled, or a negative errno with the reason in ctx->err. t
+ * follows every replacement. Records no metrics (the note `fraction` when
+ * it rounds to none).
+ */
+int tree_churn(struct rig_ctx *ctx, struct tree_state *t, double fraction, uint64_t *done,
+	       uint64_t *ns);
+
+/* tree's and churn's cells with `at` (source.c). */
+int source_tree_run(struct rig_ctx *ctx, const struct tree_args *args);
+int source_churn_run(struct rig_ctx *ctx, const struct churn_args *args);
+
+extern const struct rig_module rig_module_tree, rig_module_enumerate, rig_module_churn,
+	rig_module_sync;
 
 #endif

@@ -34,7 +34,9 @@
  * freed blocks), as `tree`; the selection and the payload pool are made
  * before the clock. The tree's expected bytes follow every replacement,
  * so an interrupted or failed churn leaves state and disk agreeing.
- * Memory: a bitmap of one bit per file while the cell runs.
+ * Memory: a bitmap of one bit per file while the cell runs. The
+ * replacements themselves are tree_churn, which churn with `at` (a
+ * source folder, source.c) applies to the folder's tree the same way.
  */
 #include "tree.h"
 
@@ -56,7 +58,7 @@
 #include "../util/xalloc.h"
 #include "walk.h"
 
-#define TMP_NAME ".rig-tmp" /* tree names start with 'd' or 'f': no clash */
+#define TMP_NAME TREE_TMP_NAME
 
 /* In enum enumerate_order's and enum enumerate_cache's order. */
 static const char *const enumerate_orders[] = { "inode", "fts", NULL };
@@ -94,6 +96,10 @@ static const struct rig_metric enumerate_metrics[] = {
 static const struct rig_param churn_params[] = {
 	{ .name = "fraction", .type = PT_PERCENT, .offset = offsetof(struct churn_args, fraction),
 	  .def = "5%", .min = 0.0001, .max = 100, .help = "share of the tree's files replaced" },
+	{ .name = "at", .type = PT_FOLDER, .offset = offsetof(struct churn_args, at),
+	  .folder = FOLDER_WORKS,
+	  .help = "replace them in the tree that `tree` built in this folder, once per phase, "
+		  "instead of on the volume" },
 	{ .name = NULL },
 };
 
@@ -115,7 +121,8 @@ static struct tree_state *get_tree(struct rig_ctx *ctx, const char *module)
 	if (t && t->magic == TREE_MAGIC)
 		return t;
 	sb_addf(ctx->err, "no tree to %s on volume %s: `%s` works on what a `tree` step built on "
-			  "the same volume earlier in the layout",
+			  "the same volume, or a step that copies a tree there, earlier in the "
+			  "layout",
 		module, ctx->volume ? ctx->volume : ctx->dir, module);
 	return NULL;
 }
@@ -301,20 +308,18 @@ static int replace_one(struct churner *ch, uint64_t i)
 	return 0;
 }
 
-static int churn_run(struct rig_ctx *ctx, const void *a)
+int tree_churn(struct rig_ctx *ctx, struct tree_state *t, double fraction, uint64_t *done_out,
+	       uint64_t *ns_out)
 {
-	const struct churn_args *args = a;
-	struct tree_state *t = get_tree(ctx, "churn");
-	if (!t)
-		return -ENOENT;
+	*done_out = *ns_out = 0;
 	uint64_t n = t->files;
-	double want = floor((double)n * args->fraction / 100.0 + 0.5);
+	double want = floor((double)n * fraction / 100.0 + 0.5);
 	uint64_t k = want < 1 ? 1 : want > (double)n ? n : (uint64_t)want;
 	if (n == 0)
 		k = 0;
 	if (want < 1 && n) {
 		struct strbuf v = STRBUF_INIT;
-		sb_addf(&v, "%g%% of %llu files rounds to none: one file replaced", args->fraction,
+		sb_addf(&v, "%g%% of %llu files rounds to none: one file replaced", fraction,
 			(unsigned long long)n);
 		ctx->sink->note(ctx->sink->opaque, "fraction", v.buf);
 		sb_release(&v);
@@ -366,11 +371,25 @@ static int churn_run(struct rig_ctx *ctx, const void *a)
 	}
 	if (rc == 0)
 		tree_sync_volume(ch->rootfd);
-	uint64_t ns = plat_clock_ns() - t0;
+	*ns_out = plat_clock_ns() - t0;
+	*done_out = done;
 	close(ch->rootfd);
 	payload_release(&ch->pay);
 	free(ch);
 	free(bits);
+	return rc;
+}
+
+static int churn_run(struct rig_ctx *ctx, const void *a)
+{
+	const struct churn_args *args = a;
+	if (args->at)
+		return source_churn_run(ctx, args);
+	struct tree_state *t = get_tree(ctx, "churn");
+	if (!t)
+		return -ENOENT;
+	uint64_t done, ns;
+	int rc = tree_churn(ctx, t, args->fraction, &done, &ns);
 	if (rc)
 		return rc < 0 ? rc : 0;
 	double s = (double)ns / 1e9;
@@ -410,7 +429,10 @@ const struct rig_module rig_module_churn = {
 		"repetition and cycle and the same on every volume: each new version has a new "
 		"size from the tree's distribution and new payload, is written to a temporary "
 		"name in the file's directory, synced and renamed over the old one. Timed: the "
-		"replacements and one final sync of the volume.",
+		"replacements and one final sync of the volume. With `at` it replaces them in "
+		"the tree `tree` built in that folder instead, by the first cell of the phase "
+		"only (the same files and versions churn would make on a volume); those cells "
+		"record a note `source` and no samples.",
 	.kind = MOD_WRITES,
 	.headline = { "files_per_s", +1 },
 	.needs = &rig_module_tree,
