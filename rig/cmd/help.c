@@ -74,6 +74,7 @@ static const struct {
 	  "Ranges:     2M..2G, a size per file drawn log-uniformly from the seed.\n"
 	  "Sizes also: inverse-square(1K..20G) (density 1/x^2), or a list [1M, 4M].\n"
 	  "Durations:  500ms, 10s, 5m, 1h.\n"
+	  "Units are case-sensitive: 4k, mb, 4MiB are errors that suggest 4K, MB, 4M.\n"
 	  "Rates are reported in MB/s = 10^6 bytes per second.\n" },
 	{ "cache",
 	  "cache:\n"
