@@ -84,6 +84,11 @@ struct rig_metric {
 	const char *name;
 	const char *unit;
 	const char *help;
+	/* 1: a quantity the plan sets (bytes written, files created), recorded
+	 * with the samples but not a measurement: it has no spread to test,
+	 * so rig compare leaves it out of its statistics (and warns when two
+	 * runs did different amounts of work). 0: measured. */
+	int setting;
 };
 
 /* What kind of access a step is: read-type steps get the cache flush. */
@@ -185,6 +190,9 @@ struct rig_module {
 extern const struct rig_module *const rig_modules[];
 const struct rig_module *module_find(const char *name);
 const struct rig_param *module_param(const struct rig_module *m, const char *name);
+/* The module's metric called name, or NULL (not in its table: an open
+ * metric, or a module this build does not know when m is NULL). */
+const struct rig_metric *module_metric(const struct rig_module *m, const char *name);
 size_t module_nparams(const struct rig_module *m);
 
 /*

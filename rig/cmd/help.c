@@ -235,8 +235,14 @@ static void help_module(const struct rig_module *m)
 	printf("\nmetrics:\n");
 	if (!m->metrics || !m->metrics[0].name)
 		printf("  (none)\n");
-	for (const struct rig_metric *x = m->metrics; x && x->name; x++)
+	int settings = 0;
+	for (const struct rig_metric *x = m->metrics; x && x->name; x++) {
 		printf("  %-17s %-9s %s\n", x->name, x->unit, x->help);
+		settings |= x->setting;
+	}
+	if (settings)
+		printf("\nMetrics set by the plan are recorded, not measured: rig compare leaves them\n"
+		       "out of its statistics.\n");
 	if (m->headline.metric)
 		printf("\nThe report's headline: %s, %s is better (report.headline chooses another).\n",
 		       m->headline.metric, m->headline.better < 0 ? "lower" : "higher");

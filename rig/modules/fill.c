@@ -124,11 +124,11 @@ static const struct rig_param fill_params[] = {
 };
 
 static const struct rig_metric fill_metrics[] = {
-	{ "seconds", "s", "time to write (or remove) filler" },
-	{ "rate", "MB/s", "filler bytes written per second" },
-	{ "level", "%", "used space reached" },
-	{ "free", "B", "space left for an unprivileged user: f_bavail * f_frsize from statvfs" },
-	{ NULL, NULL, NULL },
+	{ "seconds", "s", "time to write (or remove) filler", 0 },
+	{ "rate", "MB/s", "filler bytes written per second", 0 },
+	{ "level", "%", "used space reached", 0 },
+	{ "free", "B", "space left for an unprivileged user: f_bavail * f_frsize from statvfs", 0 },
+	{ NULL, NULL, NULL, 0 },
 };
 
 static const struct rig_param meta_params[] = {
@@ -142,11 +142,11 @@ static const struct rig_param meta_params[] = {
 };
 
 static const struct rig_metric meta_metrics[] = {
-	{ "create_per_s", "ops/s", "files created per second" },
-	{ "stat_per_s", "ops/s", "files stat'ed per second, random order" },
-	{ "rename_per_s", "ops/s", "files renamed per second" },
-	{ "unlink_per_s", "ops/s", "files removed per second" },
-	{ NULL, NULL, NULL },
+	{ "create_per_s", "ops/s", "files created per second", 0 },
+	{ "stat_per_s", "ops/s", "files stat'ed per second, random order", 0 },
+	{ "rename_per_s", "ops/s", "files renamed per second", 0 },
+	{ "unlink_per_s", "ops/s", "files removed per second", 0 },
+	{ NULL, NULL, NULL, 0 },
 };
 
 static void note(struct rig_ctx *ctx, const char *key, const char *value)

@@ -18,7 +18,7 @@ static const struct rig_param pause_params[] = {
 	{ .name = NULL },
 };
 
-static const struct rig_metric pause_metrics[] = { { NULL, NULL, NULL } };
+static const struct rig_metric pause_metrics[] = { { NULL, NULL, NULL, 0 } };
 
 static int pause_run(struct rig_ctx *ctx, const void *a)
 {

@@ -98,12 +98,12 @@ static void tree_check(const void *a, struct diag *d, struct mark at)
 }
 
 static const struct rig_metric tree_metrics[] = {
-	{ "files_per_s", "files/s", "files created per second" },
-	{ "rate", "MB/s", "payload bytes per second" },
-	{ "seconds", "s", "total time" },
-	{ "files", "files", "files created" },
-	{ "bytes", "B", "payload bytes written" },
-	{ NULL, NULL, NULL },
+	{ "files_per_s", "files/s", "files created per second", 0 },
+	{ "rate", "MB/s", "payload bytes per second", 0 },
+	{ "seconds", "s", "total time", 0 },
+	{ "files", "files", "files created (set by the plan)", 1 },
+	{ "bytes", "B", "payload bytes written (set by the plan and the seed)", 1 },
+	{ NULL, NULL, NULL, 0 },
 };
 
 static inline uint64_t mix64(uint64_t z)
