@@ -26,6 +26,7 @@
 #include "diag.h"
 #include "units.h"
 
+struct progress;
 struct strbuf;
 struct spawner;
 
@@ -156,6 +157,8 @@ struct rig_ctx {
 	volatile sig_atomic_t *cancel;   /* non-zero: stop at the next operation */
 	void **volstate;                 /* per-volume state shared by steps (write -> read) */
 	struct spawner *sp;              /* for external commands: logged to commands.log; may be NULL */
+	struct progress *progress;       /* long work reports how far it got (util/progress.h:
+	                                  * progress_work, as often as it likes); may be NULL */
 	struct strbuf *err;              /* the reason when run() fails */
 };
 

@@ -26,6 +26,7 @@ int cmd_run(int argc, char **argv)
 		{ "allow", required_argument, NULL, 'A' },
 		{ "image-size", required_argument, NULL, 'I' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "json-progress", no_argument, NULL, 'J' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct plan_options po = { .platform = prov_driver_host(), .fs_map = NULL };
@@ -65,6 +66,7 @@ int cmd_run(int argc, char **argv)
 			break;
 		}
 		case 'q': ro.quiet = 1; break;
+		case 'J': ro.json_progress = 1; break;
 		default:
 			return cmd_usage_error("run", "unknown option");
 		}

@@ -68,6 +68,7 @@
 #include "../util/fault.h"
 #include "../util/payload.h"
 #include "../util/prng.h"
+#include "../util/progress.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
 
@@ -392,6 +393,7 @@ static int build_files(struct builder *b, uint64_t leaf, int dfd)
 			return rc;
 		b->files++;
 		b->bytes += size;
+		progress_work(b->ctx->progress, "tree", b->files, t->files, PROGRESS_FILES);
 	}
 	return 0;
 }
