@@ -18,6 +18,7 @@
 #include "reports/report_data.h"
 #include "reports/report_out.h"
 #include "reports/summary.h"
+#include "rig/module.h"
 #include "rig/store.h"
 #include "rig/util/strbuf.h"
 #include "rig/util/xalloc.h"
@@ -215,6 +216,61 @@ static int cmp_gref_order(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
+/* Whether Fieller's interval and Welch's p say different things at 5%:
+ * the interval excludes 0 and p >= 0.05, or it holds 0 and p < 0.05. */
+int compare_diff_disagrees(const struct stats_diff *df)
+{
+	if (!isfinite(df->ci_low) || !isfinite(df->ci_high) || isnan(df->p))
+		return 0;
+	int excl = df->ci_low > 0 || df->ci_high < 0;
+	return excl != (df->p < 0.05);
+}
+
+int compare_is_setting(const char *module, const char *metric)
+{
+	const struct rig_metric *mt = module_metric(module_find(module), metric);
+	return mt && mt->setting;
+}
+
+/*
+ * A key whose metric the plan sets (struct rig_metric.setting: bytes
+ * written, files created) is no measurement: it is left out of the
+ * statistics, its name noted for the page. When the runs' values differ,
+ * the runs did different work, which a warning says. Returns 1 for such
+ * a key.
+ */
+static int leave_out_setting(struct comparison *c, const struct cmp_key *key)
+{
+	if (!compare_is_setting(key->module, key->metric))
+		return 0;
+	struct strbuf m = STRBUF_INIT;
+	const struct cmp_cell *a = &key->cells[0];
+	for (size_t r = 1; r < c->nruns && a->present; r++) {
+		const struct cmp_cell *b = &key->cells[r];
+		if (!b->present || (b->s.min == a->s.min && b->s.max == a->s.max))
+			continue;
+		sb_addf(&m, "step %s (%s) on %s: %s differs, %.10g %s in %s and %.10g %s in %s: the runs "
+			    "did not do the same work", key->step, key->module,
+			key->volume ? key->volume : key->fs ? key->fs : "?", key->metric, a->s.mean,
+			key->unit, c->runs[0].label, b->s.mean, key->unit, c->runs[r].label);
+		compare_warn(c, &m);
+	}
+	sb_release(&m);
+	struct strbuf list = STRBUF_INIT, item = STRBUF_INIT;
+	sb_addf(&list, ", %s,", c->settings ? c->settings : "");
+	sb_addf(&item, ", %s,", key->metric);
+	if (!strstr(list.buf, item.buf)) {
+		sb_reset(&list);
+		sb_addf(&list, "%s%s%s", c->settings ? c->settings : "", c->settings ? ", " : "",
+			key->metric);
+		free(c->settings);
+		c->settings = sb_detach(&list);
+	}
+	sb_release(&list);
+	sb_release(&item);
+	return 1;
+}
+
 static void join(struct comparison *c)
 {
 	size_t n = 0;
@@ -291,6 +347,12 @@ static void join(struct comparison *c)
 			if (key->cells[r].present)
 				stats_summarize(vals, nv, &key->cells[r].s);
 		}
+		if (leave_out_setting(c, key)) {
+			free(key->cells);
+			c->nkeys--;
+			i = j;
+			continue;
+		}
 		for (size_t r = 0; r < c->nruns; r++) {
 			struct stats_diff *df = &key->cells[r].diff;
 			df->pct_of_base = df->diff_pct = df->ci_low = df->ci_high = df->t = df->df = df->p = NAN;
@@ -354,6 +416,7 @@ void compare_free(struct comparison *c)
 		free(c->warnings[i]);
 	free(c->warnings);
 	free(c->rows);
+	free(c->settings);
 	for (size_t i = 0; i < c->nruns; i++) {
 		free(c->runs[i].disk);
 		rdata_free(c->runs[i].d);

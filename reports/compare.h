@@ -3,7 +3,10 @@
  * on (step, volume or file system, metric), each run summarized per key,
  * and every run after the first compared with the first (percent of its
  * mean with Fieller's interval, Welch's p), as compare.csv and
- * compare.html. Differences between the runs that make a comparison
+ * compare.html. Metrics the plan sets (struct rig_metric.setting: bytes
+ * written, files created) are left out: they are no measurement, and a
+ * warning says when the runs' values of one differ. Differences between
+ * the runs that make a comparison
  * questionable (plans, hosts, disks, rig versions) are warnings that say
  * what differs.
  *
@@ -92,6 +95,8 @@ struct comparison {
 	int with_layout;            /* the layout is part of the key */
 	char **warnings;
 	size_t nwarnings;
+	char *settings;             /* metrics left out as quantities the plan sets
+				       ("bytes, files"), or NULL: none */
 	int within;                 /* built in within mode: rows, not keys */
 	struct cmp_within *rows;    /* run by run, each in plan order */
 	size_t nrows, arows;
@@ -113,6 +118,13 @@ void compare_within_build(struct comparison *c, const char *against);
 int compare_within_write_csv(const struct comparison *c, const char *path, struct strbuf *err);
 /* compare.html (the within table) into out_dir. */
 int compare_within_write_html(const struct comparison *c, const char *out_dir, struct strbuf *err);
+/* Whether the module's metric is a quantity the plan sets
+ * (rig_metric.setting), left out of the statistics. */
+int compare_is_setting(const char *module, const char *metric);
+/* Whether Fieller's interval of d and Welch's p disagree at 5% (the
+ * interval excludes 0 while p >= 0.05, or the reverse): the page marks
+ * the cell and explains why in a note (html_compare.c). */
+int compare_diff_disagrees(const struct stats_diff *d);
 /* Add a warning (msg is emptied). */
 void compare_warn(struct comparison *c, struct strbuf *msg);
 

@@ -170,7 +170,8 @@ static void run_rows(struct comparison *c, size_t r)
 	size_t first_row = c->nrows;
 	for (size_t i = 0; i < ng; i++) {
 		const struct rd_group *g = &d->groups[i];
-		if (head[own[i]] != (long)i || !strcmp(entity(run, g), run->ref) || head[ref[i]] < 0)
+		if (head[own[i]] != (long)i || !strcmp(entity(run, g), run->ref) || head[ref[i]] < 0 ||
+		    compare_is_setting(g->module, rd_str(d, g->metric)))
 			continue;
 		size_t nx = 0, nb = 0;
 		chain_values(d, next, (long)i, &x, &nx, &ax);

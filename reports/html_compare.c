@@ -61,18 +61,32 @@ static void runs_table(struct strbuf *h, const struct comparison *c)
 	sb_adds(h, "</tbody></table>\n");
 }
 
+/* Under a table with a cell marked by compare_diff_disagrees. */
+static const char disagree_note[] =
+	"<p class=\"small\"><sup>&dagger;</sup> Here the interval and the p-value disagree about a "
+	"difference at the 5% level. They answer different questions: the interval (Fieller's) is for "
+	"the ratio of the two means, the later run's mean as a percentage of the first's, while "
+	"Welch's test is for the difference of the means in the metric's own unit. Each uses its own "
+	"approximate degrees of freedom, so near the 5% threshold one can fall on each side. Read such "
+	"a difference as borderline; more repetitions settle it.</p>\n";
+
 /* A difference for a table cell: the percentage in bold (marked when its
  * interval excludes 0), then, in a small span the caller closes, the
- * interval and Welch's p. */
-static void diff_cell(struct strbuf *h, const struct stats_diff *df, size_t nx, size_t nb)
+ * interval and Welch's p, with a dagger when they disagree (returns 1
+ * then: the table needs disagree_note). */
+static int diff_cell(struct strbuf *h, const struct stats_diff *df, size_t nx, size_t nb)
 {
 	int excl = isfinite(df->ci_low) && (df->ci_low > 0 || df->ci_high < 0);
+	int odd = compare_diff_disagrees(df);
 	sb_adds(h, excl ? "<b class=\"yes\">" : "<b>");
 	html_pct(h, df->diff_pct);
 	sb_adds(h, "</b><br><span class=\"small\">");
 	html_diff_ci(h, df->ci_low, df->ci_high, nx, nb);
 	sb_adds(h, "; ");
 	html_p_clause(h, df->p);
+	if (odd)
+		sb_adds(h, "<sup>&dagger;</sup>");
+	return odd;
 }
 
 static void warnings_banner(struct strbuf *h, const struct comparison *c)
@@ -159,6 +173,7 @@ static void step_section(struct hctx *hc, const struct comparison *c, const char
 	for (size_t r = 1; r < c->nruns; r++)
 		sb_addf(h, "<th class=\"num\">%s vs %s (95%% CI; p)</th>", c->runs[r].label, c->runs[0].label);
 	sb_adds(h, "</tr></thead>\n<tbody>\n");
+	int disagree = 0;
 	for (size_t i = 0; i < c->nkeys; i++) {
 		const struct cmp_key *k = &c->keys[i];
 		if (strcmp(k->step, step))
@@ -191,7 +206,7 @@ static void step_section(struct hctx *hc, const struct comparison *c, const char
 			const struct cmp_cell *cl = &k->cells[r];
 			sb_adds(h, "<td class=\"num\">");
 			if (cl->present && k->cells[0].present) {
-				diff_cell(h, &cl->diff, cl->s.n, k->cells[0].s.n);
+				disagree |= diff_cell(h, &cl->diff, cl->s.n, k->cells[0].s.n);
 				sb_adds(h, "</span>");
 			} else {
 				sb_adds(h, "&ndash;");
@@ -201,6 +216,8 @@ static void step_section(struct hctx *hc, const struct comparison *c, const char
 		sb_adds(h, "</tr>\n");
 	}
 	sb_adds(h, "</tbody></table></div>\n");
+	if (disagree)
+		sb_adds(h, disagree_note);
 }
 
 int compare_write_html(const struct comparison *c, const char *out_dir, struct strbuf *err)
@@ -223,7 +240,13 @@ int compare_write_html(const struct comparison *c, const char *out_dir, struct s
 		       "Fieller's 95% interval, Welch's p. Joined on (step, ");
 	sb_adds(&page, c->by_fs ? "file system" : "volume");
 	sb_adds(&page, c->with_layout ? ", layout" : "");
-	sb_adds(&page, ", metric).</p></header>\n");
+	sb_adds(&page, ", metric).");
+	if (c->settings) {
+		sb_adds(&page, " Left out: ");
+		html_text(&page, c->settings);
+		sb_adds(&page, ", quantities the plan sets rather than measurements.");
+	}
+	sb_adds(&page, "</p></header>\n");
 	sb_release(&title);
 	runs_table(&page, c);
 	warnings_banner(&page, c);
@@ -350,6 +373,7 @@ static void within_table(struct strbuf *h, const struct comparison *c)
 		sb_adds(h, "</th>");
 	}
 	sb_adds(h, "</tr></thead>\n<tbody>\n");
+	int disagree = 0;
 	for (size_t r = 0; r < c->nruns; r++) {
 		const struct cmp_run *run = &c->runs[r];
 		sb_adds(h, "<tr>");
@@ -361,7 +385,7 @@ static void within_table(struct strbuf *h, const struct comparison *c)
 					w = &c->rows[i];
 			sb_adds(h, "<td class=\"num\">");
 			if (w) {
-				diff_cell(h, &w->diff, w->s.n, w->ref.n);
+				disagree |= diff_cell(h, &w->diff, w->s.n, w->ref.n);
 				sb_addf(h, "; n = %zu / %zu</span>", w->s.n, w->ref.n);
 			} else if (!cols[k].layout && run->ref && !run->complete && run->d->nlayouts > 1) {
 				sb_adds(h, "<span class=\"small\">not pooled</span>");
@@ -373,6 +397,8 @@ static void within_table(struct strbuf *h, const struct comparison *c)
 		sb_adds(h, "</tr>\n");
 	}
 	sb_adds(h, "</tbody></table></div>\n");
+	if (disagree)
+		sb_adds(h, disagree_note);
 	free(cols);
 }
 

@@ -26,6 +26,7 @@
 #include "diag.h"
 #include "units.h"
 
+struct progress;
 struct strbuf;
 struct spawner;
 
@@ -106,6 +107,11 @@ struct rig_metric {
 	const char *name;
 	const char *unit;
 	const char *help;
+	/* 1: a quantity the plan sets (bytes written, files created), recorded
+	 * with the samples but not a measurement: it has no spread to test,
+	 * so rig compare leaves it out of its statistics (and warns when two
+	 * runs did different amounts of work). 0: measured. */
+	int setting;
 };
 
 /* What kind of access a step is: read-type steps get the cache flush. */
@@ -183,6 +189,8 @@ struct rig_ctx {
 	volatile sig_atomic_t *cancel;   /* non-zero: stop at the next operation */
 	void **volstate;                 /* per-volume state shared by steps (write -> read) */
 	struct spawner *sp;              /* for external commands: logged to commands.log; may be NULL */
+	struct progress *progress;       /* long work reports how far it got (util/progress.h:
+	                                  * progress_work, as often as it likes); may be NULL */
 	struct strbuf *err;              /* the reason when run() fails */
 };
 
@@ -217,6 +225,9 @@ struct rig_module {
 extern const struct rig_module *const rig_modules[];
 const struct rig_module *module_find(const char *name);
 const struct rig_param *module_param(const struct rig_module *m, const char *name);
+/* The module's metric called name, or NULL (not in its table: an open
+ * metric, or a module this build does not know when m is NULL). */
+const struct rig_metric *module_metric(const struct rig_module *m, const char *name);
 size_t module_nparams(const struct rig_module *m);
 /* The module's PT_FOLDER parameter (its index in m->params in *index, may
  * be NULL), or NULL when it has none. A module has at most one. */

@@ -110,6 +110,9 @@ static void invalid(struct diag *d, const struct src *s, const char *text, const
 	via_suffix(&sb, s);
 	if (why)
 		sb_addf(&sb, ": %s", why);
+	if (s->p->type == PT_SIZE || s->p->type == PT_DIST || s->p->type == PT_DURATION)
+		units_suggest(&sb, text, s->p->type == PT_SIZE ? UNITS_SIZE
+					 : s->p->type == PT_DIST ? UNITS_DIST : UNITS_DURATION);
 	diag_error(d, s->mark, "%s", sb.buf);
 	sb_release(&sb);
 }

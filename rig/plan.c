@@ -275,16 +275,21 @@ static const char *const order_names[] = {
 };
 static const char *const reprovision_names[] = { "layout", "repeat", NULL };
 
+/* In the order of the K_ names below (rig help plan-language is checked
+ * against this list). */
+const char *const plan_top_keys[] = {
+	"rig", "name", "description", "seed", "target", "layouts", "order", "repeat",
+	"reprovision", "cache", "steps", "report", NULL,
+};
+
 static void parse_root(struct pctx *c, yaml_node_t *root)
 {
 	struct plan *p = c->p;
-	struct key k[] = {
-		{ "rig", 0, 0 }, { "name", 0, 0 }, { "description", 0, 0 }, { "seed", 0, 0 },
-		{ "target", 0, 0 }, { "layouts", 0, 0 }, { "order", 0, 0 }, { "repeat", 0, 0 },
-		{ "reprovision", 0, 0 }, { "cache", 0, 0 }, { "steps", 0, 0 }, { "report", 0, 0 },
-	};
 	enum { K_RIG, K_NAME, K_DESC, K_SEED, K_TARGET, K_LAYOUTS, K_ORDER, K_REPEAT,
-	       K_REPROVISION, K_CACHE, K_STEPS, K_REPORT };
+	       K_REPROVISION, K_CACHE, K_STEPS, K_REPORT, K_N };
+	struct key k[K_N];
+	for (size_t i = 0; i < K_N; i++)
+		k[i] = (struct key){ plan_top_keys[i], NULL, NULL };
 	if (root->type != YAML_MAPPING_NODE) {
 		diag_error(c->d, plan_node_mark(root), "a plan is a mapping of keys (rig, name, target, "
 			   "steps, ...), not %s", plan_node_kind(root));

@@ -193,6 +193,9 @@ const struct plan_headline *plan_headline_for(const struct plan *p, const char *
 int plan_unit_better(const char *unit);
 
 const char *plan_order_name(enum plan_order o);
+/* The top-level keys of a plan, NULL-terminated, in the order the parser
+ * reads them (`rig help plan-language` is tested against it). */
+extern const char *const plan_top_keys[];
 /* The platform's name; "any" for NULL. */
 const char *plan_platform_name(const struct prov_driver *d);
 

@@ -251,8 +251,13 @@ static void parse_image(struct pctx *c, yaml_node_t *key, yaml_node_t *val)
 		const char *s = plan_key_scalar(c, &k[1], "a size such as 20G");
 		const char *why;
 		uint64_t v;
-		if (s && units_parse_size(s, &v, &why))
-			diag_error(c->d, plan_node_mark(k[1].val), "invalid size '%s' for the image: %s", s, why);
+		if (s && units_parse_size(s, &v, &why)) {
+			struct strbuf hint = STRBUF_INIT;
+			units_suggest(&hint, s, UNITS_SIZE);
+			diag_error(c->d, plan_node_mark(k[1].val), "invalid size '%s' for the image: %s%s",
+				   s, why, hint.buf);
+			sb_release(&hint);
+		}
 		else if (s && v < MIN_IMAGE_SIZE)
 			diag_error(c->d, plan_node_mark(k[1].val), "image size '%s' is too small: an image "
 				   "needs at least 1M for a partition table and file systems", s);
@@ -379,8 +384,12 @@ static int parse_part_size(struct pctx *c, struct key *sk, const char *pname,
 		return 0;
 	}
 	if (units_parse_size(s, &out->bytes, &why)) {
-		diag_error(c->d, m, "invalid size '%s' for partition '%s': %s (or a percentage "
-			   "such as 50%%, or rest)", s, pname, why);
+		struct strbuf hint = STRBUF_INIT;
+		if (!units_suggest(&hint, s, UNITS_SIZE))
+			sb_adds(&hint, " (or a percentage such as 50%, or rest)");
+		diag_error(c->d, m, "invalid size '%s' for partition '%s': %s%s", s, pname, why,
+			   hint.buf);
+		sb_release(&hint);
 		return -1;
 	}
 	if (!out->bytes) {

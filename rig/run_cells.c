@@ -22,6 +22,7 @@
 #include "module.h"
 #include "resume.h"
 #include "run.h"
+#include "run_eta.h"
 #include "runner.h"
 #include "schedule.h"
 #include "store.h"
@@ -39,6 +40,9 @@ struct cell_sink {
 	struct strbuf method;  /* the cache column, composed per sample */
 	int failed;
 	struct strbuf err;
+	struct progress *progress;
+	const char *headline;  /* the module's headline metric; NULL: the first measured */
+	struct strbuf first;   /* the first metric measured, when headline is NULL */
 };
 
 /* The cache column: what was actually applied to this cell's data I/O. */
@@ -59,6 +63,10 @@ static void sink_metric(void *opaque, const char *name, double value, const char
 	struct cell_sink *cs = opaque;
 	if (store_add_sample(cs->store, cs->seq, name, value, unit, cache_text(cs), &cs->err) < 0)
 		cs->failed = 1;
+	if (!cs->headline && !cs->first.len)
+		sb_adds(&cs->first, name);
+	if (!strcmp(name, cs->headline ? cs->headline : cs->first.buf))
+		progress_value(cs->progress, name, value, unit);
 }
 
 static void sink_file(void *opaque, const char *file, uint64_t bytes, double seconds)
@@ -147,7 +155,7 @@ static uint64_t seed_derive_cell(uint64_t seed, const char *layout, const struct
 }
 
 static int run_cell(struct run *run, const struct schedule *sched, const struct cell *c,
-		    struct strbuf *err)
+		    double eta_s, struct strbuf *err)
 {
 	const struct plan *p = run->plan;
 	const struct plan_step *st = c->step;
@@ -156,9 +164,10 @@ static int run_cell(struct run *run, const struct schedule *sched, const struct 
 	const char *lname = plan_layout_name(p, c->layout);
 	struct store *store = run->dir.store;
 
-	progress_update(&run->progress, "[%u/%zu] %s%srep %u  step %s %-9s on %s",
-			c->seq, sched->n, lname, *lname ? "  " : "", c->rep, c->path, m->name,
-			vol->name);
+	struct progress_cell pc = { .seq = c->seq, .total = (uint32_t)sched->n, .rep = c->rep,
+				    .layout = lname, .step = c->path, .module = m->name,
+				    .volume = vol->name, .eta_s = eta_s };
+	progress_cell(&run->progress, &pc);
 
 	struct strbuf flushed = STRBUF_INIT;
 	if (flush_caches(run, st, vol, &flushed, err) < 0) {
@@ -217,9 +226,11 @@ static int run_cell(struct run *run, const struct schedule *sched, const struct 
 		return rc;
 	}
 
-	struct cell_sink cs = { .store = store, .seq = c->seq, .flushed = flushed.buf };
+	struct cell_sink cs = { .store = store, .seq = c->seq, .flushed = flushed.buf,
+				.progress = &run->progress, .headline = m->headline.metric };
 	sb_init(&cs.err);
 	sb_init(&cs.method);
+	sb_init(&cs.first);
 	struct rig_sink sink = { &cs, sink_metric, sink_file, sink_note };
 	struct strbuf merr = STRBUF_INIT, instance = STRBUF_INIT;
 	sb_addf(&instance, "%s/phase%u", run->key, c->phase);
@@ -238,6 +249,7 @@ static int run_cell(struct run *run, const struct schedule *sched, const struct 
 		.cancel = &runner_cancel,
 		.volstate = run_provision_slot(&run->prov, c->volume, resume_state_slot(m)),
 		.sp = &run->sp,
+		.progress = &run->progress,
 		.err = &merr,
 	};
 	cs.ctx = &ctx;
@@ -263,6 +275,7 @@ static int run_cell(struct run *run, const struct schedule *sched, const struct 
 	sb_release(&instance);
 	sb_release(&cs.err);
 	sb_release(&cs.method);
+	sb_release(&cs.first);
 	sb_release(&flushed);
 	params_free(m, args);
 	free(args);
@@ -275,6 +288,9 @@ int run_cells_walk(struct run *run, const struct schedule *sched, size_t from, s
 	const struct plan *p = run->plan;
 	int rc = 0;
 	*done = 0;
+	struct run_eta eta;
+	run_eta_init(&eta, sched, from);
+	uint64_t t0 = plat_clock_ns();
 	for (size_t i = from; i < sched->n && !runner_cancel; i++) {
 		const struct cell *c = &sched->cells[i];
 		int fresh = c->first_of_layout ||
@@ -284,19 +300,23 @@ int run_cells_walk(struct run *run, const struct schedule *sched, size_t from, s
 			if (run_provision_teardown(&run->prov) < 0) {
 				sb_addf(err, "cannot tear down the previous layout: %s",
 					run->prov.perr.buf);
-				return -EIO;
+				rc = -EIO;
+				break;
 			}
 			/* A resume records the volumes it provisions, whatever the cell. */
 			rc = run_provision_layout(&run->prov, c->layout,
 						  c->first_of_layout || i == from, err);
 			if (rc < 0)
-				return rc;
+				break;
 		}
-		rc = run_cell(run, sched, c, err);
+		uint64_t start = plat_clock_ns();
+		rc = run_cell(run, sched, c, run_eta_left(&eta, (double)(start - t0) / 1e9), err);
 		if (rc < 0)
-			return rc;
+			break;
+		run_eta_done(&eta, i, (double)(plat_clock_ns() - start) / 1e9);
 		if (!runner_cancel)
 			(*done)++;
 	}
-	return 0;
+	run_eta_release(&eta);
+	return rc < 0 ? rc : 0;
 }

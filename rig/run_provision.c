@@ -144,7 +144,7 @@ int run_provision_layout(struct run_prov *pv, size_t li, int record, struct strb
 {
 	const char *lname = plan_layout_name(pv->plan, li);
 	if (pv->plan->target.kind != TARGET_DIRS) {
-		progress_update(pv->dir->progress, "provisioning layout %s", lname);
+		progress_phase(pv->dir->progress, "provisioning layout %s", lname);
 	}
 	sb_reset(&pv->perr);
 	pv->provisioned = (long)li; /* teardown must follow even a partial provision */

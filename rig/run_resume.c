@@ -292,7 +292,7 @@ int run_resume_begin(struct run_resume *rs, struct run *run, const struct schedu
 		rs->resume_id = sr.id;
 		run_dir_event(&run->dir, "info", "resumed: first unfinished cell %u; %s", first,
 			      why.buf);
-		if (!run->opt->quiet)
+		if (!run->opt->quiet && !run->opt->json_progress)
 			fprintf(stderr, "rig: resuming %s at cell %u of %zu: %s\n", run->plan->name,
 				from_seq > sched->n ? (uint32_t)sched->n : from_seq, sched->n,
 				why.buf);

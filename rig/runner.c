@@ -114,7 +114,8 @@ static void run_init(struct run *run, const struct plan *p, const struct run_opt
 	memset(run, 0, sizeof(*run));
 	run->plan = p;
 	run->opt = o;
-	progress_init(&run->progress, o->quiet ? NULL : stderr);
+	progress_init(&run->progress, stderr,
+		      o->json_progress ? PROGRESS_JSON : o->quiet ? PROGRESS_OFF : PROGRESS_HUMAN);
 	run_dir_init(&run->dir, &run->progress);
 	run_provision_init(&run->prov, &run->dir);
 }
@@ -125,12 +126,21 @@ static void run_release(struct run *run)
 	run_provision_release(&run->prov);
 	free(run->has_row);
 	run->has_row = NULL;
+	progress_release(&run->progress);
+}
+
+/* The spawner's watch: the command running, on the progress line. */
+static void run_watch_command(void *opaque, const char *argv_text, double seconds)
+{
+	progress_command(opaque, argv_text, seconds);
 }
 
 /* What a run and a resume share: the spawner, the backend context, ids. */
 static void setup_run(struct run *run)
 {
 	run->sp = spawner_fault(spawner_real(run_dir_log_command, &run->dir));
+	run->sp.watch = run_watch_command;
+	run->sp.watch_opaque = &run->progress;
 	run_provision_setup(&run->prov, run->opt, &run->sp);
 }
 
@@ -197,6 +207,7 @@ stop:
 			result = RUN_OK;
 		}
 		struct strbuf serr = STRBUF_INIT;
+		progress_finish(&run->progress, status);
 		if (run->resume)
 			run_resume_end(run->resume, run, ended, status);
 		store_end_run(run->dir.store, ended, status, err->len ? err->buf : NULL, &serr);
@@ -296,10 +307,11 @@ enum run_status runner_run(const struct plan *p, const struct run_options *o,
 	}
 	setup_run(&run);
 
-	if (!o->quiet)
+	if (!o->quiet && !o->json_progress)
 		fprintf(stderr, "rig: running %s: %zu cells, seed %llu%s\nrig: run folder %s\n",
 			p->name, sched.n, (unsigned long long)run.seed,
 			seed_drawn ? " (drawn; pass --seed to repeat it)" : "", run.dir.path.buf);
+	progress_start(&run.progress, p->name, (uint32_t)sched.n, run.dir.path.buf);
 	run_cells_check_cache(&run);
 	result = run_body(&run, &sched, 0, err);
 out:
@@ -362,9 +374,10 @@ enum run_status runner_resume(const char *dir, const struct run_options *opt,
 		goto out;
 	setup_run(&run);
 	run.resume = &rs;
-	if (!o.quiet)
+	if (!o.quiet && !o.json_progress)
 		fprintf(stderr, "rig: resuming %s (seed %llu), run folder %s\n", rs.plan->name,
 			(unsigned long long)run.seed, run.dir.path.buf);
+	progress_start(&run.progress, rs.plan->name, (uint32_t)sched.n, run.dir.path.buf);
 	run_cells_check_cache(&run);
 	result = run_body(&run, &sched, rs.rp.unfinished, err);
 out:

@@ -30,7 +30,10 @@ struct run_options {
 	int force;                /* --force: overwrite an image file rig did not make */
 	unsigned allow;           /* --allow: safety rules waived (SAFETY_ALLOW_*) */
 	uint64_t image_size;      /* --image-size: replaces the plan's image size; 0 none */
-	int quiet;                /* no progress lines */
+	int quiet;                /* no progress lines (-q) */
+	int json_progress;        /* --json-progress: one JSON object per event on
+	                           * stderr instead of the lines (docs/progress.md);
+	                           * also with quiet */
 	const char *argv_text;    /* the command line, for provenance */
 	const struct plan_options *popt; /* how the plan was parsed (recorded for a resume) */
 };
@@ -52,7 +55,8 @@ enum run_status runner_run(const struct plan *p, const struct run_options *o,
  * store's cells as the plan and seed schedule them), then run the cells not
  * yet done in the original order; where it starts and whether the
  * provisioning is kept: resume.h. Of o, only yes, force, allow (added to
- * the recorded ones), quiet and argv_text are used; the rest is recorded.
+ * the recorded ones), quiet, json_progress and argv_text are used; the rest
+ * is recorded.
  * RUN_OK with info set when the run had completed already (nothing done);
  * RUN_NOT_STARTED when refused, also when the target cannot be prepared
  * (not root, tools missing; the store is left as it was, except for an

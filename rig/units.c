@@ -429,3 +429,94 @@ void units_format_dist(struct strbuf *sb, const struct size_dist *d)
 		return;
 	}
 }
+
+/* --- near misses --- */
+
+struct near_unit {
+	const char *written; /* compared without case */
+	const char *meant;
+};
+
+static const struct near_unit near_sizes[] = {
+	{ "k", "K" }, { "m", "M" }, { "g", "G" }, { "t", "T" },
+	{ "kb", "KB" }, { "mb", "MB" }, { "gb", "GB" }, { "tb", "TB" },
+	{ "kib", "K" }, { "mib", "M" }, { "gib", "G" }, { "tib", "T" },
+	{ "b", "" }, { "byte", "" }, { "bytes", "" },
+	{ NULL, NULL },
+};
+
+static const struct near_unit near_durations[] = {
+	{ "ns", "ns" }, { "us", "us" }, { "\xc2\xb5s", "us" }, { "ms", "ms" }, { "s", "s" },
+	{ "m", "m" }, { "h", "h" },
+	{ "nsec", "ns" }, { "usec", "us" }, { "msec", "ms" }, { "msecs", "ms" },
+	{ "sec", "s" }, { "secs", "s" }, { "second", "s" }, { "seconds", "s" },
+	{ "min", "m" }, { "mins", "m" }, { "minute", "m" }, { "minutes", "m" },
+	{ "hr", "h" }, { "hrs", "h" }, { "hour", "h" }, { "hours", "h" },
+	{ NULL, NULL },
+};
+
+static int unit_char(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80;
+}
+
+static int same_letters(const char *a, size_t n, const char *b)
+{
+	size_t i = 0;
+	for (; i < n && b[i]; i++) {
+		unsigned char x = (unsigned char)a[i], y = (unsigned char)b[i];
+		if (x >= 'A' && x <= 'Z')
+			x = (unsigned char)(x - 'A' + 'a');
+		if (x != y)
+			return 0;
+	}
+	return i == n && !b[i];
+}
+
+int units_suggest(struct strbuf *sb, const char *s, enum units_kind kind)
+{
+	const struct near_unit *table = kind == UNITS_DURATION ? near_durations : near_sizes;
+	struct strbuf fix = STRBUF_INIT;
+	const char *p = s;
+	while (*p) {
+		if (!(*p >= '0' && *p <= '9')) {
+			sb_addch(&fix, *p++);
+			continue;
+		}
+		while (*p >= '0' && *p <= '9')
+			sb_addch(&fix, *p++);
+		const char *u = p;
+		while (*u == ' ')
+			u++;
+		const char *e = u;
+		while (unit_char((unsigned char)*e))
+			e++;
+		if (e == u)
+			continue; /* no unit here: spaces, if any, are copied as they are */
+		const char *meant = NULL;
+		for (const struct near_unit *n = table; n->written && !meant; n++)
+			if (same_letters(u, (size_t)(e - u), n->written))
+				meant = n->meant;
+		if (meant)
+			sb_adds(&fix, meant);
+		else
+			sb_add(&fix, p, (size_t)(e - p));
+		p = e;
+	}
+	int ok = strcmp(fix.buf, s) != 0;
+	if (ok) {
+		const char *why;
+		uint64_t v;
+		struct size_dist d;
+		if (kind == UNITS_SIZE)
+			ok = units_parse_size(fix.buf, &v, &why) == 0;
+		else if (kind == UNITS_DURATION)
+			ok = units_parse_duration(fix.buf, &v, &why) == 0;
+		else if ((ok = units_parse_dist(fix.buf, &d, &why) == 0))
+			units_dist_release(&d);
+	}
+	if (ok)
+		sb_addf(sb, " (did you mean '%s'?)", fix.buf);
+	sb_release(&fix);
+	return ok;
+}

@@ -39,6 +39,17 @@ void units_format_duration(struct strbuf *sb, uint64_t ns);
 /* "50%", "12.5%" (shortest text that parses back to the same double). */
 void units_format_percent(struct strbuf *sb, double pct);
 
+/*
+ * Near misses of the grammar, for "did you mean" in errors: s with every
+ * unit that follows a number written as the grammar spells it (4k -> 4K,
+ * mb -> MB, 1KiB -> 1K, 512B -> 512, 10S -> 10s, 5 min -> 5m, 2 sec -> 2s),
+ * kept only when the result differs from s and parses as the kind. Appends
+ * " (did you mean 'TEXT'?)" to sb and returns 1 then; 0, nothing added,
+ * otherwise. UNITS_DIST covers sizes, ranges and inverse-square(RANGE).
+ */
+enum units_kind { UNITS_SIZE, UNITS_DURATION, UNITS_DIST };
+int units_suggest(struct strbuf *sb, const char *s, enum units_kind kind);
+
 enum dist_kind {
 	DIST_FIXED,      /* every file `lo` bytes */
 	DIST_LIST,       /* file i gets list[i % n] */

@@ -250,14 +250,6 @@ static void three_close(struct three *f)
 		free(f->runs[i]);
 }
 
-static int has_warning(const struct comparison *c, const char *text)
-{
-	for (size_t i = 0; i < c->nwarnings; i++)
-		if (strstr(c->warnings[i], text))
-			return 1;
-	return 0;
-}
-
 static void test_within_numbers(void)
 {
 	struct three f;
@@ -304,11 +296,11 @@ static void test_within_numbers(void)
 	size_t b1 = find_row(t, "B", "1", "e-first", 0);
 	CU_ASSERT_STRING_EQUAL(cell(t, b1, "status"), "failed");
 	CU_ASSERT_STRING_EQUAL(cell(t, b1, "failed_cells"), "1");
-	CU_ASSERT_TRUE(has_warning(&f.c, "run B: 1 of 32 cells did not complete: its layouts are shown "
+	CU_ASSERT_TRUE(rfx_has_warning(&f.c, "run B: 1 of 32 cells did not complete: its layouts are shown "
 					 "apart, not pooled"));
-	CU_ASSERT_TRUE(has_warning(&f.c, "run B did not complete (failed)"));
+	CU_ASSERT_TRUE(rfx_has_warning(&f.c, "run B did not complete (failed)"));
 	/* Different disks are what this mode tabulates: no warning for them. */
-	CU_ASSERT_FALSE(has_warning(&f.c, "disks differ"));
+	CU_ASSERT_FALSE(rfx_has_warning(&f.c, "disks differ"));
 
 	/* C was resumed: said in its rows. */
 	CU_ASSERT_STRING_EQUAL(cell(t, find_row(t, "C", "1", "e-first", 0), "resumes"), "1");
@@ -367,14 +359,14 @@ static void test_within_reference(void)
 	/* Neither: a warning per run, and no rows. */
 	three_open(&f, "apfs", "E1", NULL);
 	CU_ASSERT_EQUAL(f.t.n, 1);
-	CU_ASSERT_TRUE(has_warning(&f.c, "run A has no volume or file system named 'apfs'"));
+	CU_ASSERT_TRUE(rfx_has_warning(&f.c, "run A has no volume or file system named 'apfs'"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(f.html, "No run has a volume or file system to compare"));
 	three_close(&f);
 
 	/* No --against and no report.baseline: said, no rows. */
 	three_open(&f, NULL, NULL, NULL);
 	CU_ASSERT_EQUAL(f.t.n, 1);
-	CU_ASSERT_TRUE(has_warning(&f.c, "run C: no reference: its plan's report.baseline is not set"));
+	CU_ASSERT_TRUE(rfx_has_warning(&f.c, "run C: no reference: its plan's report.baseline is not set"));
 	three_close(&f);
 }
 

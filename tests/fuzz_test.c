@@ -50,11 +50,11 @@ static const struct plan_case plan_cases[] = {
 	  "invalid number 'xyz' for 'threads' in step 'randread' (the value of $c)", 2 },
 };
 
-enum units_kind { U_SIZE, U_DURATION, U_PERCENT };
+enum fuzz_units_kind { U_SIZE, U_DURATION, U_PERCENT };
 
 struct units_case {
 	const char *file;
-	enum units_kind kind;
+	enum fuzz_units_kind kind;
 	const char *canon;   /* the canonical text, which must parse back to the same value */
 };
 

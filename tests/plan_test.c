@@ -246,6 +246,22 @@ static const struct bad_case bad_cases[] = {
 	  "unknown key 'qdepth' in step 'randread' (did you mean 'qd'?)", 1 },
 	{ "parameter is a mapping", ONE_STEP("randread: { block: { a: 1 } }"), 6, 24,
 	  "expected a size (e.g. 4K, 1MB) for 'block' in step 'randread', not a mapping", 1 },
+	{ "size: lower-case unit", ONE_STEP("randread: { block: 4k }"), 6, 24,
+	  "invalid size '4k' for 'block' in step 'randread': unknown unit: sizes are bytes (512), "
+	  "K M G T (powers of two) or KB MB GB TB (powers of ten) (did you mean '4K'?)", 1 },
+	{ "size distribution: lower-case units", ONE_STEP("write: { files: 2, sizes: 1mb..2mb }"), 6, 31,
+	  "(did you mean '1MB..2MB'?)", 1 },
+	{ "size list item: IEC unit", ONE_STEP("write: { files: 2, sizes: [1M, 4MiB] }"), 6, 36,
+	  "invalid size distribution '4MiB' for 'sizes' in step 'write': unknown unit: sizes are bytes "
+	  "(512), K M G T (powers of two) or KB MB GB TB (powers of ten) (did you mean '4M'?)", 1 },
+	{ "duration: spelled out", ONE_STEP("pause: { time: 2 sec }"), 6, 20,
+	  "(did you mean '2s'?)", 1 },
+	{ "image size: lower case", HDR "target:\n  image: { path: /tmp/x.img, size: 1g }\n"
+	  LAYOUT_EXT4 STEPS, 4, 36, "invalid size '1g' for the image: unknown unit: sizes are bytes "
+	  "(512), K M G T (powers of two) or KB MB GB TB (powers of ten) (did you mean '1G'?)", 1 },
+	{ "partition size: lower case", HDR IMG LAYOUT_OPEN "      - { name: A, fs: ext4, size: 512m }\n"
+	  STEPS, 8, 36, "invalid size '512m' for partition 'A': unknown unit: sizes are bytes (512), K M "
+	  "G T (powers of two) or KB MB GB TB (powers of ten) (did you mean '512M'?)", 1 },
 	{ "parameter above maximum", ONE_STEP("randread: { qd: 2000 }"), 6, 21,
 	  "'qd' in step 'randread' is 2000, above the maximum of 1024", 1 },
 	{ "parameter below minimum", ONE_STEP("write: { files: 0 }"), 6, 21,

@@ -1,5 +1,6 @@
 /* Helpers for the report tests; see report_util.h. */
 #include "report_util.h"
+#include "reports/compare.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -321,4 +322,12 @@ int rfx_run(const char *const *argv, char **out, char **err)
 	sb_release(&so);
 	sb_release(&se);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int rfx_has_warning(const struct comparison *c, const char *text)
+{
+	for (size_t i = 0; i < c->nwarnings; i++)
+		if (strstr(c->warnings[i], text))
+			return 1;
+	return 0;
 }

@@ -37,6 +37,9 @@ double rfx_expected_mean(const struct fx_opts *o, int li, const char *volume);
  * the text is well-formed, -1 otherwise. Free with rfx_csv_free. */
 int rfx_csv_parse(const char *text, char ****rows);
 void rfx_csv_free(char ***rows);
+/* Whether one of a comparison's warnings contains text. */
+struct comparison;
+int rfx_has_warning(const struct comparison *c, const char *text);
 
 /* Run argv (argv[0] looked up in PATH), capturing stdout and stderr apart
  * (either may be NULL). Returns the exit status, 127 when it cannot run. */

@@ -16,9 +16,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rig/module.h"
+#include "rig/plan.h"
 #include "rig/util/strbuf.h"
 #include "rig/util/xalloc.h"
 #include "test.h"
+
+static void test_help_plan_language(void);
+static void test_help_topics_listed(void);
 
 static const char results_header[] =
 	"run,layout,rep,step,module,volume,fs,position,offset_start,offset_end,cycle,"
@@ -356,13 +361,14 @@ static void test_cli_commands(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "qd"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "lat_p99"));
 	free(out);
-	/* `plan` is a command and the language's topic: both. */
+	/* `plan` is the command, which points to the language's short form. */
 	const char *pl[] = { "help", "plan", NULL };
 	CU_ASSERT_EQUAL(test_run_rig(pl, &out), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "usage: rig plan"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(out, "    headline: "));
-	CU_ASSERT_PTR_NOT_NULL(strstr(out, "    compare: fs "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "rig help plan-language"));
 	free(out);
+	test_help_plan_language();
+	test_help_topics_listed();
 	const char *uargs[] = { "frobnicate", NULL };
 	CU_ASSERT_EQUAL(test_run_rig(uargs, &out), 2);
 	free(out);
@@ -375,6 +381,67 @@ static void test_cli_commands(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "cannot read run /nonexistent/a"));
 	free(out);
 	sb_release(&p);
+}
+
+/* The short form of the language has every top-level key the parser reads
+ * and every module of the module table, with its parameters. */
+static void test_help_plan_language(void)
+{
+	char *out = NULL;
+	const char *args[] = { "help", "plan-language", NULL };
+	CU_ASSERT_EQUAL(test_run_rig(args, &out), 0);
+	for (size_t i = 0; plan_top_keys[i]; i++) {
+		struct strbuf k = STRBUF_INIT;
+		sb_addf(&k, "\n  %s:", plan_top_keys[i]);
+		if (!strstr(out, k.buf))
+			printf("\nrig help plan-language lacks the key '%s'\n", plan_top_keys[i]);
+		CU_ASSERT_PTR_NOT_NULL(strstr(out, k.buf));
+		sb_release(&k);
+	}
+	for (size_t i = 0; rig_modules[i]; i++) {
+		struct strbuf k = STRBUF_INIT;
+		sb_addf(&k, "\n    - %s: {", rig_modules[i]->name);
+		const char *at = strstr(out, k.buf);
+		CU_ASSERT_PTR_NOT_NULL(at);
+		const struct rig_param *p0 = rig_modules[i]->params;
+		if (at && p0 && p0->name) {
+			sb_reset(&k);
+			sb_addf(&k, "{%s: ", p0->name);
+			CU_ASSERT_PTR_NOT_NULL(strstr(at, k.buf));
+		}
+		sb_release(&k);
+	}
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "size: 1G | sizes: ..."));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "    compare: fs "));
+	free(out);
+}
+
+/* Every topic `rig help` lists has help, and the language is among them. */
+static void test_help_topics_listed(void)
+{
+	char *out = NULL;
+	const char *args[] = { "help", NULL };
+	CU_ASSERT_EQUAL(test_run_rig(args, &out), 0);
+	const char *l = strstr(out, "help topics:");
+	l = l ? strchr(l, '\n') : NULL;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+	char line[256];
+	const char *e = strchr(l + 1, '\n');
+	snprintf(line, sizeof(line), "%.*s", (int)(e ? e - l - 1 : 0), l + 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(line, " plan-language"));
+	size_t n = 0;
+	for (char *save = NULL, *t = strtok_r(line, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+		char *topic_out = NULL;
+		const char *targs[] = { "help", t, NULL };
+		int rc = test_run_rig(targs, &topic_out);
+		if (rc != 0)
+			printf("\nrig help %s fails\n", t);
+		CU_ASSERT_EQUAL(rc, 0);
+		n++;
+		free(topic_out);
+	}
+	CU_ASSERT_TRUE(n >= 7);
+	free(out);
 }
 
 static void test_plan_schedule_output(void)

@@ -34,6 +34,8 @@ int test_write_file(const char *path, const char *text);
  * status (or -1 if it did not exit normally).
  */
 int test_run_rig(const char *const *args, char **out);
+/* test_run_rig in folder cwd (NULL: the test's own). */
+int test_run_rig_in(const char *cwd, const char *const *args, char **out);
 /*
  * Write text to DIR/plan.yaml and `rig run -q [--seed SEED] -o DIR/out` it
  * (seed may be NULL); out gets DIR/out. Returns rig's exit status (or a

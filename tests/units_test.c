@@ -6,6 +6,7 @@
  */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -413,12 +414,61 @@ static void test_loguniform_stats(void)
 	units_dist_release(&d);
 }
 
+/* --- near misses: a suggestion that parses, or none --- */
+
+static void test_suggest(void)
+{
+	static const struct { const char *in; enum units_kind k; const char *want; } cases[] = {
+		{ "4k", UNITS_SIZE, "4K" },
+		{ "1mb", UNITS_SIZE, "1MB" },
+		{ "1Mb", UNITS_SIZE, "1MB" },
+		{ "2gib", UNITS_SIZE, "2G" },
+		{ "1KiB", UNITS_SIZE, "1K" },
+		{ "512B", UNITS_SIZE, "512" },
+		{ "4 K", UNITS_SIZE, "4K" },
+		{ "2m..2g", UNITS_DIST, "2M..2G" },
+		{ "inverse-square(1k..1m)", UNITS_DIST, "inverse-square(1K..1M)" },
+		{ "10S", UNITS_DURATION, "10s" },
+		{ "500MS", UNITS_DURATION, "500ms" },
+		{ "5 min", UNITS_DURATION, "5m" },
+		{ "2sec", UNITS_DURATION, "2s" },
+		{ "1hours", UNITS_DURATION, "1h" },
+		/* no suggestion: right already, not a unit mistake, or still wrong */
+		{ "4K", UNITS_SIZE, NULL },
+		{ "1.5g", UNITS_SIZE, NULL },
+		{ "4x", UNITS_SIZE, NULL },
+		{ "10", UNITS_DURATION, NULL },
+		{ "big", UNITS_SIZE, NULL },
+		{ "4kk", UNITS_SIZE, NULL },
+	};
+	for (size_t i = 0; i < N(cases); i++) {
+		struct strbuf sb = STRBUF_INIT;
+		int r = units_suggest(&sb, cases[i].in, cases[i].k);
+		if (cases[i].want) {
+			struct strbuf want = STRBUF_INIT;
+			sb_addf(&want, " (did you mean '%s'?)", cases[i].want);
+			if (strcmp(sb.buf, want.buf))
+				printf("\n'%s': got '%s'\n", cases[i].in, sb.buf);
+			CU_ASSERT_EQUAL(r, 1);
+			CU_ASSERT_STRING_EQUAL(sb.buf, want.buf);
+			sb_release(&want);
+		} else {
+			if (r)
+				printf("\n'%s': unexpected '%s'\n", cases[i].in, sb.buf);
+			CU_ASSERT_EQUAL(r, 0);
+			CU_ASSERT_STRING_EQUAL(sb.buf, "");
+		}
+		sb_release(&sb);
+	}
+}
+
 void register_units_tests(void)
 {
 	CU_pSuite s = test_suite("units");
 	test_add(s, "size: canonical text", test_size_canonical);
 	test_add(s, "size: round trip", test_size_roundtrip);
 	test_add(s, "size: rejected text", test_size_reject);
+	test_add(s, "near misses: did you mean", test_suggest);
 	test_add(s, "duration: canonical text", test_duration_canonical);
 	test_add(s, "duration: round trip", test_duration_roundtrip);
 	test_add(s, "duration: rejected text (bare numbers too)", test_duration_reject);

@@ -147,10 +147,19 @@ const char **test_rig_argv(const char *const *args)
 
 int test_run_rig(const char *const *args, char **out)
 {
+	return test_run_rig_in(NULL, args, out);
+}
+
+int test_run_rig_in(const char *cwd, const char *const *args, char **out)
+{
 	int fds[2];
 	if (pipe(fds) < 0)
 		return -1;
 	const char **argv = test_rig_argv(args);
+	/* In another folder, a relative RIG_BIN would name nothing. */
+	char *abs = cwd ? realpath(argv[0], NULL) : NULL;
+	if (abs)
+		argv[0] = abs;
 	pid_t pid = fork();
 	if (pid == 0) {
 		dup2(fds[1], 1);
@@ -160,10 +169,13 @@ int test_run_rig(const char *const *args, char **out)
 		int devnull = open("/dev/null", O_RDONLY);
 		if (devnull >= 0)
 			dup2(devnull, 0);
+		if (cwd && chdir(cwd) < 0)
+			_exit(126);
 		execv(argv[0], (char *const *)argv);
 		_exit(127);
 	}
 	free(argv);
+	free(abs);
 	close(fds[1]);
 	struct strbuf sb = STRBUF_INIT;
 	char buf[4096];

@@ -1,7 +1,10 @@
 /*
  * rig compare [-o DIR] RUN_A RUN_B [...]: join runs on (step, volume or
  * file system, metric) and write compare.html (with figures/) and
- * compare.csv into DIR (default: the current directory). Each later run is
+ * compare.csv into DIR. Without -o, DIR is a new folder
+ * compare-<first run's id>-<n> (the first n from 1 not taken), so that a
+ * comparison never spreads its files into the current folder unasked and
+ * never overwrites an earlier one. Each later run is
  * compared with the first; differences in plans, hosts, disks and versions
  * are printed as warnings and shown at the top of the page.
  *
@@ -9,6 +12,7 @@
  * every volume or file system against the reference one, a row per run,
  * into compare-within.csv and compare.html.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,12 +20,33 @@
 #include <unistd.h>
 
 #include "../../reports/compare.h"
+#include "../../reports/report_data.h"
 #include "../util/strbuf.h"
 #include "cmd.h"
 
+/* A new folder compare-ID-N for the default output; 0, or -1 (said). */
+static int make_default_dir(const struct comparison *c, struct strbuf *dir)
+{
+	const char *id = c->runs[0].d->run.id;
+	const char *slash = id ? strrchr(id, '/') : NULL;
+	if (slash)
+		id = slash + 1;
+	for (unsigned n = 1; n < 10000; n++) {
+		sb_reset(dir);
+		sb_addf(dir, "compare-%s-%u", id && *id ? id : "run", n);
+		if (mkdir(dir->buf, 0777) == 0)
+			return 0;
+		if (errno != EEXIST)
+			break;
+	}
+	fprintf(stderr, "rig compare: cannot create %s: %s\n", dir->buf, strerror(errno));
+	return -1;
+}
+
 int cmd_compare(int argc, char **argv)
 {
-	const char *out = ".";
+	const char *out = NULL;
+	struct strbuf made = STRBUF_INIT;
 	struct compare_opts o = { 0, NULL };
 	int opt;
 	optind = 1;
@@ -64,7 +89,11 @@ int cmd_compare(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (mkdir(out, 0777) < 0 && access(out, W_OK) != 0) {
+	if (!out) {
+		if (make_default_dir(&c, &made) < 0)
+			goto out;
+		out = made.buf;
+	} else if (mkdir(out, 0777) < 0 && access(out, W_OK) != 0) {
 		fprintf(stderr, "rig compare: cannot create %s\n", out);
 		goto out;
 	}
@@ -81,5 +110,6 @@ out:
 	compare_free(&c);
 	sb_release(&err);
 	sb_release(&path);
+	sb_release(&made);
 	return rc;
 }

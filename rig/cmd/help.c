@@ -1,7 +1,11 @@
 /*
  * rig help [TOPIC]: commands from the command table, modules from their
  * parameter and metric tables (so help cannot drift from what the parser
- * accepts), and a few topics of the plan language.
+ * accepts), and a few topics of the plan language. The overview lists the
+ * topics from the topic table; `plan-language` ends with the step list
+ * generated from the module table (every module, its parameters and
+ * defaults), and tests/run_test.c checks its top-level keys against the
+ * parser's (plan_top_keys).
  */
 #include <stdio.h>
 #include <string.h>
@@ -14,7 +18,7 @@ static const struct {
 	const char *name;
 	const char *text;
 } topics[] = {
-	{ "plan",
+	{ "plan-language",
 	  "A plan is one YAML file (plan language version 1; docs/plan-language.md):\n"
 	  "\n"
 	  "  rig: 1                      the language version\n"
@@ -39,7 +43,7 @@ static const struct {
 	  "  repeat: 3                   repetitions of the step list in each layout\n"
 	  "  reprovision: layout         or repeat: fresh file systems every repetition\n"
 	  "  cache: {direct: true, flush: true, remount: false}   see 'rig help cache'\n"
-	  "  steps:                      modules ('rig help modules'), cycle and sweep\n"
+	  "  steps:                      a list of module steps (below), cycle and sweep\n"
 	  "    - write: {files: 8, sizes: 1M..32M}\n"
 	  "    - cycle: {times: 3, steps: [{enumerate: {}}]}\n"
 	  "    - sweep: {level: [90%, 95%], steps: [{fill: {to: $level}}]}\n"
@@ -53,7 +57,8 @@ static const struct {
 	  "      write: {metric: rate, better: higher}   default: lower for times\n"
 	  "    compare: fs               or volume: what a crossed design compares\n"
 	  "\n"
-	  "Unknown keys are errors; every error names file:line:column.\n" },
+	  "Unknown keys are errors; every error names file:line:column.\n"
+	  "Values: 'rig help units'. The whole language: docs/plan-language.md.\n" },
 	{ "orders",
 	  "Steps run phase by phase: each step runs on every volume before the next\n"
 	  "starts. `order` decides the volumes' order inside each phase:\n"
@@ -74,6 +79,7 @@ static const struct {
 	  "Ranges:     2M..2G, a size per file drawn log-uniformly from the seed.\n"
 	  "Sizes also: inverse-square(1K..20G) (density 1/x^2), or a list [1M, 4M].\n"
 	  "Durations:  500ms, 10s, 5m, 1h.\n"
+	  "Units are case-sensitive: 4k, mb, 4MiB are errors that suggest 4K, MB, 4M.\n"
 	  "Rates are reported in MB/s = 10^6 bytes per second.\n" },
 	{ "cache",
 	  "cache:\n"
@@ -92,15 +98,74 @@ static const struct {
 	  "run refused before it started (its target in use by another run, ...).\n" },
 };
 
+#define NTOPICS (sizeof(topics) / sizeof(topics[0]))
+
 static void help_overview(void)
 {
 	printf("usage: rig COMMAND [ARGS]\n\nrig runs storage experiments from a plan: it provisions\n"
 	       "the target, measures every volume in a counterbalanced order, and writes\n"
-	       "comparable reports.\n\ncommands:\n");
+	       "comparable reports.\n\ncommands (rig help COMMAND for its usage):\n");
 	for (const struct rig_cmd *c = cmd_table; c->name; c++)
 		printf("  %-10s %s\n", c->name, c->summary);
-	printf("\nhelp topics: rig help modules | MODULE | plan | orders | units | cache | exit\n"
+	printf("\nhelp topics: rig help TOPIC, one of\n  commands modules");
+	for (size_t i = 0; i < NTOPICS; i++)
+		printf(" %s", topics[i].name);
+	printf("\n  or a module's name (rig help modules lists them)\n"
 	       "first run:   rig run configs/quick.yaml\n");
+}
+
+/* Whether a parameter of p's group comes before p (it was shown then). */
+static int group_seen(const struct rig_module *m, const struct rig_param *p)
+{
+	for (const struct rig_param *q = m->params; p->group && q != p; q++)
+		if (q->group && !strcmp(q->group, p->group))
+			return 1;
+	return 0;
+}
+
+/* One module as a step of the short form: its parameters with their
+ * defaults (or "required"), wrapped under the name. */
+static void short_step(const struct rig_module *m)
+{
+	struct strbuf line = STRBUF_INIT;
+	sb_addf(&line, "    - %s: {", m->name);
+	size_t indent = line.len;
+	int first = 1;
+	for (const struct rig_param *p = m->params; p && p->name; p++) {
+		if (group_seen(m, p))
+			continue;
+		struct strbuf one = STRBUF_INIT;
+		for (const struct rig_param *q = p; q->name; q++) {
+			if (q != p && (!p->group || !q->group || strcmp(p->group, q->group)))
+				continue;
+			sb_addf(&one, "%s%s: %s", one.len ? " | " : "", q->name,
+				q->required ? "REQUIRED" : q->def ? q->def : "...");
+			if (!p->group)
+				break;
+		}
+		if (!first && line.len + one.len + 3 > 92) {
+			printf("%s,\n", line.buf);
+			sb_reset(&line);
+			for (size_t i = 0; i < indent; i++)
+				sb_addch(&line, ' ');
+		} else if (!first) {
+			sb_adds(&line, ", ");
+		}
+		sb_adds(&line, one.buf);
+		first = 0;
+		sb_release(&one);
+	}
+	printf("%s}\n", line.buf);
+	sb_release(&line);
+}
+
+static void help_plan_language(const char *text)
+{
+	fputs(text, stdout);
+	printf("\nModule steps, with every parameter's default ('rig help MODULE' for types,\n"
+	       "bounds and metrics; a | b: give one or the other; ...: no default):\n");
+	for (size_t i = 0; rig_modules[i]; i++)
+		short_step(rig_modules[i]);
 }
 
 static void help_modules(void)
@@ -174,8 +239,14 @@ static void help_module(const struct rig_module *m)
 	printf("\nmetrics:\n");
 	if (!m->metrics || !m->metrics[0].name)
 		printf("  (none)\n");
-	for (const struct rig_metric *x = m->metrics; x && x->name; x++)
+	int settings = 0;
+	for (const struct rig_metric *x = m->metrics; x && x->name; x++) {
 		printf("  %-17s %-9s %s\n", x->name, x->unit, x->help);
+		settings |= x->setting;
+	}
+	if (settings)
+		printf("\nMetrics set by the plan are recorded, not measured: rig compare leaves them\n"
+		       "out of its statistics.\n");
 	if (m->headline.metric)
 		printf("\nThe report's headline: %s, %s is better (report.headline chooses another).\n",
 		       m->headline.metric, m->headline.better < 0 ? "lower" : "higher");
@@ -200,15 +271,18 @@ int cmd_help(int argc, char **argv)
 		return EXIT_OK;
 	}
 	const char *topic = NULL;
-	for (size_t i = 0; i < sizeof(topics) / sizeof(topics[0]); i++)
+	for (size_t i = 0; i < NTOPICS; i++)
 		if (!strcmp(topics[i].name, what))
 			topic = topics[i].text;
-	/* `plan` is a command and a topic (the language): both are shown. */
+	if (!strcmp(what, "plan-language")) {
+		help_plan_language(topic);
+		return EXIT_OK;
+	}
 	const struct rig_cmd *c = cmd_find(what);
 	if (c) {
 		fputs(c->usage, stdout);
-		if (topic)
-			printf("\n%s", topic);
+		if (!strcmp(what, "plan"))
+			printf("\nThe plan language in short: rig help plan-language\n");
 		return EXIT_OK;
 	}
 	const struct rig_module *m = module_find(what);

@@ -26,6 +26,7 @@ int cmd_run(int argc, char **argv)
 		{ "allow", required_argument, NULL, 'A' },
 		{ "image-size", required_argument, NULL, 'I' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "json-progress", no_argument, NULL, 'J' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct plan_options po = { .platform = prov_driver_host(), .fs_map = NULL };
@@ -54,12 +55,18 @@ int cmd_run(int argc, char **argv)
 			break;
 		case 'I': {
 			const char *why = NULL;
-			if (units_parse_size(optarg, &ro.image_size, &why) < 0 || ro.image_size < (1u << 20))
-				return cmd_usage_error("run", "--image-size takes a size of at least 1M "
-						       "(e.g. 512M), not '%s'", optarg);
+			if (units_parse_size(optarg, &ro.image_size, &why) < 0 || ro.image_size < (1u << 20)) {
+				struct strbuf hint = STRBUF_INIT;
+				units_suggest(&hint, optarg, UNITS_SIZE);
+				int rc = cmd_usage_error("run", "--image-size takes a size of at least 1M "
+							 "(e.g. 512M), not '%s'%s", optarg, hint.buf);
+				sb_release(&hint);
+				return rc;
+			}
 			break;
 		}
 		case 'q': ro.quiet = 1; break;
+		case 'J': ro.json_progress = 1; break;
 		default:
 			return cmd_usage_error("run", "unknown option");
 		}

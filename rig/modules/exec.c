@@ -69,12 +69,12 @@ static const struct rig_param exec_params[] = {
 };
 
 static const struct rig_metric exec_metrics[] = {
-	{ "seconds", "s", "wall time of the command" },
-	{ "read_rate", "MB/s", "fio-json: read bandwidth" },
-	{ "write_rate", "MB/s", "fio-json: write bandwidth" },
-	{ "read_iops", "IO/s", "fio-json: read IOPS" },
-	{ "write_iops", "IO/s", "fio-json: write IOPS" },
-	{ NULL, NULL, NULL },
+	{ "seconds", "s", "wall time of the command", 0 },
+	{ "read_rate", "MB/s", "fio-json: read bandwidth", 0 },
+	{ "write_rate", "MB/s", "fio-json: write bandwidth", 0 },
+	{ "read_iops", "IO/s", "fio-json: read IOPS", 0 },
+	{ "write_iops", "IO/s", "fio-json: write IOPS", 0 },
+	{ NULL, NULL, NULL, 0 },
 };
 
 /* How much of an output a message or note shows. */

@@ -99,6 +99,7 @@
 #include "../util/fault.h"
 #include "../util/payload.h"
 #include "../util/prng.h"
+#include "../util/progress.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
 #include "meta_order.h"
@@ -124,11 +125,11 @@ static const struct rig_param fill_params[] = {
 };
 
 static const struct rig_metric fill_metrics[] = {
-	{ "seconds", "s", "time to write (or remove) filler" },
-	{ "rate", "MB/s", "filler bytes written per second" },
-	{ "level", "%", "used space reached" },
-	{ "free", "B", "space left for an unprivileged user: f_bavail * f_frsize from statvfs" },
-	{ NULL, NULL, NULL },
+	{ "seconds", "s", "time to write (or remove) filler", 0 },
+	{ "rate", "MB/s", "filler bytes written per second", 0 },
+	{ "level", "%", "used space reached", 0 },
+	{ "free", "B", "space left for an unprivileged user: f_bavail * f_frsize from statvfs", 0 },
+	{ NULL, NULL, NULL, 0 },
 };
 
 static const struct rig_param meta_params[] = {
@@ -142,11 +143,11 @@ static const struct rig_param meta_params[] = {
 };
 
 static const struct rig_metric meta_metrics[] = {
-	{ "create_per_s", "ops/s", "files created per second" },
-	{ "stat_per_s", "ops/s", "files stat'ed per second, random order" },
-	{ "rename_per_s", "ops/s", "files renamed per second" },
-	{ "unlink_per_s", "ops/s", "files removed per second" },
-	{ NULL, NULL, NULL },
+	{ "create_per_s", "ops/s", "files created per second", 0 },
+	{ "stat_per_s", "ops/s", "files stat'ed per second, random order", 0 },
+	{ "rename_per_s", "ops/s", "files renamed per second", 0 },
+	{ "unlink_per_s", "ops/s", "files removed per second", 0 },
+	{ NULL, NULL, NULL, 0 },
 };
 
 static void note(struct rig_ctx *ctx, const char *key, const char *value)
@@ -323,13 +324,19 @@ static int is_full(int e)
 	return e == ENOSPC || e == EDQUOT;
 }
 
+/* How far a fill got, for the progress line: bytes before this file, and
+ * the bytes the step is expected to write (0: unknown). */
+struct fill_goal {
+	uint64_t before, total;
+};
+
 /* Write one filler file of `size` bytes. FW_DONE, FW_CANCELLED, FW_FULL (the
  * volume ran out of space; *written says how far it got), or a negative
  * errno with the reason in ctx->err. *full_errno gets the errno of FW_FULL
  * (0 for a short write). */
 static int fill_write_one(struct rig_ctx *ctx, struct payload *pay, const char *path,
-			  uint64_t stream, uint64_t size, uint64_t *written, int *applied,
-			  int *full_errno)
+			  uint64_t stream, uint64_t size, const struct fill_goal *goal,
+			  uint64_t *written, int *applied, int *full_errno)
 {
 	*written = 0;
 	*full_errno = 0;
@@ -366,6 +373,7 @@ static int fill_write_one(struct rig_ctx *ctx, struct payload *pay, const char *
 			break;
 		}
 		off += (uint64_t)w;
+		progress_work(ctx->progress, "filler", goal->before + off, goal->total, PROGRESS_BYTES);
 		if ((size_t)w < len) {
 			/* Short write to a regular file: no room for the rest. */
 			rc = *ctx->cancel ? FW_CANCELLED : FW_FULL;
@@ -449,6 +457,8 @@ static int fill_up(struct rig_ctx *ctx, struct fill_state *s, double to, uint64_
 	struct strbuf path = STRBUF_INIT;
 	int noted_direct = 0;
 	uint64_t t0 = plat_clock_ns();
+	struct fill_goal goal = { 0, lv.used < target ? (target - lv.used) * lv.frsize : 0 };
+	progress_work(ctx->progress, "filler", 0, goal.total, PROGRESS_BYTES);
 	while (lv.used < target) {
 		if (*ctx->cancel) {
 			*cancelled = 1;
@@ -466,7 +476,8 @@ static int fill_up(struct rig_ctx *ctx, struct fill_state *s, double to, uint64_
 		fill_path(&path, s, f->index);
 		uint64_t written = 0, f0 = plat_clock_ns();
 		int applied = 0, full_errno = 0;
-		rc = fill_write_one(ctx, &pay, path.buf, f->index, need, &written, &applied,
+		goal.before = *bytes;
+		rc = fill_write_one(ctx, &pay, path.buf, f->index, need, &goal, &written, &applied,
 				    &full_errno);
 		uint64_t fns = plat_clock_ns() - f0;
 		f->size = written;

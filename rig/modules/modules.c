@@ -49,6 +49,14 @@ const struct rig_param *module_param(const struct rig_module *m, const char *nam
 	return NULL;
 }
 
+const struct rig_metric *module_metric(const struct rig_module *m, const char *name)
+{
+	for (const struct rig_metric *x = m ? m->metrics : NULL; x && x->name; x++)
+		if (!strcmp(x->name, name))
+			return x;
+	return NULL;
+}
+
 size_t module_nparams(const struct rig_module *m)
 {
 	size_t n = 0;

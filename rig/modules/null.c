@@ -34,9 +34,9 @@ static const struct rig_param null_params[] = {
 };
 
 static const struct rig_metric null_metrics[] = {
-	{ "value", "1", "the `value` parameter" },
-	{ "seconds", "s", "time the cell took" },
-	{ NULL, NULL, NULL },
+	{ "value", "1", "the `value` parameter", 0 },
+	{ "seconds", "s", "time the cell took", 0 },
+	{ NULL, NULL, NULL, 0 },
 };
 
 static int null_run(struct rig_ctx *ctx, const void *a)

@@ -7,6 +7,7 @@
 
 #include "../../platform/platform.h"
 #include "../module.h"
+#include "../util/progress.h"
 
 struct pause_args {
 	uint64_t time_ns;
@@ -18,16 +19,17 @@ static const struct rig_param pause_params[] = {
 	{ .name = NULL },
 };
 
-static const struct rig_metric pause_metrics[] = { { NULL, NULL, NULL } };
+static const struct rig_metric pause_metrics[] = { { NULL, NULL, NULL, 0 } };
 
 static int pause_run(struct rig_ctx *ctx, const void *a)
 {
 	const struct pause_args *p = a;
-	uint64_t end = plat_clock_ns() + p->time_ns;
+	uint64_t start = plat_clock_ns(), end = start + p->time_ns;
 	for (;;) {
 		if (*ctx->cancel)
 			return 0;
 		uint64_t now = plat_clock_ns();
+		progress_work(ctx->progress, "pause", now - start, p->time_ns, PROGRESS_NS);
 		if (now >= end)
 			return 0;
 		uint64_t left = end - now, slice = 100000000u;

@@ -17,12 +17,12 @@
 #include "randio.h"
 
 static const struct rig_metric randio_metrics[] = {
-	{ "iops", "IO/s", "completed operations per second" },
-	{ "rate", "MB/s", "bytes per second" },
-	{ "lat_p50", "us", "median completion latency" },
-	{ "lat_p99", "us", "99th percentile latency" },
-	{ "lat_p999", "us", "99.9th percentile latency" },
-	{ NULL, NULL, NULL },
+	{ "iops", "IO/s", "completed operations per second", 0 },
+	{ "rate", "MB/s", "bytes per second", 0 },
+	{ "lat_p50", "us", "median completion latency", 0 },
+	{ "lat_p99", "us", "99th percentile latency", 0 },
+	{ "lat_p999", "us", "99.9th percentile latency", 0 },
+	{ NULL, NULL, NULL, 0 },
 };
 
 static const struct rig_param randio_params[] = {

@@ -66,13 +66,13 @@
 #define SET_MAGIC 0x73657131u /* "seq1" */
 
 static const struct rig_metric seqio_metrics[] = {
-	{ "rate", "MB/s", "total bytes / total time" },
-	{ "rate_median_file", "MB/s", "median of the per-file rates" },
-	{ "rate_fit", "MB/s", "rate from the least-squares fit time = overhead + bytes/rate" },
-	{ "overhead_fit", "s", "per-file overhead from the same fit" },
-	{ "bytes", "B", "bytes transferred" },
-	{ "seconds", "s", "total time" },
-	{ NULL, NULL, NULL },
+	{ "rate", "MB/s", "total bytes / total time", 0 },
+	{ "rate_median_file", "MB/s", "median of the per-file rates", 0 },
+	{ "rate_fit", "MB/s", "rate from the least-squares fit time = overhead + bytes/rate", 0 },
+	{ "overhead_fit", "s", "per-file overhead from the same fit", 0 },
+	{ "bytes", "B", "bytes transferred (set by the plan)", 1 },
+	{ "seconds", "s", "total time", 0 },
+	{ NULL, NULL, NULL, 0 },
 };
 
 static const struct rig_param write_params[] = {

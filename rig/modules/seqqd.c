@@ -65,14 +65,14 @@ static const struct rig_param seqqd_params[] = {
 };
 
 static const struct rig_metric seqqd_metrics[] = {
-	{ "rate", "MB/s", "bytes per second, per pass" },
-	{ "iops", "IO/s", "completed requests per second, per pass" },
-	{ "lat_p50", "us", "median completion latency, per pass" },
-	{ "lat_p99", "us", "99th percentile latency, per pass" },
-	{ "lat_p999", "us", "99.9th percentile latency, per pass" },
-	{ "bytes", "B", "bytes moved in the pass" },
-	{ "seconds", "s", "the pass's time, first submission to last completion (and sync)" },
-	{ NULL, NULL, NULL },
+	{ "rate", "MB/s", "bytes per second, per pass", 0 },
+	{ "iops", "IO/s", "completed requests per second, per pass", 0 },
+	{ "lat_p50", "us", "median completion latency, per pass", 0 },
+	{ "lat_p99", "us", "99th percentile latency, per pass", 0 },
+	{ "lat_p999", "us", "99.9th percentile latency, per pass", 0 },
+	{ "bytes", "B", "bytes moved in the pass", 0 },
+	{ "seconds", "s", "the pass's time, first submission to last completion (and sync)", 0 },
+	{ NULL, NULL, NULL, 0 },
 };
 
 static void seqqd_check(const void *args, struct diag *d, struct mark at)

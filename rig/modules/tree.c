@@ -70,6 +70,7 @@
 #include "../util/fault.h"
 #include "../util/payload.h"
 #include "../util/prng.h"
+#include "../util/progress.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
 
@@ -104,12 +105,12 @@ static void tree_check(const void *a, struct diag *d, struct mark at)
 }
 
 static const struct rig_metric tree_metrics[] = {
-	{ "files_per_s", "files/s", "files created per second" },
-	{ "rate", "MB/s", "payload bytes per second" },
-	{ "seconds", "s", "total time" },
-	{ "files", "files", "files created" },
-	{ "bytes", "B", "payload bytes written" },
-	{ NULL, NULL, NULL },
+	{ "files_per_s", "files/s", "files created per second", 0 },
+	{ "rate", "MB/s", "payload bytes per second", 0 },
+	{ "seconds", "s", "total time", 0 },
+	{ "files", "files", "files created (set by the plan)", 1 },
+	{ "bytes", "B", "payload bytes written (set by the plan and the seed)", 1 },
+	{ NULL, NULL, NULL, 0 },
 };
 
 static inline uint64_t mix64(uint64_t z)
@@ -398,6 +399,7 @@ static int build_files(struct builder *b, uint64_t leaf, int dfd)
 			return rc;
 		b->files++;
 		b->bytes += size;
+		progress_work(b->ctx->progress, "tree", b->files, t->files, PROGRESS_FILES);
 	}
 	return 0;
 }

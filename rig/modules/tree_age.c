@@ -87,10 +87,10 @@ static const char *const enumerate_order_notes[] = {
 };
 
 static const struct rig_metric enumerate_metrics[] = {
-	{ "seconds", "s", "time to walk and stat the whole tree" },
-	{ "entries_per_s", "entries/s", "entries visited per second" },
-	{ "entries", "entries", "files and directories visited" },
-	{ NULL, NULL, NULL },
+	{ "seconds", "s", "time to walk and stat the whole tree", 0 },
+	{ "entries_per_s", "entries/s", "entries visited per second", 0 },
+	{ "entries", "entries", "files and directories visited (set by the tree)", 1 },
+	{ NULL, NULL, NULL, 0 },
 };
 
 static const struct rig_param churn_params[] = {
@@ -104,10 +104,10 @@ static const struct rig_param churn_params[] = {
 };
 
 static const struct rig_metric churn_metrics[] = {
-	{ "seconds", "s", "total time" },
-	{ "files_per_s", "files/s", "files replaced per second" },
-	{ "files", "files", "files replaced" },
-	{ NULL, NULL, NULL },
+	{ "seconds", "s", "total time", 0 },
+	{ "files_per_s", "files/s", "files replaced per second", 0 },
+	{ "files", "files", "files replaced (set by the plan)", 1 },
+	{ NULL, NULL, NULL, 0 },
 };
 
 static void metric(struct rig_ctx *ctx, const char *name, double value, const char *unit)

@@ -105,6 +105,12 @@ int spawn_run_opts(struct spawner *sp, const char *const *argv, const char *cwd,
 		sb_adds(err, "the spawner was not built by spawner_real, spawner_dry or spawner_fake");
 		return -EINVAL;
 	}
+	if (sp->watch && !sp->ops->dry_run) {
+		struct strbuf text = STRBUF_INIT;
+		spawn_argv_text(&text, argv);
+		sp->watch(sp->watch_opaque, text.buf, 0);
+		sb_release(&text);
+	}
 	int rc = sp->ops->run(sp, argv, cwd, opts ? opts : &none, r, err);
 	if (rc < 0)
 		return rc;

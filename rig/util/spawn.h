@@ -86,6 +86,11 @@ typedef void (*spawn_log_fn)(void *opaque, const char *argv_text,
  * be set, the rest is filled in) and returns 0, or a negative errno for a
  * command that could not start. */
 typedef int (*spawn_fake_fn)(void *opaque, const char *const *argv, struct spawn_result *r);
+/* Told that a command is running (the progress line: util/progress.h):
+ * once as it starts (seconds 0) and, from spawner_real, about every
+ * SPAWN_WATCH_MS while it runs. argv_text as for spawn_log_fn. */
+typedef void (*spawn_watch_fn)(void *opaque, const char *argv_text, double seconds);
+#define SPAWN_WATCH_MS 250
 
 /*
  * Built by the constructors below and copied by value: it owns nothing, so
@@ -102,6 +107,10 @@ struct spawner {
 	spawn_log_fn log;              /* may be NULL */
 	void *opaque;                  /* log's and fake's */
 	spawn_fake_fn fake;            /* spawner_fake's, else NULL */
+	/* Set by the caller after construction (NULL: nobody watches); kept
+	 * by spawner_fault. Not called in a dry run. */
+	spawn_watch_fn watch;
+	void *watch_opaque;
 };
 
 /* Runs each command and logs its result. */

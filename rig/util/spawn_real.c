@@ -125,6 +125,10 @@ static int real_run(const struct spawner *sp, const char *const *argv, const cha
 		{ split ? fds[2] : -1, split ? &serr : NULL },
 	};
 	int tr_out = 0, tr_own = 0;
+	struct strbuf watch_text = STRBUF_INIT;
+	uint64_t watched = t0;
+	if (sp->watch)
+		spawn_argv_text(&watch_text, argv);
 	uint64_t stop_at = 0; /* when cancelled: SIGTERM sent at this time (ns) */
 	int killed = 0;
 	char buf[65536];
@@ -154,7 +158,14 @@ static int real_run(const struct spawner *sp, const char *const *argv, const cha
 			pfd[np].revents = 0;
 			which[np++] = i;
 		}
-		int pr = poll(pfd, np, cancel ? 100 : -1);
+		if (sp->watch) {
+			uint64_t now = plat_clock_ns();
+			if (now - watched >= (uint64_t)SPAWN_WATCH_MS * 1000000u) {
+				sp->watch(sp->watch_opaque, watch_text.buf, (double)(now - t0) / 1e9);
+				watched = now;
+			}
+		}
+		int pr = poll(pfd, np, cancel ? 100 : sp->watch ? SPAWN_WATCH_MS : -1);
 		if (pr < 0 && errno == EINTR)
 			continue; /* a signal for us (Ctrl-C): the child gets its own, or the cancel */
 		if (pr <= 0)
@@ -176,6 +187,7 @@ static int real_run(const struct spawner *sp, const char *const *argv, const cha
 				keep_output(s->own, buf, (size_t)n, &tr_own);
 		}
 	}
+	sb_release(&watch_text);
 	close_pipes(&st[0].fd, 1);
 	close_pipes(&st[1].fd, 1);
 	int status = 0;
