@@ -53,12 +53,12 @@ static const struct rig_param sync_params[] = {
 };
 
 static const struct rig_metric sync_metrics[] = {
-	{ "seconds", "s", "time to make the volume's tree equal to the source, with the final sync" },
-	{ "files", "files", "files copied (new or changed)" },
-	{ "deleted", "entries", "files and folders deleted (the source no longer has them)" },
-	{ "bytes", "B", "bytes copied" },
-	{ "rate", "MB/s", "bytes copied per second of the whole sync" },
-	{ NULL, NULL, NULL },
+	{ "seconds", "s", "time to make the volume's tree equal to the source, with the final sync", 0 },
+	{ "files", "files", "files copied (new or changed; set by the plan and the seed)", 1 },
+	{ "deleted", "entries", "files and folders deleted (the source no longer has them; set by the plan and the seed)", 1 },
+	{ "bytes", "B", "bytes copied (set by the plan and the seed)", 1 },
+	{ "rate", "MB/s", "bytes copied per second of the whole sync", 0 },
+	{ NULL, NULL, NULL, 0 },
 };
 
 static void metric(struct rig_ctx *ctx, const char *name, double value, const char *unit)
