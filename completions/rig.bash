@@ -105,6 +105,12 @@ _rig()
 		fi
 		return 0
 	fi
+	# --option=value: bash splits it at = (COMP_WORDBREAKS) into three words.
+	if [[ $cur == = ]] && [[ $prev == -* ]]; then
+		cur=
+	elif [[ $prev == = ]] && ((COMP_CWORD > 2)); then
+		prev=${COMP_WORDS[COMP_CWORD - 2]}
+	fi
 	# An option's argument.
 	if [[ $prev == -* ]] && _rig_takes_argument "$prev"; then
 		case $prev in

@@ -330,6 +330,9 @@ static void test_bash_words(void)
 	expect(dir, (const char *[]){ "rig", "run", "--pl", NULL }, "--platform\n");
 	expect(dir, (const char *[]){ "rig", "run", "--platform", "", NULL }, "linux\nmacos\n");
 	expect(dir, (const char *[]){ "rig", "resume", "--allow", "loop,v", NULL }, "loop,virtual\n");
+	/* --platform=m, as bash splits it (= is in COMP_WORDBREAKS). */
+	expect(dir, (const char *[]){ "rig", "plan", "--platform", "=", "m", NULL }, "macos\n");
+	expect(dir, (const char *[]){ "rig", "plan", "--platform", "=", NULL }, "linux\nmacos\n");
 	/* Plans: *.yaml and *.yml files and the folders to find them in. */
 	expect(dir, (const char *[]){ "rig", "run", "", NULL }, "other\np.yaml\nq.yml\nruns\n");
 	expect(dir, (const char *[]){ "rig", "validate", "p.yaml", "", NULL },
