@@ -5,9 +5,11 @@
 #                     into build/san and run every test suite (what CI runs;
 #                     SUITES=walk,tree: only the suites whose names contain those)
 #   make run          build and run configs/quick.yaml
-#   make install      PREFIX=/usr/local: binary, configs, man page
+#   make install      PREFIX=/usr/local: binary, configs, man page, bash and zsh
+#                     completions (BASH_COMPLETION_DIR, ZSH_COMPLETION_DIR)
 #   make lint         the style checks alone (banned functions, no shell strings;
-#                     extern names, over nm of build/san's objects, built first)
+#                     extern names, over nm of build/san's objects, built first;
+#                     the man page through mandoc -T lint)
 #   make portable     provision/*.c compiles as ISO C11 -pedantic with POSIX alone
 #   make check-macos  the macOS build compiles for aarch64- and x86_64-macos with
 #                     -Werror, from Linux with Zig's clang (part of make check;
@@ -15,6 +17,13 @@
 #   make bench        (root) rig against fio, tar and du on loop devices; prints ratios
 #   make bench-micro  the costs the sources' comments reason with (no root)
 #   make tools        test tools: build/tools/fuse-hdd, the synthetic hard disk (Linux)
+#   make dist         build/rig-VERSION.tar.gz, the tracked tree (git archive), and
+#                     its sha256 for packaging/homebrew/rig.rb
+#   make distcheck    unpacks that tarball, builds and installs it, runs the result
+#   make deb          build/rig_VERSION-REV_ARCH.deb from build/rig (dpkg-deb)
+#   make deb-test     (root) installs that .deb with apt-get in a fresh Debian
+#                     chroot (debootstrap) and runs the quick plan there; part of
+#                     make check; the chroot's base is cached in build/deb-chroot
 #
 # Every library comes through pkg-config. Platform code is chosen here, not
 # by #ifdef in shared code.
@@ -173,15 +182,24 @@ $(BUILD)/bench/micro: bench/micro.c $(LIB_OBJ)
 run: $(BUILD)/rig
 	$(BUILD)/rig run configs/quick.yaml
 
+# The completions' folders: where bash-completion and zsh look under PREFIX
+# (Debian's zsh: /usr/share/zsh/vendor-completions, which make deb gives).
+BASH_COMPLETION_DIR ?= $(PREFIX)/share/bash-completion/completions
+ZSH_COMPLETION_DIR  ?= $(PREFIX)/share/zsh/site-functions
+
 install: $(BUILD)/rig
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/rig/configs \
-		$(DESTDIR)$(PREFIX)/share/man/man1
+		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(BASH_COMPLETION_DIR) \
+		$(DESTDIR)$(ZSH_COMPLETION_DIR)
 	install -m 755 $(BUILD)/rig $(DESTDIR)$(PREFIX)/bin/rig
 	install -m 644 configs/*.yaml $(DESTDIR)$(PREFIX)/share/rig/configs/
 	install -m 644 man/rig.1 $(DESTDIR)$(PREFIX)/share/man/man1/rig.1
+	install -m 644 completions/rig.bash $(DESTDIR)$(BASH_COMPLETION_DIR)/rig
+	install -m 644 completions/_rig $(DESTDIR)$(ZSH_COMPLETION_DIR)/_rig
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/rig $(DESTDIR)$(PREFIX)/share/man/man1/rig.1
+	rm -f $(DESTDIR)$(PREFIX)/bin/rig $(DESTDIR)$(PREFIX)/share/man/man1/rig.1 \
+		$(DESTDIR)$(BASH_COMPLETION_DIR)/rig $(DESTDIR)$(ZSH_COMPLETION_DIR)/_rig
 	rm -rf $(DESTDIR)$(PREFIX)/share/rig
 
 clean:
@@ -405,3 +423,81 @@ check-macos:
 	@echo "check-macos: skipped: ./setup has no Zig for $(shell uname -m) (give ZIG=path/to/zig)"
 endif
 # ---- end of macOS compile check block -------------------------------------
+
+# ---- packages and the man page ---------------------------------------------
+# Kept in one block so that other changes to this Makefile merge cleanly
+# (the targets are described at the top of this file; docs/testing.md and
+# the README's "Installing" say more).
+#
+# make dist archives the committed tree (HEAD, not the work tree) with git
+# archive, which gives the same bytes for the same commit: the sha256 it
+# prints stays valid for packaging/homebrew/rig.rb.
+DIST      := $(BUILD)/rig-$(VERSION).tar.gz
+# The package's version: VERSION and a Debian revision.
+DEB_REVISION   ?= 1
+DEB_VERSION    := $(VERSION)-$(DEB_REVISION)
+DEB_MAINTAINER ?= rig maintainers <maintainers@users.noreply.a-seed-14fa9293.example>
+DEB_ARCH  := $(shell dpkg --print-architecture 2>/dev/null)
+DEB       := $(BUILD)/rig_$(DEB_VERSION)_$(DEB_ARCH).deb
+MANDOC    := $(shell command -v mandoc 2>/dev/null)
+
+.PHONY: dist distcheck deb deb-test lint-pkg
+
+dist:
+	@mkdir -p $(BUILD)
+	git archive --format=tar.gz --prefix=rig-$(VERSION)/ -o $(DIST) HEAD
+	@echo "dist: $(DIST) (HEAD $$(git rev-parse --short HEAD); uncommitted changes are not in it)"
+	@echo "dist: sha256 $$( (sha256sum $(DIST) 2>/dev/null || shasum -a 256 $(DIST)) | cut -d' ' -f1)" \
+		"(packaging/homebrew/rig.rb's sha256, with url the tarball's address)"
+
+# The tarball alone, as a user gets it: make, make install, the binary runs
+# and validates a shipped plan. A full build: about a minute on 2 cores.
+distcheck: dist
+	rm -rf $(BUILD)/distcheck && mkdir -p $(BUILD)/distcheck
+	tar -xzf $(DIST) -C $(BUILD)/distcheck
+	$(MAKE) -C $(BUILD)/distcheck/rig-$(VERSION) --no-print-directory build/rig
+	$(MAKE) -C $(BUILD)/distcheck/rig-$(VERSION) --no-print-directory install \
+		DESTDIR=$(abspath $(BUILD))/distcheck/root PREFIX=/usr/local
+	$(BUILD)/distcheck/root/usr/local/bin/rig --version
+	$(BUILD)/distcheck/root/usr/local/bin/rig validate \
+		$(BUILD)/distcheck/root/usr/local/share/rig/configs/quick.yaml
+	rm -rf $(BUILD)/distcheck
+	@echo "distcheck: $(DIST) builds, installs and runs"
+
+# From the staged install of the normal build (not the sanitized one).
+deb: $(BUILD)/rig
+	rm -rf $(BUILD)/deb
+	$(MAKE) --no-print-directory install DESTDIR=$(abspath $(BUILD))/deb/debian/rig PREFIX=/usr \
+		ZSH_COMPLETION_DIR=/usr/share/zsh/vendor-completions
+	sh packaging/deb/build-deb $(BUILD)/deb $(DEB_VERSION) "$(DEB_MAINTAINER)" $(BUILD)
+
+# The .deb in a Debian chroot: root only (debootstrap, chroot), SKIPPED
+# otherwise; part of make check on Linux. The chroot's base is cached in
+# DEB_TEST_CACHE (=/var/cache/rig-deb-test keeps it across clean clones).
+DEB_TEST_CACHE ?= $(BUILD)/deb-chroot
+deb-test: deb
+	bash tests/deb/chroot-test $(DEB) $(DEB_TEST_CACHE) $(VERSION)
+
+ifeq ($(PLATFORM),linux)
+check: deb-test
+endif
+
+# mandoc's warnings and errors fail; its style notes (input lines over 80
+# characters) do not. On Linux groff's warnings too, through man-db's man
+# (macOS's man has no --warnings). And the Homebrew formula depends on what
+# ./setup installs on macOS, less the tests' cunit.
+lint: lint-pkg
+lint-pkg:
+	@want=$$(sed -n 's/^brew_pkgs="\(.*\)"$$/\1/p' setup | tr ' ' '\n' | grep -v -x cunit | sort); \
+	got=$$(sed -n 's/^ *depends_on "\([^"]*\)".*/\1/p' packaging/homebrew/rig.rb | sort); \
+	if [ -z "$$want" ] || [ "$$want" != "$$got" ]; then \
+		echo "lint-pkg: packaging/homebrew/rig.rb depends on" $$got; \
+		echo "lint-pkg: ./setup's brew_pkgs less cunit are" $$want; exit 1; fi
+	@test -n "$(MANDOC)" || { echo "lint-pkg: mandoc not installed (run ./setup)"; exit 1; }
+	@$(MANDOC) -T lint -W warning man/rig.1
+ifeq ($(PLATFORM),linux)
+	@out=$$(LC_ALL=C.UTF-8 MANROFFSEQ='' MANWIDTH=80 man --warnings -E UTF-8 -l man/rig.1 2>&1 >/dev/null); \
+		if [ -n "$$out" ]; then echo "$$out"; exit 1; fi
+endif
+	@echo "lint-pkg: man/rig.1 has no mandoc or groff warnings; the formula's depends_on are ./setup's"
+# ---- end of packages and the man page block --------------------------------
