@@ -15,8 +15,8 @@ _rig_options()
 {
 	case $1 in
 	run) echo "-o --output --runs --seed --platform --fs-map -y --yes --force --allow" \
-		"--image-size -q --quiet" ;;
-	resume) echo "-y --yes --force --allow -q --quiet" ;;
+		"--image-size -q --quiet --json-progress" ;;
+	resume) echo "-y --yes --force --allow -q --quiet --json-progress" ;;
 	plan) echo "--seed --platform --fs-map --full" ;;
 	validate) echo "--platform --fs-map" ;;
 	compare) echo "-o --output --within --against" ;;
@@ -34,7 +34,7 @@ _rig_takes_argument()
 }
 
 # Lines of `rig help ...`: the first words of the indented lines of the block
-# that starts with a line matching $2 ("commands:", "modules"), up to a blank
+# that starts with a line matching $2 ("commands", "modules"), up to a blank
 # line.
 _rig_help_words()
 {
@@ -101,7 +101,7 @@ _rig()
 		if [[ $cur == -* ]]; then
 			_rig_add < <(compgen -W "--version" -- "$cur")
 		else
-			_rig_add < <(compgen -W "$(_rig_help_words "$rig" commands:)" -- "$cur")
+			_rig_add < <(compgen -W "$(_rig_help_words "$rig" commands)" -- "$cur")
 		fi
 		return 0
 	fi
@@ -137,7 +137,7 @@ _rig()
 	help)
 		# One word: a command, a module or a topic ("plan" is two of them).
 		((COMP_CWORD == 2)) || return 0
-		_rig_add < <(compgen -W "$(_rig_help_words "$rig" commands:) \
+		_rig_add < <(compgen -W "$(_rig_help_words "$rig" commands) \
 			$(_rig_help_words "$rig" modules modules) $(_rig_help_topics "$rig")" \
 			-- "$cur" | sort -u)
 		;;

@@ -77,7 +77,7 @@ static char *rig_help(const char *what)
 }
 
 /* The first words of the indented lines of the block of text that starts
- * with a line beginning with start ("commands:", "modules"). */
+ * with a line beginning with start ("commands", "modules"). */
 static void help_block(const char *text, const char *start, struct words *w)
 {
 	const char *p = text;
@@ -97,7 +97,7 @@ static void rig_commands(struct words *w)
 	const char *args[] = { "help", NULL };
 	char *out = NULL;
 	CU_ASSERT_EQUAL(test_run_rig(args, &out), 0);
-	help_block(out, "commands:", w);
+	help_block(out, "commands", w);
 	free(out);
 	CU_ASSERT_TRUE_FATAL(w->n >= 9);
 }

@@ -135,9 +135,7 @@ const struct rig_cmd cmd_table[] = {
 	  "      --platform NAME   linux or macos (default: this machine's); macos uses the\n"
 	  "                        diskutil first on PATH (on Linux: tests/tools/macos)\n" },
 	{ "help", cmd_help, "show help on a command, a module or a topic",
-	  "usage: rig help [COMMAND | MODULE | TOPIC]\n"
-	  "\n"
-	  "Topics: commands, modules, plan, orders, units, cache, exit.\n" },
+	  "usage: rig help [COMMAND | MODULE | TOPIC]\n" },
 	{ "version", cmd_version, "print rig's version", "usage: rig --version\n" },
 	{ NULL, NULL, NULL, NULL },
 };

@@ -283,6 +283,12 @@ int cmd_help(int argc, char **argv)
 		fputs(c->usage, stdout);
 		if (!strcmp(what, "plan"))
 			printf("\nThe plan language in short: rig help plan-language\n");
+		if (!strcmp(what, "help")) { /* the topics, from the table they are shown from */
+			printf("\nTopics: commands, modules");
+			for (size_t i = 0; i < NTOPICS; i++)
+				printf(", %s", topics[i].name);
+			printf(".\n");
+		}
 		return EXIT_OK;
 	}
 	const struct rig_module *m = module_find(what);
