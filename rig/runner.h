@@ -31,6 +31,7 @@ struct run_options {
 	unsigned allow;           /* --allow: safety rules waived (SAFETY_ALLOW_*) */
 	uint64_t image_size;      /* --image-size: replaces the plan's image size; 0 none */
 	int quiet;                /* no progress lines */
+	int no_fit_check;         /* --no-fit-check: run a layout whose data does not fit */
 	const char *argv_text;    /* the command line, for provenance */
 	const struct plan_options *popt; /* how the plan was parsed (recorded for a resume) */
 };

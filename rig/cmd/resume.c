@@ -15,6 +15,7 @@ int cmd_resume(int argc, char **argv)
 		{ "force", no_argument, NULL, 'f' },
 		{ "allow", required_argument, NULL, 'A' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "no-fit-check", no_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct run_options ro = { 0 };
@@ -29,6 +30,7 @@ int cmd_resume(int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case 'q': ro.quiet = 1; break;
+		case 'N': ro.no_fit_check = 1; break;
 		default:
 			return cmd_usage_error("resume", "unknown option");
 		}

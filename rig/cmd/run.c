@@ -26,6 +26,7 @@ int cmd_run(int argc, char **argv)
 		{ "allow", required_argument, NULL, 'A' },
 		{ "image-size", required_argument, NULL, 'I' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "no-fit-check", no_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct plan_options po = { .platform = prov_driver_host(), .fs_map = NULL };
@@ -52,14 +53,12 @@ int cmd_run(int argc, char **argv)
 			if (cmd_parse_allow("run", optarg, &ro.allow))
 				return EXIT_USAGE;
 			break;
-		case 'I': {
-			const char *why = NULL;
-			if (units_parse_size(optarg, &ro.image_size, &why) < 0 || ro.image_size < (1u << 20))
-				return cmd_usage_error("run", "--image-size takes a size of at least 1M "
-						       "(e.g. 512M), not '%s'", optarg);
+		case 'I':
+			if (cmd_parse_image_size("run", optarg, &ro.image_size))
+				return EXIT_USAGE;
 			break;
-		}
 		case 'q': ro.quiet = 1; break;
+		case 'N': ro.no_fit_check = 1; break;
 		default:
 			return cmd_usage_error("run", "unknown option");
 		}
