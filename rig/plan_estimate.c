@@ -284,6 +284,7 @@ static void walk_cell(struct walk *w, const struct cell *c, struct diag *scratch
 	free(args);
 	double rate = w->e->rate;
 	sum->written += ec.written + ec.write_seconds * rate;
+	sum->timed_written += ec.write_seconds * rate;
 	sum->files += ec.files;
 	sum->seconds += ec.seconds + ec.moved / rate + ec.ops / PLAN_EST_FILE_OPS;
 	if (ec.unknown)
@@ -433,6 +434,7 @@ static int walk_all(struct walk *w, const struct schedule *s)
 	diag_release(&scratch);
 	for (size_t li = 0; li < e->nlayouts; li++) {
 		e->total.written += e->layouts[li].written;
+		e->total.timed_written += e->layouts[li].timed_written;
 		e->total.files += e->layouts[li].files;
 		e->total.seconds += e->layouts[li].seconds;
 		e->total.unknown += e->layouts[li].unknown;
@@ -536,6 +538,11 @@ static void format_sum(struct strbuf *out, const struct plan_est_sum *s)
 {
 	sb_adds(out, "writes ");
 	format_bytes(out, s->written);
+	if (s->timed_written > 0) {
+		sb_adds(out, " (");
+		format_bytes(out, s->timed_written);
+		sb_adds(out, " of it by time-bound writes at the assumed rate)");
+	}
 	sb_addf(out, " in %.0f files, takes about ", s->files);
 	format_seconds(out, s->seconds);
 	if (s->unknown)

@@ -66,6 +66,7 @@ struct plan_est_options {
 
 struct plan_est_sum {
 	double written;          /* bytes */
+	double timed_written;    /* of written, by time-bound writes at the assumed rate */
 	double files;            /* files created */
 	double seconds;
 	size_t unknown;          /* cells whose writes depend on a size not known */

@@ -173,13 +173,22 @@ static void test_churn_and_test_files(void)
 		"  - cycle:\n      times: 3\n      steps:\n        - churn: { fraction: 10% }\n"
 		"  - randread: { span: 64M, time: 2s }\n"
 		"  - randread: { span: 64M, time: 1s, passes: 2 }\n"
-		"  - seqwrite: { block: 1M, qd: 1, span: 64M, passes: 3 }\n", 0, 0, &o), 0);
-	CU_ASSERT(near(fx.e.total.written, 100 * MIB + 3 * 10 * MIB + 64 * MIB + 3 * 64 * MIB));
+		"  - seqwrite: { block: 1M, qd: 1, span: 64M, passes: 3 }\n"
+		"  - randwrite: { span: 64M, time: 1s }\n", 0, 0, &o), 0);
+	/* randwrite for 1 s: 1 s x the assumed rate, said apart */
+	CU_ASSERT(near(fx.e.total.written,
+		       100 * MIB + 3 * 10 * MIB + 64 * MIB + 3 * 64 * MIB + 200e6));
+	CU_ASSERT(near(fx.e.total.timed_written, 200e6));
 	CU_ASSERT(near(fx.e.total.files, 100 + 30 + 1));
+	struct strbuf f = STRBUF_INIT;
+	plan_estimate_format(fx.p, &fx.e, &f);
+	pt_has("format", f.buf, "(191 MiB of it by time-bound writes at the assumed rate)");
+	sb_release(&f);
 	double secs = (100 * MIB) / 200e6 + 110 / PLAN_EST_FILE_OPS   /* tree */
 		      + 3 * ((10 * MIB) / 200e6 + 20 / PLAN_EST_FILE_OPS) /* churn */
 		      + (64 * MIB) / 200e6 + 2 + 2                    /* layout, 2 s, 2 x 1 s */
-		      + 3 * (64 * MIB) / 200e6;                        /* seqwrite */
+		      + 3 * (64 * MIB) / 200e6                         /* seqwrite */
+		      + 1;                                             /* randwrite */
 	CU_ASSERT(near(fx.e.total.seconds, secs));
 	fx_release(&fx);
 }
