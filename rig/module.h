@@ -29,6 +29,7 @@
 struct progress;
 struct strbuf;
 struct spawner;
+struct est_cell;
 
 enum param_type {
 	PT_UINT,     /* uint64_t: a plain integer */
@@ -219,6 +220,13 @@ struct rig_module {
 	int (*run)(struct rig_ctx *ctx, const void *args);
 	/* Release per-volume state (*ctx->volstate) at the end of a layout. */
 	void (*release_state)(void *state);
+	/* What a cell writes and takes, without running it (rig/estimate.h), for
+	 * `rig plan`'s estimates and the fit check. NULL: not estimated (said). */
+	void (*estimate)(const void *args, struct est_cell *c);
+	/* The module whose files on the volume this one uses without sharing its
+	 * state (randio's test file), for the estimator's slots; NULL: its own,
+	 * or its `needs`'. */
+	const struct rig_module *files_of;
 };
 
 /* The module table (modules.c). */

@@ -196,6 +196,8 @@ int resume_parse_options(const char *json, struct resume_options *o)
 		o->allow = (unsigned)json_object_get_int64(v);
 	if (json_object_object_get_ex(j, "force", &v))
 		o->force = json_object_get_boolean(v);
+	if (json_object_object_get_ex(j, "no_fit_check", &v))
+		o->no_fit_check = json_object_get_boolean(v);
 	if (json_object_object_get_ex(j, "cwd", &v) && json_object_is_type(v, json_type_string))
 		o->cwd = xstrdup(json_object_get_string(v));
 	json_object_put(j);

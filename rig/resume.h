@@ -87,6 +87,7 @@ struct resume_options {
 	uint64_t image_size;         /* --image-size, 0 none */
 	unsigned allow;              /* --allow's flags */
 	int force;                   /* --force */
+	int no_fit_check;            /* --no-fit-check */
 	char *cwd;                   /* the folder the run was started in, or NULL */
 };
 /* Fill o from json (may be NULL). 0, or -EINVAL when json is not a JSON

@@ -23,6 +23,7 @@
 #include "resume.h"
 #include "run.h"
 #include "run_eta.h"
+#include "run_fit.h"
 #include "runner.h"
 #include "schedule.h"
 #include "store.h"
@@ -140,20 +141,6 @@ static int flush_caches(struct run *run, const struct plan_step *st, struct volu
 
 /* --- cells --- */
 
-/*
- * A cell's seed: the same for every volume of a phase (so `tree` builds the
- * identical tree on each), different for every layout, repetition and step
- * instance. Modules that want per-volume streams derive further.
- */
-static uint64_t seed_derive_cell(uint64_t seed, const char *layout, const struct cell *c)
-{
-	struct strbuf label = STRBUF_INIT;
-	sb_addf(&label, "cell/%s/%u/%s", layout, c->rep, c->path);
-	uint64_t s = prng_derive_seed(seed, label.buf);
-	sb_release(&label);
-	return s;
-}
-
 static int run_cell(struct run *run, const struct schedule *sched, const struct cell *c,
 		    double eta_s, struct strbuf *err)
 {
@@ -238,7 +225,7 @@ static int run_cell(struct run *run, const struct schedule *sched, const struct 
 		.dir = vol->dir,
 		.device = vol->device,
 		.volume = vol->name,
-		.seed = seed_derive_cell(run->seed, lname, c),
+		.seed = schedule_cell_seed(run->seed, lname, c),
 		.rep = c->rep,
 		.cycle = c->cycle,
 		.instance = instance.buf,
@@ -307,6 +294,10 @@ int run_cells_walk(struct run *run, const struct schedule *sched, size_t from, s
 			rc = run_provision_layout(&run->prov, c->layout,
 						  c->first_of_layout || i == from, err);
 			if (rc < 0)
+				break;
+			/* A layout started afresh is checked before its data is written
+			 * (a resume in its middle finds data there already: not again). */
+			if (c->first_of_layout && (rc = run_fit_check(run, sched, c->layout, err)) < 0)
 				break;
 		}
 		uint64_t start = plat_clock_ns();

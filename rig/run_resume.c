@@ -197,6 +197,7 @@ int run_resume_plan(struct run_resume *rs, struct run_options *o, struct strbuf 
 	o->image_size = rec->image_size;
 	o->allow |= rec->allow;
 	o->force |= rec->force;
+	o->no_fit_check |= rec->no_fit_check;
 	struct diag d;
 	diag_init(&d, ri->plan_file, NULL);
 	rs->plan = plan_parse_text(ri->plan_file, ri->plan_text, strlen(ri->plan_text), &rs->popt,

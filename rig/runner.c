@@ -100,8 +100,9 @@ static void options_json(const struct run_options *o, struct strbuf *j)
 		sb_add_json(j, o->popt->fs_map);
 	else
 		sb_adds(j, "null");
-	sb_addf(j, ",\"image_size\":%llu,\"allow\":%u,\"force\":%s,\"cwd\":",
-		(unsigned long long)o->image_size, o->allow, o->force ? "true" : "false");
+	sb_addf(j, ",\"image_size\":%llu,\"allow\":%u,\"force\":%s,\"no_fit_check\":%s,"
+		"\"cwd\":", (unsigned long long)o->image_size, o->allow, o->force ? "true" : "false",
+		o->no_fit_check ? "true" : "false");
 	if (getcwd(cwd, sizeof(cwd)))
 		sb_add_json(j, cwd);
 	else

@@ -34,6 +34,7 @@ struct run_options {
 	int json_progress;        /* --json-progress: one JSON object per event on
 	                           * stderr instead of the lines (docs/progress.md);
 	                           * also with quiet */
+	int no_fit_check;         /* --no-fit-check: run a layout whose data does not fit */
 	const char *argv_text;    /* the command line, for provenance */
 	const struct plan_options *popt; /* how the plan was parsed (recorded for a resume) */
 };

@@ -352,3 +352,12 @@ void schedule_free(struct schedule *s)
 	free(s->bindings);
 	memset(s, 0, sizeof(*s));
 }
+
+uint64_t schedule_cell_seed(uint64_t seed, const char *layout, const struct cell *c)
+{
+	struct strbuf label = STRBUF_INIT;
+	sb_addf(&label, "cell/%s/%u/%s", layout, c->rep, c->path);
+	uint64_t s = prng_derive_seed(seed, label.buf);
+	sb_release(&label);
+	return s;
+}

@@ -55,6 +55,14 @@ int schedule_build(const struct plan *p, uint64_t seed, struct schedule *s);
 void schedule_free(struct schedule *s);
 
 /*
+ * A cell's seed, what its module gets as rig_ctx.seed: the same for every
+ * volume of a phase (so `tree` builds the identical tree on each),
+ * different for every layout (its name, "" for dirs), repetition and
+ * step instance. Modules that want per-volume streams derive further.
+ */
+uint64_t schedule_cell_seed(uint64_t seed, const char *layout, const struct cell *c);
+
+/*
  * Row r (0-based) of the Williams design for n volumes, written into
  * out[0..n-1] as volume indexes. Rows: n for even n, 2n for odd n (the
  * square and its mirror). Exposed for tests and `rig help order`.

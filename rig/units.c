@@ -400,6 +400,19 @@ double units_dist_mean(const struct size_dist *d)
 	return lo;
 }
 
+double units_dist_total(const struct size_dist *d, uint64_t n)
+{
+	if (d->kind != DIST_LIST || !d->nlist)
+		return (double)n * units_dist_mean(d);
+	double sum = 0, whole = 0;
+	for (size_t i = 0; i < d->nlist; i++) {
+		whole += (double)d->list[i];
+		if (i < n % d->nlist)
+			sum += (double)d->list[i];
+	}
+	return (double)(n / d->nlist) * whole + sum;
+}
+
 void units_format_dist(struct strbuf *sb, const struct size_dist *d)
 {
 	switch (d->kind) {

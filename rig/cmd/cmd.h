@@ -44,6 +44,10 @@ struct plan_cli {
 };
 /* A seed: an integer 0..2^63-1 (stored as SQLite's signed integer). */
 int cmd_parse_seed(const char *s, uint64_t *out);
+/* --image-size SIZE (at least 1M): 0, or EXIT_USAGE after the error and usage. */
+int cmd_parse_image_size(const char *cmd, const char *arg, uint64_t *out);
+/* --assume-rate SIZE/s ("150MB/s"): bytes per second, or EXIT_USAGE. */
+int cmd_parse_rate(const char *cmd, const char *arg, double *out);
 /* --allow RULES: 0, or EXIT_USAGE after printing the error and usage. */
 int cmd_parse_allow(const char *cmd, const char *arg, unsigned *allow);
 /* --platform NAME: the driver called NAME (provision/driver.h), or

@@ -9,7 +9,9 @@
 #include "../../provision/driver.h"
 #include "../../provision/safety.h"
 #include "../diag.h"
+#include "../units.h"
 #include "../util/strbuf.h"
+#include "../util/xalloc.h"
 #include "cmd.h"
 
 const struct rig_cmd cmd_table[] = {
@@ -32,6 +34,9 @@ const struct rig_cmd cmd_table[] = {
 	  "                        rig did not attach), virtual (macOS: Virtual), internal\n"
 	  "                        (macOS: Internal); comma-separated\n"
 	  "      --image-size SIZE replace the image target's size (e.g. 512M, for quick runs)\n"
+	  "      --no-fit-check    run a layout whose data does not fit its volumes (the\n"
+	  "                        check made after provisioning each layout, before its\n"
+	  "                        first cell writes: the warnings of `rig plan`)\n"
 	  "  -q, --quiet           no progress lines\n"
 	  "      --json-progress   progress as one JSON object per event on stderr, for\n"
 	  "                        other programs (docs/progress.md); also with -q\n"
@@ -65,6 +70,7 @@ const struct rig_cmd cmd_table[] = {
 	  "  -y, --yes             do not ask before erasing a disk target\n"
 	  "      --force           overwrite an image file that rig did not make\n"
 	  "      --allow RULES     waive more safety rules (added to the run's own)\n"
+	  "      --no-fit-check    as for rig run (a run started with it keeps it)\n"
 	  "  -q, --quiet           no progress lines\n"
 	  "      --json-progress   progress as one JSON object per event on stderr, for\n"
 	  "                        other programs (docs/progress.md); also with -q\n"
@@ -79,10 +85,24 @@ const struct rig_cmd cmd_table[] = {
 	  "commands the backend would run. Nothing is run, nothing is written. Says\n"
 	  "when a rig run is using the target (`rig run` would be refused).\n"
 	  "\n"
-	  "      --seed N          the seed for orders (default: the plan's, else 0)\n"
+	  "Estimates, per layout and in total, the bytes written, the files created\n"
+	  "and the run time: sizes as the run draws them when the seed is known (the\n"
+	  "plan's or --seed), else expected; time-bound steps exactly, data at an\n"
+	  "assumed rate (400 MB/s, a disk target 150 MB/s), file operations at\n"
+	  "10000/s, provisioning 2 s per volume; the assumptions are printed with\n"
+	  "the numbers. Warns (file:line:column) where the data cannot fit its\n"
+	  "volume: a file larger than it, a step needing more than is left (after a\n"
+	  "fill, the other steps' data), with the numbers and what to change; rig run\n"
+	  "makes the same check after provisioning and refuses. A disk whose size\n"
+	  "cannot be read here is checked at run time only.\n"
+	  "\n"
+	  "      --seed N          the seed for orders and sizes (default: the plan's, else\n"
+	  "                        0 for orders and expected sizes)\n"
 	  "      --platform NAME   linux or macos (default: this machine's); for macos the\n"
 	  "                        target's size is read with the diskutil first on PATH\n"
 	  "      --fs-map MAP      rewrite file systems, e.g. apfs=ext4,hfs+=xfs\n"
+	  "      --image-size SIZE the image target's size, as rig run --image-size\n"
+	  "      --assume-rate R   bytes per second for the estimate (e.g. 150MB/s)\n"
 	  "      --full            one line per cell instead of per phase\n" },
 	{ "validate", cmd_validate, "check plans and report every error",
 	  "usage: rig validate [options] PLAN...\n"
@@ -93,7 +113,10 @@ const struct rig_cmd cmd_table[] = {
 	  "\n"
 	  "      --platform NAME   check the file systems against linux or macos\n"
 	  "      --fs-map MAP      rewrite file systems first, e.g. apfs=ext4,hfs+=xfs\n"
+	  "      --image-size SIZE check the fit against this image size\n"
 	  "\n"
+	  "Also warns where a plan's data cannot fit its target, as rig plan does (a\n"
+	  "warning does not make a plan invalid; rig run refuses it).\n"
 	  "Exit status: 0 all valid, 2 any invalid.\n" },
 	{ "report", cmd_report, "write a run's reports again from its results store",
 	  "usage: rig report RUN\n"
@@ -173,6 +196,38 @@ int cmd_parse_seed(const char *s, uint64_t *out)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+int cmd_parse_image_size(const char *cmd, const char *arg, uint64_t *out)
+{
+	const char *why = NULL;
+	if (units_parse_size(arg, out, &why) < 0 || *out < (1u << 20)) {
+		struct strbuf hint = STRBUF_INIT;
+		units_suggest(&hint, arg, UNITS_SIZE);
+		int rc = cmd_usage_error(cmd, "--image-size takes a size of at least 1M (e.g. 512M), "
+					 "not '%s'%s", arg, hint.buf);
+		sb_release(&hint);
+		return rc;
+	}
+	return 0;
+}
+
+int cmd_parse_rate(const char *cmd, const char *arg, double *out)
+{
+	const char *why = NULL;
+	size_t n = strlen(arg);
+	uint64_t v = 0;
+	if (n > 2 && !strcmp(arg + n - 2, "/s")) {
+		char *size = xstrndup(arg, n - 2);
+		int rc = units_parse_size(size, &v, &why);
+		free(size);
+		if (rc == 0 && v > 0) {
+			*out = (double)v;
+			return 0;
+		}
+	}
+	return cmd_usage_error(cmd, "--assume-rate takes a size per second, e.g. 150MB/s or "
+			       "1GiB/s, not '%s'", arg);
 }
 
 int cmd_parse_allow(const char *cmd, const char *arg, unsigned *allow)

@@ -14,12 +14,15 @@
  * description of the commands here (it would drift from what the backend
  * runs).
  */
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../provision/provision.h"
+#include "../plan_estimate.h"
 #include "../schedule.h"
 #include "../util/strbuf.h"
 #include "cmd.h"
@@ -46,7 +49,7 @@ static void dry_note(void *opaque, int warning, const char *text)
 	printf("    %s %s\n", warning ? "!" : "#", text);
 }
 
-static void dry_start(struct dry *d, const struct plan *p)
+static void dry_start(struct dry *d, const struct plan *p, uint64_t image_size)
 {
 	memset(d, 0, sizeof(*d));
 	sb_init(&d->err);
@@ -61,6 +64,7 @@ static void dry_start(struct dry *d, const struct plan *p)
 	d->ctx.plan = p;
 	d->ctx.run_id = "RUN";
 	d->ctx.run_dir = "RUN";
+	d->ctx.image_size = image_size;
 	d->ctx.sp = &d->sp;
 	d->ctx.err = &d->err;
 	d->ctx.note = dry_note;
@@ -126,7 +130,7 @@ static void print_size(const struct plan_partition *pt)
 }
 
 static void print_header(const struct plan *p, uint64_t seed, int seed_known,
-			 const struct schedule *s)
+			 const struct schedule *s, uint64_t image_size)
 {
 	const struct plan_target *t = &p->target;
 	printf("plan %s (%s) is valid", p->name, p->file);
@@ -144,8 +148,9 @@ static void print_header(const struct plan *p, uint64_t seed, int seed_known,
 		break;
 	case TARGET_IMAGE: {
 		struct strbuf sb = STRBUF_INIT;
-		units_format_size(&sb, t->image_size);
-		printf("target   image %s, %s%s\n", t->image_path, sb.buf,
+		units_format_size(&sb, image_size ? image_size : t->image_size);
+		printf("target   image %s, %s%s%s\n", t->image_path, sb.buf,
+		       image_size ? " (--image-size)" : "",
 		       t->keep ? ", kept afterwards" : ", removed afterwards");
 		sb_release(&sb);
 		break;
@@ -188,6 +193,43 @@ static void print_in_use(const struct plan *p)
 	sb_release(&err);
 }
 
+/* A disk target's size when this process can read it (open read-only and
+ * seek to the end: nothing is written), else 0. */
+static uint64_t disk_size(const struct plan *p)
+{
+	if (p->target.kind != TARGET_DISK)
+		return 0;
+	int fd = open(p->target.device, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	off_t end = lseek(fd, 0, SEEK_END);
+	close(fd);
+	return end > 0 ? (uint64_t)end : 0;
+}
+
+/* The estimate and the fit check: warnings to stderr at their lines, the
+ * numbers to stdout. */
+static void print_estimate(const struct plan *p, const struct schedule *s, uint64_t seed,
+			   int seed_known, uint64_t image_size, double rate)
+{
+	struct plan_est_options eo = {
+		.seed = seed, .seed_known = seed_known, .image_size = image_size,
+		.disk_size = disk_size(p), .rate = rate, .layout = -1,
+	};
+	struct plan_est e;
+	struct diag d;
+	diag_init(&d, p->file, p->text);
+	plan_estimate(p, s, &eo, &e, &d);
+	fflush(stdout);
+	diag_print(&d, stderr);
+	diag_release(&d);
+	struct strbuf out = STRBUF_INIT;
+	plan_estimate_format(p, &e, &out);
+	fputs(out.buf, stdout);
+	sb_release(&out);
+	plan_estimate_release(&e);
+}
+
 static void print_layout(const struct plan *p, size_t li, struct dry *d)
 {
 	if (p->target.kind == TARGET_DIRS)
@@ -209,8 +251,12 @@ int cmd_plan(int argc, char **argv)
 		{ "platform", required_argument, NULL, 'P' },
 		{ "fs-map", required_argument, NULL, 'M' },
 		{ "full", no_argument, NULL, 'F' },
+		{ "image-size", required_argument, NULL, 'I' },
+		{ "assume-rate", required_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
+	uint64_t image_size = 0;
+	double rate = 0;
 	struct plan_options po = { .platform = NULL, .fs_map = NULL };
 	uint64_t seed = 0;
 	int seed_given = 0, full = 0, c;
@@ -228,6 +274,14 @@ int cmd_plan(int argc, char **argv)
 			break;
 		case 'M': po.fs_map = optarg; break;
 		case 'F': full = 1; break;
+		case 'I':
+			if (cmd_parse_image_size("plan", optarg, &image_size))
+				return EXIT_USAGE;
+			break;
+		case 'R':
+			if (cmd_parse_rate("plan", optarg, &rate))
+				return EXIT_USAGE;
+			break;
 		default: return cmd_usage_error("plan", "unknown option");
 		}
 	}
@@ -237,6 +291,10 @@ int cmd_plan(int argc, char **argv)
 	struct plan *p = cmd_load_plan(argv[optind], &po, &nerr);
 	if (!p)
 		return EXIT_USAGE;
+	if (image_size && p->target.kind != TARGET_IMAGE) {
+		plan_free(p);
+		return cmd_usage_error("plan", "--image-size applies to image targets only");
+	}
 	if (!seed_given && p->has_seed)
 		seed = p->seed;
 	struct schedule s;
@@ -245,10 +303,11 @@ int cmd_plan(int argc, char **argv)
 		plan_free(p);
 		return EXIT_FAILED;
 	}
-	print_header(p, seed, seed_given || p->has_seed, &s);
+	print_header(p, seed, seed_given || p->has_seed, &s, image_size);
 	print_in_use(p);
+	print_estimate(p, &s, seed, seed_given || p->has_seed, image_size, rate);
 	struct dry dry;
-	dry_start(&dry, p);
+	dry_start(&dry, p, image_size);
 	long layout = -1;
 	uint32_t rep = 0;
 	for (size_t i = 0; i < s.n;) {

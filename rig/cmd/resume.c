@@ -16,6 +16,7 @@ int cmd_resume(int argc, char **argv)
 		{ "allow", required_argument, NULL, 'A' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "json-progress", no_argument, NULL, 'J' },
+		{ "no-fit-check", no_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct run_options ro = { 0 };
@@ -31,6 +32,7 @@ int cmd_resume(int argc, char **argv)
 			break;
 		case 'q': ro.quiet = 1; break;
 		case 'J': ro.json_progress = 1; break;
+		case 'N': ro.no_fit_check = 1; break;
 		default:
 			return cmd_usage_error("resume", "unknown option");
 		}

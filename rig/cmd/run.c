@@ -27,6 +27,7 @@ int cmd_run(int argc, char **argv)
 		{ "image-size", required_argument, NULL, 'I' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "json-progress", no_argument, NULL, 'J' },
+		{ "no-fit-check", no_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct plan_options po = { .platform = prov_driver_host(), .fs_map = NULL };
@@ -53,20 +54,13 @@ int cmd_run(int argc, char **argv)
 			if (cmd_parse_allow("run", optarg, &ro.allow))
 				return EXIT_USAGE;
 			break;
-		case 'I': {
-			const char *why = NULL;
-			if (units_parse_size(optarg, &ro.image_size, &why) < 0 || ro.image_size < (1u << 20)) {
-				struct strbuf hint = STRBUF_INIT;
-				units_suggest(&hint, optarg, UNITS_SIZE);
-				int rc = cmd_usage_error("run", "--image-size takes a size of at least 1M "
-							 "(e.g. 512M), not '%s'%s", optarg, hint.buf);
-				sb_release(&hint);
-				return rc;
-			}
+		case 'I':
+			if (cmd_parse_image_size("run", optarg, &ro.image_size))
+				return EXIT_USAGE;
 			break;
-		}
 		case 'q': ro.quiet = 1; break;
 		case 'J': ro.json_progress = 1; break;
+		case 'N': ro.no_fit_check = 1; break;
 		default:
 			return cmd_usage_error("run", "unknown option");
 		}

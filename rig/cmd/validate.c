@@ -2,15 +2,41 @@
 #include <getopt.h>
 #include <stdio.h>
 
+#include "../plan_estimate.h"
+#include "../schedule.h"
 #include "cmd.h"
+
+/* The fit check of rig plan (plan_estimate.h): warnings to stderr; the
+ * count. Disk targets are checked at run time. */
+static size_t fit_warnings(const struct plan *p, uint64_t image_size)
+{
+	struct schedule s;
+	uint64_t seed = p->has_seed ? p->seed : 0;
+	if (schedule_build(p, seed, &s) < 0)
+		return 0;
+	struct plan_est_options o = { .seed = seed, .seed_known = p->has_seed,
+				      .image_size = image_size, .layout = -1 };
+	struct plan_est e;
+	struct diag d;
+	diag_init(&d, p->file, p->text);
+	plan_estimate(p, &s, &o, &e, &d);
+	diag_print(&d, stderr);
+	size_t n = e.nwarnings;
+	diag_release(&d);
+	plan_estimate_release(&e);
+	schedule_free(&s);
+	return n;
+}
 
 int cmd_validate(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "platform", required_argument, NULL, 'P' },
 		{ "fs-map", required_argument, NULL, 'M' },
+		{ "image-size", required_argument, NULL, 'I' },
 		{ NULL, 0, NULL, 0 },
 	};
+	uint64_t image_size = 0;
 	struct plan_options po = { .platform = NULL, .fs_map = NULL };
 	int c;
 	optind = 1;
@@ -23,6 +49,10 @@ int cmd_validate(int argc, char **argv)
 		case 'M':
 			po.fs_map = optarg;
 			break;
+		case 'I':
+			if (cmd_parse_image_size("validate", optarg, &image_size))
+				return EXIT_USAGE;
+			break;
 		default:
 			return cmd_usage_error("validate", "unknown option");
 		}
@@ -34,9 +64,14 @@ int cmd_validate(int argc, char **argv)
 		int nerr = 0;
 		struct plan *p = cmd_load_plan(argv[i], &po, &nerr);
 		if (p) {
-			printf("%s: ok (plan '%s', %s)\n", argv[i], p->name,
+			size_t nw = fit_warnings(p, p->target.kind == TARGET_IMAGE ? image_size : 0);
+			printf("%s: ok (plan '%s', %s)", argv[i], p->name,
 			       !p->platform ? "any platform"
 							   : plan_platform_name(p->platform));
+			if (nw)
+				printf(", %zu warning%s: its data does not fit its target", nw,
+				       nw == 1 ? "" : "s");
+			printf("\n");
 			plan_free(p);
 		} else {
 			fprintf(stderr, "%s: %d error%s\n", argv[i], nerr, nerr == 1 ? "" : "s");

@@ -95,6 +95,7 @@
 #include <unistd.h>
 
 #include "../../platform/platform.h"
+#include "../estimate.h"
 #include "../module.h"
 #include "../util/fault.h"
 #include "../util/payload.h"
@@ -831,6 +832,49 @@ static void meta_check(const void *a, struct diag *d, struct mark at)
 	}
 }
 
+/* Filler up to the level (or removed down to it) on a volume of known
+ * size; the level counts everything on the volume, as statvfs does. */
+static void fill_estimate(const void *a, struct est_cell *c)
+{
+	const struct fill_args *args = a;
+	struct est_slot *s = c->slot;
+	if (c->capacity <= 0) {
+		c->unknown = 1;
+		return;
+	}
+	double used = c->others + s->bytes, target = args->to / 100.0 * c->capacity;
+	double max_file = c->capacity / FILL_FILE_SHARE;
+	if (max_file > (double)FILL_FILE_MAX)
+		max_file = (double)FILL_FILE_MAX;
+	if (max_file < FILL_BLOCK)
+		max_file = FILL_BLOCK;
+	if (target > used) {
+		double add = target - used;
+		c->written = c->moved = add;
+		c->files = ceil(add / max_file);
+		c->largest = add < max_file ? add : max_file;
+		s->bytes += add;
+		s->files += c->files;
+	} else if (target < used) {
+		double drop = used - target < s->bytes ? used - target : s->bytes;
+		c->ops = s->bytes > 0 ? ceil(drop / max_file) : 0;
+		s->files = s->bytes > drop ? ceil((s->bytes - drop) / max_file) : 0;
+		s->bytes -= drop;
+	}
+	c->need = s->bytes;
+}
+
+/* Empty files, created and removed in the cell: operations, no data. */
+static void meta_estimate(const void *a, struct est_cell *c)
+{
+	const struct meta_args *args = a;
+	double kinds = 2; /* create and unlink happen whatever `ops` times */
+	for (size_t i = 0; i < args->ops.n; i++)
+		kinds += args->ops.items[i] == OP_STAT || args->ops.items[i] == OP_RENAME;
+	c->files = (double)args->files;
+	c->ops = kinds * (double)args->files;
+}
+
 const struct rig_module rig_module_fill = {
 	.name = "fill",
 	.direct_io = 1,
@@ -852,6 +896,7 @@ const struct rig_module rig_module_fill = {
 	.metrics = fill_metrics,
 	.run = fill_run,
 	.release_state = fill_release,
+	.estimate = fill_estimate,
 };
 
 const struct rig_module rig_module_meta = {
@@ -869,4 +914,5 @@ const struct rig_module rig_module_meta = {
 	.metrics = meta_metrics,
 	.check = meta_check,
 	.run = meta_run_cell,
+	.estimate = meta_estimate,
 };

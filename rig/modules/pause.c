@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "../../platform/platform.h"
+#include "../estimate.h"
 #include "../module.h"
 #include "../util/progress.h"
 
@@ -40,6 +41,11 @@ static int pause_run(struct rig_ctx *ctx, const void *a)
 	}
 }
 
+static void pause_estimate(const void *a, struct est_cell *c)
+{
+	c->seconds = (double)((const struct pause_args *)a)->time_ns / 1e9;
+}
+
 const struct rig_module rig_module_pause = {
 	.name = "pause",
 	.summary = "lets the volume settle",
@@ -50,4 +56,5 @@ const struct rig_module rig_module_pause = {
 	.args_size = sizeof(struct pause_args),
 	.metrics = pause_metrics,
 	.run = pause_run,
+	.estimate = pause_estimate,
 };

@@ -83,6 +83,26 @@ static int randwrite_run(struct rig_ctx *ctx, const void *args)
 	return randio_run(ctx, args, 1);
 }
 
+static void randio_estimate_args(const struct randio_args *a, int write, struct est_cell *c)
+{
+	struct randio_spec sp = {
+		.block = a->block, .qd = a->qd, .threads = a->threads, .span = a->span,
+		.time_ns = a->ops ? 0 : a->time_ns, .ops = a->ops, .passes = a->passes,
+		.write = write, .data = RANDIO_DATA_RANDOM,
+	};
+	randio_estimate(&sp, c);
+}
+
+static void randread_estimate(const void *args, struct est_cell *c)
+{
+	randio_estimate_args(args, 0, c);
+}
+
+static void randwrite_estimate(const void *args, struct est_cell *c)
+{
+	randio_estimate_args(args, 1, c);
+}
+
 const struct rig_module rig_module_randread = {
 	.name = "randread",
 	.summary = "random reads at a queue depth on one file",
@@ -103,6 +123,7 @@ const struct rig_module rig_module_randread = {
 	.check = randio_check,
 	.run = randread_run,
 	.release_state = randio_release,
+	.estimate = randread_estimate,
 };
 
 const struct rig_module rig_module_randwrite = {
@@ -121,4 +142,6 @@ const struct rig_module rig_module_randwrite = {
 	.check = randio_check,
 	.run = randwrite_run,
 	.release_state = randio_release,
+	.estimate = randwrite_estimate,
+	.files_of = &rig_module_randread,
 };

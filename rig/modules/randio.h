@@ -215,5 +215,13 @@ struct randio_spec {
 int randio_job_run(struct rig_ctx *ctx, const struct randio_spec *spec);
 /* release_state of every module that runs jobs. */
 void randio_release(void *state);
+/* What a job does to its volume (rig/estimate.h): the test file laid out
+ * when the slot does not hold one of this span and data, then the passes.
+ * The slot is rig_module_randread's, which every module running jobs
+ * names in files_of: they share the test file. */
+struct est_cell;
+void randio_estimate(const struct randio_spec *spec, struct est_cell *c);
+struct rig_module;
+extern const struct rig_module rig_module_randread; /* owns the test file (files_of) */
 
 #endif

@@ -68,6 +68,7 @@
 
 #include "../../platform/aio.h"
 #include "../../platform/platform.h"
+#include "../estimate.h"
 #include "../module.h"
 #include "../util/fault.h"
 #include "../util/payload.h"
@@ -635,4 +636,34 @@ out:
 	sb_release(&path);
 	sb_release(&why);
 	return rc;
+}
+
+/* --- estimates --- */
+
+void randio_estimate(const struct randio_spec *sp, struct est_cell *c)
+{
+	struct est_slot *s = c->slot;
+	double span = (double)sp->span;
+	int d = sp->data == RANDIO_DATA_ZERO;
+	if (s->part[d] != span) { /* the old file is removed before the new one is laid out */
+		s->bytes += span - s->part[d];
+		s->files += s->part[d] > 0 ? 0 : 1;
+		s->part[d] = span;
+		c->written += span;
+		c->moved += span;
+		c->files += 1;
+	}
+	c->need = s->bytes;
+	c->largest = span;
+	double passes = sp->passes ? (double)sp->passes : 1;
+	if (sp->time_ns) {
+		c->seconds += passes * (double)sp->time_ns / 1e9;
+		if (sp->write)
+			c->write_seconds += passes * (double)sp->time_ns / 1e9;
+		return;
+	}
+	double bytes = passes * (sp->ops ? (double)sp->ops * (double)sp->block : span);
+	c->moved += bytes;
+	if (sp->write)
+		c->written += bytes;
 }

@@ -55,6 +55,7 @@
 #include <unistd.h>
 
 #include "../../platform/platform.h"
+#include "../estimate.h"
 #include "../module.h"
 #include "../util/fit.h"
 #include "../util/fault.h"
@@ -636,6 +637,40 @@ static int read_run(struct rig_ctx *ctx, const void *a)
 	return rc;
 }
 
+/* The set a write makes: the run's draw of sizes when the seed is known,
+ * else the expected total (the largest then: the distribution's bound). */
+static void write_estimate(const void *a, struct est_cell *c)
+{
+	const struct seqio_args *args = a;
+	size_t n = (size_t)args->files;
+	double total = 0, largest = 0;
+	if (c->exact) {
+		uint64_t *sizes = xcalloc(n ? n : 1, sizeof(uint64_t));
+		seqio_draw_sizes(&args->sizes, prng_derive_seed(c->seed, "seqio/sizes"), sizes, n);
+		for (size_t i = 0; i < n; i++) {
+			total += (double)sizes[i];
+			if ((double)sizes[i] > largest)
+				largest = (double)sizes[i];
+		}
+		free(sizes);
+	} else {
+		total = units_dist_total(&args->sizes, n);
+		largest = (double)args->sizes.hi;
+	}
+	/* The previous set is removed before the new one is written. */
+	c->slot->bytes = total;
+	c->slot->files = (double)n;
+	c->written = c->moved = c->need = total;
+	c->files = c->ops = (double)n;
+	c->largest = largest;
+}
+
+static void read_estimate(const void *a, struct est_cell *c)
+{
+	(void)a;
+	c->moved = c->slot->bytes;
+}
+
 const struct rig_module rig_module_write = {
 	.name = "write",
 	.summary = "sequential write of a set of files, each written whole, synced, closed",
@@ -651,6 +686,7 @@ const struct rig_module rig_module_write = {
 	.metrics = seqio_metrics,
 	.run = write_run,
 	.release_state = seqio_set_free,
+	.estimate = write_estimate,
 };
 
 const struct rig_module rig_module_read = {
@@ -667,4 +703,5 @@ const struct rig_module rig_module_read = {
 	.metrics = seqio_metrics,
 	.run = read_run,
 	.release_state = seqio_set_free,
+	.estimate = read_estimate,
 };

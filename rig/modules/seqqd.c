@@ -118,6 +118,26 @@ static int seqqd_run(struct rig_ctx *ctx, const struct seqqd_args *a, int write)
 	return randio_job_run(ctx, &sp);
 }
 
+static void seqqd_estimate(const struct seqqd_args *a, int write, struct est_cell *c)
+{
+	struct randio_spec sp = {
+		.block = a->block, .qd = a->qd, .threads = a->threads, .span = a->span,
+		.time_ns = a->time_ns, .passes = a->passes, .write = write, .sequential = 1,
+		.data = a->data == 1 ? RANDIO_DATA_ZERO : RANDIO_DATA_RANDOM,
+	};
+	randio_estimate(&sp, c);
+}
+
+static void seqread_estimate(const void *args, struct est_cell *c)
+{
+	seqqd_estimate(args, 0, c);
+}
+
+static void seqwrite_estimate(const void *args, struct est_cell *c)
+{
+	seqqd_estimate(args, 1, c);
+}
+
 static int seqread_run(struct rig_ctx *ctx, const void *args)
 {
 	return seqqd_run(ctx, args, 0);
@@ -150,6 +170,8 @@ const struct rig_module rig_module_seqread = {
 	.check = seqqd_check,
 	.run = seqread_run,
 	.release_state = randio_release,
+	.estimate = seqread_estimate,
+	.files_of = &rig_module_randread,
 };
 
 const struct rig_module rig_module_seqwrite = {
@@ -169,4 +191,6 @@ const struct rig_module rig_module_seqwrite = {
 	.check = seqqd_check,
 	.run = seqwrite_run,
 	.release_state = randio_release,
+	.estimate = seqwrite_estimate,
+	.files_of = &rig_module_randread,
 };

@@ -66,6 +66,7 @@
 #include <unistd.h>
 
 #include "../../platform/platform.h"
+#include "../estimate.h"
 #include "../module.h"
 #include "../util/fault.h"
 #include "../util/payload.h"
@@ -605,6 +606,34 @@ static int tree_run(struct rig_ctx *ctx, const void *a)
 	return rc < 0 ? rc : 0;
 }
 
+/* The tree a cell builds: with the run's seed, the sizes of its files
+ * exactly as tree_state_new draws them; else the expected total. The
+ * previous tree is removed first. */
+static void tree_estimate(const void *a, struct est_cell *c)
+{
+	const struct tree_args *args = a;
+	double total = 0, largest = 0;
+	if (c->exact) {
+		struct tree_state t = { .size_key = prng_derive_seed(c->seed, "tree/sizes"),
+					.sizes = args->sizes };
+		for (uint64_t i = 0; i < args->files; i++) {
+			double sz = (double)tree_file_size(&t, i, 0);
+			total += sz;
+			if (sz > largest)
+				largest = sz;
+		}
+	} else {
+		total = units_dist_total(&args->sizes, args->files);
+		largest = (double)args->sizes.hi;
+	}
+	c->slot->bytes = total;
+	c->slot->files = (double)args->files;
+	c->written = c->moved = c->need = total;
+	c->files = (double)args->files;
+	c->ops = (double)(args->files + args->dirs);
+	c->largest = largest;
+}
+
 const struct rig_module rig_module_tree = {
 	.name = "tree",
 	.summary = "builds a directory tree of files with a size distribution",
@@ -626,4 +655,5 @@ const struct rig_module rig_module_tree = {
 	.check = tree_check,
 	.run = tree_run,
 	.release_state = tree_state_free,
+	.estimate = tree_estimate,
 };

@@ -50,6 +50,7 @@
 #include <unistd.h>
 
 #include "../../platform/platform.h"
+#include "../estimate.h"
 #include "../module.h"
 #include "../util/fault.h"
 #include "../util/payload.h"
@@ -400,6 +401,34 @@ static int churn_run(struct rig_ctx *ctx, const void *a)
 	return 0;
 }
 
+/* A walk stats every file (twice with cache: keep, the untimed warm-up). */
+static void enumerate_estimate(const void *a, struct est_cell *c)
+{
+	const struct enumerate_args *args = a;
+	c->ops = c->slot->files * (args->cache == ENUMERATE_KEEP ? 2 : 1);
+}
+
+/* The files churn replaces, each at the tree's mean size now (the new
+ * sizes come from the same distribution), written under a temporary name
+ * beside the old file before the rename: the tree holds one more file at
+ * the peak. */
+static void churn_estimate(const void *a, struct est_cell *c)
+{
+	const struct churn_args *args = a;
+	double n = c->slot->files;
+	double k = floor(n * args->fraction / 100.0 + 0.5);
+	if (k < 1)
+		k = 1;
+	if (k > n)
+		k = n;
+	double mean = n > 0 ? c->slot->bytes / n : 0;
+	c->written = c->moved = k * mean;
+	c->files = k;
+	c->ops = 2 * k;
+	c->need = c->slot->bytes + mean;
+	c->largest = mean;
+}
+
 const struct rig_module rig_module_enumerate = {
 	.name = "enumerate",
 	.summary = "walks the whole tree, stats every entry, checks the counts",
@@ -420,6 +449,7 @@ const struct rig_module rig_module_enumerate = {
 	.metrics = enumerate_metrics,
 	.run = enumerate_run,
 	.release_state = tree_state_free,
+	.estimate = enumerate_estimate,
 };
 
 const struct rig_module rig_module_churn = {
@@ -441,4 +471,5 @@ const struct rig_module rig_module_churn = {
 	.metrics = churn_metrics,
 	.run = churn_run,
 	.release_state = tree_state_free,
+	.estimate = churn_estimate,
 };

@@ -1,0 +1,102 @@
+/*
+ * Estimates of what a plan writes and how long it takes, and the check
+ * that its data fits its volumes: `rig plan` prints both, `rig validate`
+ * the warnings, and the runner repeats the check against the volumes it
+ * provisioned before it writes anything (run_cells.c).
+ *
+ * The estimate walks the schedule (every cell as the runner will run it,
+ * with cycles, sweeps, repetitions and volumes) and asks each cell's
+ * module what it would do (module.estimate, rig/estimate.h), keeping per
+ * volume what each kind of data holds there, so a fill level, a write set
+ * replacing the last one or a test file laid out once come out as they
+ * will. Sizes are the run's own draws when the seed is known, expectations
+ * otherwise. Times: what is time-bound (pause, `time:`) exactly; bytes
+ * moved at an assumed rate (a default per target kind, or --assume-rate);
+ * file operations at an assumed rate; provisioning at an assumed time per
+ * volume. Every assumption is printed with the numbers.
+ *
+ * Volume sizes: for a dirs target, the file system each folder is on
+ * (statvfs; the space already used there counts); for an image, each
+ * partition's share of the image (less PLAN_EST_GPT_BYTES for the
+ * partition table when a partition takes the rest), less the file
+ * system's overhead (ext4's and xfs's by their mkfs defaults, others
+ * PLAN_EST_FS_SHARE); for a disk, the same from
+ * the disk's size when the caller could read it, else unknown: the fit
+ * check is then deferred to the run. At run time the caller passes the
+ * volumes' real sizes instead.
+ *
+ * Fit warnings (diag warnings at the step's file:line:column, one per step
+ * and problem, with how many of the step's cells it hits): a file or test
+ * file larger than its volume; a cell whose data does not fit in what is
+ * left on its volume then (after a fill, the other steps' data), with the
+ * numbers and what to change (the fill level, the image size).
+ */
+#ifndef RIG_PLAN_ESTIMATE_H
+#define RIG_PLAN_ESTIMATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diag.h"
+#include "plan.h"
+#include "schedule.h"
+
+struct strbuf;
+
+#define PLAN_EST_FS_SHARE 0.98           /* of a partition, what a file system holds
+                                          * (but ext4 and xfs: their own rule) */
+#define PLAN_EST_GPT_BYTES (2u << 20)    /* what a GPT and alignment take off a disk */
+#define PLAN_EST_RATE_LOCAL 400e6        /* bytes/s assumed for dirs and image targets */
+#define PLAN_EST_RATE_DISK 150e6         /* bytes/s assumed for a disk (a hard disk's) */
+#define PLAN_EST_FILE_OPS 10000.0        /* file operations per second assumed */
+#define PLAN_EST_PROVISION_S 2.0         /* seconds per volume a provisioning takes */
+
+struct plan_est_options {
+	uint64_t seed;
+	int seed_known;         /* the run's seed: sizes drawn as the run draws them */
+	uint64_t image_size;    /* --image-size; 0: the plan's */
+	uint64_t disk_size;     /* a disk target's size in bytes when read; 0: unknown */
+	double rate;            /* bytes/s assumed; 0: PLAN_EST_RATE_* of the target kind */
+	/* Run time: the volumes of layout `layout` as provisioned (f_blocks and
+	 * bytes in use, in bytes, per volume); only that layout is walked.
+	 * NULL: sizes from the plan, every layout walked. */
+	const double *capacity, *used;
+	long layout;
+};
+
+struct plan_est_sum {
+	double written;          /* bytes */
+	double timed_written;    /* of written, by time-bound writes at the assumed rate */
+	double files;            /* files created */
+	double seconds;
+	size_t unknown;          /* cells whose writes depend on a size not known */
+	size_t not_estimated;    /* cells of modules without an estimate (exec) */
+};
+
+struct plan_est {
+	struct plan_est_sum *layouts; /* per layout (one for dirs) */
+	size_t nlayouts;
+	struct plan_est_sum total;
+	double rate;             /* the bytes/s assumed */
+	int rate_given;          /* --assume-rate */
+	int exact;               /* sizes drawn with the run's seed */
+	uint64_t seed;
+	int sizes_known;         /* every volume's size known: the fit check was made */
+	double provision_s;      /* provisioning seconds assumed per volume (0: dirs) */
+	size_t nwarnings;
+};
+
+/*
+ * Estimate plan p (valid) over schedule s (built with o->seed). Fit
+ * warnings go to d (the plan's file and text) as diag warnings. 0, or
+ * -EINVAL when a cell's parameters cannot be bound (invalid plan).
+ */
+int plan_estimate(const struct plan *p, const struct schedule *s,
+		  const struct plan_est_options *o, struct plan_est *e, struct diag *d);
+void plan_estimate_release(struct plan_est *e);
+/* The block `rig plan` prints: the assumptions in one line, a line per
+ * layout, the total; a line saying why the fit check waits for the run
+ * when a size is unknown. */
+void plan_estimate_format(const struct plan *p, const struct plan_est *e, struct strbuf *out);
+
+#endif
