@@ -15,6 +15,9 @@
 #include "util/progress.h"
 #include "util/spawn.h"
 
+/* The event the runner records once the reports of a run are written. */
+#define RUN_REPORTS_WRITTEN "reports written"
+
 struct run_options;
 struct run_resume;
 

@@ -19,8 +19,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "../provision/provision.h"
 #include "../reports/report.h"
+
 #include "run.h"
 #include "schedule.h"
 #include "store.h"
@@ -50,6 +53,21 @@ void run_resume_release(struct run_resume *rs)
 /* --- the folder: refused before anything changes --- */
 
 /* The folder's plan.yaml must be the plan the store recorded. */
+/* Whether the reports were written after the run's (last) end. */
+static int reports_after_end(struct store *st)
+{
+	sqlite3_stmt *q = NULL;
+	int yes = 0;
+	if (sqlite3_prepare_v2(store_db(st), "SELECT count(*) FROM events, run WHERE msg = ?1 "
+				   "AND run.ended_utc IS NOT NULL AND utc >= run.ended_utc", -1, &q,
+			       NULL) == SQLITE_OK &&
+	    sqlite3_bind_text(q, 1, RUN_REPORTS_WRITTEN, -1, SQLITE_STATIC) == SQLITE_OK &&
+	    sqlite3_step(q) == SQLITE_ROW)
+		yes = sqlite3_column_int(q, 0) > 0;
+	sqlite3_finalize(q);
+	return yes;
+}
+
 static int check_plan_file(const char *dir, const struct resume_info *ri, struct strbuf *err)
 {
 	struct strbuf path = STRBUF_INIT, text = STRBUF_INIT, hash = STRBUF_INIT,
@@ -113,11 +131,13 @@ int run_resume_open(struct run_resume *rs, struct run *run, const char *dir,
 		return -1;
 	const struct resume_info *ri = &rs->info;
 	if (!strcmp(ri->status, "completed")) {
-		/* A kill between the end of the run and its reports leaves no
-		 * results.csv (always written): write them, as `rig report` would. */
+		/* A kill between the end of the run and its reports leaves some
+		 * of them unwritten (each is renamed into place whole) and no
+		 * "reports written" event after the end: write them, as `rig
+		 * report` would. */
 		struct strbuf csv = STRBUF_INIT;
 		sb_addf(&csv, "%s/results.csv", abs);
-		int missing = access(csv.buf, F_OK) < 0;
+		int missing = access(csv.buf, F_OK) < 0 || !reports_after_end(run->dir.store);
 		sb_release(&csv);
 		sb_addf(info, "the run in %s completed; there is nothing to resume", abs);
 		*status = RUN_OK;

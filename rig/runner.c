@@ -219,6 +219,10 @@ stop:
 	if (reports_write(run->dir.store, run->dir.path.buf, &msg) < 0) {
 		sb_addf(err, "%scannot write the reports: %s", err->len ? "; " : "", msg.buf);
 		result = RUN_FAILED;
+	} else {
+		/* After the run's end: a resume of a completed run without it knows
+		 * the process died while writing them (run_resume.c). */
+		run_dir_event(&run->dir, "info", "%s", RUN_REPORTS_WRITTEN);
 	}
 	sb_release(&msg);
 	return result;

@@ -882,6 +882,49 @@ static void test_completed_and_report(void)
 	fx_close(&f);
 }
 
+/*
+ * A kill after the run's end but while its reports were being written: the
+ * files written so far exist (each is renamed into place whole), the rest
+ * do not, and the store has no "reports written" event after the end.
+ * `rig resume` writes them; with the event there, it leaves them alone.
+ */
+static void test_completed_reports_cut(void)
+{
+	struct fx f;
+	fx_open(&f, "rig: 1\nname: cut\ntarget:\n  dirs: [\"%s/a\"]\n", "steps:\n  - null: {}\n");
+	char *o = NULL;
+	const char *run[] = { "run", "-q", "-o", f.out.buf, f.plan.buf, NULL };
+	CU_ASSERT_EQUAL_FATAL(test_run_rig(run, &o), 0);
+	free(o);
+	char *n = pt_run_query(f.out.buf, "SELECT count(*) FROM events, run WHERE msg = "
+					  "'reports written' AND utc >= run.ended_utc");
+	CU_ASSERT_STRING_EQUAL(n ? n : "", "1");
+	free(n);
+	struct strbuf p = STRBUF_INIT;
+	sb_addf(&p, "%s/findings.csv", f.out.buf);
+	/* all there: nothing to do */
+	const char *res[] = { "resume", f.out.buf, NULL };
+	CU_ASSERT_EQUAL(test_run_rig(res, &o), 0);
+	CU_ASSERT(o && strstr(o, "nothing to resume") && !strstr(o, "written again"));
+	free(o);
+	/* cut after results.csv: findings.csv missing, no event */
+	CU_ASSERT_EQUAL(unlink(p.buf), 0);
+	struct strbuf db = STRBUF_INIT;
+	sb_addf(&db, "%s/results.db", f.out.buf);
+	sqlite3 *h;
+	CU_ASSERT_EQUAL_FATAL(sqlite3_open(db.buf, &h), SQLITE_OK);
+	CU_ASSERT_EQUAL(sqlite3_exec(h, "DELETE FROM events WHERE msg = 'reports written'", NULL,
+				     NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	CU_ASSERT_EQUAL(test_run_rig(res, &o), 0);
+	CU_ASSERT(o && strstr(o, "written again"));
+	free(o);
+	CU_ASSERT_EQUAL(access(p.buf, F_OK), 0);
+	sb_release(&db);
+	sb_release(&p);
+	fx_close(&f);
+}
+
 /* A run of rig 0.1 (schema 1): made by downgrading a new store. */
 static void test_v1_run(void)
 {
@@ -1206,6 +1249,8 @@ void register_resume_tests(void)
 		 test_refusals);
 	test_add(s, "a resumed run's report says so; a completed run is left alone",
 		 test_completed_and_report);
+	test_add(s, "killed while writing a completed run's reports: resume writes them",
+		 test_completed_reports_cut);
 	test_add(s, "a version 1 run: reported as it is, migrated by resume, not resumed",
 		 test_v1_run);
 	test_add(s, "killed in a null cell: the work folders are kept", test_kept_dirs);
