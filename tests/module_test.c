@@ -84,7 +84,14 @@ static void test_flags(void)
 			CU_ASSERT_PTR_NULL(m->release_state);
 			diskless++;
 		}
-		CU_ASSERT_EQUAL(m->flags & ~(unsigned)(MOD_DISKLESS | MOD_SETS_LEVEL), 0);
+		if (m->flags & MOD_DRY_RUNS) {
+			/* rig plan runs it with a dry spawner: it must do nothing else */
+			CU_ASSERT_EQUAL(m->kind, MOD_OTHER);
+			CU_ASSERT_EQUAL(m->direct_io, 0);
+			CU_ASSERT_PTR_NULL(m->needs);
+		}
+		CU_ASSERT_EQUAL(m->flags & ~(unsigned)(MOD_DISKLESS | MOD_SETS_LEVEL | MOD_SNAPSHOTS |
+						       MOD_DRY_RUNS), 0);
 		if (m->needs) {
 			/* one level: the needed module keeps the state slot itself */
 			CU_ASSERT_TRUE(in_table(m->needs));
