@@ -31,12 +31,24 @@ struct prov_fs {
 	const char *keep_how;
 	int label_max;       /* the longest volume name its label takes */
 	const char *label_bad; /* characters its label refuses, or NULL */
+	unsigned flags;      /* PROV_FS_*: what a volume of it can be asked */
+};
+
+/* What a file system can do (prov_fs.flags): the plan's partition
+ * conditions and the snapshot step are checked against these, never
+ * against names. */
+enum {
+	PROV_FS_SNAPSHOTS = 1u << 0, /* read-only snapshots (the snapshot step, `snapshots:`) */
+	PROV_FS_DEFRAG = 1u << 1,    /* automatic defragmentation switched on or off (`defrag:`) */
 };
 
 /* Abilities (prov_driver.abilities). */
 enum {
 	PROV_CAN_KEEP = 1u << 0,    /* a layout may keep its first partition, resized */
 	PROV_CAN_REMOUNT = 1u << 1, /* cache: remount between cells */
+	/* A content indexer that can be switched off per volume (`indexing:`);
+	 * without it `indexing: off` is nothing to do, and is recorded so. */
+	PROV_CAN_INDEX = 1u << 2,
 };
 
 struct prov_driver {
@@ -75,5 +87,10 @@ void prov_driver_names(struct strbuf *sb);
 const struct prov_fs *prov_driver_fs(const struct prov_driver *d, const char *name);
 /* The first driver (in prov_drivers order) that can make fs, or NULL. */
 const struct prov_driver *prov_driver_of_fs(const char *fs);
+/* d's file system fs has every flag of want (PROV_FS_*): 1, else 0 (also
+ * for a file system d does not make). */
+int prov_fs_can(const struct prov_driver *d, const char *fs, unsigned want);
+/* "apfs, apfsx": d's file systems with every flag of want; "" for none. */
+void prov_fs_with(struct strbuf *sb, const struct prov_driver *d, unsigned want);
 
 #endif

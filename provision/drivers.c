@@ -59,3 +59,17 @@ const struct prov_driver *prov_driver_of_fs(const char *fs)
 			return prov_drivers[i];
 	return NULL;
 }
+
+int prov_fs_can(const struct prov_driver *d, const char *fs, unsigned want)
+{
+	const struct prov_fs *f = fs ? prov_driver_fs(d, fs) : NULL;
+	return f && (f->flags & want) == want;
+}
+
+void prov_fs_with(struct strbuf *sb, const struct prov_driver *d, unsigned want)
+{
+	size_t n = 0;
+	for (const struct prov_fs *f = d ? d->fs : NULL; f && f->name; f++)
+		if ((f->flags & want) == want)
+			sb_addf(sb, "%s%s", n++ ? ", " : "", f->name);
+}

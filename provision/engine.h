@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../rig/util/strbuf.h"
 #include "provision.h"
 
 typedef int (*prov_teardown_fn)(struct provision_ctx *ctx, size_t li);
@@ -52,5 +53,58 @@ void prov_finish(struct provision_ctx *ctx, int left, prov_teardown_fn teardown,
  * run's leftovers that could not be torn down. */
 int prov_resume_teardown(struct provision_ctx *ctx, void *state, prov_teardown_fn teardown,
 			 size_t li);
+
+/*
+ * The snapshots of volume v (partition pt of the plan) as a module sees
+ * them (rig/module.h, struct rig_snapshots): keep from pt, skip when its
+ * file system takes none (the plan's platform driver says) or pt says
+ * `none`, take and drop through the backend's ops with ctx (its spawner:
+ * the run's, or `rig plan`'s dry one). Release with prov_snapshots_release.
+ */
+struct prov_snapshots {
+	struct rig_snapshots s;      /* what the module gets: &ps->s */
+	const struct backend_ops *ops;
+	struct provision_ctx *ctx;
+	const struct volume *v;
+	struct strbuf skip;
+};
+void prov_snapshots_init(struct prov_snapshots *ps, const struct backend_ops *ops,
+			 struct provision_ctx *ctx, const struct volume *v,
+			 const struct plan_partition *pt);
+void prov_snapshots_release(struct prov_snapshots *ps);
+
+/*
+ * A partition's conditions in its facts (vol_facts.h): what the plan says
+ * and how the driver applied it: indexing_how and defrag_how are the
+ * driver's words (the command, or why nothing was done), copied when the
+ * plan gives the condition and it is applied. t holds every text f points
+ * to; the caller releases it with prov_cond_text_release after f is
+ * written.
+ */
+struct vol_facts;
+struct prov_cond_text {
+	struct strbuf indexing, defrag, snapshots, snapshots_how;
+};
+void prov_cond_facts(const struct provision_ctx *ctx, const struct plan_partition *pt,
+		     const char *indexing_how, const char *defrag_how, struct vol_facts *f,
+		     struct prov_cond_text *t);
+void prov_cond_text_release(struct prov_cond_text *t);
+
+/* The snapshots a driver took of one volume and has not deleted, oldest
+ * first: deleted at its teardown. */
+struct prov_snap_list {
+	char **names;
+	size_t n, alloc;
+};
+void prov_snap_list_add(struct prov_snap_list *l, const char *name);
+/* Forget name: 1 when it was there. */
+int prov_snap_list_remove(struct prov_snap_list *l, const char *name);
+void prov_snap_list_release(struct prov_snap_list *l);
+/* At teardown: drop(ctx, vol, name) every snapshot of l (it removes the
+ * name from l); one that fails is a warning naming where (the mount), and
+ * forgotten. l is empty afterwards. */
+typedef int (*prov_snap_drop_fn)(struct provision_ctx *ctx, void *vol, const char *name);
+void prov_snap_list_teardown(struct provision_ctx *ctx, struct prov_snap_list *l,
+			     const char *where, prov_snap_drop_fn drop, void *vol);
 
 #endif

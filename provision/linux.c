@@ -251,7 +251,9 @@ static int make_fs(struct provision_ctx *ctx, struct lx *s, const struct plan_pa
 
 static int do_mount(struct provision_ctx *ctx, const char *fs, struct lvol *v)
 {
-	const char *argv[] = { "mount", "-t", fs, v->part, v->mnt, NULL };
+	const char *plain[] = { "mount", "-t", fs, v->part, v->mnt, NULL };
+	const char *with[] = { "mount", "-t", fs, "-o", v->opts, v->part, v->mnt, NULL };
+	const char *const *argv = v->opts ? with : plain;
 	int rc = prov_journal_run(ctx, "mount", v->mnt, argv, NULL);
 	if (rc == 0)
 		v->mounted = 1;
@@ -379,6 +381,8 @@ static char *volume_facts(struct provision_ctx *ctx, struct lx *s, size_t li, si
 		.kept = 0,
 		.work_dir = v->mnt,
 	};
+	struct prov_cond_text ct;
+	lx_cond_facts(ctx, pt, &f, &ct);
 	if (s->geo) {
 		f.has_sectors = 1;
 		f.first_sector = s->geo[li][k].first;
@@ -393,6 +397,7 @@ static char *volume_facts(struct provision_ctx *ctx, struct lx *s, size_t li, si
 		f.block_size = (unsigned)sv.f_bsize;
 	}
 	char *json = vol_facts_json(&f);
+	prov_cond_text_release(&ct);
 	free(rot);
 	free(opts);
 	return json;
@@ -592,8 +597,11 @@ static int lx_provision(struct provision_ctx *ctx, size_t li, struct volume **vo
 			rc = -EINTR;
 		if (rc == 0)
 			mkdir_mnt(ctx, s, &s->v[k], &rc);
+		s->v[k].opts = lx_mount_option(pt);
 		if (rc == 0)
 			rc = do_mount(ctx, pt->fs, &s->v[k]);
+		if (rc == 0)
+			lx_cond_note(ctx, pt);
 		if (rc == 0 && lx_cancelled(ctx))
 			rc = -EINTR;
 		if (rc == 0) {
@@ -640,6 +648,8 @@ static int lx_teardown(struct provision_ctx *ctx, size_t li)
 	for (size_t k = s->nv; k-- > 0;) {
 		struct lvol *v = &s->v[k];
 		if (v->mounted)
+			lx_snapshots_teardown(ctx, s, v);
+		if (v->mounted)
 			prov_teardown_error(ctx, &acc, &rc, do_umount(ctx, v));
 		if (v->mnt_made && !v->mounted) {
 			lx_note(ctx, 0, "rmdir %s", v->mnt);
@@ -656,6 +666,7 @@ static int lx_teardown(struct provision_ctx *ctx, size_t li)
 		all_unmounted = all_unmounted && !s->v[k].mounted;
 		free(s->v[k].part);
 		free(s->v[k].mnt);
+		prov_snap_list_release(&s->v[k].snaps);
 	}
 	if (s->mnt_root_made && all_unmounted) {
 		if (!s->dry)
@@ -732,6 +743,8 @@ const struct backend_ops provision_linux_ops = {
 	.prepare = lx_prepare,
 	.provision = lx_provision,
 	.remount = lx_remount,
+	.snapshot_take = lx_snapshot_take,
+	.snapshot_drop = lx_snapshot_drop,
 	.teardown = lx_teardown,
 	.finish = lx_finish,
 };

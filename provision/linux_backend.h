@@ -13,6 +13,7 @@
 
 #include "../rig/util/spawn.h"
 #include "command.h"
+#include "engine.h"
 #include "linux.h"
 #include "provision.h"
 #include "safety.h"
@@ -28,6 +29,10 @@ struct lvol {
 	char *mnt;         /* RUN/mnt/NAME */
 	int mnt_made;
 	int mounted;
+	const char *opts;  /* mount -o, from the plan's conditions (lx_mount_option), or NULL */
+	struct prov_snap_list snaps; /* snapshots taken and not deleted (linux_cond.c) */
+	unsigned snap_next;          /* the number of the last one's name */
+	int snap_dir_made;
 };
 
 struct lx {
@@ -115,5 +120,24 @@ int lx_run_destructive(struct provision_ctx *ctx, struct lx *s, const char *acti
 		       const char *object, const char *const *argv);
 /* Ask to type the disk's model or serial (refused without a terminal). */
 int lx_typed_confirmation(struct provision_ctx *ctx, struct lx *s);
+
+/* --- volume conditions and snapshots (linux_cond.c) --- */
+
+/* The mount option of pt's conditions ("autodefrag", "noautodefrag"), or
+ * NULL: none. */
+const char *lx_mount_option(const struct plan_partition *pt);
+/* After pt's volume is mounted: what its conditions mean here, noted
+ * (indexing: nothing to do). */
+void lx_cond_note(struct provision_ctx *ctx, const struct plan_partition *pt);
+/* pt's conditions in its facts (engine.h, prov_cond_facts), with the
+ * words of this driver. */
+void lx_cond_facts(const struct provision_ctx *ctx, const struct plan_partition *pt,
+		   struct vol_facts *f, struct prov_cond_text *t);
+/* The backend's snapshot ops (provision.h). */
+int lx_snapshot_take(struct provision_ctx *ctx, const struct volume *vol, char **name);
+int lx_snapshot_drop(struct provision_ctx *ctx, const struct volume *vol, const char *name);
+/* Before v is unmounted: delete the snapshots left on it and rig's folder
+ * of them; a failure is a warning (they go with the file system). */
+void lx_snapshots_teardown(struct provision_ctx *ctx, struct lx *s, struct lvol *v);
 
 #endif

@@ -13,10 +13,12 @@
 /* Every Linux file system here tells names apart by case (ext4's casefold
  * option, the case-insensitive kind, is not made by rig). */
 static const struct prov_fs linux_fs[] = {
-	{ "ext4", 1, NULL, 16, NULL },
-	{ "xfs", 1, NULL, 12, NULL },
-	{ "btrfs", 1, NULL, 64, NULL },
-	{ NULL, 0, NULL, 0, NULL },
+	{ "ext4", 1, NULL, 16, NULL, 0 },
+	{ "xfs", 1, NULL, 12, NULL, 0 },
+	/* snapshots: `btrfs subvolume snapshot -r`; defrag: the autodefrag
+	 * mount option (linux_cond.c) */
+	{ "btrfs", 1, NULL, 64, NULL, PROV_FS_SNAPSHOTS | PROV_FS_DEFRAG },
+	{ NULL, 0, NULL, 0, NULL, 0 },
 };
 
 /* /dev/sdb, /dev/nvme0n1, /dev/disk/by-id/usb-WD_My_Passport_0820-0:0 */

@@ -116,6 +116,9 @@ static void adopt(struct provision_ctx *ctx, struct lx *s, const char *loop)
 		s->v[k].mnt = xstrdup(r->vols[k].dir);
 		s->v[k].mnt_made = 1;
 		s->v[k].mounted = 1;
+		/* a remount keeps the plan's conditions (defrag's mount option) */
+		if (k < ctx->plan->layouts[r->layout].nparts)
+			s->v[k].opts = lx_mount_option(&ctx->plan->layouts[r->layout].parts[k]);
 	}
 }
 

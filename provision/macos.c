@@ -76,6 +76,7 @@ struct mvol {
 	char *work;              /* mount/rig-RUNID: where the modules work */
 	struct mac_info part;    /* diskutil info of the partition */
 	struct mac_info vol;     /* ... and of the volume (the same for non-APFS) */
+	struct mac_snaps snaps;  /* snapshots taken and not deleted (macos_cond.c) */
 };
 
 struct mx {
@@ -96,6 +97,7 @@ struct mx {
 	uint64_t **sizes;        /* per layout; NULL when the size is unknown */
 	struct mvol *v;
 	size_t nv;
+	size_t li;               /* the layout of v */
 };
 
 /* --- commands --- */
@@ -397,6 +399,7 @@ static void free_vols(struct mx *s)
 		free(s->v[k].work);
 		mac_info_release(&s->v[k].part);
 		mac_info_release(&s->v[k].vol);
+		prov_snap_list_release(&s->v[k].snaps.l);
 	}
 	free(s->v);
 	s->v = NULL;
@@ -744,6 +747,8 @@ static char *volume_facts(struct provision_ctx *ctx, const struct mx *s, size_t 
 		.kept_from = kept ? (li ? l[-1].name : "the disk as found") : NULL,
 		.work_dir = v->work,
 	};
+	struct prov_cond_text ct;
+	mac_cond_facts(ctx, &l->parts[k], v->mount, &f, &ct);
 	struct statvfs sv;
 	if (!s->dry && v->mount && statvfs(v->mount, &sv) == 0) {
 		f.has_space = 1;
@@ -751,6 +756,7 @@ static char *volume_facts(struct provision_ctx *ctx, const struct mx *s, size_t 
 		f.free_bytes = (uint64_t)sv.f_bavail * sv.f_frsize;
 	}
 	char *json = vol_facts_json(&f);
+	prov_cond_text_release(&ct);
 	sb_release(&mo);
 	return json;
 }
@@ -1013,6 +1019,7 @@ static int mx_provision(struct provision_ctx *ctx, size_t li, struct volume **vo
 	const struct plan_layout *l = &ctx->plan->layouts[li];
 	s->v = xcalloc(l->nparts, sizeof(*s->v));
 	s->nv = l->nparts;
+	s->li = li;
 	int rc = 0;
 	if (s->is_image) {
 		rc = create_and_attach(ctx, s);
@@ -1047,6 +1054,8 @@ static int mx_provision(struct provision_ctx *ctx, size_t li, struct volume **vo
 				strerror(errno));
 			rc = -EIO;
 		}
+		if (rc == 0)
+			rc = cancelled(ctx, mac_cond_apply(ctx, &l->parts[k], s->v[k].mount));
 	}
 	struct volume *v = xcalloc(l->nparts, sizeof(*v));
 	for (size_t k = 0; k < l->nparts && rc == 0; k++) {
@@ -1088,10 +1097,35 @@ static int mx_remount(struct provision_ctx *ctx, struct volume *vol)
 			rc = -EIO;
 		}
 		mac_info_release(&i);
+		if (rc == 0)
+			rc = mac_cond_apply(ctx, &ctx->plan->layouts[s->li].parts[k], v->mount);
 		return rc;
 	}
 	sb_addf(ctx->err, "cannot remount %s: not mounted by rig", vol->dir);
 	return -ENOENT;
+}
+
+/* The volume of v (by its work folder) for the snapshot ops. */
+static struct mvol *mvol_of(struct provision_ctx *ctx, const struct volume *vol)
+{
+	struct mx *s = ctx->state;
+	for (size_t k = 0; s && k < s->nv; k++)
+		if (s->v[k].work && s->v[k].mount && !strcmp(s->v[k].work, vol->dir))
+			return &s->v[k];
+	sb_addf(ctx->err, "no snapshot of %s: it is not a volume rig provisioned", vol->dir);
+	return NULL;
+}
+
+static int mx_snapshot_take(struct provision_ctx *ctx, const struct volume *vol, char **name)
+{
+	struct mvol *v = mvol_of(ctx, vol);
+	return v ? mac_snapshot_take(ctx, v->mount, &v->snaps, name) : -ENOENT;
+}
+
+static int mx_snapshot_drop(struct provision_ctx *ctx, const struct volume *vol, const char *name)
+{
+	struct mvol *v = mvol_of(ctx, vol);
+	return v ? mac_snapshot_drop(ctx, v->mount, &v->snaps, name) : -ENOENT;
 }
 
 /* hdiutil detach, again while busy, at last with -force. */
@@ -1145,6 +1179,9 @@ static int mx_teardown(struct provision_ctx *ctx, size_t li)
 	int rc = 0, still_mounted = 0;
 	struct strbuf acc = STRBUF_INIT;
 	sb_reset(ctx->err);
+	for (size_t k = 0; k < s->nv; k++)
+		if (s->v[k].mount)
+			mac_snapshots_teardown(ctx, s->v[k].mount, &s->v[k].snaps);
 	free_vols(s);
 	if (s->is_image && s->attached) {
 		int r = detach(ctx, s);
@@ -1208,6 +1245,7 @@ static int mx_resume(struct provision_ctx *ctx, struct mx *s)
 		s->image_made = xstrdup(s->image_file);
 		s->v = xcalloc(lo.n, sizeof(*s->v));
 		s->nv = lo.n;
+		s->li = r->layout;
 		for (size_t k = 0; k < lo.n; k++) {
 			s->v[k].m = lo.made[k];
 			s->v[k].mount = lo.mounts[k];
@@ -1269,6 +1307,8 @@ const struct backend_ops provision_macos_ops = {
 	.prepare = mx_prepare,
 	.provision = mx_provision,
 	.remount = mx_remount,
+	.snapshot_take = mx_snapshot_take,
+	.snapshot_drop = mx_snapshot_drop,
 	.teardown = mx_teardown,
 	.finish = mx_finish,
 };

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "../rig/plan.h"
+#include "engine.h"
 #include "macos_plist.h"
 #include "safety.h"
 
@@ -152,5 +153,29 @@ size_t mac_lsof_users(const char *text, long self, const char *const *needles,
 		      struct strbuf *what);
 /* The driver's procs_using (driver.h): lsof through a real spawner. */
 int mac_procs_using(const char *const *needles, struct strbuf *what);
+
+/* --- volume conditions and snapshots (macos_cond.c) --- */
+
+struct provision_ctx;
+struct vol_facts;
+struct prov_cond_text;
+/* pt's conditions on the volume mounted at mount (mdutil, diskutil apfs
+ * defragment): after provisioning and after each remount. */
+int mac_cond_apply(struct provision_ctx *ctx, const struct plan_partition *pt, const char *mount);
+/* pt's conditions in its facts (engine.h, prov_cond_facts). */
+void mac_cond_facts(const struct provision_ctx *ctx, const struct plan_partition *pt,
+		    const char *mount, struct vol_facts *f, struct prov_cond_text *t);
+/* The snapshots the run took of one volume and has not deleted. */
+struct mac_snaps {
+	struct prov_snap_list l;
+	uint64_t last_ns;     /* when the last was taken (tmutil's dates are seconds) */
+	unsigned taken;       /* how many were taken (a dry run's placeholder dates) */
+};
+int mac_snapshot_take(struct provision_ctx *ctx, const char *mount, struct mac_snaps *sn,
+		      char **name);
+int mac_snapshot_drop(struct provision_ctx *ctx, const char *mount, struct mac_snaps *sn,
+		      const char *name);
+/* Before the volume goes: delete those left (a failure is a warning). */
+void mac_snapshots_teardown(struct provision_ctx *ctx, const char *mount, struct mac_snaps *sn);
 
 #endif

@@ -16,14 +16,17 @@
 /* apfs and hfs+ are the personalities diskutil makes by default, which fold
  * case; apfsx and jhfsx are their case-sensitive ones (macos_layout.c maps
  * each name to its personality). */
+/* snapshots: `tmutil localsnapshot`; defrag: `diskutil apfs defragment`
+ * (macos_cond.c) */
+#define MAC_APFS_FLAGS (PROV_FS_SNAPSHOTS | PROV_FS_DEFRAG)
 static const struct prov_fs macos_fs[] = {
-	{ "apfs", 0, "diskutil apfs resizeContainer", 64, NULL },
-	{ "hfs+", 0, "diskutil resizeVolume", 64, NULL },
-	{ "apfsx", 1, "diskutil apfs resizeContainer", 64, NULL },
-	{ "jhfsx", 1, "diskutil resizeVolume", 64, NULL },
-	{ "exfat", 0, NULL, 15, NULL },
-	{ "fat32", 0, NULL, 11, ".+" },
-	{ NULL, 0, NULL, 0, NULL },
+	{ "apfs", 0, "diskutil apfs resizeContainer", 64, NULL, MAC_APFS_FLAGS },
+	{ "hfs+", 0, "diskutil resizeVolume", 64, NULL, 0 },
+	{ "apfsx", 1, "diskutil apfs resizeContainer", 64, NULL, MAC_APFS_FLAGS },
+	{ "jhfsx", 1, "diskutil resizeVolume", 64, NULL, 0 },
+	{ "exfat", 0, NULL, 15, NULL, 0 },
+	{ "fat32", 0, NULL, 11, ".+", 0 },
+	{ NULL, 0, NULL, 0, NULL, 0 },
 };
 
 /* A whole-disk identifier: disk4, not /dev/disk4 nor disk4s2. */
@@ -57,7 +60,7 @@ static void macos_devices(struct strbuf *out)
 const struct prov_driver prov_driver_macos = {
 	.name = "macos",
 	.fs = macos_fs,
-	.abilities = PROV_CAN_KEEP | PROV_CAN_REMOUNT,
+	.abilities = PROV_CAN_KEEP | PROV_CAN_REMOUNT | PROV_CAN_INDEX,
 	.device_check = macos_device_check,
 	.devices_report = macos_devices,
 	.procs_using = mac_procs_using,

@@ -426,6 +426,36 @@ void mac_limits_release(struct mac_limits *l)
 	memset(l, 0, sizeof(*l));
 }
 
+/* --- diskutil apfs listSnapshots -plist --- */
+
+int mac_parse_snapshots(const char *buf, size_t len, struct mac_snapshots *out, struct strbuf *err)
+{
+	memset(out, 0, sizeof(*out));
+	plist_t root = parse_root(buf, len, err);
+	if (!root || refuse_error_dict(root, err))
+		return -1;
+	out->names = strings_of(root, "Snapshots", "SnapshotName", &out->n);
+	plist_free(root);
+	return 0;
+}
+
+void mac_snapshots_release(struct mac_snapshots *s)
+{
+	free_strings(s->names, s->n);
+	memset(s, 0, sizeof(*s));
+}
+
+char *mac_tmutil_date(const char *text)
+{
+	static const char says[] = "Created local snapshot with date: ";
+	const char *p = text ? strstr(text, says) : NULL;
+	if (!p)
+		return NULL;
+	p += sizeof(says) - 1;
+	size_t n = strspn(p, "0123456789-");
+	return n ? xstrndup(p, n) : NULL;
+}
+
 /* --- hdiutil --- */
 
 static struct mac_entity *entities_of(plist_t dict, size_t *count)
@@ -557,6 +587,9 @@ int mac_plist_fuzz_one(const uint8_t *data, size_t size)
 	struct mac_attach at;
 	struct mac_hdi_info h;
 	struct mac_limits lim;
+	struct mac_snapshots sn;
+	ok += mac_parse_snapshots(buf, size, &sn, &e) == 0;
+	mac_snapshots_release(&sn);
 	ok += mac_parse_limits(buf, size, &lim, &e) == 0;
 	mac_limits_release(&lim);
 	ok += mac_parse_list(buf, size, &l, &e) == 0;

@@ -172,6 +172,18 @@ int mac_error_line(const char *text, long *code, struct strbuf *msg);
  */
 char *mac_created_path(const char *text);
 
+/* `diskutil apfs listSnapshots -plist VOLUME`: Snapshots[].SnapshotName
+ * (the form is in tests/fixtures/macos/, transcribed; see SOURCES.md). */
+struct mac_snapshots {
+	char **names;
+	size_t n;
+};
+int mac_parse_snapshots(const char *buf, size_t len, struct mac_snapshots *out, struct strbuf *err);
+void mac_snapshots_release(struct mac_snapshots *s);
+/* The date on tmutil localsnapshot's line `Created local snapshot with
+ * date: 2021-06-03-085732` (caller frees), or NULL. */
+char *mac_tmutil_date(const char *text);
+
 /* Lookups in a parsed list: the entry (partition or volume) or disk with
  * that identifier, NULL when absent. */
 const struct mac_disk *mac_list_disk(const struct mac_list *l, const char *id);

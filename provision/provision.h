@@ -136,6 +136,16 @@ struct backend_ops {
 	int (*provision)(struct provision_ctx *ctx, size_t li, struct volume **vols, size_t *nvols);
 	/* Unmount and mount one volume again (cache.remount). NULL: unsupported. */
 	int (*remount)(struct provision_ctx *ctx, struct volume *v);
+	/*
+	 * Snapshots of volume v (the snapshot step; NULL: the backend takes
+	 * none). take: a read-only snapshot, its name in *name (caller frees);
+	 * drop: delete one it took. Through the spawner and journaled
+	 * (take-snapshot, delete-snapshot). The backend remembers those not
+	 * dropped and deletes them at teardown, where a failure is a warning:
+	 * they go with the file system anyway.
+	 */
+	int (*snapshot_take)(struct provision_ctx *ctx, const struct volume *v, char **name);
+	int (*snapshot_drop)(struct provision_ctx *ctx, const struct volume *v, const char *name);
 	/* Undo provision(): must be safe to call after a partial provision. */
 	int (*teardown)(struct provision_ctx *ctx, size_t li);
 	/* End of the run: release everything (detach images...). */

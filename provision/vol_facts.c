@@ -67,6 +67,12 @@ char *vol_facts_json(const struct vol_facts *f)
 	tri(&j, "kept", f->kept);
 	str(&j, "kept_from", f->kept_from);
 	str(&j, "work_dir", f->work_dir);
+	str(&j, "indexing", f->indexing);
+	str(&j, "indexing_applied", f->indexing_applied);
+	str(&j, "defrag", f->defrag);
+	str(&j, "defrag_applied", f->defrag_applied);
+	str(&j, "snapshots", f->snapshots);
+	str(&j, "snapshots_applied", f->snapshots_applied);
 	sb_addch(&j, '}');
 	return sb_detach(&j);
 }

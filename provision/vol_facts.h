@@ -46,6 +46,12 @@ struct vol_facts {
 	int kept;                    /* the partition was kept from the layout before */
 	const char *kept_from;       /* its layout's name, or "the disk as found" */
 	const char *work_dir;        /* where the modules work */
+	/* Conditions (the plan's partition keys), each NULL when the plan
+	 * leaves it out: what the plan says ("off", "keep 20") and how it was
+	 * applied: the command, "nothing to do: ...", or "not applied: ...". */
+	const char *indexing, *indexing_applied;
+	const char *defrag, *defrag_applied;
+	const char *snapshots, *snapshots_applied;
 };
 
 /* One JSON object with every key of the schema, in a fixed order. */

@@ -138,6 +138,13 @@ enum module_flag {
 	 * built in a folder, and keeps its description), so a step that needs
 	 * that module may follow it on the volume (enumerate after sync). */
 	MOD_LEAVES_NEEDS = 1u << 2,
+	/* Takes snapshots of the volume through ctx->snap (the platform
+	 * driver's): the plan refuses it on a dirs target and where no volume's
+	 * file system can take snapshots (rig/plan_cond.c). */
+	MOD_SNAPSHOTS = 1u << 3,
+	/* Its run() does nothing but run commands through ctx (ctx->snap):
+	 * `rig plan` runs it with a dry-run spawner to list them. */
+	MOD_DRY_RUNS = 1u << 4,
 };
 
 /* The metric a report's figures and findings use for a step of the module
@@ -166,6 +173,23 @@ struct rig_sink {
 
 struct rig_volume_info;
 
+/*
+ * A volume's snapshots, for a module with MOD_SNAPSHOTS: what the runner
+ * gives it from the platform driver (provision/engine.h,
+ * prov_snapshots_init). The names are the driver's.
+ */
+struct rig_snapshots {
+	int keep;            /* the partition's `snapshots:`: SNAP_UNSET (-1) not said,
+	                      * 0 none (skip the volume), N keep its last N */
+	const char *skip;    /* why the volume takes none (its file system, `none`), or NULL */
+	/* Take a read-only snapshot; its name in *name (caller frees). 0, or a
+	 * negative errno with the reason (the command and its output) in err. */
+	int (*take)(void *opaque, char **name, struct strbuf *err);
+	/* Delete one the run took. */
+	int (*drop)(void *opaque, const char *name, struct strbuf *err);
+	void *opaque;
+};
+
 struct rig_ctx {
 	const char *dir;                 /* the volume's directory (mounted) */
 	const char *device;              /* block device, or NULL */
@@ -192,6 +216,8 @@ struct rig_ctx {
 	struct spawner *sp;              /* for external commands: logged to commands.log; may be NULL */
 	struct progress *progress;       /* long work reports how far it got (util/progress.h:
 	                                  * progress_work, as often as it likes); may be NULL */
+	const struct rig_snapshots *snap;/* the volume's snapshots (MOD_SNAPSHOTS modules on image
+	                                  * and disk targets), else NULL */
 	struct strbuf *err;              /* the reason when run() fails */
 };
 

@@ -364,6 +364,7 @@ static void parse_root(struct pctx *c, yaml_node_t *root)
 	plan_parse_report(c, &k[K_REPORT]);
 	plan_check_platform(c);
 	plan_check_keep(c);
+	plan_check_conditions(c);
 }
 
 /* Report libyaml's problem (a syntax error) at its mark. */

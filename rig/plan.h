@@ -46,7 +46,23 @@ struct plan_partition {
 	int keep;               /* keep: true (first partition only, macOS): resized, not made */
 	struct mark keep_mark;  /* the keep value, when given */
 	struct mark mark;       /* the partition entry */
+	/* Conditions (docs/plan-language.md, "Volume conditions"): COND_UNSET
+	 * when left out (the platform's default, unchanged), else COND_OFF or
+	 * COND_ON. snapshots: SNAP_UNSET (the snapshot step's keep), 0 for
+	 * `none`, N for `keep N`. */
+	int indexing, defrag;
+	int snapshots;
+	struct mark indexing_mark, defrag_mark, snapshots_mark;
+	/* PCOND_* bits: conditions the file system --fs-map put in place of
+	 * the plan's cannot honour. Warned at validation; not applied, and
+	 * recorded so in the volume's facts. */
+	unsigned not_applied;
+	const char *mapped_from; /* the file system as written, when --fs-map changed it */
 };
+
+enum { COND_UNSET = -1, COND_OFF = 0, COND_ON = 1 };
+#define SNAP_UNSET (-1)
+enum { PCOND_INDEXING = 1u << 0, PCOND_DEFRAG = 1u << 1, PCOND_SNAPSHOTS = 1u << 2 };
 
 struct plan_layout {
 	char *name;

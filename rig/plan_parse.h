@@ -121,6 +121,14 @@ void plan_check_platform(struct pctx *c);
 /* The rules of `keep` that need the whole plan (after plan_check_platform). */
 void plan_check_keep(struct pctx *c);
 
+/* Volume conditions (plan_cond.c): a partition entry's `indexing`,
+ * `defrag` and `snapshots` keys (each may be absent) into pt; after
+ * plan_check_platform, each condition against what the platform and file
+ * system can do, and the snapshot step against the target. */
+void plan_parse_conditions(struct pctx *c, const struct key *indexing, const struct key *defrag,
+			   const struct key *snapshots, struct plan_partition *pt);
+void plan_check_conditions(struct pctx *c);
+
 /* The step list (plan_steps.c). */
 void plan_parse_steps(struct pctx *c, yaml_node_t *seq, struct plan_step **out, size_t *n);
 void plan_steps_free(struct plan_step *s, size_t n);

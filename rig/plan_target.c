@@ -416,7 +416,8 @@ static void parse_partition(struct pctx *c, struct plan_layout *l, const char *l
 			    yaml_node_t *pn, size_t index, struct layout_sizes *ls)
 {
 	struct key k[] = { { "name", 0, 0 }, { "fs", 0, 0 }, { "size", 0, 0 }, { "count", 0, 0 },
-			   { "keep", 0, 0 } };
+			   { "keep", 0, 0 }, { "indexing", 0, 0 }, { "defrag", 0, 0 },
+			   { "snapshots", 0, 0 } };
 	struct strbuf where = STRBUF_INIT;
 	sb_addf(&where, "in partition %zu of layout '%s'", index + 1, lname);
 	if (plan_map_keys(c, pn, k, NKEYS(k), where.buf, "a partition ({ name, fs, size })")) {
@@ -460,6 +461,8 @@ static void parse_partition(struct pctx *c, struct plan_layout *l, const char *l
 		}
 	}
 	struct plan_partition proto = { 0 };
+	proto.mapped_from = orig;
+	plan_parse_conditions(c, &k[5], &k[6], &k[7], &proto);
 	if (k[4].key && plan_key_bool(c, &k[4], &proto.keep) == 0 && proto.keep) {
 		proto.keep_mark = plan_node_mark(k[4].val);
 		if (index > 0) {

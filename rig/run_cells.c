@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "../platform/platform.h"
+#include "../provision/engine.h"
 #include "module.h"
 #include "resume.h"
 #include "run.h"
@@ -239,8 +240,16 @@ static int run_cell(struct run *run, const struct schedule *sched, const struct 
 		.progress = &run->progress,
 		.err = &merr,
 	};
+	struct prov_snapshots snap = { 0 };
+	sb_init(&snap.skip);
+	if ((m->flags & MOD_SNAPSHOTS) && p->target.kind != TARGET_DIRS) {
+		prov_snapshots_init(&snap, run->prov.backend, &run->prov.pctx, vol,
+				    &p->layouts[c->layout].parts[c->volume]);
+		ctx.snap = &snap.s;
+	}
 	cs.ctx = &ctx;
 	rc = m->run(&ctx, args);
+	prov_snapshots_release(&snap);
 	timeutil_utc_iso(end, sizeof(end));
 	const char *status = "done";
 	if (rc < 0) {

@@ -331,8 +331,33 @@ static void test_robust(void)
 	for (size_t k = 0; k <= n; k += 97)
 		accepted += mac_plist_fuzz_one((const uint8_t *)t, k) > 0;
 	CU_ASSERT(accepted < (int)(n / 97)); /* truncated ones are refused */
-	CU_ASSERT_EQUAL(mac_plist_fuzz_one((const uint8_t *)t, n), 6); /* limits: a dict with none of its keys */
+	CU_ASSERT_EQUAL(mac_plist_fuzz_one((const uint8_t *)t, n), 7); /* limits, snapshots: a dict with none of their keys */
 	free(t);
+	sb_release(&e);
+}
+
+static void test_snapshots(void)
+{
+	size_t n;
+	char *t = fx("diskutil-apfs-listSnapshots-plist-two-timemachine-transcribed.plist", &n);
+	struct mac_snapshots sn;
+	struct strbuf e = STRBUF_INIT;
+	CU_ASSERT_EQUAL_FATAL(mac_parse_snapshots(t, n, &sn, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(sn.n, 2);
+	CU_ASSERT_STRING_EQUAL(sn.names[0], "com.apple.TimeMachine.2021-06-03-085732");
+	CU_ASSERT_STRING_EQUAL(sn.names[1], "com.apple.TimeMachine.2021-06-03-090320");
+	mac_snapshots_release(&sn);
+	free(t);
+	t = fx("diskutil-info-error-could-not-find-disk.plist", &n);
+	CU_ASSERT_EQUAL(mac_parse_snapshots(t, n, &sn, &e), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(e.buf, "Could not find disk"));
+	mac_snapshots_release(&sn);
+	free(t);
+	char *d = mac_tmutil_date("Created local snapshot with date: 2026-02-04-134432\n");
+	CU_ASSERT_STRING_EQUAL(d, "2026-02-04-134432");
+	free(d);
+	CU_ASSERT_PTR_NULL(mac_tmutil_date("tmutil: failed\n"));
+	CU_ASSERT_PTR_NULL(mac_tmutil_date(NULL));
 	sb_release(&e);
 }
 
@@ -349,4 +374,5 @@ void register_macos_plist_tests(void)
 	test_add(s, "hdiutil attach -plist and info -plist", test_hdiutil);
 	test_add(s, "Error: -NNNNN lines and created: paths", test_text);
 	test_add(s, "noise, wrong types, truncation", test_robust);
+	test_add(s, "diskutil apfs listSnapshots -plist; tmutil's date line", test_snapshots);
 }

@@ -90,8 +90,14 @@ static void test_flags(void)
 			CU_ASSERT_PTR_EQUAL(m->release_state, m->needs->release_state);
 			leaves++;
 		}
+		if (m->flags & MOD_DRY_RUNS) {
+			/* rig plan runs it with a dry spawner: it must do nothing else */
+			CU_ASSERT_EQUAL(m->kind, MOD_OTHER);
+			CU_ASSERT_EQUAL(m->direct_io, 0);
+			CU_ASSERT_PTR_NULL(m->needs);
+		}
 		CU_ASSERT_EQUAL(m->flags & ~(unsigned)(MOD_DISKLESS | MOD_SETS_LEVEL |
-						       MOD_LEAVES_NEEDS), 0);
+						       MOD_LEAVES_NEEDS | MOD_SNAPSHOTS | MOD_DRY_RUNS), 0);
 		/* A folder parameter: at most one, and one that works on or reads
 		 * a folder needs a module that makes one. */
 		size_t folders = 0;

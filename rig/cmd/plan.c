@@ -21,10 +21,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <signal.h>
+
+#include "../../provision/engine.h"
 #include "../../provision/provision.h"
 #include "../plan_estimate.h"
 #include "../schedule.h"
 #include "../util/strbuf.h"
+#include "../util/xalloc.h"
 #include "cmd.h"
 
 /* The backend in dry-run mode, printing what it would do. */
@@ -34,6 +38,11 @@ struct dry {
 	struct provision_ctx ctx;
 	struct strbuf err;
 	int prepared;
+	/* The layout provisioned (dry), for the modules that run in a dry
+	 * run (MOD_DRY_RUNS), with their per-volume state: nvols * nmods. */
+	struct volume *vols;
+	size_t nvols, nmods;
+	void **slots;
 };
 
 static void dry_command(void *opaque, const char *argv_text, const struct spawn_result *r)
@@ -86,6 +95,77 @@ static void dry_start(struct dry *d, const struct plan *p, uint64_t image_size)
 	d->prepared = 1;
 }
 
+static void dry_vols_release(struct dry *d)
+{
+	for (size_t i = 0; i < d->nvols * d->nmods; i++)
+		if (d->slots[i] && rig_modules[i % d->nmods]->release_state)
+			rig_modules[i % d->nmods]->release_state(d->slots[i]);
+	for (size_t i = 0; i < d->nvols; i++)
+		volume_release(&d->vols[i]);
+	free(d->vols);
+	free(d->slots);
+	d->vols = NULL;
+	d->slots = NULL;
+	d->nvols = 0;
+}
+
+static void dry_sink_note(void *opaque, const char *key, const char *value)
+{
+	printf("    # %s: %s %s\n", (const char *)opaque, key, value);
+}
+
+/*
+ * The cells of a module that only runs commands (MOD_DRY_RUNS: snapshot),
+ * run with the dry spawner so that their commands are listed where they
+ * come, with their parameters bound as the run binds them.
+ */
+static void dry_cells(struct dry *d, const struct plan *p, const struct cell *cells, size_t n)
+{
+	static volatile sig_atomic_t no_cancel;
+	for (size_t k = 0; k < n && d->ops && d->vols; k++) {
+		const struct cell *cl = &cells[k];
+		const struct rig_module *m = cl->step->module;
+		if (!(m->flags & MOD_DRY_RUNS) || cl->volume >= d->nvols)
+			return;
+		size_t mi = 0;
+		while (rig_modules[mi] != m)
+			mi++;
+		struct volume *vol = &d->vols[cl->volume];
+		struct diag dg;
+		diag_init(&dg, p->file, p->text);
+		void *args = xcalloc(1, m->args_size ? m->args_size : 1);
+		struct strbuf err = STRBUF_INIT;
+		struct prov_snapshots ps = { 0 };
+		sb_init(&ps.skip);
+		if (params_bind(m, cl->step->params, cl->bindings, args, &dg, cl->step->mark) == 0) {
+			struct rig_sink sink = { vol->name, NULL, NULL, dry_sink_note };
+			struct rig_ctx ctx = {
+				.dir = vol->dir,
+				.volume = vol->name,
+				.rep = cl->rep,
+				.cycle = cl->cycle,
+				.sink = &sink,
+				.cancel = &no_cancel,
+				.volstate = &d->slots[cl->volume * d->nmods + mi],
+				.sp = &d->sp,
+				.err = &err,
+			};
+			if (m->flags & MOD_SNAPSHOTS) {
+				prov_snapshots_init(&ps, d->ops, &d->ctx, vol,
+						    &p->layouts[cl->layout].parts[cl->volume]);
+				ctx.snap = &ps.s;
+			}
+			if (m->run(&ctx, args) < 0)
+				printf("    rig run would stop here: %s\n", err.buf);
+		}
+		prov_snapshots_release(&ps);
+		sb_release(&err);
+		params_free(m, args);
+		free(args);
+		diag_release(&dg);
+	}
+}
+
 static void dry_layout(struct dry *d, size_t li, int teardown)
 {
 	if (!d->ops)
@@ -100,11 +180,14 @@ static void dry_layout(struct dry *d, size_t li, int teardown)
 			printf("  rig run would stop here: %s\n", d->err.buf);
 			return;
 		}
-		for (size_t i = 0; i < n; i++)
-			volume_release(&v[i]);
-		free(v);
+		while (rig_modules[d->nmods])
+			d->nmods++;
+		d->vols = v;
+		d->nvols = n;
+		d->slots = xcalloc(n * d->nmods + 1, sizeof(void *));
 		return;
 	}
+	dry_vols_release(d);
 	printf("  teardown of layout %s:\n", plan_layout_name(d->ctx.plan, li));
 	if (d->ops->teardown(&d->ctx, li) < 0)
 		printf("  (teardown: %s)\n", d->err.buf);
@@ -112,6 +195,7 @@ static void dry_layout(struct dry *d, size_t li, int teardown)
 
 static void dry_end(struct dry *d)
 {
+	dry_vols_release(d);
 	if (d->ops && d->ops->finish)
 		d->ops->finish(&d->ctx);
 	sb_release(&d->err);
@@ -340,6 +424,7 @@ int cmd_plan(int argc, char **argv)
 		if (cl->sweep_var)
 			printf("   (%s = %s)", cl->sweep_var, cl->sweep_value);
 		printf("\n");
+		dry_cells(&dry, p, &s.cells[i], j - i);
 		i = j;
 	}
 	if (layout >= 0 && p->target.kind != TARGET_DIRS)

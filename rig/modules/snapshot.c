@@ -1,0 +1,135 @@
+/*
+ * snapshot: a read-only snapshot of the volume, keeping the last N (the
+ * enumeration article's "snapshots retained" condition: a volume that
+ * keeps snapshots ages differently, since what churn deletes stays held).
+ *
+ * How a snapshot is taken and deleted is the platform driver's
+ * (ctx->snap; provision/linux_cond.c, macos_cond.c); this file only
+ * decides which to keep. The partition's `snapshots:` overrides the
+ * step's keep for its volume: `none` skips it, `keep N` keeps N. A volume
+ * whose file system takes no snapshots (HFS+ beside APFS) records a skip
+ * note, not an error: the plan refused the step where no volume can.
+ *
+ * The names the run took on a volume, oldest first, are the volume's
+ * state (ctx->volstate); the driver deletes any left at teardown.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../platform/platform.h"
+#include "../module.h"
+#include "../util/strbuf.h"
+#include "../util/xalloc.h"
+
+struct snapshot_args {
+	uint64_t keep; /* 0: all */
+};
+
+struct snap_state {
+	char **names; /* oldest first */
+	size_t n, alloc;
+};
+
+static const struct rig_param snapshot_params[] = {
+	{ .name = "keep", .type = PT_UINT, .offset = offsetof(struct snapshot_args, keep),
+	  .def = NULL, .min = 1, .max = 100000,
+	  .help = "how many of the volume's snapshots to keep, the newest (left out: all); a "
+		  "partition's `snapshots: keep N` overrides it for its volume" },
+	{ .name = NULL },
+};
+
+static const struct rig_metric snapshot_metrics[] = {
+	{ "seconds", "s", "time to take the snapshot and delete those beyond keep", 0 },
+	{ "snapshots", "count", "snapshots the run keeps on the volume after this step (set by the plan)", 1 },
+	{ "deleted", "count", "snapshots deleted by this step (beyond keep; set by the plan)", 1 },
+	{ NULL, NULL, NULL, 0 },
+};
+
+static void state_release(void *p)
+{
+	struct snap_state *s = p;
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n; i++)
+		free(s->names[i]);
+	free(s->names);
+	free(s);
+}
+
+static void note(struct rig_ctx *ctx, const char *key, const char *value)
+{
+	if (ctx->sink && ctx->sink->note)
+		ctx->sink->note(ctx->sink->opaque, key, value);
+}
+
+static int snapshot_run(struct rig_ctx *ctx, const void *a)
+{
+	const struct snapshot_args *args = a;
+	const struct rig_snapshots *sn = ctx->snap;
+	if (!sn) {
+		sb_adds(ctx->err, "no snapshots here: the step needs a volume rig provisioned (an "
+				  "image or disk target)");
+		return -ENOTSUP;
+	}
+	if (sn->skip) {
+		note(ctx, "skipped", sn->skip);
+		return 0;
+	}
+	struct snap_state *s = *ctx->volstate;
+	if (!s)
+		*ctx->volstate = s = xcalloc(1, sizeof(*s));
+	uint64_t keep = sn->keep > 0 ? (uint64_t)sn->keep : args->keep;
+	uint64_t t0 = plat_clock_ns();
+	char *name = NULL;
+	int rc = sn->take(sn->opaque, &name, ctx->err);
+	if (rc < 0)
+		return rc;
+	XGROW(s->names, s->n + 1, s->alloc);
+	s->names[s->n++] = name;
+	note(ctx, "snapshot", name);
+	size_t deleted = 0;
+	while (keep && s->n > keep) {
+		rc = sn->drop(sn->opaque, s->names[0], ctx->err);
+		if (rc < 0)
+			return rc;
+		free(s->names[0]);
+		memmove(s->names, s->names + 1, (s->n - 1) * sizeof(*s->names));
+		s->n--;
+		deleted++;
+	}
+	double secs = (double)(plat_clock_ns() - t0) / 1e9;
+	struct rig_sink *k = ctx->sink;
+	if (k && k->metric) {
+		k->metric(k->opaque, "seconds", secs, "s");
+		k->metric(k->opaque, "snapshots", (double)s->n, "count");
+		k->metric(k->opaque, "deleted", (double)deleted, "count");
+	}
+	return 0;
+}
+
+const struct rig_module rig_module_snapshot = {
+	.name = "snapshot",
+	.summary = "takes a read-only snapshot of the volume, keeping the last N",
+	.help = "Takes a read-only snapshot of each volume and deletes the oldest beyond `keep` "
+		"(left out: all are kept until the layout is torn down). A partition's "
+		"`snapshots: keep N` keeps N on its volume instead, `snapshots: none` skips it. "
+		"Linux btrfs: `btrfs subvolume snapshot -r MOUNT MOUNT/.rig-snapshots/snap-NNNN`, "
+		"deleted with `btrfs subvolume delete`; the folder is rig's, and no module walks "
+		"it. macOS APFS: `tmutil localsnapshot MOUNT` (a Time Machine local snapshot), "
+		"found with `diskutil apfs listSnapshots -plist VOLUME`, deleted with `diskutil "
+		"apfs deleteSnapshot VOLUME -name NAME`. A volume whose file system takes no "
+		"snapshots (HFS+, ext4, xfs) records a note `skipped`, not an error; the plan "
+		"is refused where no volume can, and on a dirs target. Snapshots left at the "
+		"end of a layout are deleted at its teardown (they go with the file system "
+		"anyway).",
+	.kind = MOD_OTHER,
+	.flags = MOD_SNAPSHOTS | MOD_DRY_RUNS,
+	.headline = { "seconds", -1 },
+	.params = snapshot_params,
+	.args_size = sizeof(struct snapshot_args),
+	.metrics = snapshot_metrics,
+	.run = snapshot_run,
+	.release_state = state_release,
+};
