@@ -517,9 +517,11 @@ static void test_fill_sweep(void)
 }
 
 /*
- * configs/enumeration-churn.yaml scaled down on a disk that ages as it is
- * rewritten (--wear: each MiB written adds to the seek cost), so that
- * enumeration after each churn is slower by a known mechanism: the report
+ * configs/enumeration-churn.yaml scaled down (its first layout, 600 files,
+ * the source tree in the test's folder, churned and synced to both halves
+ * each cycle) on a disk that ages as it is rewritten (--wear: each MiB
+ * written adds to the seek cost), so that enumeration after each sync is
+ * slower by a known mechanism: the report
  * must find a positive trend in seconds per cycle on both volumes. Eight
  * cycles, not six: on a loaded machine one slow cell of six could pull a
  * volume's interval past 0 (seen in CI and in two helpers' runs, in either
@@ -533,21 +535,37 @@ static void test_churn_slows(void)
 		hdd_stop(&h);
 		return;
 	}
-	struct strbuf disk = STRBUF_INIT, run = STRBUF_INIT;
+	struct strbuf disk = STRBUF_INIT, run = STRBUF_INIT, src = STRBUF_INIT, cfg = STRBUF_INIT;
 	sb_addf(&disk, "disk:\n    device: %s\n    confirm: \"%s\"", h.loop, h.disk.buf);
+	sb_addf(&src, "%s/source", h.tmp);
+	/* one layout of the eight: the first condition, HFS+ in the outer half */
+	sb_addf(&cfg, "%s/configs/enumeration-churn.yaml", test_src());
+	char *text = test_read_file(cfg.buf, NULL);
+	const char *from = text ? strstr(text, "  - name: snapshots-all.apfs-first\n") : NULL;
+	const char *to = from ? strstr(from, "order: alternate\n") : NULL;
+	CU_ASSERT_TRUE_FATAL(from && to);
+	char *others = strndup(from, (size_t)(to - from));
 	const char *pairs[] = {
 		"disk:\n    device: disk6\n    confirm: \"WDC WD20EFRX-68EUZN0\"", disk.buf,
-		"fs: hfs+", "fs: ext4", "fs: apfs", "fs: ext4",
+		others, "",
 		"files: 1000000, dirs: 111000, depth: 3, sizes: \"inverse-square(1K..20G)\"",
 		"files: 600, dirs: 30, depth: 2, sizes: \"inverse-square(1K..64K)\"",
+		"/var/tmp/rig-source", src.buf, "/var/tmp/rig-source", src.buf,
+		"/var/tmp/rig-source", src.buf, "/var/tmp/rig-source", src.buf,
 		"times: 20", "times: 8",
 		/* every enumeration cold: the volume is mounted again before it */
 		"order: alternate\n", "order: alternate\ncache: { remount: true }\n",
-		"fraction: 5%", "fraction: 10%",
+		"fraction: 5%", "fraction: 20%",
 		"        - pause: { time: 10s }\n", "",
 		NULL, NULL,
 	};
-	CU_ASSERT_EQUAL(run_plan(&h, "enumeration-churn", pairs, "churn", &run), 0);
+	/* both halves ext4: defrag and snapshots are warned about, not applied */
+	CU_ASSERT_EQUAL(run_plan_mapped(&h, "enumeration-churn", pairs, "churn", &run,
+					"hfs+=ext4,apfs=ext4"), 0);
+	free(others);
+	free(text);
+	sb_release(&cfg);
+	sb_release(&src);
 	/* Both volumes slow down, clearly. Without the remount the first
 	 * enumeration of a volume could be served from what the tree step left
 	 * in memory (seen: 4 ms on one volume, 0.76 s on the other) and widen
@@ -556,7 +574,7 @@ static void test_churn_slows(void)
 	for (int k = 0; k < 2; k++) {
 		double est = NAN;
 		char verdict[32] = "";
-		CU_ASSERT_EQUAL(finding_of(run.buf, "2.cycle.1", "trend", vols[k], &est, verdict,
+		CU_ASSERT_EQUAL(finding_of(run.buf, "4.cycle.1", "trend", vols[k], &est, verdict,
 					   sizeof(verdict)), 0);
 		CU_ASSERT_TRUE(est > 0);
 		CU_ASSERT_STRING_EQUAL(verdict, "effect");
