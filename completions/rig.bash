@@ -14,11 +14,11 @@
 _rig_options()
 {
 	case $1 in
-	run) echo "-o --output --runs --seed --platform --fs-map -y --yes --force --allow" \
-		"--image-size -q --quiet --json-progress" ;;
+	run) echo "-o --output --runs --seed --platform --fs-map --var -y --yes --force" \
+		"--allow --image-size -q --quiet --json-progress" ;;
 	resume) echo "-y --yes --force --allow -q --quiet --json-progress" ;;
-	plan) echo "--seed --platform --fs-map --full" ;;
-	validate) echo "--platform --fs-map" ;;
+	plan) echo "--seed --platform --fs-map --var --full" ;;
+	validate) echo "--platform --fs-map --var" ;;
 	compare) echo "-o --output --within --against" ;;
 	devices) echo "--platform" ;;
 	esac
@@ -27,8 +27,8 @@ _rig_options()
 _rig_takes_argument()
 {
 	case $1 in
-	-o | --output | --runs | --seed | --platform | --fs-map | --allow | --image-size | \
-		--against) return 0 ;;
+	-o | --output | --runs | --seed | --platform | --fs-map | --var | --allow | \
+		--image-size | --against) return 0 ;;
 	esac
 	return 1
 }

@@ -209,9 +209,12 @@ int cmd_plan(int argc, char **argv)
 		{ "platform", required_argument, NULL, 'P' },
 		{ "fs-map", required_argument, NULL, 'M' },
 		{ "full", no_argument, NULL, 'F' },
+		{ "var", required_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct plan_options po = { .platform = NULL, .fs_map = NULL };
+	const char *vars[CMD_MAX_VARS];
+	po.vars = vars;
 	uint64_t seed = 0;
 	int seed_given = 0, full = 0, c;
 	optind = 1;
@@ -228,6 +231,10 @@ int cmd_plan(int argc, char **argv)
 			break;
 		case 'M': po.fs_map = optarg; break;
 		case 'F': full = 1; break;
+		case 'V':
+			if (cmd_parse_var("plan", optarg, vars, &po.nvars))
+				return EXIT_USAGE;
+			break;
 		default: return cmd_usage_error("plan", "unknown option");
 		}
 	}

@@ -9,9 +9,12 @@ int cmd_validate(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "platform", required_argument, NULL, 'P' },
 		{ "fs-map", required_argument, NULL, 'M' },
+		{ "var", required_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct plan_options po = { .platform = NULL, .fs_map = NULL };
+	const char *vars[CMD_MAX_VARS];
+	po.vars = vars;
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -22,6 +25,10 @@ int cmd_validate(int argc, char **argv)
 			break;
 		case 'M':
 			po.fs_map = optarg;
+			break;
+		case 'V':
+			if (cmd_parse_var("validate", optarg, vars, &po.nvars))
+				return EXIT_USAGE;
 			break;
 		default:
 			return cmd_usage_error("validate", "unknown option");
