@@ -263,6 +263,26 @@ static void test_run_records_vars(void)
 	sb_release(&db);
 }
 
+/* The fleet's plan validates with a host's values, on macOS. */
+static void test_fleet_plan(void)
+{
+	struct strbuf path = STRBUF_INIT;
+	sb_addf(&path, "%s/fleet/plans/ten-containers.yaml", test_src());
+	const char *vars[] = { "disk=disk4", "confirm=ST2000LM007-1R8174" };
+	struct plan_options o = { .platform = prov_driver_find("macos"), .vars = vars, .nvars = 2 };
+	struct diag d;
+	diag_init(&d, NULL, NULL);
+	struct plan *p = plan_parse_file(path.buf, &o, &d);
+	CU_ASSERT_EQUAL(d.n, 0);
+	if (d.n)
+		diag_print(&d, stderr);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	CU_ASSERT_STRING_EQUAL(p->target.device, "disk4");
+	diag_release(&d);
+	plan_free(p);
+	sb_release(&path);
+}
+
 void register_plan_vars_tests(void)
 {
 	CU_pSuite s = test_suite("plan --var");
@@ -271,4 +291,5 @@ void register_plan_vars_tests(void)
 	test_add(s, "the target: device, confirm, image path and size", test_target);
 	test_add(s, "unknown, shadowing, twice, malformed", test_errors);
 	test_add(s, "rig run records the values for resume and report", test_run_records_vars);
+	test_add(s, "fleet/plans/ten-containers.yaml with a host's values", test_fleet_plan);
 }
