@@ -501,3 +501,20 @@ ifeq ($(PLATFORM),linux)
 endif
 	@echo "lint-pkg: man/rig.1 has no mandoc or groff warnings; the formula's depends_on are ./setup's"
 # ---- end of packages and the man page block --------------------------------
+
+# ---- the fleet test ----------------------------------------------------------
+# Kept in one block so that other changes to this Makefile merge cleanly.
+#
+#   make fleet-test   (root) fleet/install.yml and fleet/run.yml through
+#                     ansible-playbook over ssh, against three sshds on
+#                     127.0.0.2-4 of this machine, each with a loop-device disk
+#                     of its own; SKIPPED when not root. Part of make check on
+#                     Linux (docs/fleet.md, docs/testing.md).
+.PHONY: fleet-test
+fleet-test: $(BUILD)/rig
+	bash tests/fleet/fleet-test $(BUILD)/rig
+
+ifeq ($(PLATFORM),linux)
+check: fleet-test
+endif
+# ---- end of the fleet test block -----------------------------------------------

@@ -14,11 +14,11 @@
 _rig_options()
 {
 	case $1 in
-	run) echo "-o --output --runs --seed --platform --fs-map -y --yes --force --allow" \
-		"--image-size -q --quiet --json-progress --no-fit-check" ;;
+	run) echo "-o --output --runs --seed --platform --fs-map --var -y --yes --force" \
+		"--allow --image-size -q --quiet --json-progress --no-fit-check" ;;
 	resume) echo "-y --yes --force --allow -q --quiet --json-progress --no-fit-check" ;;
-	plan) echo "--seed --platform --fs-map --image-size --assume-rate --full" ;;
-	validate) echo "--platform --fs-map --image-size" ;;
+	plan) echo "--seed --platform --fs-map --var --image-size --assume-rate --full" ;;
+	validate) echo "--platform --fs-map --var --image-size" ;;
 	compare) echo "-o --output --within --against" ;;
 	devices) echo "--platform" ;;
 	esac
@@ -27,8 +27,8 @@ _rig_options()
 _rig_takes_argument()
 {
 	case $1 in
-	-o | --output | --runs | --seed | --platform | --fs-map | --allow | --image-size | --assume-rate | \
-		--against) return 0 ;;
+	-o | --output | --runs | --seed | --platform | --fs-map | --var | --allow | \
+		--image-size | --assume-rate | --against) return 0 ;;
 	esac
 	return 1
 }

@@ -57,11 +57,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sink = fopen("/dev/null", "w");
 	if (!sink)
 		abort();
-	const struct plan_options any = { NULL, NULL };
+	const struct plan_options any = { .platform = NULL };
 	if (!parse_once(data, size, &any))
 		return 0;
-	const struct plan_options linux_map = { prov_driver_find("linux"), "apfs=ext4,hfs+=xfs,exfat=btrfs,fat32=ext4" };
-	const struct plan_options macos_map = { prov_driver_find("macos"), "ext4=apfs,xfs=hfs+,btrfs=exfat" };
+	const struct plan_options linux_map = { .platform = prov_driver_find("linux"), .fs_map = "apfs=ext4,hfs+=xfs,exfat=btrfs,fat32=ext4" };
+	const struct plan_options macos_map = { .platform = prov_driver_find("macos"), .fs_map = "ext4=apfs,xfs=hfs+,btrfs=exfat" };
 	parse_once(data, size, &linux_map);
 	parse_once(data, size, &macos_map);
 	return 0;

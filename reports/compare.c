@@ -71,18 +71,21 @@ static char *disk_ids(const struct rdata *d)
 	struct strbuf sb = STRBUF_INIT;
 	for (size_t i = 0; i < d->nvols; i++) {
 		char *model = rd_fact(&d->vols[i], "model"), *serial = rd_fact(&d->vols[i], "serial");
-		char *target = rd_fact(&d->vols[i], "target");
+		char *target = rd_fact(&d->vols[i], "target"), *disk = rd_fact(&d->vols[i], "disk");
 		struct strbuf one = STRBUF_INIT;
 		if (model || serial)
 			sb_addf(&one, "%s%s%s", model ? model : "?", serial ? " serial " : "", serial ? serial : "");
 		else if (target && !strcmp(target, "image"))
 			sb_adds(&one, "a disk image");
+		else if (target && !strcmp(target, "disk") && disk)
+			sb_addf(&one, "%s (no model or serial)", disk); /* a loop device, say */
 		if (one.len && !strstr(sb.buf, one.buf))
 			sb_addf(&sb, "%s%s", sb.len ? "; " : "", one.buf);
 		sb_release(&one);
 		free(model);
 		free(serial);
 		free(target);
+		free(disk);
 	}
 	if (!sb.len) {
 		sb_release(&sb);
@@ -141,6 +144,14 @@ static void check_differences(struct comparison *c)
 		}
 		if (strcmp(rb->status, "completed")) {
 			sb_addf(&m, "run %s did not complete (%s)", b->label, rb->status);
+			compare_warn(c, &m);
+		}
+		/* A resumed run's cells ran in more than one process, some of
+		 * them again (their first samples superseded). */
+		if (!c->within && (a->d->nresumes > 0) != (b->d->nresumes > 0)) {
+			sb_addf(&m, "resume states differ: %s %s, %s %s", a->label,
+				a->d->nresumes ? "was resumed" : "ran without a stop", b->label,
+				b->d->nresumes ? "was resumed" : "ran without a stop");
 			compare_warn(c, &m);
 		}
 		sb_release(&m);

@@ -38,22 +38,43 @@ static void metric_label(struct strbuf *h, const char *metric, const char *unit)
 	}
 }
 
+/* One row per run: what it ran, where (the host's facts the store holds:
+ * its name, operating system, the disks' model and serial) and how (plan
+ * hash, rig version, resumes), so runs from many hosts read side by side.
+ * --within tabulates the disks in its own table: there, no OS, disk and rig
+ * columns. */
 static void runs_table(struct strbuf *h, const struct comparison *c)
 {
-	sb_adds(h, "<table>\n<thead><tr><th></th><th>run</th><th>plan</th><th>host</th><th>started (UTC)</th>"
-		   "<th>status</th><th>folder</th></tr></thead>\n<tbody>\n");
+	sb_adds(h, "<table>\n<thead><tr><th></th><th>run</th><th>plan</th><th>host</th>");
+	if (!c->within)
+		sb_adds(h, "<th>OS</th><th>disk</th><th>rig</th>");
+	sb_adds(h, "<th>started (UTC)</th><th>status</th><th>folder</th></tr></thead>\n<tbody>\n");
 	for (size_t r = 0; r < c->nruns; r++) {
-		const struct rd_run *run = &c->runs[r].d->run;
+		const struct rdata *d = c->runs[r].d;
+		const struct rd_run *run = &d->run;
 		sb_addf(h, "<tr><td><b>%s</b></td><td><code>", c->runs[r].label);
 		html_text(h, run->id);
 		sb_adds(h, "</code></td><td>");
 		html_text(h, run->plan_name);
-		sb_adds(h, "</td><td>");
+		sb_adds(h, " <span class=\"small\"><code>");
+		if (run->plan_sha256)
+			sb_addf(h, "%.12s", run->plan_sha256);
+		sb_adds(h, "</code></span></td><td>");
 		html_text(h, run->host);
+		if (!c->within) {
+			sb_adds(h, "</td><td class=\"small\">");
+			html_text(h, run->os);
+			sb_adds(h, "</td><td class=\"small\">");
+			html_text(h, c->runs[r].disk ? c->runs[r].disk : "existing directories");
+			sb_adds(h, "</td><td>");
+			html_text(h, run->rig_version);
+		}
 		sb_adds(h, "</td><td>");
 		html_text(h, run->started_utc);
 		sb_adds(h, "</td><td>");
 		html_text(h, run->status);
+		if (d->nresumes)
+			sb_addf(h, ", resumed %zu time%s", d->nresumes, d->nresumes == 1 ? "" : "s");
 		sb_adds(h, "</td><td class=\"small\">");
 		html_text(h, c->runs[r].dir);
 		sb_adds(h, "</td></tr>\n");

@@ -552,6 +552,8 @@ static void load_plan(struct rdata *d)
 	if (resume_parse_options(d->run.options_json, &ro) == 0) {
 		opt.platform = ro.platform;
 		opt.fs_map = ro.fs_map;
+		opt.vars = (const char *const *)ro.vars;
+		opt.nvars = ro.nvars;
 	}
 	struct diag dg;
 	diag_init(&dg, "plan.yaml", d->run.plan_text);

@@ -154,13 +154,21 @@ struct module_headline {
 	int better;             /* +1 higher is better, -1 lower; 0 with a NULL metric */
 };
 
-/* A binding of sweep variables to values, innermost first, for `$name`. */
+/* A binding of sweep variables to values, innermost first, for `$name`.
+ * The outermost ones are the values of `--var NAME=VALUE` (from_var set):
+ * they have no position in the plan, so a message about such a value points
+ * at the `$name` that used it and says it came from --var. */
 struct binding {
 	const char *var;
 	const char *value;
-	struct mark mark;       /* the value's position in the plan */
+	struct mark mark;       /* the value's position in the plan (sweeps) */
 	const struct binding *outer;
+	int from_var;           /* given with --var: mark is unused */
 };
+
+/* Whether s (without the '$') is a variable's name: lowercase letters,
+ * digits and '_', starting with a letter or '_'. */
+int params_var_name_ok(const char *s);
 
 /* Samples go through the sink; the runner stores each one at once. */
 struct rig_sink {

@@ -20,7 +20,7 @@ struct src {
 	const struct rig_module *m;
 	const struct rig_param *p;
 	struct mark mark;   /* where the text is written */
-	const char *via;    /* the sweep variable it came through, or NULL */
+	const struct binding *via; /* the variable it came through, or NULL */
 };
 
 const char *params_type_name(enum param_type t)
@@ -61,10 +61,10 @@ static const char *short_type(enum param_type t)
 static void via_suffix(struct strbuf *sb, const struct src *s)
 {
 	if (s->via)
-		sb_addf(sb, " (the value of $%s)", s->via);
+		sb_addf(sb, " (the value of $%s%s)", s->via->var, s->via->from_var ? ", from --var" : "");
 }
 
-static int is_var_name(const char *s)
+int params_var_name_ok(const char *s)
 {
 	if (!((*s >= 'a' && *s <= 'z') || *s == '_'))
 		return 0;
@@ -79,7 +79,7 @@ static int is_var_name(const char *s)
  * binding's value, the text without a `$$` escape, or text itself) and
  * updates *mark and *via; NULL after reporting an unbound variable.
  */
-static const char *resolve(const char *text, struct mark *mark, const char **via,
+static const char *resolve(const char *text, struct mark *mark, const struct binding **via,
 			   const struct binding *b, const struct rig_module *m,
 			   const struct rig_param *p, struct diag *d)
 {
@@ -88,17 +88,19 @@ static const char *resolve(const char *text, struct mark *mark, const char **via
 		return text;
 	if (text[1] == '$')
 		return text + 1;
-	if (!is_var_name(text + 1))
+	if (!params_var_name_ok(text + 1))
 		return text;
 	for (const struct binding *x = b; x; x = x->outer) {
 		if (!strcmp(x->var, text + 1)) {
-			*via = x->var;
-			*mark = x->mark;
+			*via = x;
+			if (!x->from_var)
+				*mark = x->mark;
 			return x->value;
 		}
 	}
 	diag_error(d, *mark, "undefined variable '%s' in parameter '%s' of step '%s': "
-		   "no enclosing sweep defines it", text, p->name, m->name);
+		   "no enclosing sweep defines it; give it with --var %s=VALUE", text, p->name,
+		   m->name, text + 1);
 	return NULL;
 }
 
@@ -342,7 +344,7 @@ static int bind_scalar(struct diag *d, const struct src *s, const char *text, ch
 
 /* Bind a list; items are resolved already, marks parallel to them. */
 static int bind_list(struct diag *d, const struct src *s, const char *const *items,
-		     const struct mark *marks, const char *const *vias, size_t n,
+		     const struct mark *marks, const struct binding *const *vias, size_t n,
 		     struct mark whole, char *f)
 {
 	const struct rig_param *p = s->p;
@@ -444,7 +446,7 @@ static int bind_pval(const struct rig_module *m, const struct rig_param *p,
 		return text ? bind_scalar(d, &s, text, f) : 1;
 	}
 	const char **items = xcalloc(v->nitems + 1, sizeof(char *));
-	const char **vias = xcalloc(v->nitems + 1, sizeof(char *));
+	const struct binding **vias = xcalloc(v->nitems + 1, sizeof(*vias));
 	struct mark *marks = xcalloc(v->nitems + 1, sizeof(struct mark));
 	int errs = 0;
 	for (size_t i = 0; i < v->nitems; i++) {

@@ -326,6 +326,7 @@ static void parse_root(struct pctx *c, yaml_node_t *root)
 		p->has_seed = 1;
 
 	plan_parse_fs_map(c);
+	plan_parse_vars(c);
 	if (plan_require_key(c, &k[K_TARGET], root, "in the plan"))
 		plan_parse_target(c, k[K_TARGET].key, k[K_TARGET].val);
 	if (c->target_known && p->target.kind == TARGET_DIRS) {
@@ -365,6 +366,7 @@ static void parse_root(struct pctx *c, yaml_node_t *root)
 	plan_check_platform(c);
 	plan_check_keep(c);
 	plan_check_conditions(c);
+	plan_check_vars(c);
 }
 
 /* Report libyaml's problem (a syntax error) at its mark. */
@@ -420,7 +422,7 @@ static void parse_document(struct pctx *c)
 struct plan *plan_parse_text(const char *name, const char *text, size_t len,
 			     const struct plan_options *opt, struct diag *d)
 {
-	static const struct plan_options none = { NULL, NULL };
+	static const struct plan_options none = { .platform = NULL };
 	struct plan *p = xcalloc(1, sizeof(*p));
 	p->file = xstrdup(name ? name : "<plan>");
 	p->text = xmalloc(len + 1);
@@ -448,6 +450,7 @@ struct plan *plan_parse_text(const char *name, const char *text, size_t len,
 	free(c.sources);
 	free(c.sweep_vars);
 	free(c.fsrefs);
+	free(c.var_used);
 	return p;
 }
 
@@ -517,5 +520,6 @@ void plan_free(struct plan *p)
 		free(p->report.headlines[i].metric);
 	}
 	free(p->report.headlines);
+	plan_vars_free(p);
 	free(p);
 }

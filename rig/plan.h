@@ -15,6 +15,8 @@
 #include "diag.h"
 #include "module.h"
 
+struct strbuf;
+
 #define PLAN_VERSION 1
 
 enum target_kind { TARGET_DIRS, TARGET_IMAGE, TARGET_DISK };
@@ -168,6 +170,11 @@ struct plan {
 	const struct prov_driver *platform;
 	/* plan_options.fs_map changed the file system of some partition. */
 	int fs_mapped;
+	/* The --var values (plan_options.vars), as the outermost bindings of
+	 * every step: vars[i].outer is &vars[i + 1]; from_var set. NULL: none.
+	 * Owned (plan_free). */
+	struct binding *vars;
+	size_t nvars;
 };
 
 struct plan_options {
@@ -177,7 +184,20 @@ struct plan_options {
 	/* --fs-map apfs=ext4,hfs+=xfs: applied to every partition's fs
 	 * before validation. NULL: none. */
 	const char *fs_map;
+	/* --var NAME=VALUE, as given (nvars of them; not owned): `$NAME` has
+	 * VALUE in module parameters and the target wherever no sweep binds
+	 * it. A NAME the plan does not use, given twice, or that is a sweep's
+	 * variable is an error. */
+	const char *const *vars;
+	size_t nvars;
 };
+
+/* The longest variable name --var takes. */
+#define PLAN_VAR_NAME_MAX 64
+
+/* Check one --var argument, "NAME=VALUE": 0 with the length of NAME in
+ * *name_len, or -1 with the reason in err (the argument is named). */
+int plan_var_split(const char *arg, size_t *name_len, struct strbuf *err);
 
 /*
  * Parse and validate a plan. Returns the plan (NULL only when the file

@@ -44,6 +44,7 @@ struct pctx {
 	const char *map_from[8], *map_to[8];
 	size_t nmap;
 	struct mark device_mark;
+	const char *device_via;  /* the --var the device came from, or NULL */
 	/* Step lists being parsed, outermost first: a list met again on this
 	 * path contains itself through an alias. */
 	yaml_node_t *step_path[PLAN_MAX_DEPTH + 1]; /* the plan's own list, then blocks */
@@ -53,6 +54,10 @@ struct pctx {
 	/* Parameter bindings validated so far (see validate_bindings). */
 	uint64_t nbinds;
 	int too_large;  /* "too large" reported once */
+	/* Which of p->vars the plan used ($name outside any sweep, or a
+	 * sweep's variable, which is an error); parallel to p->vars. */
+	unsigned char *var_used;
+	char via_note[PLAN_VAR_NAME_MAX + 40]; /* " (the value of $x, from --var)" */
 };
 
 struct plan_source {
@@ -128,6 +133,14 @@ void plan_check_keep(struct pctx *c);
 void plan_parse_conditions(struct pctx *c, const struct key *indexing, const struct key *defrag,
 			   const struct key *snapshots, struct plan_partition *pt);
 void plan_check_conditions(struct pctx *c);
+/* --var values (plan_vars.c). plan_parse_vars fills c->p->vars from the
+ * options (before the target and steps); plan_var_use returns the value of
+ * --var NAME and marks it used, or NULL when none gives NAME;
+ * plan_check_vars reports the --var names the plan never used. */
+void plan_parse_vars(struct pctx *c);
+const struct binding *plan_var_use(struct pctx *c, const char *name);
+void plan_check_vars(struct pctx *c);
+void plan_vars_free(struct plan *p);
 
 /* The step list (plan_steps.c). */
 void plan_parse_steps(struct pctx *c, yaml_node_t *seq, struct plan_step **out, size_t *n);

@@ -45,20 +45,10 @@ static size_t module_index(const struct rig_module *m)
 	return i;
 }
 
-static int is_var_name(const char *s)
-{
-	if (!((*s >= 'a' && *s <= 'z') || *s == '_'))
-		return 0;
-	for (s++; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_'))
-			return 0;
-	return 1;
-}
-
 /* "$name" as a whole value: the name, else NULL. */
 static const char *var_ref(const char *text)
 {
-	return text && text[0] == '$' && is_var_name(text + 1) ? text + 1 : NULL;
+	return text && text[0] == '$' && params_var_name_ok(text + 1) ? text + 1 : NULL;
 }
 
 /* --- module parameters --- */
@@ -172,17 +162,20 @@ static void validate_bindings(struct pctx *c, const struct plan_step *st, struct
 		size_t nt = pv->is_seq ? pv->nitems : 1;
 		for (size_t j = 0; pv->given && j < nt; j++) {
 			const char *name = var_ref(pv->is_seq ? pv->items[j] : pv->text);
-			for (struct scope *s = sc; name && s; s = s->outer) {
-				if (!s->sweep->var || strcmp(s->sweep->var, name))
-					continue;
-				s->used = 1;
-				size_t k = 0;
-				while (k < nused && used[k] != s)
-					k++;
-				if (k == nused)
-					used[nused++] = s;
-				break;
+			struct scope *s = sc;
+			while (name && s && (!s->sweep->var || strcmp(s->sweep->var, name)))
+				s = s->outer;
+			if (!s) {
+				if (name)
+					plan_var_use(c, name); /* a --var: the outermost binding */
+				continue;
 			}
+			s->used = 1;
+			size_t k = 0;
+			while (k < nused && used[k] != s)
+				k++;
+			if (k == nused)
+				used[nused++] = s;
 		}
 	}
 	uint64_t product = 1; /* 0: an empty list, reported already */
@@ -213,10 +206,11 @@ static void validate_bindings(struct pctx *c, const struct plan_step *st, struct
 			const struct plan_step *sw = used[k]->sweep;
 			if (diagonal)
 				idx[k] = (size_t)(n % sw->nvalues);
-			b[k] = (struct binding){ sw->var, sw->values[idx[k]], sw->value_marks[idx[k]],
-						 k + 1 < nused ? &b[k + 1] : NULL };
+			b[k] = (struct binding){ .var = sw->var, .value = sw->values[idx[k]],
+						 .mark = sw->value_marks[idx[k]],
+						 .outer = k + 1 < nused ? &b[k + 1] : c->p->vars };
 		}
-		bind_once(c, st, nused ? &b[0] : NULL, from, values_only);
+		bind_once(c, st, nused ? &b[0] : c->p->vars, from, values_only);
 		for (size_t k = 0; !diagonal && k < nused; k++) {
 			if (++idx[k] < used[k]->sweep->nvalues)
 				break;
@@ -533,13 +527,20 @@ static void parse_sweep(struct pctx *c, yaml_node_t *key, yaml_node_t *val, stru
 		const char *var = plan_node_text(vk);
 		struct mark m = plan_node_mark(vk);
 		int ok = 1;
-		if (!is_var_name(var)) {
+		if (!params_var_name_ok(var)) {
 			diag_error(c->d, m, "invalid sweep variable name '%s': use lowercase letters, "
 				   "digits and '_', starting with a letter or '_'", var);
 			ok = 0;
 		} else if (plan_factor_reserved(var)) {
 			diag_error(c->d, m, "sweep variable '%s' has the name of a report factor; "
 				   "choose another name", var);
+			ok = 0;
+		}
+		const struct binding *given = ok ? plan_var_use(c, var) : NULL;
+		if (given) {
+			diag_error(c->d, m, "sweep variable '%s' is also given with --var %s=%s: a "
+				   "--var may not shadow a sweep variable; rename one of them", var, var,
+				   given->value);
 			ok = 0;
 		}
 		for (struct scope *s = sc; ok && s; s = s->outer) {

@@ -117,29 +117,69 @@ static char *last_component(const char *path)
 	return xstrndup(path + b, n - b);
 }
 
-/*
- * Text from the plan that goes into a command's arguments, commands.log or
- * `rig plan`'s output (paths, the device, confirm): at most max bytes, no
- * NUL and no control character (a newline would forge a line of the
- * command log; arguments are vectors, so no other character is special).
- * 1 when n's text is fine; else an error at n, naming what it is.
- */
-static int text_ok(struct pctx *c, const yaml_node_t *n, const char *what, size_t max)
+/* " (the value of $x, from --var)" for a value that came from --var x;
+ * "" when via is NULL. In c's buffer: one use per message. */
+static const char *from_var(struct pctx *c, const char *via)
 {
-	const char *s = plan_node_text(n);
+	if (!via)
+		return "";
+	snprintf(c->via_note, sizeof(c->via_note), " (the value of $%s, from --var)", via);
+	return c->via_note;
+}
+
+/*
+ * A value of the target as the run uses it: `$name` is the value of
+ * `--var name=VALUE` (*via: name), `$$...` the text less its first `$`,
+ * anything else the text as written (also for NULL). NULL after reporting
+ * a `$name` that no --var gives: a sweep's variable cannot reach the
+ * target, which is provisioned before any step runs.
+ */
+static const char *target_text(struct pctx *c, const yaml_node_t *n, const char *s,
+			       const char *what, const char **via)
+{
+	*via = NULL;
+	if (!s || s[0] != '$')
+		return s;
+	if (s[1] == '$')
+		return s + 1;
+	if (!params_var_name_ok(s + 1))
+		return s;
+	const struct binding *b = plan_var_use(c, s + 1);
+	if (b) {
+		*via = b->var;
+		return b->value;
+	}
+	diag_error(c->d, plan_node_mark(n), "undefined variable '%s' in %s: give it with --var %s=VALUE",
+		   s, what, s + 1);
+	return NULL;
+}
+
+/*
+ * Text from the plan (or a --var, *via) that goes into a command's
+ * arguments, commands.log or `rig plan`'s output (paths, the device,
+ * confirm): at most max bytes, no NUL and no control character (a newline
+ * would forge a line of the command log; arguments are vectors, so no other
+ * character is special). 1 when s is fine; else an error at n, naming what
+ * it is.
+ */
+static int text_ok(struct pctx *c, const yaml_node_t *n, const char *s, const char *via,
+		   const char *what, size_t max)
+{
 	if (!s)
 		return 1;
-	size_t len = n->data.scalar.length;
+	/* The node's length: a NUL inside the plan's text is refused too. */
+	size_t len = s == plan_node_text(n) ? n->data.scalar.length : strlen(s);
 	if (len > max) {
-		diag_error(c->d, plan_node_mark(n), "%s is too long: %zu bytes, at most %zu", what, len, max);
+		diag_error(c->d, plan_node_mark(n), "%s is too long%s: %zu bytes, at most %zu", what,
+			   from_var(c, via), len, max);
 		return 0;
 	}
 	for (size_t i = 0; i < len; i++) {
 		unsigned char ch = (unsigned char)s[i];
 		if (ch < 0x20 || ch == 0x7f) {
-			diag_error(c->d, plan_node_mark(n), "%s contains a control character (byte 0x%02x at "
-				   "offset %zu): paths, devices and confirm are used in commands and "
-				   "their log, one line each", what, ch, i);
+			diag_error(c->d, plan_node_mark(n), "%s%s contains a control character (byte 0x%02x "
+				   "at offset %zu): paths, devices and confirm are used in commands and "
+				   "their log, one line each", what, from_var(c, via), ch, i);
 			return 0;
 		}
 	}
@@ -182,7 +222,7 @@ static void parse_dirs(struct pctx *c, struct key *dk, struct key *nk)
 				   path ? "nothing" : plan_node_kind(dn));
 			continue;
 		}
-		if (!text_ok(c, dn, "the directory path", PATH_TEXT_MAX))
+		if (!text_ok(c, dn, path, NULL, "the directory path", PATH_TEXT_MAX))
 			continue;
 		int twice = 0;
 		for (size_t j = 0; j < t->ndirs && !twice; j++)
@@ -236,31 +276,37 @@ static void parse_image(struct pctx *c, yaml_node_t *key, yaml_node_t *val)
 	struct key k[] = { { "path", 0, 0 }, { "size", 0, 0 }, { "keep", 0, 0 } };
 	if (plan_map_keys(c, val, k, NKEYS(k), "in image", "'image' ({ path, size })"))
 		return;
+	const char *via;
 	if (plan_require_key(c, &k[0], val, "in image")) {
-		const char *s = plan_key_scalar(c, &k[0], "a file path");
+		const char *s = target_text(c, k[0].val, plan_key_scalar(c, &k[0], "a file path"),
+					    "the image path", &via);
 		const char *file = s ? (strrchr(s, '/') ? strrchr(s, '/') + 1 : s) : NULL;
 		if (s && !*s)
-			diag_error(c->d, plan_node_mark(k[0].val), "the image path is empty");
+			diag_error(c->d, plan_node_mark(k[0].val), "the image path is empty%s",
+				   from_var(c, via));
 		else if (s && (!*file || !strcmp(file, ".") || !strcmp(file, "..")))
-			diag_error(c->d, plan_node_mark(k[0].val), "the image path '%s' names a folder: give "
-				   "a file, such as %s%srig.img", s, s, *file ? "/" : "");
-		else if (s && text_ok(c, k[0].val, "the image path", PATH_TEXT_MAX))
+			diag_error(c->d, plan_node_mark(k[0].val), "the image path '%s'%s names a folder: "
+				   "give a file, such as %s%srig.img", s, from_var(c, via), s,
+				   *file ? "/" : "");
+		else if (s && text_ok(c, k[0].val, s, via, "the image path", PATH_TEXT_MAX))
 			t->image_path = xstrdup(s);
 	}
 	if (plan_require_key(c, &k[1], val, "in image")) {
-		const char *s = plan_key_scalar(c, &k[1], "a size such as 20G");
+		const char *s = target_text(c, k[1].val, plan_key_scalar(c, &k[1], "a size such as 20G"),
+					    "the image size", &via);
 		const char *why;
 		uint64_t v;
 		if (s && units_parse_size(s, &v, &why)) {
 			struct strbuf hint = STRBUF_INIT;
 			units_suggest(&hint, s, UNITS_SIZE);
-			diag_error(c->d, plan_node_mark(k[1].val), "invalid size '%s' for the image: %s%s",
-				   s, why, hint.buf);
+			diag_error(c->d, plan_node_mark(k[1].val), "invalid size '%s' for the image%s: %s%s",
+				   s, from_var(c, via), why, hint.buf);
 			sb_release(&hint);
 		}
 		else if (s && v < MIN_IMAGE_SIZE)
-			diag_error(c->d, plan_node_mark(k[1].val), "image size '%s' is too small: an image "
-				   "needs at least 1M for a partition table and file systems", s);
+			diag_error(c->d, plan_node_mark(k[1].val), "image size '%s'%s is too small: an image "
+				   "needs at least 1M for a partition table and file systems", s,
+				   from_var(c, via));
 		else if (s)
 			t->image_size = v;
 	}
@@ -273,19 +319,23 @@ static void parse_disk(struct pctx *c, yaml_node_t *val)
 	struct key k[] = { { "device", 0, 0 }, { "confirm", 0, 0 } };
 	if (plan_map_keys(c, val, k, NKEYS(k), "in disk", "'disk' ({ device, confirm })"))
 		return;
+	const char *via;
 	if (plan_require_key(c, &k[0], val, "in disk")) {
-		const char *s = plan_key_scalar(c, &k[0], "a device (disk4 on macOS, /dev/sdb on Linux)");
-		if (s && text_ok(c, k[0].val, "the device", DEVICE_TEXT_MAX)) {
+		const char *s = target_text(c, k[0].val, plan_key_scalar(c, &k[0], "a device (disk4 on "
+					    "macOS, /dev/sdb on Linux)"), "the device", &via);
+		if (s && text_ok(c, k[0].val, s, via, "the device", DEVICE_TEXT_MAX)) {
 			t->device = xstrdup(s);
 			c->device_mark = plan_node_mark(k[0].val);
+			c->device_via = via;
 		}
 	}
 	if (plan_require_key(c, &k[1], val, "in disk")) {
-		const char *s = plan_key_scalar(c, &k[1], "the disk's media name or serial");
+		const char *s = target_text(c, k[1].val, plan_key_scalar(c, &k[1], "the disk's media "
+					    "name or serial"), "'confirm'", &via);
 		if (s && !*s)
-			diag_error(c->d, plan_node_mark(k[1].val), "'confirm' is empty: give the disk's media "
-				   "name (model) or serial number");
-		else if (s && text_ok(c, k[1].val, "'confirm'", CONFIRM_TEXT_MAX))
+			diag_error(c->d, plan_node_mark(k[1].val), "'confirm' is empty%s: give the disk's "
+				   "media name (model) or serial number", from_var(c, via));
+		else if (s && text_ok(c, k[1].val, s, via, "'confirm'", CONFIRM_TEXT_MAX))
 			t->confirm = xstrdup(s);
 	}
 }
@@ -684,7 +734,7 @@ static void check_device(struct pctx *c, const struct prov_driver *d)
 		return;
 	struct strbuf why = STRBUF_INIT;
 	if (d->device_check(dev, &why) < 0)
-		diag_error(c->d, c->device_mark, "%s", why.buf);
+		diag_error(c->d, c->device_mark, "%s%s", why.buf, from_var(c, c->device_via));
 	sb_release(&why);
 }
 

@@ -190,6 +190,15 @@ int resume_parse_options(const char *json, struct resume_options *o)
 		o->platform = prov_driver_find(json_object_get_string(v));
 	if (json_object_object_get_ex(j, "fs_map", &v) && json_object_is_type(v, json_type_string))
 		o->fs_map = xstrdup(json_object_get_string(v));
+	if (json_object_object_get_ex(j, "vars", &v) && json_object_is_type(v, json_type_array)) {
+		size_t n = json_object_array_length(v);
+		o->vars = xcalloc(n + 1, sizeof(char *));
+		for (size_t i = 0; i < n; i++) {
+			struct json_object *it = json_object_array_get_idx(v, i);
+			if (json_object_is_type(it, json_type_string))
+				o->vars[o->nvars++] = xstrdup(json_object_get_string(it));
+		}
+	}
 	if (json_object_object_get_ex(j, "image_size", &v))
 		o->image_size = (uint64_t)json_object_get_int64(v);
 	if (json_object_object_get_ex(j, "allow", &v))
@@ -207,6 +216,9 @@ int resume_parse_options(const char *json, struct resume_options *o)
 void resume_options_release(struct resume_options *o)
 {
 	free(o->fs_map);
+	for (size_t i = 0; i < o->nvars; i++)
+		free(o->vars[i]);
+	free(o->vars);
 	free(o->cwd);
 	memset(o, 0, sizeof(*o));
 }

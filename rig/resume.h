@@ -84,6 +84,8 @@ void resume_info_release(struct resume_info *ri);
 struct resume_options {
 	const struct prov_driver *platform; /* as recorded; NULL (any) when it is not */
 	char *fs_map;                /* --fs-map as given, or NULL */
+	char **vars;                 /* --var NAME=VALUE as given (nvars; NULL: none) */
+	size_t nvars;
 	uint64_t image_size;         /* --image-size, 0 none */
 	unsigned allow;              /* --allow's flags */
 	int force;                   /* --force */

@@ -214,6 +214,8 @@ int run_resume_plan(struct run_resume *rs, struct run_options *o, struct strbuf 
 	}
 	rs->popt.platform = rec->platform ? rec->platform : prov_driver_host();
 	rs->popt.fs_map = rec->fs_map;
+	rs->popt.vars = (const char *const *)rec->vars;
+	rs->popt.nvars = rec->nvars;
 	o->image_size = rec->image_size;
 	o->allow |= rec->allow;
 	o->force |= rec->force;

@@ -100,6 +100,14 @@ static void options_json(const struct run_options *o, struct strbuf *j)
 		sb_add_json(j, o->popt->fs_map);
 	else
 		sb_adds(j, "null");
+	/* --var NAME=VALUE as given: the plan's $variables on this host. */
+	sb_adds(j, ",\"vars\":[");
+	for (size_t i = 0; o->popt && i < o->popt->nvars; i++) {
+		if (i)
+			sb_addch(j, ',');
+		sb_add_json(j, o->popt->vars[i]);
+	}
+	sb_addch(j, ']');
 	sb_addf(j, ",\"image_size\":%llu,\"allow\":%u,\"force\":%s,\"no_fit_check\":%s,"
 		"\"cwd\":", (unsigned long long)o->image_size, o->allow, o->force ? "true" : "false",
 		o->no_fit_check ? "true" : "false");

@@ -294,7 +294,7 @@ int schedule_build(const struct plan *p, uint64_t seed, struct schedule *s)
 	struct walk w = { .path = STRBUF_INIT };
 	w.ph = xcalloc((size_t)nph, sizeof(*w.ph));
 	w.b = nb ? xcalloc((size_t)nb, sizeof(*w.b)) : NULL;
-	walk_steps(&w, p->steps, p->nsteps, 0, NULL, NULL, NULL);
+	walk_steps(&w, p->steps, p->nsteps, 0, NULL, NULL, p->vars); /* --var: outermost */
 	sb_release(&w.path);
 
 	/* Pass 3: the cells. */

@@ -33,9 +33,10 @@ static const double rate_a2[3] = { 135.6, 101.6, 138.1 };
 static const double rate_c[3] = { 164.7, 182.5, 161.9 };
 
 /* A run folder DIR/NAME with results.db: step 1 `write` on volume a, three
- * repetitions of rate[] and of bytes. */
-static int make_run(const char *dir, const char *name, const double *rate, double bytes,
-		    struct strbuf *path)
+ * repetitions of rate[] and of bytes; on host (NULL: testhost), resumed once
+ * when asked. */
+static int make_host_run(const char *dir, const char *name, const double *rate, double bytes,
+			 const char *host, int resumed, struct strbuf *path)
 {
 	struct strbuf db = STRBUF_INIT, err = STRBUF_INIT;
 	sb_reset(path);
@@ -53,7 +54,7 @@ static int make_run(const char *dir, const char *name, const double *rate, doubl
 				   "steps:\n  - write: { files: 1, size: 1M }\n";
 	struct store_run r = { .id = name, .plan_name = "cmp", .plan_file = "plan.yaml",
 			       .plan_text = plan, .plan_sha256 = "ab", .seed = 42,
-			       .rig_version = "0.0.0-test", .host = "testhost", .os = "Linux",
+			       .rig_version = "0.0.0-test", .host = host ? host : "testhost", .os = "Linux",
 			       .started_utc = "2024-01-02T03:04:05Z", .platform = "linux",
 			       .argv = "rig run plan.yaml" };
 	store_begin_run(s, &r, &err);
@@ -68,6 +69,13 @@ static int make_run(const char *dir, const char *name, const double *rate, doubl
 		store_add_sample(s, rep, "bytes", bytes, "B", "direct", &err);
 		store_cell_end(s, rep, "2024-01-02T03:04:07Z", "done", NULL, &err);
 	}
+	if (resumed) {
+		struct store_resume rs = { .started_utc = "2024-01-02T04:00:00Z", .argv = "rig resume x",
+					   .rig_version = "0.0.0-test", .first_unfinished = 2,
+					   .from_seq = 2 };
+		store_resume_begin(s, &rs, &err);
+		store_resume_end(s, rs.id, "2024-01-02T05:00:00Z", "completed", &err);
+	}
 	store_end_run(s, "2024-01-02T06:00:00Z", "completed", NULL, &err);
 	store_close(s);
 	int rc = err.len ? -1 : 0;
@@ -76,6 +84,12 @@ static int make_run(const char *dir, const char *name, const double *rate, doubl
 	sb_release(&db);
 	sb_release(&err);
 	return rc;
+}
+
+static int make_run(const char *dir, const char *name, const double *rate, double bytes,
+		    struct strbuf *path)
+{
+	return make_host_run(dir, name, rate, bytes, NULL, 0, path);
 }
 
 static const struct cmp_key *find_key(const struct comparison *c, const char *metric)
@@ -214,10 +228,47 @@ static void test_default_folder(void)
 	sb_release(&p);
 }
 
+/* Runs of one plan from two hosts, one resumed: the page tabulates each
+ * run's host, OS, disk, rig version and resumes; the warnings say the hosts
+ * and the resume states differ. */
+static void test_across_hosts(void)
+{
+	char *dir = test_tmpdir();
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT, e = STRBUF_INIT, out = STRBUF_INIT;
+	CU_ASSERT_EQUAL_FATAL(make_host_run(dir, "ra", rate_a, 1048576, "lab-mac-1", 0, &a), 0);
+	CU_ASSERT_EQUAL_FATAL(make_host_run(dir, "rb", rate_b, 1048576, "lab-mac-2", 1, &b), 0);
+	char *runs[] = { a.buf, b.buf };
+	struct comparison c;
+	CU_ASSERT_EQUAL_FATAL(compare_build(&c, runs, 2, NULL, &e), 0);
+	CU_ASSERT_TRUE(rfx_has_warning(&c, "hosts differ: A ran on lab-mac-1, B on lab-mac-2"));
+	CU_ASSERT_TRUE(rfx_has_warning(&c, "resume states differ: A ran without a stop, B was resumed"));
+	CU_ASSERT_FALSE(rfx_has_warning(&c, "rig versions differ"));
+	sb_addf(&out, "%s/cmp", dir);
+	mkdir(out.buf, 0777);
+	CU_ASSERT_EQUAL(compare_write_html(&c, out.buf, &e), 0);
+	sb_addch(&out, '/');
+	sb_adds(&out, "compare.html");
+	char *html = test_read_file(out.buf, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "<th>host</th><th>OS</th><th>disk</th><th>rig</th>"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "<td>lab-mac-1</td>"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "<td>lab-mac-2</td>"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "completed, resumed 1 time</td>"));
+	free(html);
+	compare_free(&c);
+	test_rmtree(dir);
+	free(dir);
+	sb_release(&a);
+	sb_release(&b);
+	sb_release(&e);
+	sb_release(&out);
+}
+
 void register_compare_runs_tests(void)
 {
 	CU_pSuite s = test_suite("rig compare across runs");
 	test_add(s, "quantities the plan sets are left out, and differing ones said", test_settings_left_out);
 	test_add(s, "Fieller's interval against Welch's p: marked and explained", test_fieller_welch_note);
 	test_add(s, "the default output is a new folder compare-<first run>-<n>", test_default_folder);
+	test_add(s, "runs from several hosts: host facts, versions, resume states", test_across_hosts);
 }

@@ -397,7 +397,9 @@ static void zsh_options(const char *text, const char *cmd, struct words *w)
 		const char *end = strstr(p, ";;");
 		CU_ASSERT_PTR_NOT_NULL_FATAL(end);
 		for (p += head.len; p < end; p++) {
-			if (*p == '-' && strchr("'\"{,", p[-1]) && ((p[1] >= 'a' && p[1] <= 'z') ||
+			/* '*--var[...]': '*' marks an option given more than once. */
+			int after = strchr("'\"{,", p[-1]) || (p[-1] == '*' && strchr("'\"", p[-2]));
+			if (*p == '-' && after && ((p[1] >= 'a' && p[1] <= 'z') ||
 								   (p[1] == '-' && p[2] >= 'a' && p[2] <= 'z'))) {
 				size_t n = strspn(p + 1, "abcdefghijklmnopqrstuvwxyz-") + 1;
 				words_add(w, p, n);

@@ -20,7 +20,7 @@ static struct plan *parse(const char *parts, const char *steps, const char *map,
 {
 	struct strbuf t = STRBUF_INIT;
 	sb_addf(&t, "%s%ssteps:\n%s", head, parts, steps);
-	struct plan_options o = { prov_driver_find(platform), map };
+	struct plan_options o = { .platform = prov_driver_find(platform), .fs_map = map };
 	diag_init(d, "plan.yaml", NULL);
 	struct plan *p = plan_parse_text("plan.yaml", t.buf, t.len, &o, d);
 	sb_release(&t);

@@ -553,7 +553,7 @@ static void test_long_text(void)
 static struct plan *parse_clean(const char *path, struct diag *d)
 {
 	diag_init(d, NULL, NULL);
-	struct plan_options o = { NULL, NULL };
+	struct plan_options o = { .platform = NULL };
 	struct plan *p = plan_parse_file(path, &o, d);
 	CU_ASSERT_EQUAL(d->nerrors, 0);
 	CU_ASSERT_EQUAL(d->n, 0); /* no warnings either */
@@ -940,7 +940,7 @@ static void test_params_bind(void)
 	struct mark marks[] = { { 3, 4, 2 }, { 3, 8, 4 } };
 	*sv = (struct pval){ .given = 1, .is_seq = 1, .items = items, .item_marks = marks,
 			     .nitems = 2, .mark = { 3, 3, 1 }, .key_mark = { 3, 1, 5 } };
-	struct binding b = { "big", "1G", { 9, 9, 2 }, NULL };
+	struct binding b = { .var = "big", .value = "1G", .mark = { 9, 9, 2 } };
 	args = calloc(1, w->args_size);
 	CU_ASSERT_EQUAL(params_bind(w, vals, &b, args, &d, at), 0);
 	sd = field(args, w, "sizes");
@@ -951,7 +951,7 @@ static void test_params_bind(void)
 	free(args);
 
 	/* A bad value through a binding is reported at the binding's mark. */
-	struct binding bad = { "big", "0", { 9, 9, 1 }, NULL };
+	struct binding bad = { .var = "big", .value = "0", .mark = { 9, 9, 1 } };
 	args = calloc(1, w->args_size);
 	CU_ASSERT_EQUAL(params_bind(w, vals, &bad, args, &d, at), 1);
 	CU_ASSERT_EQUAL_FATAL(d.n, 1);
@@ -1021,7 +1021,7 @@ static void test_platforms(void)
 		"      - { name: APFS, fs: apfs, size: 50% }\n"
 		"      - { name: HFS, fs: hfs+, size: rest }\n" STEPS;
 	struct diag d;
-	struct plan_options o = { NULL, NULL };
+	struct plan_options o = { .platform = NULL };
 	struct plan *p = parse_opt(mac, &o, &d);
 	CU_ASSERT_EQUAL(d.nerrors, 0);
 	CU_ASSERT_EQUAL(p->platform, prov_driver_find("macos"));

@@ -38,7 +38,7 @@ static struct plan *parse(const char *text)
 {
 	struct diag d;
 	diag_init(&d, "t.yaml", NULL);
-	struct plan_options po = { prov_driver_find("linux"), NULL };
+	struct plan_options po = { .platform = prov_driver_find("linux") };
 	struct plan *p = plan_parse_text("t.yaml", text, strlen(text), &po, &d);
 	if (d.nerrors) {
 		diag_print(&d, stderr);

@@ -6,6 +6,7 @@
 #ifndef RIG_CMD_H
 #define RIG_CMD_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../plan.h"
@@ -53,6 +54,11 @@ int cmd_parse_allow(const char *cmd, const char *arg, unsigned *allow);
 /* --platform NAME: the driver called NAME (provision/driver.h), or
  * EXIT_USAGE after printing the error (naming the platforms) and usage. */
 int cmd_parse_platform(const char *cmd, const char *s, const struct prov_driver **out);
+/* --var NAME=VALUE: added to vars[*n] (arg itself, not copied; at most
+ * CMD_MAX_VARS), or EXIT_USAGE after printing the error (malformed, a
+ * name given twice, too many) and usage. */
+#define CMD_MAX_VARS 64
+int cmd_parse_var(const char *cmd, const char *arg, const char **vars, size_t *n);
 /*
  * Parse and validate a plan, printing every diagnostic to stderr. Returns
  * the plan when valid, NULL (diagnostics printed) otherwise.

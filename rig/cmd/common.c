@@ -28,6 +28,9 @@ const struct rig_cmd cmd_table[] = {
 	  "                        runs the macOS backend with the diskutil and hdiutil\n"
 	  "                        first on PATH (only the test fakes of tests/tools/macos)\n"
 	  "      --fs-map MAP      rewrite file systems, e.g. apfs=ext4,hfs+=xfs\n"
+	  "      --var NAME=VALUE  the value of $NAME where no sweep binds it: module\n"
+	  "                        parameters, and the target's device, confirm, image\n"
+	  "                        path and size (repeatable; recorded for rig resume)\n"
 	  "  -y, --yes             do not ask before erasing a disk target\n"
 	  "      --force           overwrite an image file that rig did not make\n"
 	  "      --allow RULES     waive safety rules for a disk target: loop (a loop device\n"
@@ -103,6 +106,7 @@ const struct rig_cmd cmd_table[] = {
 	  "      --fs-map MAP      rewrite file systems, e.g. apfs=ext4,hfs+=xfs\n"
 	  "      --image-size SIZE the image target's size, as rig run --image-size\n"
 	  "      --assume-rate R   bytes per second for the estimate (e.g. 150MB/s)\n"
+	  "      --var NAME=VALUE  the value of $NAME (as rig run; repeatable)\n"
 	  "      --full            one line per cell instead of per phase\n" },
 	{ "validate", cmd_validate, "check plans and report every error",
 	  "usage: rig validate [options] PLAN...\n"
@@ -114,6 +118,7 @@ const struct rig_cmd cmd_table[] = {
 	  "      --platform NAME   check the file systems against linux or macos\n"
 	  "      --fs-map MAP      rewrite file systems first, e.g. apfs=ext4,hfs+=xfs\n"
 	  "      --image-size SIZE check the fit against this image size\n"
+	  "      --var NAME=VALUE  the value of $NAME (as rig run; repeatable)\n"
 	  "\n"
 	  "Also warns where a plan's data cannot fit its target, as rig plan does (a\n"
 	  "warning does not make a plan invalid; rig run refuses it).\n"
@@ -249,6 +254,25 @@ int cmd_parse_platform(const char *cmd, const char *s, const struct prov_driver 
 	prov_driver_names(&names);
 	int rc = cmd_usage_error(cmd, "unknown platform '%s' (%s)", s, names.buf);
 	sb_release(&names);
+	return rc;
+}
+
+int cmd_parse_var(const char *cmd, const char *arg, const char **vars, size_t *n)
+{
+	struct strbuf e = STRBUF_INIT;
+	size_t len;
+	int rc = 0;
+	if (plan_var_split(arg, &len, &e) < 0)
+		rc = cmd_usage_error(cmd, "%s", e.buf);
+	for (size_t i = 0; !rc && i < *n; i++)
+		if (!strncmp(vars[i], arg, len + 1))
+			rc = cmd_usage_error(cmd, "--var %.*s is given twice ('%s', then '%s')", (int)len,
+					     arg, vars[i], arg);
+	if (!rc && *n == CMD_MAX_VARS)
+		rc = cmd_usage_error(cmd, "more than %d --var options", CMD_MAX_VARS);
+	if (!rc)
+		vars[(*n)++] = arg;
+	sb_release(&e);
 	return rc;
 }
 

@@ -57,6 +57,11 @@ static const struct {
 	  "      write: {metric: rate, better: higher}   default: lower for times\n"
 	  "    compare: fs               or volume: what a crossed design compares\n"
 	  "\n"
+	  "\n"
+	  "$name is a sweep's value, or where no sweep binds it the value of\n"
+	  "--var name=VALUE (rig run, plan, validate): a whole module parameter or list\n"
+	  "item, and the target's device, confirm, image path and size, e.g.\n"
+	  "  disk: {device: $disk, confirm: $confirm}   rig run --var disk=/dev/sdb ...\n"
 	  "Unknown keys are errors; every error names file:line:column.\n"
 	  "Values: 'rig help units'. The whole language: docs/plan-language.md.\n" },
 	{ "orders",

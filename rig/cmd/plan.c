@@ -337,11 +337,14 @@ int cmd_plan(int argc, char **argv)
 		{ "full", no_argument, NULL, 'F' },
 		{ "image-size", required_argument, NULL, 'I' },
 		{ "assume-rate", required_argument, NULL, 'R' },
+		{ "var", required_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t image_size = 0;
 	double rate = 0;
 	struct plan_options po = { .platform = NULL, .fs_map = NULL };
+	const char *vars[CMD_MAX_VARS];
+	po.vars = vars;
 	uint64_t seed = 0;
 	int seed_given = 0, full = 0, c;
 	optind = 1;
@@ -364,6 +367,10 @@ int cmd_plan(int argc, char **argv)
 			break;
 		case 'R':
 			if (cmd_parse_rate("plan", optarg, &rate))
+				return EXIT_USAGE;
+			break;
+		case 'V':
+			if (cmd_parse_var("plan", optarg, vars, &po.nvars))
 				return EXIT_USAGE;
 			break;
 		default: return cmd_usage_error("plan", "unknown option");

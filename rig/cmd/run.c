@@ -28,10 +28,13 @@ int cmd_run(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "json-progress", no_argument, NULL, 'J' },
 		{ "no-fit-check", no_argument, NULL, 'N' },
+		{ "var", required_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct plan_options po = { .platform = prov_driver_host(), .fs_map = NULL };
 	struct run_options ro = { 0 };
+	const char *vars[CMD_MAX_VARS];
+	po.vars = vars;
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:yq", longopts, NULL)) != -1) {
@@ -61,6 +64,10 @@ int cmd_run(int argc, char **argv)
 		case 'q': ro.quiet = 1; break;
 		case 'J': ro.json_progress = 1; break;
 		case 'N': ro.no_fit_check = 1; break;
+		case 'V':
+			if (cmd_parse_var("run", optarg, vars, &po.nvars))
+				return EXIT_USAGE;
+			break;
 		default:
 			return cmd_usage_error("run", "unknown option");
 		}

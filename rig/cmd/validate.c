@@ -34,10 +34,13 @@ int cmd_validate(int argc, char **argv)
 		{ "platform", required_argument, NULL, 'P' },
 		{ "fs-map", required_argument, NULL, 'M' },
 		{ "image-size", required_argument, NULL, 'I' },
+		{ "var", required_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t image_size = 0;
 	struct plan_options po = { .platform = NULL, .fs_map = NULL };
+	const char *vars[CMD_MAX_VARS];
+	po.vars = vars;
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -51,6 +54,10 @@ int cmd_validate(int argc, char **argv)
 			break;
 		case 'I':
 			if (cmd_parse_image_size("validate", optarg, &image_size))
+				return EXIT_USAGE;
+			break;
+		case 'V':
+			if (cmd_parse_var("validate", optarg, vars, &po.nvars))
 				return EXIT_USAGE;
 			break;
 		default:
