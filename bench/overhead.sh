@@ -122,7 +122,7 @@ print_time() {
 			for (c = col["provision"]; c <= col["other"]; c++) w += s[key, c]
 			printf "| %s | %d | %s |", key, cells[key], fmt(w)
 			for (c = col["setup"]; c <= col["other"]; c++) if (c != col["report"]) printf " %s |", fmt(s[key, c])
-			printf " %.1f%% |\n", w > 0 ? 100 * s[key, col["measured"]] / w : 0
+			printf " %.1f%% |\n", (w > 0 ? 100 * s[key, col["measured"]] / w : 0)
 		}
 	}
 	function hdr(c,   k) { for (k in col) if (col[k] == c) return k }
@@ -136,7 +136,7 @@ run_plan() {
 	echo "bench/overhead.sh: rig run $* $plan" >&2
 	local t0 t1
 	t0=$(date +%s.%N)
-	"$RIG" run -q --yes -o "$out" "$@" "$plan" &
+	"$RIG" run -q --yes -o "$out" "$@" "$plan" >&2 &
 	rigpid=$!
 	wait "$rigpid" || die "rig run of $plan failed (its folder: $out)"
 	rigpid=
