@@ -14,7 +14,8 @@
 #   make check-macos  the macOS build compiles for aarch64- and x86_64-macos with
 #                     -Werror, from Linux with Zig's clang (part of make check;
 #                     ./setup gets Zig; skipped on a Mac; block at the end)
-#   make bench        (root) rig against fio, tar and du on loop devices; prints ratios
+#   make bench        (root) rig against fio, tar and du on loop devices; prints ratios;
+#                     the measured share of two seed plans (bench/overhead.sh)
 #   make bench-micro  the costs the sources' comments reason with (no root)
 #   make tools        test tools: build/tools/fuse-hdd, the synthetic hard disk (Linux)
 #   make dist         build/rig-VERSION.tar.gz, the tracked tree (git archive), and
@@ -168,6 +169,7 @@ bench: $(BUILD)/rig $(BUILD)/bench/micro
 	RIG=$(abspath $(BUILD)/rig) bash bench/io.sh
 	RIG=$(abspath $(BUILD)/rig) bash bench/tree.sh
 	RIG=$(abspath $(BUILD)/rig) bash bench/report.sh
+	RIG=$(abspath $(BUILD)/rig) bash bench/overhead.sh
 	$(BUILD)/bench/micro
 
 # The costs the sources' comments reason with (payload, CSV numbers, the

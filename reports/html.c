@@ -450,8 +450,9 @@ static void provenance(struct hctx *c, const struct rdata *d)
 	commands(h, d);
 }
 
-static void methods(struct strbuf *h)
+static void methods(struct hctx *c, const struct rdata *d)
 {
+	struct strbuf *h = c->h;
 	sb_adds(h, "<h2 id=\"methods\">Methods</h2>\n<p class=\"small\">Statistics per group (one "
 		   "metric of one step on one volume of one layout, and one cycle or sweep value, over "
 		   "the repetitions): n, mean, sample standard deviation, median, minimum, maximum and "
@@ -479,6 +480,7 @@ static void methods(struct strbuf *h)
 		   "second. Every sample is in <code>results.csv</code>, every statistic in "
 		   "<code>summary.csv</code> and <code>results.json</code>. Drawn by rig " RIG_VERSION
 		   ".</p>\n");
+	html_time(c, d);
 }
 
 /* The page as text, figures inline only. */
@@ -491,7 +493,7 @@ static void html_render(struct rdata *d, const char *fig_dir, struct strbuf *out
 	html_steps(&c, d);
 	html_order(&c, d);
 	provenance(&c, d);
-	methods(out);
+	methods(&c, d);
 	html_end(out);
 }
 

@@ -75,6 +75,8 @@ void html_order(struct hctx *c, struct rdata *d);
 /* The findings, strongest first, with the lead figure and the baseline
  * table (html_findings.c). */
 void html_findings(struct hctx *c, struct rdata *d);
+/* Where the run's time went, for the Methods section (html_time.c). */
+void html_time(struct hctx *c, const struct rdata *d);
 /* "step 1 write" */
 void html_step_title(struct strbuf *h, const struct rd_template *t);
 /* The y label of a template's headline metric, with its unit (arena text). */

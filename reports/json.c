@@ -24,6 +24,7 @@
 #include "reports/csv.h"
 #include "reports/report_data.h"
 #include "reports/report_out.h"
+#include "reports/report_time.h"
 #include "reports/findings.h"
 #include "reports/summary.h"
 #include "rig/plan.h"
@@ -118,6 +119,60 @@ static void kint(struct strbuf *b, const char *k, long long v, int *first)
 	sb_add_int(b, v);
 }
 
+/* {"seconds": {category: s, ...}, "wall", "measured_share", "estimate"} */
+static void time_obj(struct strbuf *b, const double s[RT_NCAT], double estimate, int *f)
+{
+	key(b, "seconds", f);
+	sb_addch(b, '{');
+	for (int c = 0; c < RT_NCAT; c++) {
+		int g = c == 0;
+		knum(b, run_time_name((enum run_time_cat)c), s[c], &g);
+	}
+	sb_addch(b, '}');
+	knum(b, "wall", rtime_wall(s), f);
+	knum(b, "measured_share", rtime_share(s), f);
+	knum(b, "estimate", estimate, f);
+}
+
+/* Where the run's time went (report_time.h): per layout, the run around
+ * them, the total; per cell it is in time.csv. */
+static void time_json(struct strbuf *b, const struct rd_time *t)
+{
+	int f = 1;
+	sb_addch(b, '{');
+	key(b, "recorded", &f);
+	sb_adds(b, t && t->recorded ? "true" : "false");
+	knum(b, "assumed_rate", t ? t->assumed_rate : NAN, &f);
+	double none[RT_NCAT] = { 0 }, around[RT_NCAT] = { 0 };
+	for (size_t i = 0; t && i < t->nscopes; i++)
+		if (t->scopes[i].layout_index < 0)
+			for (int c = 0; c < RT_NCAT; c++)
+				around[c] += t->scopes[i].s[c];
+	key(b, "total", &f);
+	int g = 1;
+	sb_addch(b, '{');
+	time_obj(b, t ? t->total : none, t ? t->estimate : NAN, &g);
+	sb_addch(b, '}');
+	key(b, "outside_layouts", &f);
+	g = 1;
+	sb_addch(b, '{');
+	time_obj(b, around, NAN, &g);
+	sb_addch(b, '}');
+	key(b, "layouts", &f);
+	sb_addch(b, '[');
+	for (size_t i = 0; t && i < t->nlayouts; i++) {
+		const struct rt_layout *l = &t->layouts[i];
+		g = 1;
+		sb_adds(b, i ? ",{" : "{");
+		kstr(b, "layout", l->layout, &g);
+		kint(b, "layout_index", l->layout_index, &g);
+		time_obj(b, l->s, l->estimate, &g);
+		kint(b, "not_estimated", (long long)l->not_estimated, &g);
+		sb_addch(b, '}');
+	}
+	sb_adds(b, "]}");
+}
+
 static void run_obj(struct strbuf *b, const struct rdata *d)
 {
 	const struct rd_run *r = &d->run;
@@ -158,6 +213,8 @@ static void run_obj(struct strbuf *b, const struct rdata *d)
 	}
 	sb_addch(b, ']');
 	kint(b, "superseded_samples", (long long)d->superseded, &f);
+	key(b, "time", &f);
+	time_json(b, d->time);
 	sb_addch(b, '}');
 }
 

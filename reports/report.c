@@ -27,6 +27,7 @@
 #include "reports/json.h"
 #include "reports/report_csv.h"
 #include "reports/report_data.h"
+#include "reports/report_time.h"
 #include "reports/summary.h"
 #include "rig/plan.h"
 #include "rig/util/strbuf.h"
@@ -116,6 +117,9 @@ int reports_write(struct store *s, const char *run_dir, struct strbuf *err)
 	sb_reset(&path);
 	sb_addf(&path, "%s/findings.csv", run_dir);
 	keep_first(&rc, findings_write_csv(d, path.buf, &e), err, &e);
+	sb_reset(&path);
+	sb_addf(&path, "%s/time.csv", run_dir);
+	keep_first(&rc, rtime_write_csv(d, path.buf, &e), err, &e);
 	lap("csv");
 	if (d->formats & FMT_HTML)
 		keep_first(&rc, html_write_report(d, run_dir, &e), err, &e);

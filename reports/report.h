@@ -5,6 +5,8 @@
  *
  *   results.csv, files.csv   always (reports/csv.c; the contract's columns)
  *   summary.csv              always: statistics per group
+ *   findings.csv             always: the findings
+ *   time.csv                 always: where the run's time went (report_time.h)
  *   report.html, figures/    when the plan's report.formats has html
  *   results.json             when it has json
  */

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reports/report_time.h"
 #include "rig/diag.h"
 #include "rig/plan.h"
 #include "rig/resume.h"
@@ -267,6 +268,19 @@ static int load_volumes(struct rdata *d, sqlite3 *db, struct strbuf *err)
 	d->nlayouts = nl;
 	sqlite3_finalize(st);
 	return step_done(db, rc, err);
+}
+
+const struct rd_cell *rd_cell_of(const struct rdata *d, uint32_t seq)
+{
+	size_t lo = 0, hi = d->ncells;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (d->cells[mid].seq < seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < d->ncells && d->cells[lo].seq == seq ? &d->cells[lo] : NULL;
 }
 
 static uint32_t vol_index(const struct rdata *d, int64_t id)
@@ -639,6 +653,8 @@ struct rdata *rdata_load(struct store *s, struct strbuf *err)
 		rc = load_files(d, db, &m, err);
 	if (rc == 0)
 		rc = load_misc(d, db, err);
+	if (rc == 0)
+		rc = rtime_load(d, db, err);
 	if (threaded) {
 		pthread_join(th, NULL);
 	} else {
@@ -692,6 +708,7 @@ void rdata_free(struct rdata *d)
 	free(d->cmds);
 	free(d->events);
 	free(d->resumes);
+	rtime_free(d->time);
 	free(d->by);
 	free(d->tmpls);
 	free(d->groups);

@@ -23,6 +23,7 @@ struct strbuf;
 struct plan;
 struct rig_module;
 struct rd_finding;
+struct rd_time;
 
 struct rd_run {
 	const char *id, *plan_name, *plan_file, *plan_text, *plan_sha256;
@@ -178,6 +179,8 @@ struct rdata {
 	struct rd_resume *resumes;
 	size_t nresumes;
 	uint64_t superseded;        /* samples kept in the store but not counted (resumes) */
+	struct rd_time *time;       /* where the run's time went (report_time.h); never NULL
+	                             * after rdata_load */
 
 	/* The plan's report section (defaults when the plan cannot be parsed). */
 	const char *title, *description;
@@ -241,6 +244,8 @@ const char *rd_strdup(struct rdata *d, const char *s);
  * bytes there are not one (overlong, surrogate, truncated). */
 size_t rd_utf8_len(const unsigned char *s, size_t avail);
 
+/* The cell of seq, or NULL (cells are by seq). */
+const struct rd_cell *rd_cell_of(const struct rdata *d, uint32_t seq);
 /* Compare step paths in plan order ("2" < "10", "2.cycle2.1" < "2.cycle10.1"). */
 int rd_step_cmp(const char *a, const char *b);
 /* A value of a volume's facts_json as text ("model", "serial", ...), or

@@ -14,7 +14,8 @@
  * the module table (scripts/check-names keeps it so).
  *
  * A module never prints, provisions or touches the store: it gets a narrow
- * context (struct rig_ctx) and reports samples through its sink.
+ * context (struct rig_ctx), reports samples through its sink and marks
+ * the intervals it measures in the run's time accounting (ctx->time).
  */
 #ifndef RIG_MODULE_H
 #define RIG_MODULE_H
@@ -27,6 +28,7 @@
 #include "units.h"
 
 struct progress;
+struct run_time;
 struct strbuf;
 struct spawner;
 struct est_cell;
@@ -145,6 +147,11 @@ enum module_flag {
 	/* Its run() does nothing but run commands through ctx (ctx->snap):
 	 * `rig plan` runs it with a dry-run spawner to list them. */
 	MOD_DRY_RUNS = 1u << 4,
+	/* Its timed work prepares the volume for the steps after it (building
+	 * a tree, filling): the run's time accounting counts that work as
+	 * setup, not as measured (rig/run_time.h), though its rates are
+	 * recorded as the module's metrics. */
+	MOD_PREPARES = 1u << 5,
 };
 
 /* The metric a report's figures and findings use for a step of the module
@@ -226,6 +233,12 @@ struct rig_ctx {
 	                                  * progress_work, as often as it likes); may be NULL */
 	const struct rig_snapshots *snap;/* the volume's snapshots (MOD_SNAPSHOTS modules on image
 	                                  * and disk targets), else NULL */
+	struct run_time *time;           /* the run's time accounting (rig/run_time.h): the
+	                                  * module marks its measured intervals
+	                                  * (run_time_mark RT_MEASURED, back to RT_SETUP) and
+	                                  * its waits (RT_PAUSE); the rest of its cell is
+	                                  * setup. May be NULL (run_time_mark still reads
+	                                  * the clock) */
 	struct strbuf *err;              /* the reason when run() fails */
 };
 

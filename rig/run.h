@@ -12,6 +12,7 @@
 #include "plan.h"
 #include "run_dir.h"
 #include "run_provision.h"
+#include "run_time.h"
 #include "util/progress.h"
 #include "util/spawn.h"
 
@@ -36,6 +37,15 @@ struct run {
 	 * the phase): its id, its plan's SHA-256 and its seed, as the store
 	 * recorded them, so a resume names every phase as the run did. */
 	char key[192];
+	/* The time accounting (run_time.h, run_account.h): the accountant and
+	 * the scope its totals belong to (a layout index or -1 for the run
+	 * around them; a cell's seq or 0), and whether that cell has its row
+	 * in the store yet (else its time is the layout's). */
+	struct run_time time;
+	long time_layout;
+	uint32_t time_seq;
+	int time_seq_recorded;
+	int time_failed;            /* a write of the accounting failed (said once) */
 };
 
 #endif

@@ -23,6 +23,7 @@
 #include "module.h"
 #include "resume.h"
 #include "run.h"
+#include "run_account.h"
 #include "run_eta.h"
 #include "run_fit.h"
 #include "runner.h"
@@ -45,6 +46,7 @@ struct cell_sink {
 	struct progress *progress;
 	const char *headline;  /* the module's headline metric; NULL: the first measured */
 	struct strbuf first;   /* the first metric measured, when headline is NULL */
+	struct run_time *time; /* the sink's writes count as store writes */
 };
 
 /* The cache column: what was actually applied to this cell's data I/O. */
@@ -63,8 +65,10 @@ static const char *cache_text(struct cell_sink *cs)
 static void sink_metric(void *opaque, const char *name, double value, const char *unit)
 {
 	struct cell_sink *cs = opaque;
+	enum run_time_cat was = run_time_swap(cs->time, RT_STORE);
 	if (store_add_sample(cs->store, cs->seq, name, value, unit, cache_text(cs), &cs->err) < 0)
 		cs->failed = 1;
+	run_time_swap(cs->time, was);
 	if (!cs->headline && !cs->first.len)
 		sb_adds(&cs->first, name);
 	if (!strcmp(name, cs->headline ? cs->headline : cs->first.buf))
@@ -74,15 +78,19 @@ static void sink_metric(void *opaque, const char *name, double value, const char
 static void sink_file(void *opaque, const char *file, uint64_t bytes, double seconds)
 {
 	struct cell_sink *cs = opaque;
+	enum run_time_cat was = run_time_swap(cs->time, RT_STORE);
 	if (store_add_file_sample(cs->store, cs->seq, file, bytes, seconds, &cs->err) < 0)
 		cs->failed = 1;
+	run_time_swap(cs->time, was);
 }
 
 static void sink_note(void *opaque, const char *key, const char *value)
 {
 	struct cell_sink *cs = opaque;
+	enum run_time_cat was = run_time_swap(cs->time, RT_STORE);
 	if (store_add_note(cs->store, cs->seq, key, value, &cs->err) < 0)
 		cs->failed = 1;
+	run_time_swap(cs->time, was);
 }
 
 /* --- caches --- */
@@ -130,7 +138,10 @@ static int flush_caches(struct run *run, const struct plan_step *st, struct volu
 	if (c->flush && run->flush_ok) {
 		const char *name = NULL;
 		struct strbuf why = STRBUF_INIT;
-		if (plat_drop_caches(&run->sp, &name, &why) == 0)
+		run_time_mark(&run->time, RT_FLUSH);
+		int dropped = plat_drop_caches(&run->sp, &name, &why);
+		run_time_mark(&run->time, RT_OTHER);
+		if (dropped == 0)
 			sb_addf(applied, "%s%s", applied->len ? "+" : "", name);
 		else
 			run_dir_event(&run->dir, "warning", "cannot drop caches before step %s: %s",
@@ -152,6 +163,7 @@ static int run_cell(struct run *run, const struct schedule *sched, const struct 
 	const char *lname = plan_layout_name(p, c->layout);
 	struct store *store = run->dir.store;
 
+	run_account_scope(run, (long)c->layout, c->seq);
 	struct progress_cell pc = { .seq = c->seq, .total = (uint32_t)sched->n, .rep = c->rep,
 				    .layout = lname, .step = c->path, .module = m->name,
 				    .volume = vol->name, .eta_s = eta_s };
@@ -195,6 +207,7 @@ static int run_cell(struct run *run, const struct schedule *sched, const struct 
 		.sweep_value = c->sweep_value,
 	};
 	int rc;
+	run_time_mark(&run->time, RT_STORE);
 	if (run->has_row && run->has_row[c->seq]) {
 		/* A resumed run runs this cell again: the earlier attempt's samples
 		 * stay in the store, superseded. */
@@ -207,6 +220,8 @@ static int run_cell(struct run *run, const struct schedule *sched, const struct 
 	} else {
 		rc = store_cell_start(store, &sc, start, err);
 	}
+	run_time_mark(&run->time, RT_OTHER);
+	run->time_seq_recorded = rc == 0;
 	if (rc < 0) {
 		params_free(m, args);
 		free(args);
@@ -215,7 +230,8 @@ static int run_cell(struct run *run, const struct schedule *sched, const struct 
 	}
 
 	struct cell_sink cs = { .store = store, .seq = c->seq, .flushed = flushed.buf,
-				.progress = &run->progress, .headline = m->headline.metric };
+				.progress = &run->progress, .headline = m->headline.metric,
+				.time = &run->time };
 	sb_init(&cs.err);
 	sb_init(&cs.method);
 	sb_init(&cs.first);
@@ -238,6 +254,7 @@ static int run_cell(struct run *run, const struct schedule *sched, const struct 
 		.volstate = run_provision_slot(&run->prov, c->volume, resume_state_slot(m)),
 		.sp = &run->sp,
 		.progress = &run->progress,
+		.time = &run->time,
 		.err = &merr,
 	};
 	struct prov_snapshots snap = { 0 };
@@ -248,7 +265,14 @@ static int run_cell(struct run *run, const struct schedule *sched, const struct 
 		ctx.snap = &snap.s;
 	}
 	cs.ctx = &ctx;
+	/* Inside the module everything is setup but what it marks (measured
+	 * intervals, pauses); a module that prepares the volume is setup even
+	 * where it times its work. */
+	run->time.measured_as = m->flags & MOD_PREPARES ? RT_SETUP : RT_MEASURED;
+	run_time_mark(&run->time, RT_SETUP);
 	rc = m->run(&ctx, args);
+	run_time_mark(&run->time, RT_OTHER);
+	run->time.measured_as = RT_MEASURED;
 	prov_snapshots_release(&snap);
 	timeutil_utc_iso(end, sizeof(end));
 	const char *status = "done";
@@ -265,7 +289,9 @@ static int run_cell(struct run *run, const struct schedule *sched, const struct 
 		status = "interrupted";
 	}
 	struct strbuf serr = STRBUF_INIT;
+	run_time_mark(&run->time, RT_STORE);
 	store_cell_end(store, c->seq, end, status, rc < 0 ? err->buf : NULL, &serr);
+	run_time_mark(&run->time, RT_OTHER);
 	sb_release(&serr);
 	sb_release(&merr);
 	sb_release(&instance);
@@ -299,6 +325,7 @@ int run_cells_walk(struct run *run, const struct schedule *sched, size_t from, s
 				rc = -EIO;
 				break;
 			}
+			run_account_scope(run, (long)c->layout, 0);
 			/* A resume records the volumes it provisions, whatever the cell. */
 			rc = run_provision_layout(&run->prov, c->layout,
 						  c->first_of_layout || i == from, err);
@@ -311,6 +338,8 @@ int run_cells_walk(struct run *run, const struct schedule *sched, size_t from, s
 		}
 		uint64_t start = plat_clock_ns();
 		rc = run_cell(run, sched, c, run_eta_left(&eta, (double)(start - t0) / 1e9), err);
+		/* Until the next cell the time is the layout's (teardown, provisioning). */
+		run_account_scope(run, (long)c->layout, 0);
 		if (rc < 0)
 			break;
 		run_eta_done(&eta, i, (double)(plat_clock_ns() - start) / 1e9);

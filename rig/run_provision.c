@@ -13,6 +13,7 @@
 #include "module.h"
 #include "run_dir.h"
 #include "run_journal.h"
+#include "run_time.h"
 #include "runner.h"
 #include "store.h"
 #include "util/progress.h"
@@ -87,8 +88,10 @@ void run_provision_setup(struct run_prov *pv, const struct run_options *o, struc
 
 void run_provision_finish(struct run_prov *pv)
 {
+	enum run_time_cat was = run_time_swap(pv->time, RT_TEARDOWN);
 	if (pv->backend->finish)
 		pv->backend->finish(&pv->pctx);
+	run_time_swap(pv->time, was);
 }
 
 int run_provision_prepare(struct run_prov *pv, struct strbuf *err)
@@ -96,7 +99,10 @@ int run_provision_prepare(struct run_prov *pv, struct strbuf *err)
 	if (!pv->backend->prepare)
 		return 0;
 	sb_reset(&pv->perr);
-	if (pv->backend->prepare(&pv->pctx) < 0) {
+	enum run_time_cat was = run_time_swap(pv->time, RT_PROVISION);
+	int rc = pv->backend->prepare(&pv->pctx);
+	run_time_swap(pv->time, was);
+	if (rc < 0) {
 		sb_addf(err, "cannot prepare the target: %s", pv->perr.buf);
 		run_provision_finish(pv);
 		return -1;
@@ -123,6 +129,7 @@ static void release_states(struct run_prov *pv)
 int run_provision_teardown(struct run_prov *pv)
 {
 	int rc = 0;
+	enum run_time_cat was = run_time_swap(pv->time, RT_TEARDOWN);
 	release_states(pv);
 	if (pv->provisioned >= 0) {
 		sb_reset(&pv->perr);
@@ -137,10 +144,11 @@ int run_provision_teardown(struct run_prov *pv)
 	free(pv->vols);
 	pv->vols = NULL;
 	pv->nvols = 0;
+	run_time_swap(pv->time, was);
 	return rc;
 }
 
-int run_provision_layout(struct run_prov *pv, size_t li, int record, struct strbuf *err)
+static int provision_layout(struct run_prov *pv, size_t li, int record, struct strbuf *err)
 {
 	const char *lname = plan_layout_name(pv->plan, li);
 	if (pv->plan->target.kind != TARGET_DIRS) {
@@ -180,6 +188,14 @@ int run_provision_layout(struct run_prov *pv, size_t li, int record, struct strb
 	return 0;
 }
 
+int run_provision_layout(struct run_prov *pv, size_t li, int record, struct strbuf *err)
+{
+	enum run_time_cat was = run_time_swap(pv->time, RT_PROVISION);
+	int rc = provision_layout(pv, li, record, err);
+	run_time_swap(pv->time, was);
+	return rc;
+}
+
 void run_provision_keep(struct run_prov *pv, const int64_t *ids)
 {
 	const struct provision_resume *r = &pv->presume;
@@ -208,7 +224,10 @@ int run_provision_can_remount(const struct run_prov *pv)
 int run_provision_remount(struct run_prov *pv, struct volume *vol)
 {
 	sb_reset(&pv->perr);
-	return pv->backend->remount(&pv->pctx, vol);
+	enum run_time_cat was = run_time_swap(pv->time, RT_FLUSH);
+	int rc = pv->backend->remount(&pv->pctx, vol);
+	run_time_swap(pv->time, was);
+	return rc;
 }
 
 void **run_provision_slot(struct run_prov *pv, size_t v, size_t slot)

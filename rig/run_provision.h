@@ -28,6 +28,7 @@
 
 struct run_dir;
 struct run_options;
+struct run_time;
 
 struct run_prov {
 	const struct plan *plan;
@@ -46,6 +47,8 @@ struct run_prov {
 	struct provision_resume presume; /* a resume: pctx.resume points here */
 	struct strbuf keep_why;    /* why the resumed run does not keep the provisioning */
 	struct run_dir *dir;       /* borrowed: volumes go into its store, events too */
+	struct run_time *time;     /* borrowed: the calls below count their time as
+	                            * provision, teardown or flush (remount); may be NULL */
 };
 
 void run_provision_init(struct run_prov *pv, struct run_dir *dir);

@@ -26,6 +26,7 @@
 #include "../reports/report.h"
 #include "module.h"
 #include "run.h"
+#include "run_account.h"
 #include "run_cells.h"
 #include "run_resume.h"
 #include "schedule.h"
@@ -127,6 +128,11 @@ static void run_init(struct run *run, const struct plan *p, const struct run_opt
 		      o->json_progress ? PROGRESS_JSON : o->quiet ? PROGRESS_OFF : PROGRESS_HUMAN);
 	run_dir_init(&run->dir, &run->progress);
 	run_provision_init(&run->prov, &run->dir);
+	/* The accounting starts with the command; until the store exists its
+	 * time stays with the run's scope. */
+	run_time_init(&run->time, RT_OTHER);
+	run->time_layout = -1;
+	run->prov.time = &run->time;
 }
 
 static void run_release(struct run *run)
@@ -199,6 +205,7 @@ stop_teardown:
 			run->prov.perr.buf);
 	run_provision_finish(&run->prov);
 stop:
+	run_account_scope(run, -1, 0);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	{
@@ -217,13 +224,19 @@ stop:
 		}
 		struct strbuf serr = STRBUF_INIT;
 		progress_finish(&run->progress, status);
+		run_time_mark(&run->time, RT_STORE);
 		if (run->resume)
 			run_resume_end(run->resume, run, ended, status);
 		store_end_run(run->dir.store, ended, status, err->len ? err->buf : NULL, &serr);
+		run_time_mark(&run->time, RT_OTHER);
 		sb_release(&serr);
 		if (err->len)
 			run_dir_event(&run->dir, "info", "run %s: %s", status, err->buf);
 	}
+	/* The reports cannot hold their own time: it is recorded after them
+	 * (a report redrawn later shows it); all the rest is recorded before. */
+	run_account_flush(run);
+	run_time_mark(&run->time, RT_REPORT);
 	if (reports_write(run->dir.store, run->dir.path.buf, &msg) < 0) {
 		sb_addf(err, "%scannot write the reports: %s", err->len ? "; " : "", msg.buf);
 		result = RUN_FAILED;
@@ -232,6 +245,8 @@ stop:
 		 * the process died while writing them (run_resume.c). */
 		run_dir_event(&run->dir, "info", "%s", RUN_REPORTS_WRITTEN);
 	}
+	run_time_mark(&run->time, RT_OTHER);
+	run_account_flush(run);
 	sb_release(&msg);
 	return result;
 }
@@ -277,7 +292,9 @@ enum run_status runner_run(const struct plan *p, const struct run_options *o,
 	    run_dir_lock(&run.dir, err) < 0 || run_dir_open_log(&run.dir, 0, err) < 0)
 		goto out;
 	sb_addf(&path, "%s/results.db", run.dir.path.buf);
+	run_time_mark(&run.time, RT_STORE);
 	run.dir.store = store_create(path.buf, err);
+	run_time_mark(&run.time, RT_OTHER);
 	if (!run.dir.store)
 		goto out;
 
@@ -303,8 +320,12 @@ enum run_status runner_run(const struct plan *p, const struct run_options *o,
 		.argv = o->argv_text ? o->argv_text : "",
 		.options_json = opts.buf,
 	};
-	if (store_begin_run(run.dir.store, &sr, err) < 0)
+	run_time_mark(&run.time, RT_STORE);
+	int begun = store_begin_run(run.dir.store, &sr, err);
+	run_time_mark(&run.time, RT_OTHER);
+	if (begun < 0)
 		goto out;
+	run_account_estimate(&run, &sched);
 	snprintf(run.key, sizeof(run.key), "%s/%.16s/%llu", sr.id, sr.plan_sha256,
 		 (unsigned long long)sr.seed);
 	{

@@ -71,6 +71,8 @@ enum stmt_id {
 	ST_JOURNAL,
 	ST_JOURNAL_END,
 	ST_JOURNAL_LAST,
+	ST_TIME,
+	ST_ESTIMATE,
 	ST_COUNT
 };
 
@@ -117,6 +119,11 @@ static const char *const stmt_sql[ST_COUNT] = {
 	/* The newest row about an object whose action matches (rowids grow). */
 	[ST_JOURNAL_LAST] = "SELECT action, state FROM journal WHERE object = ?1"
 			    " AND action GLOB ?2 ORDER BY id DESC LIMIT 1",
+	[ST_TIME] = "INSERT INTO time_spent (resume_id, layout_index, layout, seq, category,"
+		    " seconds) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	[ST_ESTIMATE] = "INSERT INTO estimates (layout_index, layout, seconds, written_bytes,"
+			" files, not_estimated, assumed_rate, provision_s)"
+			" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 };
 
 /*
@@ -267,6 +274,44 @@ static const char migrate_v3_sql[] =
 	"  ended_utc    TEXT\n"
 	");\n"
 	"CREATE INDEX journal_object ON journal (object);\n";
+
+/*
+ * Version 3 -> 4: the time accounting. Where the wall time of the run (and
+ * of each resume) went, per cell, per layout and for the run around them,
+ * by category (rig/run_time.h); and the estimate of `rig plan` the run
+ * started with, per layout, to compare with.
+ */
+static const char migrate_v4_sql[] =
+	"CREATE TABLE time_spent (\n"
+	"  id           INTEGER PRIMARY KEY,\n"
+	"  resume_id    INTEGER REFERENCES resumes (id),\n"
+	"  layout_index INTEGER,\n"
+	"  layout       TEXT,\n"
+	"  seq          INTEGER REFERENCES cells (seq),\n"
+	"  category     TEXT NOT NULL CHECK (category IN ('provision', 'teardown', 'setup',"
+	" 'flush', 'pause', 'measured', 'store', 'report', 'other')),\n"
+	"  seconds      REAL NOT NULL\n"
+	");\n"
+	"CREATE INDEX time_spent_seq ON time_spent (seq);\n"
+	"CREATE TABLE estimates (\n"
+	"  layout_index  INTEGER PRIMARY KEY,\n"
+	"  layout        TEXT NOT NULL,\n"
+	"  seconds       REAL NOT NULL,\n"
+	"  written_bytes REAL,\n"
+	"  files         REAL,\n"
+	"  not_estimated INTEGER NOT NULL,\n"
+	"  assumed_rate  REAL,\n"
+	"  provision_s   REAL\n"
+	");\n";
+
+/* An older store opened read-only: empty tables in temp shadow what it
+ * lacks (before version 4: the time accounting). */
+static const char shadow_v3_sql[] =
+	"CREATE TEMP TABLE time_spent (id INTEGER PRIMARY KEY, resume_id INTEGER,"
+	" layout_index INTEGER, layout TEXT, seq INTEGER, category TEXT, seconds REAL);\n"
+	"CREATE TEMP TABLE estimates (layout_index INTEGER PRIMARY KEY, layout TEXT,"
+	" seconds REAL, written_bytes REAL, files REAL, not_estimated INTEGER,"
+	" assumed_rate REAL, provision_s REAL);\n";
 
 /* An older store opened read-only: an empty journal in temp shadows the
  * missing table. */
@@ -439,6 +484,7 @@ struct store *store_create(const char *path, struct strbuf *err)
 	sb_adds(&sql, schema_v1_sql);
 	sb_adds(&sql, migrate_v2_sql);
 	sb_adds(&sql, migrate_v3_sql);
+	sb_adds(&sql, migrate_v4_sql);
 	sb_addf(&sql, "PRAGMA application_id = %d;\n", STORE_APPLICATION_ID);
 	sb_addf(&sql, "PRAGMA user_version = %d;\n", STORE_SCHEMA_VERSION);
 	sb_adds(&sql, "COMMIT;\n");
@@ -517,12 +563,16 @@ static int migrate(struct store *s, int64_t ver, struct strbuf *err)
 	if (s->readonly) {
 		if (ver < 2)
 			sb_adds(&sql, shadow_v1_sql);
-		sb_adds(&sql, shadow_v2_sql);
+		if (ver < 3)
+			sb_adds(&sql, shadow_v2_sql);
+		sb_adds(&sql, shadow_v3_sql);
 	} else {
 		sb_adds(&sql, "BEGIN IMMEDIATE;\n");
 		if (ver < 2)
 			sb_adds(&sql, migrate_v2_sql);
-		sb_adds(&sql, migrate_v3_sql);
+		if (ver < 3)
+			sb_adds(&sql, migrate_v3_sql);
+		sb_adds(&sql, migrate_v4_sql);
 		sb_addf(&sql, "PRAGMA user_version = %d;\n", STORE_SCHEMA_VERSION);
 		sb_adds(&sql, "COMMIT;\n");
 	}
@@ -588,6 +638,8 @@ int store_reader_setup(struct sqlite3 *db)
 	if (ver == 1 && sqlite3_exec(db, shadow_v1_sql, NULL, NULL, NULL) != SQLITE_OK)
 		return -EIO;
 	if (ver >= 1 && ver < 3 && sqlite3_exec(db, shadow_v2_sql, NULL, NULL, NULL) != SQLITE_OK)
+		return -EIO;
+	if (ver >= 1 && ver < 4 && sqlite3_exec(db, shadow_v3_sql, NULL, NULL, NULL) != SQLITE_OK)
 		return -EIO;
 	return 0;
 }
@@ -934,4 +986,51 @@ int store_journal_last(struct store *s, const char *object, const char *actions,
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return db_fail(s, err, what);
 	return rc == SQLITE_ROW;
+}
+
+int store_add_times(struct store *s, const struct store_time *t, struct strbuf *err)
+{
+	const char *what = "record where the time went";
+	sqlite3_stmt *st = stmt_get(s, ST_TIME, err, what);
+	if (!st)
+		return -EIO;
+	/* One transaction, one fsync, for all the categories of a scope. */
+	if (sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+		return db_fail(s, err, what);
+	int rc = 0;
+	for (size_t i = 0; i < t->n && rc == 0; i++) {
+		if (t->resume_id)
+			sqlite3_bind_int64(st, 1, t->resume_id);
+		if (t->layout_index >= 0) {
+			sqlite3_bind_int64(st, 2, t->layout_index);
+			bind_text(st, 3, t->layout ? t->layout : "");
+		}
+		if (t->seq)
+			sqlite3_bind_int64(st, 4, t->seq);
+		bind_text(st, 5, t->categories[i]);
+		bind_double(st, 6, t->seconds[i]);
+		rc = stmt_run(s, st, err, what);
+	}
+	if (rc == 0 && sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		rc = db_fail(s, err, what);
+	if (rc < 0)
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
+int store_add_estimate(struct store *s, const struct store_estimate *e, struct strbuf *err)
+{
+	const char *what = "record the estimate";
+	sqlite3_stmt *st = stmt_get(s, ST_ESTIMATE, err, what);
+	if (!st)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, e->layout_index);
+	bind_text(st, 2, e->layout ? e->layout : "");
+	bind_double(st, 3, e->seconds);
+	bind_double(st, 4, e->written_bytes);
+	bind_double(st, 5, e->files);
+	sqlite3_bind_int64(st, 6, (sqlite3_int64)e->not_estimated);
+	bind_double(st, 7, e->assumed_rate);
+	bind_double(st, 8, e->provision_s);
+	return stmt_run(s, st, err, what);
 }

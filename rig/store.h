@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 
 struct strbuf;
 struct store;
@@ -67,9 +67,10 @@ struct store_cell {
  * no file behind. */
 struct store *store_create(const char *path, struct strbuf *err);
 /* Open an existing store of this schema version, read-only (reports) or
- * read-write (to append, e.g. a resumed run). A version 1 store is migrated
- * to version 2 in the file when opened read-write, and seen as version 2
- * through temporary views when read-only (the file is not changed). NULL
+ * read-write (to append, e.g. a resumed run). An older store is migrated
+ * to this version in the file when opened read-write, and seen as this
+ * version through temporary views and empty tables when read-only (the
+ * file is not changed). NULL
  * with the reason in err if the file is missing, not a rig store, or of
  * another schema version. */
 struct store *store_open(const char *path, int readonly, struct strbuf *err);
@@ -146,6 +147,37 @@ int store_journal_end(struct store *s, int64_t id, int ok, const char *ended_utc
  * when there is none, or -EIO with the reason in err. */
 int store_journal_last(struct store *s, const char *object, const char *actions,
 		       char **action, char **state, struct strbuf *err);
+
+/*
+ * The time accounting (docs/results-store.md, table time_spent): the
+ * seconds of each category (rig/run_time.h names) spent in one scope,
+ * written in one transaction. layout_index -1: the run around the layouts
+ * (layout ignored); seq 0: outside a cell (between a layout's cells);
+ * resume_id 0: the run itself, else the resumes row.
+ */
+struct store_time {
+	int64_t resume_id;
+	long layout_index;
+	const char *layout;
+	uint32_t seq;
+	const char *const *categories;
+	const double *seconds;
+	size_t n;
+};
+int store_add_times(struct store *s, const struct store_time *t, struct strbuf *err);
+
+/* The estimate of `rig plan` a run started with, per layout (table
+ * estimates). */
+struct store_estimate {
+	long layout_index;
+	const char *layout;        /* "" for dirs */
+	double seconds;
+	double written_bytes, files;
+	size_t not_estimated;      /* cells of modules without an estimate */
+	double assumed_rate;       /* bytes/s */
+	double provision_s;        /* seconds assumed per volume provisioned */
+};
+int store_add_estimate(struct store *s, const struct store_estimate *e, struct strbuf *err);
 
 /* A reader's own read-only connection to a store (reports open their own):
  * an older store gets the same temporary views and tables store_open gives

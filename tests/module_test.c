@@ -67,7 +67,7 @@ static void test_headline(void)
 
 static void test_flags(void)
 {
-	size_t levels = 0, diskless = 0, leaves = 0;
+	size_t levels = 0, diskless = 0, leaves = 0, prepares = 0;
 	for (size_t i = 0; rig_modules[i]; i++) {
 		const struct rig_module *m = rig_modules[i];
 		if (m->flags & MOD_SETS_LEVEL) {
@@ -96,8 +96,14 @@ static void test_flags(void)
 			CU_ASSERT_EQUAL(m->direct_io, 0);
 			CU_ASSERT_PTR_NULL(m->needs);
 		}
-		CU_ASSERT_EQUAL(m->flags & ~(unsigned)(MOD_DISKLESS | MOD_SETS_LEVEL |
-						       MOD_LEAVES_NEEDS | MOD_SNAPSHOTS | MOD_DRY_RUNS), 0);
+		if (m->flags & MOD_PREPARES) {
+			/* it leaves data on the volume for later steps; never a wait */
+			CU_ASSERT_EQUAL(m->flags & MOD_DISKLESS, 0);
+			CU_ASSERT_PTR_NOT_NULL(m->release_state);
+			prepares++;
+		}
+		CU_ASSERT_EQUAL(m->flags & ~(unsigned)(MOD_DISKLESS | MOD_SETS_LEVEL | MOD_LEAVES_NEEDS |
+						       MOD_SNAPSHOTS | MOD_DRY_RUNS | MOD_PREPARES), 0);
 		/* A folder parameter: at most one, and one that works on or reads
 		 * a folder needs a module that makes one. */
 		size_t folders = 0;
@@ -124,6 +130,7 @@ static void test_flags(void)
 	CU_ASSERT_TRUE(levels > 0);
 	CU_ASSERT_TRUE(diskless > 0);
 	CU_ASSERT_TRUE(leaves > 0);
+	CU_ASSERT_TRUE(prepares > 0);
 }
 
 /* The table docs/reports.md must hold, built from the structs. */

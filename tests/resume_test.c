@@ -151,9 +151,11 @@ static const struct store_run srun = {
 };
 
 /* What rig 0.1 wrote: schema version 1, made here from a new store by
- * taking back what versions 2 and 3 added (rig/store.c, migrate_v2_sql and
- * migrate_v3_sql), so the product needs no constructor for old stores. */
+ * taking back what versions 2 to 4 added (rig/store.c, migrate_v2_sql to
+ * migrate_v4_sql), so the product needs no constructor for old stores. */
 static const char downgrade_to_v1[] =
+	"DROP TABLE time_spent;\n"
+	"DROP TABLE estimates;\n"
 	"DROP TABLE journal;\n"
 	"ALTER TABLE run DROP COLUMN options_json;\n"
 	"ALTER TABLE cells DROP COLUMN attempts;\n"
@@ -250,7 +252,7 @@ static void test_store_restart_and_migration(void)
 	v = pt_query(path.buf, "SELECT (SELECT user_version FROM pragma_user_version) || ' ' ||"
 			       " (SELECT sum(superseded) FROM samples) || ' ' ||"
 			       " (SELECT attempts FROM cells)");
-	CU_ASSERT_STRING_EQUAL(v ? v : "", "3 1 2");
+	CU_ASSERT_STRING_EQUAL(v ? v : "", "4 1 2");
 	free(v);
 	/* The migrated schema is the one a new store gets. */
 	char *a = pt_query(path.buf, "SELECT group_concat(sql, ';') FROM (SELECT sql FROM sqlite_master"
@@ -267,7 +269,8 @@ static void test_store_restart_and_migration(void)
 	sb_reset(&path);
 	sb_addf(&path, "%s/v2-old.db", dir);
 	s = store_with_cell(path.buf, 0, &c);
-	CU_ASSERT_EQUAL(sqlite3_exec(store_db(s), "DROP TABLE journal; PRAGMA user_version = 2;",
+	CU_ASSERT_EQUAL(sqlite3_exec(store_db(s), "DROP TABLE time_spent; DROP TABLE estimates;"
+				     " DROP TABLE journal; PRAGMA user_version = 2;",
 				     NULL, NULL, NULL), SQLITE_OK);
 	store_close(s);
 	s = store_open(path.buf, 1, &err);
@@ -299,7 +302,7 @@ static void test_store_restart_and_migration(void)
 	free(state);
 	store_close(s);
 	v = pt_query(path.buf, "PRAGMA user_version");
-	CU_ASSERT_STRING_EQUAL(v ? v : "", "3");
+	CU_ASSERT_STRING_EQUAL(v ? v : "", "4");
 	free(v);
 	sb_release(&path);
 	sb_release(&err);
@@ -947,6 +950,7 @@ static void test_v1_run(void)
 				     "ALTER TABLE samples DROP COLUMN superseded;"
 				     "ALTER TABLE file_samples DROP COLUMN superseded;"
 				     "ALTER TABLE notes DROP COLUMN superseded;"
+				     "DROP TABLE time_spent; DROP TABLE estimates;"
 				     "DROP TABLE resumes; DROP TABLE journal; PRAGMA user_version = 1;",
 				     NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
@@ -975,7 +979,7 @@ static void test_v1_run(void)
 	CU_ASSERT(o && strstr(o, "results store schema 1"));
 	free(o);
 	v = pt_query(p.buf, "PRAGMA user_version");
-	CU_ASSERT_STRING_EQUAL(v ? v : "", "3");
+	CU_ASSERT_STRING_EQUAL(v ? v : "", "4");
 	free(v);
 	sb_release(&p);
 	fx_close(&f);

@@ -48,6 +48,7 @@
 #include <string.h>
 
 #include "../module.h"
+#include "../run_time.h"
 #include "../util/spawn.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
@@ -211,7 +212,10 @@ static int exec_run(struct rig_ctx *ctx, const void *a)
 	}
 	struct spawn_opts o = { .split = 1, .cancel = ctx->cancel };
 	struct spawn_result r;
+	/* The command's run is the measurement (its wall time is `seconds`). */
+	run_time_mark(ctx->time, RT_MEASURED);
 	rc = spawn_run_opts(ctx->sp, (const char *const *)argv, ctx->dir, &o, &r, ctx->err);
+	run_time_mark(ctx->time, RT_SETUP);
 	exec_argv_free(argv);
 	if (rc < 0) {
 		sb_release(&text);

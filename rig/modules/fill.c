@@ -97,6 +97,7 @@
 #include "../../platform/platform.h"
 #include "../estimate.h"
 #include "../module.h"
+#include "../run_time.h"
 #include "../util/fault.h"
 #include "../util/payload.h"
 #include "../util/prng.h"
@@ -457,7 +458,7 @@ static int fill_up(struct rig_ctx *ctx, struct fill_state *s, double to, uint64_
 	}
 	struct strbuf path = STRBUF_INIT;
 	int noted_direct = 0;
-	uint64_t t0 = plat_clock_ns();
+	uint64_t t0 = run_time_mark(ctx->time, RT_MEASURED);
 	struct fill_goal goal = { 0, lv.used < target ? (target - lv.used) * lv.frsize : 0 };
 	progress_work(ctx->progress, "filler", 0, goal.total, PROGRESS_BYTES);
 	while (lv.used < target) {
@@ -530,7 +531,7 @@ static int fill_up(struct rig_ctx *ctx, struct fill_state *s, double to, uint64_
 		sync_dir_fd(dfd);
 		close(dfd);
 	}
-	*ns_total = plat_clock_ns() - t0;
+	*ns_total = run_time_mark(ctx->time, RT_SETUP) - t0;
 	payload_release(&pay);
 	sb_release(&path);
 	return rc;
@@ -546,7 +547,7 @@ static int fill_down(struct rig_ctx *ctx, struct fill_state *s, double to, uint6
 	uint64_t target = blocks_at_most(to, lv.blocks);
 	uint64_t unit = fill_unit(&lv);
 	struct strbuf path = STRBUF_INIT;
-	uint64_t t0 = plat_clock_ns();
+	uint64_t t0 = run_time_mark(ctx->time, RT_MEASURED);
 	while (lv.used > target) {
 		if (*ctx->cancel) {
 			*cancelled = 1;
@@ -600,7 +601,7 @@ static int fill_down(struct rig_ctx *ctx, struct fill_state *s, double to, uint6
 		sync_dir_fd(dfd);
 		close(dfd);
 	}
-	*ns_total = plat_clock_ns() - t0;
+	*ns_total = run_time_mark(ctx->time, RT_SETUP) - t0;
 	sb_release(&path);
 	return rc;
 }
@@ -806,9 +807,9 @@ static int meta_run_cell(struct rig_ctx *ctx, const void *a)
 	for (int k = 0; k < NOPS && rc == 0; k++) {
 		if (!want[k])
 			continue;
-		uint64_t t0 = plat_clock_ns();
+		uint64_t t0 = run_time_mark(ctx->time, RT_MEASURED);
 		rc = phase[k](&m);
-		double secs = (double)(plat_clock_ns() - t0) / 1e9;
+		double secs = (double)(run_time_mark(ctx->time, RT_SETUP) - t0) / 1e9;
 		if (rc == 0 && secs > 0)
 			metric(ctx, metric_name[k], (double)m.n / secs, "ops/s");
 	}
@@ -889,7 +890,7 @@ const struct rig_module rig_module_fill = {
 		"available to an unprivileged user (f_bavail * f_frsize). Filler is removed "
 		"when the layout is torn down.",
 	.kind = MOD_WRITES,
-	.flags = MOD_SETS_LEVEL,
+	.flags = MOD_SETS_LEVEL | MOD_PREPARES,
 	.headline = { "rate", +1 },
 	.params = fill_params,
 	.args_size = sizeof(struct fill_args),

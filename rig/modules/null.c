@@ -13,6 +13,7 @@
 #include "../../platform/platform.h"
 #include "../estimate.h"
 #include "../module.h"
+#include "../run_time.h"
 #include "../util/strbuf.h"
 
 struct null_args {
@@ -43,12 +44,13 @@ static const struct rig_metric null_metrics[] = {
 static int null_run(struct rig_ctx *ctx, const void *a)
 {
 	const struct null_args *n = a;
-	uint64_t t0 = plat_clock_ns();
+	uint64_t t0 = run_time_mark(ctx->time, RT_MEASURED);
 	while (plat_clock_ns() - t0 < n->time_ns && !*ctx->cancel) {
 		struct timespec ts = { 0, 10000000 };
 		nanosleep(&ts, NULL);
 	}
 	if (n->fail) {
+		run_time_mark(ctx->time, RT_SETUP);
 		sb_addf(ctx->err, "null module asked to fail (fail: true)");
 		return -EIO;
 	}
@@ -57,7 +59,7 @@ static int null_run(struct rig_ctx *ctx, const void *a)
 		snprintf(name, sizeof(name), "f%06llu", (unsigned long long)i);
 		ctx->sink->file(ctx->sink->opaque, name, 1000000 * (i + 1), 0.01 * (double)(i + 1));
 	}
-	double secs = (double)(plat_clock_ns() - t0) / 1e9;
+	double secs = (double)(run_time_mark(ctx->time, RT_SETUP) - t0) / 1e9;
 	ctx->sink->metric(ctx->sink->opaque, "value", (double)n->value, "1");
 	ctx->sink->metric(ctx->sink->opaque, "seconds", secs, "s");
 	return 0;

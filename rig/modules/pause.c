@@ -8,6 +8,7 @@
 #include "../../platform/platform.h"
 #include "../estimate.h"
 #include "../module.h"
+#include "../run_time.h"
 #include "../util/progress.h"
 
 struct pause_args {
@@ -25,7 +26,7 @@ static const struct rig_metric pause_metrics[] = { { NULL, NULL, NULL, 0 } };
 static int pause_run(struct rig_ctx *ctx, const void *a)
 {
 	const struct pause_args *p = a;
-	uint64_t start = plat_clock_ns(), end = start + p->time_ns;
+	uint64_t start = run_time_mark(ctx->time, RT_PAUSE), end = start + p->time_ns;
 	for (;;) {
 		if (*ctx->cancel)
 			return 0;

@@ -70,6 +70,7 @@
 #include "../../platform/platform.h"
 #include "../estimate.h"
 #include "../module.h"
+#include "../run_time.h"
 #include "../util/fault.h"
 #include "../util/payload.h"
 #include "../util/strbuf.h"
@@ -387,8 +388,10 @@ static void reset_pass(struct randio_run *r)
 /* Start every worker, fire the start when all are set up, wait for them.
  * 0, or a negative errno when threads could not be started (err set);
  * the workers' own errors are left in the workers. */
+/* The pass is a measured interval (ctx->time) from the moment the gate
+ * opens: the threads' start and their rings' setup are not. */
 static int run_workers(struct randio_run *r, enum randio_engine e, uint64_t time_ns,
-		       struct strbuf *err)
+		       struct run_time *time, struct strbuf *err)
 {
 	pthread_attr_t attr;
 	pthread_attr_init(&attr);
@@ -418,7 +421,7 @@ static int run_workers(struct randio_run *r, enum randio_engine e, uint64_t time
 		if (r->w[i].err)
 			ok = 0;
 	if (ok)
-		r->job.deadline = plat_clock_ns() + time_ns;
+		r->job.deadline = run_time_mark(time, RT_MEASURED) + time_ns;
 	r->gate.go = ok ? 1 : -1;
 	pthread_cond_broadcast(&r->gate.cv);
 	pthread_mutex_unlock(&r->gate.mu);
@@ -489,7 +492,9 @@ static int measure_pass(struct rig_ctx *ctx, struct randio_run *r, const struct 
 			enum randio_engine e, int direct, const char *path, struct randio_pass *out)
 {
 	reset_pass(r);
-	int rc = run_workers(r, e, sp->time_ns, ctx->err);
+	int rc = run_workers(r, e, sp->time_ns, ctx->time, ctx->err);
+	if (rc < 0 || !sp->write)
+		run_time_mark(ctx->time, RT_SETUP);
 	if (rc < 0)
 		return rc;
 	for (unsigned i = 0; i < r->nw; i++) {
@@ -499,6 +504,8 @@ static int measure_pass(struct rig_ctx *ctx, struct randio_run *r, const struct 
 			break;
 		}
 	}
+	if (*ctx->cancel || rc < 0)
+		run_time_mark(ctx->time, RT_SETUP);
 	if (*ctx->cancel)
 		return 1;
 	if (rc < 0)
@@ -506,9 +513,10 @@ static int measure_pass(struct rig_ctx *ctx, struct randio_run *r, const struct 
 
 	uint64_t sync_ns = 0;
 	if (sp->write) {
+		/* Still measured: the sync is in the pass's seconds. */
 		uint64_t t = plat_clock_ns();
 		rc = fault_full_sync(r->job.fd);
-		sync_ns = plat_clock_ns() - t;
+		sync_ns = run_time_mark(ctx->time, RT_SETUP) - t;
 		if (rc < 0) {
 			sb_addf(ctx->err, "cannot sync %s: %s", path, strerror(-rc));
 			return rc;

@@ -57,6 +57,7 @@
 #include "../../platform/platform.h"
 #include "../estimate.h"
 #include "../module.h"
+#include "../run_time.h"
 #include "../util/fit.h"
 #include "../util/fault.h"
 #include "../util/payload.h"
@@ -246,7 +247,7 @@ struct writer {
 static int write_one(struct rig_ctx *ctx, struct writer *w, const char *path,
 		     const struct seqio_file *f, uint64_t *ns, int *direct_applied, int *tail)
 {
-	uint64_t t0 = plat_clock_ns();
+	uint64_t t0 = run_time_mark(ctx->time, RT_MEASURED);
 	int applied = 0;
 	int fd = plat_open_data(path, O_WRONLY | O_CREAT | O_TRUNC, 0644, ctx->direct, &applied);
 	if (fd < 0) {
@@ -294,7 +295,7 @@ static int write_one(struct rig_ctx *ctx, struct writer *w, const char *path,
 		rc = -errno;
 		sb_addf(ctx->err, "cannot close %s: %s", path, strerror(-rc));
 	}
-	*ns = plat_clock_ns() - t0;
+	*ns = run_time_mark(ctx->time, RT_SETUP) - t0;
 	return rc;
 }
 
@@ -532,7 +533,7 @@ static int drop_cached(struct rig_ctx *ctx, const struct seqio_set *set)
 static int read_one(struct rig_ctx *ctx, const char *path, const struct seqio_file *f,
 		    void *buf, size_t blk, uint64_t *ns, int *direct_applied)
 {
-	uint64_t t0 = plat_clock_ns();
+	uint64_t t0 = run_time_mark(ctx->time, RT_MEASURED);
 	int applied = 0;
 	int fd = plat_open_data(path, O_RDONLY, 0, ctx->direct, &applied);
 	if (fd < 0) {
@@ -567,7 +568,7 @@ static int read_one(struct rig_ctx *ctx, const char *path, const struct seqio_fi
 		rc = -errno;
 		sb_addf(ctx->err, "cannot close %s: %s", path, strerror(-rc));
 	}
-	*ns = plat_clock_ns() - t0;
+	*ns = run_time_mark(ctx->time, RT_SETUP) - t0;
 	return rc;
 }
 
@@ -589,7 +590,9 @@ static int read_run(struct rig_ctx *ctx, const void *a)
 		return -ENOMEM;
 	}
 	memset(buf, 0, blk); /* fault the pages in now, not inside the timing */
+	run_time_mark(ctx->time, RT_FLUSH);
 	int rc = drop_cached(ctx, set);
+	run_time_mark(ctx->time, RT_SETUP);
 	if (rc < 0) {
 		free(buf);
 		return rc;

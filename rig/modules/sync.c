@@ -36,6 +36,7 @@
 
 #include "../../platform/platform.h"
 #include "../module.h"
+#include "../run_time.h"
 #include "../util/strbuf.h"
 #include "source.h"
 #include "sync_copy.h"
@@ -93,7 +94,7 @@ static int sync_run(struct rig_ctx *ctx, const void *a)
 	struct sync_counts c;
 	memset(&c, 0, sizeof(c));
 	sync(); /* earlier steps' dirty data is not this step's to flush */
-	uint64_t t0 = plat_clock_ns();
+	uint64_t t0 = run_time_mark(ctx->time, RT_MEASURED);
 	rc = sync_tree(src.buf, dst.buf, &o, &c, ctx->err);
 	if (rc == 0) {
 		int fd = open(dst.buf, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -104,7 +105,7 @@ static int sync_run(struct rig_ctx *ctx, const void *a)
 			sync();
 		}
 	}
-	uint64_t ns = plat_clock_ns() - t0;
+	uint64_t ns = run_time_mark(ctx->time, RT_SETUP) - t0;
 
 	if (rc == 0 && (c.dirs != t->dirs + 1 || c.files != t->files || c.src_bytes != t->bytes)) {
 		sb_addf(ctx->err, "the source in %s is not what was built there: found %llu "

@@ -68,6 +68,7 @@
 #include "../../platform/platform.h"
 #include "../estimate.h"
 #include "../module.h"
+#include "../run_time.h"
 #include "../util/fault.h"
 #include "../util/payload.h"
 #include "../util/prng.h"
@@ -542,7 +543,7 @@ int tree_build(struct rig_ctx *ctx, const struct tree_args *args, const char *ro
 				"them durable");
 
 	sync(); /* earlier steps' dirty data is not this step's to flush */
-	uint64_t t0 = plat_clock_ns();
+	uint64_t t0 = run_time_mark(ctx->time, RT_MEASURED);
 	int fd = -1;
 	if (mkdir(t->root, 0755) < 0) {
 		rc = -errno;
@@ -555,7 +556,7 @@ int tree_build(struct rig_ctx *ctx, const struct tree_args *args, const char *ro
 		if (rc == 0)
 			tree_sync_volume(fd);
 	}
-	res->ns = plat_clock_ns() - t0;
+	res->ns = run_time_mark(ctx->time, RT_SETUP) - t0;
 	if (fd >= 0)
 		close(fd);
 	payload_release(&b->pay);
@@ -648,6 +649,7 @@ const struct rig_module rig_module_tree = {
 		"(outside the target) instead, by the first cell of the phase only, as a source "
 		"for `sync`; those cells record a note `source` and no samples.",
 	.kind = MOD_WRITES,
+	.flags = MOD_PREPARES,
 	.headline = { "files_per_s", +1 },
 	.params = tree_params,
 	.args_size = sizeof(struct tree_args),

@@ -52,6 +52,7 @@
 #include "../../platform/platform.h"
 #include "../estimate.h"
 #include "../module.h"
+#include "../run_time.h"
 #include "../util/fault.h"
 #include "../util/payload.h"
 #include "../util/prng.h"
@@ -154,7 +155,9 @@ static void make_cold(struct rig_ctx *ctx)
 	} else {
 		const char *name = "the cache drop";
 		struct strbuf why = STRBUF_INIT;
+		run_time_mark(ctx->time, RT_FLUSH);
 		int rc = plat_drop_caches(ctx->sp, &name, &why);
+		run_time_mark(ctx->time, RT_SETUP);
 		if (rc == 0)
 			sb_addf(&v, "cold: %s by the step, just before the walk", name);
 		else
@@ -205,9 +208,9 @@ static int enumerate_run(struct rig_ctx *ctx, const void *a)
 		return rc < 0 ? rc : 0;
 
 	struct walk_counts c = { 0, 0, 0, 0 };
-	uint64_t t0 = plat_clock_ns();
+	uint64_t t0 = run_time_mark(ctx->time, RT_MEASURED);
 	rc = walk_tree(t->root, &o, &c, ctx->err);
-	uint64_t ns = plat_clock_ns() - t0;
+	uint64_t ns = run_time_mark(ctx->time, RT_SETUP) - t0;
 	if (rc)
 		return rc < 0 ? rc : 0;
 
@@ -358,7 +361,7 @@ int tree_churn(struct rig_ctx *ctx, struct tree_state *t, double fraction, uint6
 	sync();
 
 	uint64_t done = 0, words = (n + 63) / 64;
-	uint64_t t0 = plat_clock_ns();
+	uint64_t t0 = run_time_mark(ctx->time, RT_MEASURED);
 	for (uint64_t w = 0; w < words && rc == 0; w++) {
 		for (uint64_t word = bits[w]; word && rc == 0; word &= word - 1) {
 			if (*ctx->cancel) {
@@ -372,7 +375,7 @@ int tree_churn(struct rig_ctx *ctx, struct tree_state *t, double fraction, uint6
 	}
 	if (rc == 0)
 		tree_sync_volume(ch->rootfd);
-	*ns_out = plat_clock_ns() - t0;
+	*ns_out = run_time_mark(ctx->time, RT_SETUP) - t0;
 	*done_out = done;
 	close(ch->rootfd);
 	payload_release(&ch->pay);
