@@ -367,6 +367,8 @@ static void parse_root(struct pctx *c, yaml_node_t *root)
 	plan_check_keep(c);
 	plan_check_conditions(c);
 	plan_check_vars(c);
+	if (k[K_DESC].val && !c->d->nerrors)
+		plan_check_description(c, plan_node_mark(k[K_DESC].val));
 }
 
 /* Report libyaml's problem (a syntax error) at its mark. */

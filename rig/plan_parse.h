@@ -142,6 +142,11 @@ const struct binding *plan_var_use(struct pctx *c, const char *name);
 void plan_check_vars(struct pctx *c);
 void plan_vars_free(struct plan *p);
 
+/* The description's stated counts ("160 test files") against the plan's
+ * (plan_describe.c): a warning at `at` (the description) for each that no
+ * step, cycle, sweep, repeat or layout has. */
+void plan_check_description(struct pctx *c, struct mark at);
+
 /* The step list (plan_steps.c). */
 void plan_parse_steps(struct pctx *c, yaml_node_t *seq, struct plan_step **out, size_t *n);
 void plan_steps_free(struct plan_step *s, size_t n);
