@@ -12,14 +12,18 @@
  */
 #include <ctype.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "diag.h"
 #include "module.h"
 #include "plan.h"
 #include "plan_parse.h"
+#include "units.h"
 #include "util/strbuf.h"
+#include "util/xalloc.h"
 
 /* The kinds of count a description may state, by the words that name them. */
 enum count_kind { CK_FILES, CK_CYCLES, CK_REPEATS, CK_PASSES, CK_LEVELS, CK_VOLUMES, CK_N };
@@ -50,12 +54,7 @@ static void add(struct counts *c, enum count_kind k, uint64_t v)
 	for (size_t i = 0; i < c->n[k]; i++)
 		if (c->v[k][i] == v)
 			return;
-	if (c->n[k] == c->alloc[k]) {
-		c->alloc[k] = c->alloc[k] ? 2 * c->alloc[k] : 8;
-		c->v[k] = realloc(c->v[k], c->alloc[k] * sizeof(uint64_t));
-		if (!c->v[k])
-			abort();
-	}
+	XGROW(c->v[k], c->n[k] + 1, c->alloc[k]);
 	c->v[k][c->n[k]++] = v;
 }
 
@@ -123,15 +122,22 @@ static int read_number(const char *p, uint64_t *v, const char **end)
 	return 0;
 }
 
-/* A lowercase unit that may follow a number: not a word that is counted. */
+/* A unit after a number ("ms", "gb"): what units.c reads as a size or a
+ * duration, or would suggest one for ("1gb" -> "1GB"). Not a counted word. */
 static int is_unit(const char *p, size_t len)
 {
-	static const char *const units[] = { "s", "ms", "us", "ns", "m", "min", "h", "rpm",
-					     "k", "kb", "kib", "mb", "mib", "gb", "gib", "tb", "x" };
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (strlen(units[i]) == len && !strncasecmp(p, units[i], len))
-			return 1;
-	return 0;
+	if (len > 16)
+		return 0;
+	char text[24];
+	snprintf(text, sizeof(text), "1%.*s", (int)len, p);
+	uint64_t v;
+	const char *why = NULL;
+	struct strbuf hint = STRBUF_INIT;
+	int unit = units_parse_size(text, &v, &why) == 0 ||
+		   units_parse_duration(text, &v, &why) == 0 ||
+		   units_suggest(&hint, text, UNITS_SIZE) || units_suggest(&hint, text, UNITS_DURATION);
+	sb_release(&hint);
+	return unit;
 }
 
 /* The kind of count the words after a number name, or -1: the first of at
