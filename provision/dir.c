@@ -15,39 +15,11 @@
 #include <unistd.h>
 
 #include "../platform/platform.h"
+#include "../rig/util/files.h"
 #include "../rig/util/strbuf.h"
 #include "../rig/util/xalloc.h"
 #include "command.h"
 #include "provision.h"
-
-/* mkdir -p, without a shell. */
-static int mkdirs(const char *path, struct strbuf *err)
-{
-	struct strbuf sb = STRBUF_INIT;
-	sb_adds(&sb, path);
-	for (char *p = sb.buf + 1;; p++) {
-		if (*p == '/' || *p == '\0') {
-			char c = *p;
-			*p = '\0';
-			if (mkdir(sb.buf, 0777) < 0 && errno != EEXIST) {
-				int e = errno;
-				sb_addf(err, "cannot create directory %s: %s", sb.buf, strerror(e));
-				sb_release(&sb);
-				return -e;
-			}
-			*p = c;
-			if (!c)
-				break;
-		}
-	}
-	sb_release(&sb);
-	struct stat st;
-	if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		sb_addf(err, "cannot use %s: not a directory", path);
-		return -ENOTDIR;
-	}
-	return 0;
-}
 
 static void work_dir(struct strbuf *sb, const char *dir, const char *run_id)
 {
@@ -117,7 +89,7 @@ static int dir_prepare(struct provision_ctx *ctx)
 {
 	const struct plan_target *t = &ctx->plan->target;
 	for (size_t i = 0; i < t->ndirs; i++) {
-		int rc = mkdirs(t->dirs[i], ctx->err);
+		int rc = files_mkdirs(t->dirs[i], ctx->err);
 		if (rc < 0)
 			return rc;
 		if (access(t->dirs[i], W_OK | X_OK) < 0) {
@@ -199,7 +171,7 @@ static int dir_keys(const struct plan *p, int create, struct target_keys *keys, 
 {
 	const struct plan_target *t = &p->target;
 	for (size_t i = 0; i < t->ndirs; i++) {
-		int rc = create ? mkdirs(t->dirs[i], err) : 0;
+		int rc = create ? files_mkdirs(t->dirs[i], err) : 0;
 		if (rc < 0)
 			return rc;
 		struct stat st;

@@ -21,6 +21,7 @@
 
 #include "plan.h"
 #include "plan_parse.h"
+#include "util/files.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
 
@@ -458,22 +459,11 @@ struct plan *plan_parse_text(const char *name, const char *text, size_t len,
 
 struct plan *plan_parse_file(const char *path, const struct plan_options *opt, struct diag *d)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		d->file = path;
-		diag_error(d, (struct mark){ 0, 0, 0 }, "cannot read plan %s: %s", path, strerror(errno));
-		return NULL;
-	}
 	struct strbuf sb = STRBUF_INIT;
-	char buf[65536];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		sb_add(&sb, buf, n);
-	int err = ferror(f) ? errno : 0;
-	fclose(f);
-	if (err) {
+	int rc = files_read(path, &sb);
+	if (rc < 0) {
 		d->file = path;
-		diag_error(d, (struct mark){ 0, 0, 0 }, "cannot read plan %s: %s", path, strerror(err));
+		diag_error(d, (struct mark){ 0, 0, 0 }, "cannot read plan %s: %s", path, strerror(-rc));
 		sb_release(&sb);
 		return NULL;
 	}

@@ -27,6 +27,7 @@
 #include "run.h"
 #include "schedule.h"
 #include "store.h"
+#include "util/files.h"
 #include "util/sysinfo.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
@@ -74,17 +75,12 @@ static int check_plan_file(const char *dir, const struct resume_info *ri, struct
 		      stored = STRBUF_INIT;
 	sb_addf(&path, "%s/plan.yaml", dir);
 	int rc = 0;
-	FILE *f = fopen(path.buf, "rb");
-	if (!f) {
-		sb_addf(err, "cannot read %s: %s", path.buf, strerror(errno));
+	int e = files_read(path.buf, &text);
+	if (e < 0) {
+		sb_addf(err, "cannot read %s: %s", path.buf, strerror(-e));
 		rc = -ENOENT;
 		goto out;
 	}
-	char buf[8192];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		sb_add(&text, buf, n);
-	fclose(f);
 	sysinfo_sha256_hex(text.buf, text.len, &hash);
 	if (ri->plan_text)
 		sysinfo_sha256_hex(ri->plan_text, strlen(ri->plan_text), &stored);

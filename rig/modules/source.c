@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "../module.h"
+#include "../util/files.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
 #include "tree.h"
@@ -60,34 +61,6 @@ static void note(struct rig_ctx *ctx, const char *key, const char *value)
 
 /* --- the state file --- */
 
-static int read_all(const char *path, struct strbuf *out, struct strbuf *err)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		int e = errno;
-		if (e != ENOENT)
-			sb_addf(err, "cannot open %s: %s", path, strerror(e));
-		return -e;
-	}
-	char buf[65536];
-	for (;;) {
-		ssize_t r = read(fd, buf, sizeof(buf));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			int e = errno;
-			sb_addf(err, "cannot read %s: %s", path, strerror(e));
-			close(fd);
-			return -e;
-		}
-		if (r == 0)
-			break;
-		sb_add(out, buf, (size_t)r);
-	}
-	close(fd);
-	return 0;
-}
-
 int source_load(const char *dir, struct tree_state **t, char **instance, struct strbuf *err)
 {
 	*t = NULL;
@@ -95,7 +68,9 @@ int source_load(const char *dir, struct tree_state **t, char **instance, struct 
 		*instance = NULL;
 	struct strbuf path = STRBUF_INIT, data = STRBUF_INIT, root = STRBUF_INIT;
 	sb_addf(&path, "%s/%s", dir, SOURCE_STATE);
-	int rc = read_all(path.buf, &data, err);
+	int rc = files_read(path.buf, &data);
+	if (rc < 0 && rc != -ENOENT)
+		sb_addf(err, "cannot read %s: %s", path.buf, strerror(-rc));
 	if (rc == -ENOENT)
 		sb_addf(err, "no tree in %s (no %s): a `tree` step with `at: %s` builds one", dir,
 			SOURCE_STATE, dir);
@@ -225,24 +200,6 @@ static int source_save(const char *dir, const struct tree_state *t, const char *
 /* --- the folder --- */
 
 /* Make dir and its missing parents. */
-static int make_dirs(const char *dir)
-{
-	struct strbuf p = STRBUF_INIT;
-	int rc = 0;
-	for (const char *c = dir; rc == 0;) {
-		const char *slash = strchr(c + 1, '/');
-		sb_reset(&p);
-		sb_add(&p, dir, slash ? (size_t)(slash - dir) : strlen(dir));
-		if (mkdir(p.buf, 0755) < 0 && errno != EEXIST)
-			rc = -errno;
-		if (!slash)
-			break;
-		c = slash;
-	}
-	sb_release(&p);
-	return rc;
-}
-
 /* 1 when dir has no entries, 0 when it has, or a negative errno. */
 static int is_empty(const char *dir)
 {
@@ -280,7 +237,7 @@ int source_folder(struct rig_ctx *ctx, const char *dir, int create)
 		if (rc != -ENOENT || !create)
 			sb_addf(ctx->err, "cannot use source folder %s: %s%s", dir, strerror(-rc),
 				rc == -ENOENT ? " (a `tree` step with `at` makes it)" : "");
-		else if ((rc = make_dirs(dir)) < 0)
+		else if ((rc = files_mkdirs(dir, NULL)) < 0)
 			sb_addf(ctx->err, "cannot create source folder %s: %s", dir, strerror(-rc));
 	} else if (!S_ISDIR(st.st_mode)) {
 		sb_addf(ctx->err, "source folder %s is not a folder", dir);
