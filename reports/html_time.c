@@ -50,13 +50,13 @@ static void head(struct strbuf *h, const char *first, const int *shown, int esti
 {
 	sb_addf(h, "<div class=\"wrap\"><table>\n<thead><tr><th>%s</th>", first);
 	if (estimate)
-		sb_adds(h, "<th class=\"num\">estimate</th>");
-	sb_adds(h, "<th class=\"num\">wall</th>");
+		sb_adds(h, "<th class=\"num\">estimate (s)</th>");
+	sb_adds(h, "<th class=\"num\">wall (s)</th>");
 	if (estimate)
 		sb_adds(h, "<th class=\"num\">wall / estimate</th>");
 	for (int c = 0; c < RT_NCAT; c++)
 		if (shown[c])
-			sb_addf(h, "<th class=\"num\">%s</th>", run_time_name((enum run_time_cat)c));
+			sb_addf(h, "<th class=\"num\">%s (s)</th>", run_time_name((enum run_time_cat)c));
 	sb_adds(h, "<th class=\"num\">measured share</th></tr></thead>\n<tbody>\n");
 }
 

@@ -256,7 +256,7 @@ static void test_run_accounting(void)
 	CU_ASSERT_PTR_NOT_NULL(tm);
 	CU_ASSERT_PTR_NOT_NULL(tm ? strstr(tm, "a measured share of <b>") : NULL);
 	CU_ASSERT_PTR_NOT_NULL(tm ? strstr(tm, "<th class=\"num\">wall / estimate</th>") : NULL);
-	CU_ASSERT_PTR_NOT_NULL(tm ? strstr(tm, "<th class=\"num\">pause</th>") : NULL);
+	CU_ASSERT_PTR_NOT_NULL(tm ? strstr(tm, "<th class=\"num\">pause (s)</th>") : NULL);
 	CU_ASSERT_PTR_NOT_NULL(tm ? strstr(tm, "2 tree (2 cells)") : NULL);
 	/* The first report cannot hold its own time; a redraw does. */
 	CU_ASSERT_PTR_NOT_NULL(tm ? strstr(tm, "Report generation is recorded after") : NULL);
