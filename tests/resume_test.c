@@ -1097,7 +1097,7 @@ static void test_journal_without_log(void)
 		struct fx f;
 		fx_open(&f, "rig: 1\nname: jrnl\ntarget:\n  image: { path: \"%s/j.img\", size: 64M }\n"
 			    "layouts:\n  - name: two\n    partitions:\n"
-			    "      - { name: p1, fs: ext4, size: 50% }\n"
+			    "      - { name: p1, fs: ext4, size: 50%% }\n"
 			    "      - { name: p2, fs: ext4, size: rest }\n",
 			"report: { formats: [csv] }\ncache: { flush: false, direct: false }\n"
 			"steps:\n  - null: { value: 1 }\n");
