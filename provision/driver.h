@@ -18,13 +18,21 @@
 #define RIG_PROVISION_DRIVER_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct strbuf;
 struct backend_ops;
+struct plan_layout;
+struct provision_ctx;
+struct volume;
 
 /* A file system a driver can make. */
 struct prov_fs {
 	const char *name;    /* as plans write it: "apfs", "ext4" */
+	/* Other names a plan may give it, NULL ended (NULL: none): the
+	 * platform tool's own ("jhfs+" for hfs+), compared without case;
+	 * the plan keeps the name above. */
+	const char *const *aliases;
 	int case_sensitive;  /* names differ by case alone: 1; fold case: 0 */
 	/* How a partition of it is kept and resized by a `keep: true` layout
 	 * (in words, for messages), or NULL: it cannot be kept. */
@@ -51,6 +59,64 @@ enum {
 	PROV_CAN_INDEX = 1u << 2,
 };
 
+/*
+ * Where a partition of a layout goes, as the driver would make it on a
+ * target of a given size: its first byte from the start of the disk and
+ * its length. A driver whose tool places partitions itself (diskutil)
+ * gives the start it expects; the volume's real offset comes from the
+ * tool afterwards.
+ */
+struct prov_extent {
+	uint64_t start, bytes;
+};
+
+/*
+ * A driver's primitive operations, on its state (ctx->state, made by its
+ * backend's prepare). The engine (engine.h, prov_engine_provision and
+ * prov_engine_teardown) calls them in one order for every platform:
+ *
+ *   provision  begin(li); image targets: create_image, attach; disk
+ *              targets: open_disk; partition(li); then per partition k:
+ *              format (NULL: partition made the file systems, as
+ *              diskutil partitionDisk does), mount, conditions; and
+ *              volume(k) describes what is handed to the modules.
+ *              Ctrl-C is looked at between any two of them.
+ *   teardown   unmount(k) for every volume, the last first; end_volumes;
+ *              image targets: detach, delete_image; disk targets:
+ *              release_disk.
+ *
+ * Each returns 0 or a negative errno with the reason in ctx->err. The
+ * teardown primitives undo only what their state says was done, so they
+ * are safe after a partial provision and a second time; the engine goes on
+ * after a failed one and reports every failure.
+ */
+struct prov_prims {
+	/* Where the partitions of l go on a target of total bytes with
+	 * sector-byte sectors (out: l's nparts extents); 0, or -ENOSPC /
+	 * -EINVAL with the reason in why. Pure: `rig plan` and the estimates
+	 * use it too. */
+	int (*fit)(const struct plan_layout *l, uint64_t total, uint32_t sector,
+		   struct prov_extent *out, struct strbuf *why);
+	int (*begin)(struct provision_ctx *ctx, size_t li);
+	int (*create_image)(struct provision_ctx *ctx);
+	int (*attach)(struct provision_ctx *ctx);
+	int (*open_disk)(struct provision_ctx *ctx);
+	int (*partition)(struct provision_ctx *ctx, size_t li);
+	int (*format)(struct provision_ctx *ctx, size_t li, size_t k);
+	int (*mount)(struct provision_ctx *ctx, size_t li, size_t k);
+	int (*conditions)(struct provision_ctx *ctx, size_t li, size_t k);
+	void (*volume)(struct provision_ctx *ctx, size_t li, size_t k, struct volume *v);
+	size_t (*volumes)(const struct provision_ctx *ctx); /* how many the state holds */
+	int (*unmount)(struct provision_ctx *ctx, size_t k);
+	void (*end_volumes)(struct provision_ctx *ctx);
+	int (*detach)(struct provision_ctx *ctx);
+	int (*delete_image)(struct provision_ctx *ctx);
+	int (*release_disk)(struct provision_ctx *ctx);
+	/* Whether a teardown left something (the end of the run tries once more). */
+	int (*left)(const struct provision_ctx *ctx);
+	void (*free_state)(void *state);
+};
+
 struct prov_driver {
 	const char *name;            /* "linux": --platform, the store, messages */
 	const struct prov_fs *fs;    /* the file systems it makes, name == NULL ends */
@@ -71,7 +137,11 @@ struct prov_driver {
 	 * cannot tell). The resumed run's wait for orphans (provision.c).
 	 */
 	int (*procs_using)(const char *const *needles, struct strbuf *what);
-	const struct backend_ops *ops; /* provisioning of image and disk targets */
+	/* Provisioning of image and disk targets: the layout-level ops the
+	 * runner calls (provision.h); provision, teardown and finish are the
+	 * engine's, driving prims. */
+	const struct backend_ops *ops;
+	const struct prov_prims *prims;
 };
 
 /* Every driver built in, NULL ended (generated: build/.../drivers.inc). */
@@ -83,7 +153,7 @@ const struct prov_driver *prov_driver_find(const char *name);
 const struct prov_driver *prov_driver_host(void);
 /* "linux or macos": the names of the drivers, for messages. */
 void prov_driver_names(struct strbuf *sb);
-/* d's file system called name, or NULL. */
+/* d's file system called name or one of its aliases, or NULL. */
 const struct prov_fs *prov_driver_fs(const struct prov_driver *d, const char *name);
 /* The first driver (in prov_drivers order) that can make fs, or NULL. */
 const struct prov_driver *prov_driver_of_fs(const char *fs);

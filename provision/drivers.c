@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <string.h>
+#include <strings.h>
 
 #include "../platform/platform.h"
 #include "../rig/util/strbuf.h"
@@ -49,6 +50,10 @@ const struct prov_fs *prov_driver_fs(const struct prov_driver *d, const char *na
 	for (const struct prov_fs *f = d ? d->fs : NULL; f && f->name; f++)
 		if (!strcmp(f->name, name))
 			return f;
+	for (const struct prov_fs *f = d ? d->fs : NULL; f && f->name; f++)
+		for (const char *const *a = f->aliases; a && *a; a++)
+			if (!strcasecmp(*a, name))
+				return f;
 	return NULL;
 }
 

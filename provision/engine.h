@@ -15,17 +15,34 @@
 
 typedef int (*prov_teardown_fn)(struct provision_ctx *ctx, size_t li);
 
+/*
+ * The layout-level ops of a driver's backend (provision.h, struct
+ * backend_ops), the same for every platform: the order of the primitives
+ * of the plan's driver (driver.h, struct prov_prims). provision is
+ * from scratch and undoes what it did when it fails; teardown is safe
+ * after a partial provision and a second time; finish tears down once
+ * more what a failed teardown left and frees the driver's state.
+ */
+int prov_engine_provision(struct provision_ctx *ctx, size_t li, struct volume **vols,
+			  size_t *nvols);
+int prov_engine_teardown(struct provision_ctx *ctx, size_t li);
+void prov_engine_finish(struct provision_ctx *ctx);
+
+/*
+ * Every layout of ctx's plan fitted to a target of total bytes with
+ * sector-byte sectors, by its driver's fit: per layout an array of its
+ * partitions' extents, NULL ended (free with prov_fits_free). NULL with
+ * "layout NAME does not fit WHAT (N bytes): why" in ctx->err, what being
+ * "the image" or the disk's device.
+ */
+struct prov_extent **prov_fit_layouts(struct provision_ctx *ctx, uint64_t total, uint32_t sector);
+void prov_fits_free(struct prov_extent **fits);
+
 /* v as partition k of layout li: its name, file system and position from
  * the plan, where modules work (dir), its device (may be NULL), and its
  * byte range [start, end) when known (end > start). */
 void prov_volume_set(struct volume *v, const struct provision_ctx *ctx, size_t li, size_t k,
 		     const char *dir, const char *device, uint64_t start, uint64_t end);
-
-/* The end of a provision: on rc < 0 the volumes v[n] are released and
- * what was done is torn down (prov_undo), and rc returned; else *vols and
- * *nvols get them and 0 is returned. */
-int prov_provision_end(struct provision_ctx *ctx, size_t li, prov_teardown_fn teardown, int rc,
-		       struct volume *v, size_t n, struct volume **vols, size_t *nvols);
 
 /*
  * The end of an image file rig made: kept (keep: true) or deleted, said in
@@ -40,12 +57,6 @@ int prov_image_end(struct provision_ctx *ctx, const char *file, const char *obje
 /* A teardown's last step: ctx->err says every error it collected in acc
  * (prov_teardown_error), acc is released, rc returned. */
 int prov_teardown_done(struct provision_ctx *ctx, struct strbuf *acc, int rc);
-
-/* At the end of a run, when left is set (a failed teardown left
- * something): one more teardown, a warning when it fails; then free_state
- * the driver's state and forget it. */
-void prov_finish(struct provision_ctx *ctx, int left, prov_teardown_fn teardown,
-		 void (*free_state)(void *state));
 
 /* A resumed run: tear down what the killed run left, described by the
  * driver's state (as if this process had provisioned it); ctx->state is

@@ -84,6 +84,17 @@ static void disk_guid(struct strbuf *sb, const char *run_id, size_t li)
 
 static int has_partitions(const struct lx *s);
 
+/* Partition k of layout li as the fitted layout puts it, in sectors. */
+static uint64_t first_sector(const struct lx *s, size_t li, size_t k)
+{
+	return s->fit[li][k].start / s->sector;
+}
+
+static uint64_t last_sector(const struct lx *s, size_t li, size_t k)
+{
+	return (s->fit[li][k].start + s->fit[li][k].bytes) / s->sector - 1;
+}
+
 static int write_table(struct provision_ctx *ctx, struct lx *s, size_t li)
 {
 	const struct plan_layout *l = &ctx->plan->layouts[li];
@@ -118,10 +129,10 @@ static int write_table(struct provision_ctx *ctx, struct lx *s, size_t li)
 	argv[n++] = args[a++].buf;
 	for (size_t i = 0; i < l->nparts; i++) {
 		sb_init(&args[a]);
-		if (s->geo)
+		if (s->fit)
 			sb_addf(&args[a], "--new=%zu:%llu:%llu", i + 1,
-				(unsigned long long)s->geo[li][i].first,
-				(unsigned long long)s->geo[li][i].last);
+				(unsigned long long)first_sector(s, li, i),
+				(unsigned long long)last_sector(s, li, i));
 		else
 			sb_addf(&args[a], "--new=%zu:START%zu:END%zu", i + 1, i + 1, i + 1);
 		argv[n++] = args[a++].buf;
@@ -201,21 +212,21 @@ static int wait_node(struct provision_ctx *ctx, struct lx *s, size_t li, size_t 
 		lx_sleep_ms(20);
 		waited += 20;
 	}
-	if (!s->geo)
+	if (!s->fit)
 		return 0;
 	char *start = linux_attr(s->root, "/sys/block/%s/%s/start", lx_base_name(s->disk),
 				 lx_base_name(part));
 	char *size = linux_attr(s->root, "/sys/block/%s/%s/size", lx_base_name(s->disk),
 				lx_base_name(part));
 	uint64_t per = s->sector / 512; /* sysfs counts 512-byte units */
-	const struct gpt_part *g = &s->geo[li][k];
-	int ok = start && size && strtoull(start, NULL, 10) == g->first * per &&
-		 strtoull(size, NULL, 10) == (g->last - g->first + 1) * per;
+	const struct gpt_part g = { first_sector(s, li, k), last_sector(s, li, k) };
+	int ok = start && size && strtoull(start, NULL, 10) == g.first * per &&
+		 strtoull(size, NULL, 10) == (g.last - g.first + 1) * per;
 	if (!ok)
 		sb_addf(ctx->err, "the kernel sees %s at start %s, size %s (512-byte units); the "
 				  "table rig wrote says %llu, %llu", part, start ? start : "?",
-			size ? size : "?", (unsigned long long)(g->first * per),
-			(unsigned long long)((g->last - g->first + 1) * per));
+			size ? size : "?", (unsigned long long)(g.first * per),
+			(unsigned long long)((g.last - g.first + 1) * per));
 	free(start);
 	free(size);
 	return ok ? 0 : -EIO;
@@ -383,10 +394,10 @@ static char *volume_facts(struct provision_ctx *ctx, struct lx *s, size_t li, si
 	};
 	struct prov_cond_text ct;
 	lx_cond_facts(ctx, pt, &f, &ct);
-	if (s->geo) {
+	if (s->fit) {
 		f.has_sectors = 1;
-		f.first_sector = s->geo[li][k].first;
-		f.last_sector = s->geo[li][k].last;
+		f.first_sector = first_sector(s, li, k);
+		f.last_sector = last_sector(s, li, k);
 		f.partition_bytes = (f.last_sector - f.first_sector + 1) * s->sector;
 	}
 	struct statvfs sv;
@@ -413,11 +424,7 @@ static void free_state(void *state)
 	free(s->run_abs);
 	free(s->mnt_root);
 	free(s->image);
-	if (s->geo) {
-		for (size_t i = 0; s->geo[i]; i++)
-			free(s->geo[i]);
-		free(s->geo);
-	}
+	prov_fits_free(s->fit);
 	disk_facts_release(&s->facts);
 	disk_identity_release(&s->id);
 	free(s->disk);
@@ -425,22 +432,18 @@ static void free_state(void *state)
 	free(s);
 }
 
-static int layouts_fit(struct provision_ctx *ctx, struct lx *s)
+/* The driver's fit (driver.h): gpt_layout's sectors as byte extents. */
+static int lx_fit(const struct plan_layout *l, uint64_t total, uint32_t sector,
+		  struct prov_extent *out, struct strbuf *why)
 {
-	const struct plan *p = ctx->plan;
-	s->geo = xcalloc(p->nlayouts + 1, sizeof(*s->geo));
-	for (size_t li = 0; li < p->nlayouts; li++) {
-		s->geo[li] = xcalloc(p->layouts[li].nparts, sizeof(struct gpt_part));
-		struct strbuf e = STRBUF_INIT;
-		if (gpt_layout(&p->layouts[li], s->bytes, s->sector, s->geo[li], &e) < 0) {
-			sb_addf(ctx->err, "layout %s does not fit %s: %s", p->layouts[li].name,
-				s->is_image ? "the image" : ctx->plan->target.device, e.buf);
-			sb_release(&e);
-			return -ENOSPC;
-		}
-		sb_release(&e);
+	struct gpt_part *g = xcalloc(l->nparts ? l->nparts : 1, sizeof(*g));
+	int rc = gpt_layout(l, total, sector, g, why);
+	for (size_t k = 0; k < l->nparts && rc == 0; k++) {
+		out[k].start = g[k].first * sector;
+		out[k].bytes = (g[k].last - g[k].first + 1) * sector;
 	}
-	return 0;
+	free(g);
+	return rc;
 }
 
 static int lx_prepare(struct provision_ctx *ctx)
@@ -538,8 +541,8 @@ static int lx_prepare(struct provision_ctx *ctx)
 		s->bytes = s->facts.size;
 		s->sector = s->facts.sector ? s->facts.sector : 512;
 	}
-	if (rc == 0 && s->bytes)
-		rc = layouts_fit(ctx, s);
+	if (rc == 0 && s->bytes && !(s->fit = prov_fit_layouts(ctx, s->bytes, s->sector)))
+		rc = -ENOSPC;
 	if (rc < 0) {
 		free_state(s);
 		return rc;
@@ -548,33 +551,44 @@ static int lx_prepare(struct provision_ctx *ctx)
 	return 0;
 }
 
-static int lx_teardown(struct provision_ctx *ctx, size_t li);
+/* --- the primitives (driver.h), in the engine's order --- */
 
-static int lx_provision(struct provision_ctx *ctx, size_t li, struct volume **vols, size_t *nvols)
+static int lx_begin(struct provision_ctx *ctx, size_t li)
+{
+	struct lx *s = ctx->state;
+	s->v = xcalloc(ctx->plan->layouts[li].nparts, sizeof(*s->v));
+	s->nv = ctx->plan->layouts[li].nparts;
+	return 0;
+}
+
+static int lx_create(struct provision_ctx *ctx)
+{
+	return lx_create_image(ctx, ctx->state);
+}
+
+static int lx_attach_image(struct provision_ctx *ctx)
+{
+	return lx_attach(ctx, ctx->state);
+}
+
+/* The disk again against the safety rules, by its resolved name. */
+static int lx_open_disk(struct provision_ctx *ctx)
+{
+	struct lx *s = ctx->state;
+	int rc = s->dry ? 0 : lx_check_disk(ctx, s);
+	if (rc == 0) {
+		char *real = s->dry || s->root[0] ? NULL : realpath(ctx->plan->target.device, NULL);
+		s->disk = real ? real : xstrdup(ctx->plan->target.device);
+	}
+	return rc;
+}
+
+/* The table, then every partition's node where the table puts it. */
+static int lx_partition(struct provision_ctx *ctx, size_t li)
 {
 	struct lx *s = ctx->state;
 	const struct plan_layout *l = &ctx->plan->layouts[li];
-	int rc = 0;
-	s->v = xcalloc(l->nparts, sizeof(*s->v));
-	s->nv = l->nparts;
-	if (s->is_image) {
-		rc = lx_create_image(ctx, s);
-		if (rc == 0)
-			rc = lx_attach(ctx, s);
-	} else {
-		if (!s->dry) {
-			rc = lx_check_disk(ctx, s);
-		}
-		if (rc == 0) {
-			char *real = s->dry || s->root[0] ? NULL
-							  : realpath(ctx->plan->target.device, NULL);
-			s->disk = real ? real : xstrdup(ctx->plan->target.device);
-		}
-	}
-	if (rc == 0 && lx_cancelled(ctx))
-		rc = -EINTR;
-	if (rc == 0)
-		rc = partition(ctx, s, li);
+	int rc = partition(ctx, s, li);
 	for (size_t k = 0; k < l->nparts && rc == 0; k++) {
 		struct strbuf sb = STRBUF_INIT;
 		linux_part_path(&sb, s->disk, k + 1);
@@ -584,35 +598,45 @@ static int lx_provision(struct provision_ctx *ctx, size_t li, struct volume **vo
 	}
 	if (rc == 0) {
 		lx_note(ctx, 0, "wait for %s ... %s to appear (up to %d s)", s->v[0].part,
-		     s->v[l->nparts - 1].part, NODE_TIMEOUT_MS / 1000);
+			s->v[l->nparts - 1].part, NODE_TIMEOUT_MS / 1000);
 		for (size_t k = 0; k < l->nparts && rc == 0; k++)
 			rc = wait_node(ctx, s, li, k);
 	}
-	struct volume *v = xcalloc(l->nparts, sizeof(*v));
-	for (size_t k = 0; k < l->nparts && rc == 0; k++) {
-		const struct plan_partition *pt = &l->parts[k];
-		struct strbuf mkfs = STRBUF_INIT;
-		rc = make_fs(ctx, s, pt, s->v[k].part, &mkfs);
-		if (rc == 0 && lx_cancelled(ctx))
-			rc = -EINTR;
-		if (rc == 0)
-			mkdir_mnt(ctx, s, &s->v[k], &rc);
-		s->v[k].opts = lx_mount_option(pt);
-		if (rc == 0)
-			rc = do_mount(ctx, pt->fs, &s->v[k]);
-		if (rc == 0)
-			lx_cond_note(ctx, pt);
-		if (rc == 0 && lx_cancelled(ctx))
-			rc = -EINTR;
-		if (rc == 0) {
-			prov_volume_set(&v[k], ctx, li, k, s->v[k].mnt, s->v[k].part,
-					s->geo ? s->geo[li][k].first * s->sector : 0,
-					s->geo ? (s->geo[li][k].last + 1) * s->sector : 0);
-			v[k].facts_json = volume_facts(ctx, s, li, k, mkfs.buf);
-		}
-		sb_release(&mkfs);
-	}
-	return prov_provision_end(ctx, li, lx_teardown, rc, v, l->nparts, vols, nvols);
+	return rc;
+}
+
+static int lx_format(struct provision_ctx *ctx, size_t li, size_t k)
+{
+	struct lx *s = ctx->state;
+	struct strbuf mkfs = STRBUF_INIT;
+	int rc = make_fs(ctx, s, &ctx->plan->layouts[li].parts[k], s->v[k].part, &mkfs);
+	s->v[k].mkfs = sb_detach(&mkfs);
+	return rc;
+}
+
+static int lx_mount(struct provision_ctx *ctx, size_t li, size_t k)
+{
+	struct lx *s = ctx->state;
+	const struct plan_partition *pt = &ctx->plan->layouts[li].parts[k];
+	int rc = 0;
+	mkdir_mnt(ctx, s, &s->v[k], &rc);
+	s->v[k].opts = lx_mount_option(pt);
+	return rc == 0 ? do_mount(ctx, pt->fs, &s->v[k]) : rc;
+}
+
+static int lx_conditions(struct provision_ctx *ctx, size_t li, size_t k)
+{
+	lx_cond_note(ctx, &ctx->plan->layouts[li].parts[k]);
+	return 0;
+}
+
+static void lx_volume(struct provision_ctx *ctx, size_t li, size_t k, struct volume *v)
+{
+	struct lx *s = ctx->state;
+	prov_volume_set(v, ctx, li, k, s->v[k].mnt, s->v[k].part,
+			s->fit ? s->fit[li][k].start : 0,
+			s->fit ? s->fit[li][k].start + s->fit[li][k].bytes : 0);
+	v->facts_json = volume_facts(ctx, s, li, k, s->v[k].mkfs);
 }
 
 static int lx_remount(struct provision_ctx *ctx, struct volume *vol)
@@ -636,36 +660,45 @@ static int has_partitions(const struct lx *s)
 	return s->dry ? s->parts_added : linux_partition_count("", lx_base_name(s->disk)) > 0;
 }
 
-static int lx_teardown(struct provision_ctx *ctx, size_t li)
+static size_t lx_volumes(const struct provision_ctx *ctx)
 {
-	(void)li;
+	return ((const struct lx *)ctx->state)->nv;
+}
+
+/* Snapshots, the mount, the mount point. */
+static int lx_unmount(struct provision_ctx *ctx, size_t k)
+{
 	struct lx *s = ctx->state;
-	if (!s)
-		return 0;
-	int rc = 0;
-	struct strbuf acc = STRBUF_INIT;
-	sb_reset(ctx->err);
-	for (size_t k = s->nv; k-- > 0;) {
-		struct lvol *v = &s->v[k];
-		if (v->mounted)
-			lx_snapshots_teardown(ctx, s, v);
-		if (v->mounted)
-			prov_teardown_error(ctx, &acc, &rc, do_umount(ctx, v));
-		if (v->mnt_made && !v->mounted) {
-			lx_note(ctx, 0, "rmdir %s", v->mnt);
-			if (!s->dry && rmdir(v->mnt) < 0 && errno != ENOENT) {
-				sb_addf(ctx->err, "cannot remove mount point %s: %s", v->mnt,
-					strerror(errno));
-				prov_teardown_error(ctx, &acc, &rc, -errno);
-			}
-			v->mnt_made = 0;
+	struct lvol *v = &s->v[k];
+	if (v->mounted)
+		lx_snapshots_teardown(ctx, s, v);
+	if (v->mounted) {
+		int rc = do_umount(ctx, v);
+		if (rc < 0)
+			return rc;
+	}
+	if (v->mnt_made && !v->mounted) {
+		v->mnt_made = 0;
+		lx_note(ctx, 0, "rmdir %s", v->mnt);
+		if (!s->dry && rmdir(v->mnt) < 0 && errno != ENOENT) {
+			int rc = -errno;
+			sb_addf(ctx->err, "cannot remove mount point %s: %s", v->mnt, strerror(-rc));
+			return rc;
 		}
 	}
+	return 0;
+}
+
+/* Forget the volumes; RUN/mnt goes when nothing is mounted below it. */
+static void lx_end_volumes(struct provision_ctx *ctx)
+{
+	struct lx *s = ctx->state;
 	int all_unmounted = 1;
 	for (size_t k = 0; k < s->nv; k++) {
 		all_unmounted = all_unmounted && !s->v[k].mounted;
 		free(s->v[k].part);
 		free(s->v[k].mnt);
+		free(s->v[k].mkfs);
 		prov_snap_list_release(&s->v[k].snaps);
 	}
 	if (s->mnt_root_made && all_unmounted) {
@@ -676,30 +709,30 @@ static int lx_teardown(struct provision_ctx *ctx, size_t li)
 	free(s->v);
 	s->v = NULL;
 	s->nv = 0;
-	if (s->is_image && s->attached) {
-		if (has_partitions(s)) {
-			const char *argv[] = { "partx", "--delete", s->disk, NULL };
-			prov_teardown_error(ctx, &acc, &rc,
-					    prov_journal_run(ctx, "forget-partitions", s->disk, argv, NULL));
-		}
-		if (lx_loop_is_ours(ctx, s)) {
-			const char *argv[] = { "losetup", "--detach", s->disk, NULL };
-			int r = prov_journal_run(ctx, "detach", s->image, argv, NULL);
-			prov_teardown_error(ctx, &acc, &rc, r);
-			if (r == 0)
-				s->attached = 0;
-		} else {
-			prov_teardown_error(ctx, &acc, &rc, -EIO);
-			s->attached = 0; /* not ours any more: never touch it again */
-		}
+}
+
+/* The kernel's partitions of the image's loop device, then the loop device. */
+static int lx_detach(struct provision_ctx *ctx)
+{
+	struct lx *s = ctx->state;
+	int rc = 0;
+	struct strbuf acc = STRBUF_INIT;
+	if (s->attached && has_partitions(s)) {
+		const char *argv[] = { "partx", "--delete", s->disk, NULL };
+		prov_teardown_error(ctx, &acc, &rc,
+				    prov_journal_run(ctx, "forget-partitions", s->disk, argv, NULL));
+	}
+	if (s->attached && lx_loop_is_ours(ctx, s)) {
+		const char *argv[] = { "losetup", "--detach", s->disk, NULL };
+		int r = prov_journal_run(ctx, "detach", s->image, argv, NULL);
+		prov_teardown_error(ctx, &acc, &rc, r);
+		if (r == 0)
+			s->attached = 0;
+	} else if (s->attached) {
+		prov_teardown_error(ctx, &acc, &rc, -EIO);
+		s->attached = 0; /* not ours any more: never touch it again */
 	}
 	s->parts_added = 0;
-	if (s->is_image && s->image_made && !s->attached) {
-		int r = prov_image_end(ctx, s->image, s->image, ctx->plan->target.keep, "");
-		if (r < 0)
-			prov_teardown_error(ctx, &acc, &rc, r);
-		s->image_made = 0;
-	}
 	if (!s->attached) {
 		free(s->disk);
 		s->disk = NULL;
@@ -707,11 +740,29 @@ static int lx_teardown(struct provision_ctx *ctx, size_t li)
 	return prov_teardown_done(ctx, &acc, rc);
 }
 
-static void lx_finish(struct provision_ctx *ctx)
+static int lx_delete_image(struct provision_ctx *ctx)
+{
+	struct lx *s = ctx->state;
+	if (!s->image_made || s->attached)
+		return 0;
+	s->image_made = 0;
+	return prov_image_end(ctx, s->image, s->image, ctx->plan->target.keep, "");
+}
+
+/* A disk keeps its last partition table, as the kernel now sees it. */
+static int lx_leave_disk(struct provision_ctx *ctx)
+{
+	struct lx *s = ctx->state;
+	s->parts_added = 0;
+	free(s->disk);
+	s->disk = NULL;
+	return 0;
+}
+
+static int lx_left(const struct provision_ctx *ctx)
 {
 	const struct lx *s = ctx->state;
-	/* Anything a failed teardown left: one more try. */
-	prov_finish(ctx, s && (s->nv || s->attached || s->image_made), lx_teardown, free_state);
+	return s->nv || s->attached || s->image_made;
 }
 
 /* What a run locks (provision_target_keys): the image file, or the disk. */
@@ -741,10 +792,31 @@ const struct backend_ops provision_linux_ops = {
 	.name = "linux",
 	.keys = lx_keys,
 	.prepare = lx_prepare,
-	.provision = lx_provision,
+	.provision = prov_engine_provision,
 	.remount = lx_remount,
 	.snapshot_take = lx_snapshot_take,
 	.snapshot_drop = lx_snapshot_drop,
-	.teardown = lx_teardown,
-	.finish = lx_finish,
+	.teardown = prov_engine_teardown,
+	.finish = prov_engine_finish,
+};
+
+const struct prov_prims linux_prims = {
+	.fit = lx_fit,
+	.begin = lx_begin,
+	.create_image = lx_create,
+	.attach = lx_attach_image,
+	.open_disk = lx_open_disk,
+	.partition = lx_partition,
+	.format = lx_format,
+	.mount = lx_mount,
+	.conditions = lx_conditions,
+	.volume = lx_volume,
+	.volumes = lx_volumes,
+	.unmount = lx_unmount,
+	.end_volumes = lx_end_volumes,
+	.detach = lx_detach,
+	.delete_image = lx_delete_image,
+	.release_disk = lx_leave_disk,
+	.left = lx_left,
+	.free_state = free_state,
 };

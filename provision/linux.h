@@ -91,6 +91,10 @@ int linux_is_mounted(const char *root, const char *dir);
  */
 void linux_devices_report(const char *root, struct strbuf *out);
 
+/* The driver's primitive operations (driver.h; linux.c). */
+struct prov_prims;
+extern const struct prov_prims linux_prims;
+
 /* --- geometry (linux_gpt.c) --- */
 
 #define GPT_ALIGN (1u << 20)    /* partitions start on 1 MiB boundaries */

@@ -30,6 +30,7 @@ struct lvol {
 	int mnt_made;
 	int mounted;
 	const char *opts;  /* mount -o, from the plan's conditions (lx_mount_option), or NULL */
+	char *mkfs;        /* the mkfs command line, for the facts */
 	struct prov_snap_list snaps; /* snapshots taken and not deleted (linux_cond.c) */
 	unsigned snap_next;          /* the number of the last one's name */
 	int snap_dir_made;
@@ -44,7 +45,7 @@ struct lx {
 	char *image;                /* absolute image path */
 	uint64_t bytes;             /* the disk's size; 0 unknown (dry run) */
 	uint32_t sector;
-	struct gpt_part **geo;      /* per layout; NULL when the size is unknown */
+	struct prov_extent **fit;   /* per layout (prov_fit_layouts); NULL: the size is unknown */
 	const char *root;           /* where facts are read: "" this machine, or ctx->sysroot */
 	struct disk_facts facts;    /* disk targets, as last checked */
 	/* The disk as checked and confirmed in prepare: every destructive

@@ -13,12 +13,13 @@
 /* Every Linux file system here tells names apart by case (ext4's casefold
  * option, the case-insensitive kind, is not made by rig). */
 static const struct prov_fs linux_fs[] = {
-	{ "ext4", 1, NULL, 16, NULL, 0 },
-	{ "xfs", 1, NULL, 12, NULL, 0 },
+	{ .name = "ext4", .case_sensitive = 1, .label_max = 16 },
+	{ .name = "xfs", .case_sensitive = 1, .label_max = 12 },
 	/* snapshots: `btrfs subvolume snapshot -r`; defrag: the autodefrag
 	 * mount option (linux_cond.c) */
-	{ "btrfs", 1, NULL, 64, NULL, PROV_FS_SNAPSHOTS | PROV_FS_DEFRAG },
-	{ NULL, 0, NULL, 0, NULL, 0 },
+	{ .name = "btrfs", .case_sensitive = 1, .label_max = 64,
+	  .flags = PROV_FS_SNAPSHOTS | PROV_FS_DEFRAG },
+	{ .name = NULL },
 };
 
 /* /dev/sdb, /dev/nvme0n1, /dev/disk/by-id/usb-WD_My_Passport_0820-0:0 */
@@ -58,4 +59,5 @@ const struct prov_driver prov_driver_linux = {
 	.devices_report = linux_devices,
 	.procs_using = linux_procs,
 	.ops = &provision_linux_ops,
+	.prims = &linux_prims,
 };

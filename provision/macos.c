@@ -94,7 +94,7 @@ struct mx {
 	struct mac_info info;    /* the disk target's, as last read */
 	struct disk_facts facts;
 	struct disk_identity id; /* the disk target as checked and confirmed in prepare */
-	uint64_t **sizes;        /* per layout; NULL when the size is unknown */
+	struct prov_extent **fit; /* per layout (prov_fit_layouts); NULL: the size is unknown */
 	struct mvol *v;
 	size_t nv;
 	size_t li;               /* the layout of v */
@@ -362,33 +362,12 @@ static int check_image(struct provision_ctx *ctx, struct mx *s, int quiet)
 	return 0;
 }
 
+/* Every layout fitted to s->total (prov_fit_layouts). */
 static int layouts_fit(struct provision_ctx *ctx, struct mx *s)
 {
-	const struct plan *p = ctx->plan;
-	s->sizes = xcalloc(p->nlayouts + 1, sizeof(*s->sizes));
-	for (size_t li = 0; li < p->nlayouts; li++) {
-		s->sizes[li] = xcalloc(p->layouts[li].nparts, sizeof(uint64_t));
-		struct strbuf e = STRBUF_INIT;
-		if (mac_layout_sizes(&p->layouts[li], s->total, s->sizes[li], &e) < 0) {
-			sb_addf(ctx->err, "layout %s does not fit %s (TotalSize %llu): %s",
-				p->layouts[li].name, s->is_image ? "the image" : p->target.device,
-				(unsigned long long)s->total, e.buf);
-			sb_release(&e);
-			return -ENOSPC;
-		}
-		sb_release(&e);
-	}
-	return 0;
-}
-
-static void free_sizes(struct mx *s)
-{
-	if (!s->sizes)
-		return;
-	for (size_t i = 0; s->sizes[i]; i++)
-		free(s->sizes[i]);
-	free(s->sizes);
-	s->sizes = NULL;
+	prov_fits_free(s->fit);
+	s->fit = prov_fit_layouts(ctx, s->total, 512);
+	return s->fit ? 0 : -ENOSPC;
 }
 
 static void free_vols(struct mx *s)
@@ -418,7 +397,7 @@ static void free_state(void *state)
 	mac_info_release(&s->info);
 	disk_facts_release(&s->facts);
 	disk_identity_release(&s->id);
-	free_sizes(s);
+	prov_fits_free(s->fit);
 	free_vols(s);
 	free(s);
 }
@@ -475,8 +454,9 @@ static int mx_prepare(struct provision_ctx *ctx)
 
 /* --- provisioning --- */
 
-static int create_and_attach(struct provision_ctx *ctx, struct mx *s)
+static int mx_create_image(struct provision_ctx *ctx)
 {
+	struct mx *s = ctx->state;
 	struct strbuf sectors = STRBUF_INIT;
 	sb_addf(&sectors, "%llu", (unsigned long long)(s->total / 512));
 	const char *create[] = { "hdiutil", "create", "-sectors", sectors.buf, "-layout", "NONE",
@@ -497,13 +477,16 @@ static int create_and_attach(struct provision_ctx *ctx, struct mx *s)
 				  "which file it made (it expected %s)", s->image_file);
 		return -EIO;
 	}
-	rc = cancelled(ctx, 0);
-	if (rc < 0)
-		return rc;
+	return 0;
+}
+
+static int mx_attach(struct provision_ctx *ctx)
+{
+	struct mx *s = ctx->state;
 	const char *attach[] = { "hdiutil", "attach", "-nomount", "-plist", s->image_made, NULL };
 	struct mac_attach at = { 0 };
 	int64_t j = prov_journal_begin(ctx, "attach", s->image_key, attach, NULL);
-	rc = mx_plist(ctx, s, attach, p_attach, &at);
+	int rc = mx_plist(ctx, s, attach, p_attach, &at);
 	prov_journal_end(ctx, j, rc);
 	if (rc < 0) {
 		mac_attach_release(&at);
@@ -577,8 +560,8 @@ static void triplets(const struct mx *s, const struct plan_layout *l, size_t li,
 {
 	for (size_t i = 0; i < l->nparts; i++) {
 		sb_init(&sz[i]);
-		if (s->sizes)
-			sb_addf(&sz[i], "%lluB", (unsigned long long)s->sizes[li][i]);
+		if (s->fit)
+			sb_addf(&sz[i], "%lluB", (unsigned long long)s->fit[li][i].bytes);
 		else
 			sb_addf(&sz[i], "S%zuB", i + 1);
 		if (i == 0 && kept) {
@@ -652,8 +635,7 @@ static int reread(struct provision_ctx *ctx, struct mx *s, size_t li)
 	} else if (rc == 0) {
 		struct mac_made *made = xcalloc(l->nparts, sizeof(*made));
 		struct strbuf e = STRBUF_INIT;
-		uint64_t *sizes = s->sizes[li];
-		rc = mac_layout_check(l, sizes, s->disk, &ml, &ma, made, &e);
+		rc = mac_layout_check(l, s->fit[li], s->disk, &ml, &ma, made, &e);
 		if (rc < 0)
 			sb_addf(ctx->err, "after %s%s on %s: %s", verb,
 				s->kept_reused ? " (by the interrupted run)" : "", s->disk, e.buf);
@@ -761,8 +743,6 @@ static char *volume_facts(struct provision_ctx *ctx, const struct mx *s, size_t 
 	return json;
 }
 
-static int mx_teardown(struct provision_ctx *ctx, size_t li);
-
 /* Before partitionDisk: `diskutil info -plist DISK`, kept in di for the
  * identity check, and its TotalSize (an attached image's disk: the layout
  * sizes follow it). */
@@ -783,7 +763,6 @@ static int read_size(struct provision_ctx *ctx, struct mx *s, struct mac_info *d
 		uint64_t total = di->total_size ? di->total_size : di->size;
 		if (total != s->total) {
 			s->total = total;
-			free_sizes(s);
 			rc = layouts_fit(ctx, s);
 		}
 	}
@@ -903,8 +882,8 @@ static int keep_state(struct provision_ctx *ctx, struct mx *s, size_t li, struct
 	} else if (rc == 0 && !mac_keep_start(kp, s->disk, &ml, &ma, kept, &why)) {
 		struct mac_made *made = xcalloc(l->nparts, sizeof(*made));
 		struct strbuf e = STRBUF_INIT;
-		if (ctx->resume && s->sizes &&
-		    mac_layout_check(l, s->sizes[li], s->disk, &ml, &ma, made, &e) == 0) {
+		if (ctx->resume && s->fit &&
+		    mac_layout_check(l, s->fit[li], s->disk, &ml, &ma, made, &e) == 0) {
 			s->kept_reused = 1;
 			prov_note(ctx, 0, "%s already holds layout %s (the interrupted run resized it): "
 					  "no resize", s->disk, l->name);
@@ -975,7 +954,7 @@ static int keep_layout(struct provision_ctx *ctx, struct mx *s, size_t li)
 	mac_info_release(&vi);
 	rc = cancelled(ctx, rc);
 	if (rc == 0 && apfs)
-		rc = check_limits(ctx, s, kept.part, s->sizes ? s->sizes[li][0] : 0);
+		rc = check_limits(ctx, s, kept.part, s->fit ? s->fit[li][0].bytes : 0);
 	rc = cancelled(ctx, rc);
 	struct strbuf *sz = xcalloc(l->nparts, sizeof(*sz));
 	const char **argv = xcalloc(3 * l->nparts + 10, sizeof(char *));
@@ -1013,66 +992,81 @@ static int keep_layout(struct provision_ctx *ctx, struct mx *s, size_t li)
 	return rc;
 }
 
-static int mx_provision(struct provision_ctx *ctx, size_t li, struct volume **vols, size_t *nvols)
+/* --- the primitives (driver.h), in the engine's order --- */
+
+static int mx_begin(struct provision_ctx *ctx, size_t li)
 {
 	struct mx *s = ctx->state;
-	const struct plan_layout *l = &ctx->plan->layouts[li];
-	s->v = xcalloc(l->nparts, sizeof(*s->v));
-	s->nv = l->nparts;
+	s->v = xcalloc(ctx->plan->layouts[li].nparts, sizeof(*s->v));
+	s->nv = ctx->plan->layouts[li].nparts;
 	s->li = li;
-	int rc = 0;
-	if (s->is_image) {
-		rc = create_and_attach(ctx, s);
-	} else {
-		if (!s->dry)
-			rc = check_disk(ctx, s);
-		if (rc == 0 && !s->disk) /* kept when the last unmountDisk failed */
-			s->disk = xstrdup(ctx->plan->target.device);
-	}
-	rc = cancelled(ctx, rc);
+	return 0;
+}
+
+/* The disk again against the safety rules. */
+static int mx_open_disk(struct provision_ctx *ctx)
+{
+	struct mx *s = ctx->state;
+	int rc = s->dry ? 0 : check_disk(ctx, s);
+	if (rc == 0 && !s->disk) /* kept when the last unmountDisk failed */
+		s->disk = xstrdup(ctx->plan->target.device);
+	return rc;
+}
+
+/* diskutil partitions, formats and mounts at once (partitionDisk, or the
+ * resize of a kept partition); then what it made is matched to the plan. */
+static int mx_partition(struct provision_ctx *ctx, size_t li)
+{
+	struct mx *s = ctx->state;
 	struct mac_info di;
 	memset(&di, 0, sizeof(di));
+	int rc = cancelled(ctx, read_size(ctx, s, &di));
 	if (rc == 0)
-		rc = read_size(ctx, s, &di);
-	rc = cancelled(ctx, rc);
-	if (rc == 0)
-		rc = l->keeps ? keep_layout(ctx, s, li) : partition_disk(ctx, s, li, &di);
+		rc = ctx->plan->layouts[li].keeps ? keep_layout(ctx, s, li)
+						  : partition_disk(ctx, s, li, &di);
 	mac_info_release(&di);
 	rc = cancelled(ctx, rc);
+	return rc == 0 ? reread(ctx, s, li) : rc;
+}
+
+/* Where diskutil mounted the volume (mounted when it did not), and its
+ * work folder there, empty (after a resumed keep layout the interrupted
+ * run's files may be there). */
+static int mx_mount(struct provision_ctx *ctx, size_t li, size_t k)
+{
+	struct mx *s = ctx->state;
+	int rc = s->dry ? 0 : map_volume(ctx, s, li, k);
 	if (rc == 0)
-		rc = reread(ctx, s, li);
-	for (size_t k = 0; k < l->nparts && rc == 0 && !s->dry; k++)
-		rc = cancelled(ctx, map_volume(ctx, s, li, k));
-	/* each volume's work folder, empty (after a resumed keep layout the
-	 * interrupted run's files may be there) */
-	for (size_t k = 0; k < l->nparts && rc == 0; k++) {
 		s->v[k].work = work_dir_of(ctx, s->v[k].mount);
-		if (s->kept_reused)
-			rc = clear_work(ctx, s, s->v[k].mount, l->parts[k].name);
-		if (rc == 0 && !s->dry && mkdir(s->v[k].work, 0777) < 0) {
-			sb_addf(ctx->err, "cannot create work folder %s: %s", s->v[k].work,
-				strerror(errno));
-			rc = -EIO;
-		}
-		if (rc == 0)
-			rc = cancelled(ctx, mac_cond_apply(ctx, &l->parts[k], s->v[k].mount));
+	if (rc == 0 && s->kept_reused)
+		rc = clear_work(ctx, s, s->v[k].mount, ctx->plan->layouts[li].parts[k].name);
+	if (rc == 0 && !s->dry && mkdir(s->v[k].work, 0777) < 0) {
+		sb_addf(ctx->err, "cannot create work folder %s: %s", s->v[k].work, strerror(errno));
+		rc = -EIO;
 	}
-	struct volume *v = xcalloc(l->nparts, sizeof(*v));
-	for (size_t k = 0; k < l->nparts && rc == 0; k++) {
-		if (s->dry) {
-			prov_volume_set(&v[k], ctx, li, k, s->v[k].work, NULL, 0, 0);
-			continue;
-		}
-		struct strbuf dev = STRBUF_INIT;
-		sb_addf(&dev, "/dev/%s", s->v[k].m.volume);
-		const struct mac_info *pi = part_info(&s->v[k]);
-		prov_volume_set(&v[k], ctx, li, k, s->v[k].work, dev.buf,
-				pi->has_offset ? pi->offset : 0,
-				pi->has_offset ? pi->offset + s->v[k].m.size : 0);
-		sb_release(&dev);
-		v[k].facts_json = volume_facts(ctx, s, li, k);
+	return rc;
+}
+
+static int mx_conditions(struct provision_ctx *ctx, size_t li, size_t k)
+{
+	struct mx *s = ctx->state;
+	return mac_cond_apply(ctx, &ctx->plan->layouts[li].parts[k], s->v[k].mount);
+}
+
+static void mx_volume(struct provision_ctx *ctx, size_t li, size_t k, struct volume *v)
+{
+	struct mx *s = ctx->state;
+	if (s->dry) {
+		prov_volume_set(v, ctx, li, k, s->v[k].work, NULL, 0, 0);
+		return;
 	}
-	return prov_provision_end(ctx, li, mx_teardown, rc, v, l->nparts, vols, nvols);
+	struct strbuf dev = STRBUF_INIT;
+	sb_addf(&dev, "/dev/%s", s->v[k].m.volume);
+	const struct mac_info *pi = part_info(&s->v[k]);
+	prov_volume_set(v, ctx, li, k, s->v[k].work, dev.buf, pi->has_offset ? pi->offset : 0,
+			pi->has_offset ? pi->offset + s->v[k].m.size : 0);
+	sb_release(&dev);
+	v->facts_json = volume_facts(ctx, s, li, k);
 }
 
 static int mx_remount(struct provision_ctx *ctx, struct volume *vol)
@@ -1170,21 +1164,32 @@ static int detach(struct provision_ctx *ctx, struct mx *s)
 	return rc;
 }
 
-static int mx_teardown(struct provision_ctx *ctx, size_t li)
+static size_t mx_volumes(const struct provision_ctx *ctx)
 {
-	(void)li;
+	return ((const struct mx *)ctx->state)->nv;
+}
+
+/* The volume's snapshots; the volumes go with the detach or unmountDisk. */
+static int mx_unmount(struct provision_ctx *ctx, size_t k)
+{
 	struct mx *s = ctx->state;
-	if (!s)
-		return 0;
-	int rc = 0, still_mounted = 0;
-	struct strbuf acc = STRBUF_INIT;
-	sb_reset(ctx->err);
-	for (size_t k = 0; k < s->nv; k++)
-		if (s->v[k].mount)
-			mac_snapshots_teardown(ctx, s->v[k].mount, &s->v[k].snaps);
-	free_vols(s);
-	if (s->is_image && s->attached) {
-		int r = detach(ctx, s);
+	if (s->v[k].mount)
+		mac_snapshots_teardown(ctx, s->v[k].mount, &s->v[k].snaps);
+	return 0;
+}
+
+static void mx_end_volumes(struct provision_ctx *ctx)
+{
+	free_vols(ctx->state);
+}
+
+/* hdiutil detach, and hdiutil info no longer listing the image. */
+static int mx_detach(struct provision_ctx *ctx)
+{
+	struct mx *s = ctx->state;
+	int r = 0;
+	if (s->attached) {
+		r = detach(ctx, s);
 		int detached = r == 0;
 		char *still = NULL;
 		if (r == 0 && !s->dry && (r = attached_as(ctx, s, s->image_made, &still)) == 0 && still) {
@@ -1196,33 +1201,48 @@ static int mx_teardown(struct provision_ctx *ctx, size_t li)
 		/* hdiutil detach said done; only hdiutil info listing it again keeps it attached */
 		if (detached && r != -EBUSY)
 			s->attached = 0;
-		prov_teardown_error(ctx, &acc, &rc, r);
-	} else if (!s->is_image && s->partitioned && s->disk) {
-		const char *argv[] = { "diskutil", "unmountDisk", s->disk, NULL };
-		int r = mx_act(ctx, "unmount", s->disk, NULL, argv, NULL);
-		prov_teardown_error(ctx, &acc, &rc, r);
-		still_mounted = r < 0; /* the end of the run tries again */
 	}
-	s->partitioned = still_mounted;
-	if (s->is_image && s->image_made && !s->attached) {
-		int r = prov_image_end(ctx, s->image_made, s->image_key, ctx->plan->target.keep, "");
-		if (r < 0)
-			prov_teardown_error(ctx, &acc, &rc, r);
-		free(s->image_made);
-		s->image_made = NULL;
-	}
-	if (!s->attached && !still_mounted) {
+	s->partitioned = 0;
+	if (!s->attached) {
 		free(s->disk);
 		s->disk = NULL;
 	}
-	return prov_teardown_done(ctx, &acc, rc);
+	return r;
 }
 
-static void mx_finish(struct provision_ctx *ctx)
+static int mx_delete_image(struct provision_ctx *ctx)
+{
+	struct mx *s = ctx->state;
+	if (!s->image_made || s->attached)
+		return 0;
+	int r = prov_image_end(ctx, s->image_made, s->image_key, ctx->plan->target.keep, "");
+	free(s->image_made);
+	s->image_made = NULL;
+	return r;
+}
+
+/* A disk keeps its partitions, unmounted (the end of the run tries again
+ * when it fails). */
+static int mx_release_disk(struct provision_ctx *ctx)
+{
+	struct mx *s = ctx->state;
+	int r = 0;
+	if (s->partitioned && s->disk) {
+		const char *argv[] = { "diskutil", "unmountDisk", s->disk, NULL };
+		r = mx_act(ctx, "unmount", s->disk, NULL, argv, NULL);
+	}
+	s->partitioned = r < 0;
+	if (!s->partitioned) {
+		free(s->disk);
+		s->disk = NULL;
+	}
+	return r;
+}
+
+static int mx_left(const struct provision_ctx *ctx)
 {
 	const struct mx *s = ctx->state;
-	prov_finish(ctx, s && (s->nv || s->attached || s->image_made || s->partitioned),
-		    mx_teardown, free_state);
+	return s->nv || s->attached || s->image_made || s->partitioned;
 }
 
 /*
@@ -1266,7 +1286,7 @@ static int mx_resume(struct provision_ctx *ctx, struct mx *s)
 		s->partitioned = !s->is_image;
 		if (lo.image_made)
 			s->image_made = xstrdup(s->image_file);
-		rc = prov_resume_teardown(ctx, s, mx_teardown, r->layout);
+		rc = prov_resume_teardown(ctx, s, prov_engine_teardown, r->layout);
 		struct stat st;
 		if (rc == 0 && lo.image_made && ctx->plan->target.keep &&
 		    lstat(s->image_file, &st) == 0) { /* made again from scratch */
@@ -1305,10 +1325,31 @@ const struct backend_ops provision_macos_ops = {
 	.name = "macos",
 	.keys = mx_keys,
 	.prepare = mx_prepare,
-	.provision = mx_provision,
+	.provision = prov_engine_provision,
 	.remount = mx_remount,
 	.snapshot_take = mx_snapshot_take,
 	.snapshot_drop = mx_snapshot_drop,
-	.teardown = mx_teardown,
-	.finish = mx_finish,
+	.teardown = prov_engine_teardown,
+	.finish = prov_engine_finish,
+};
+
+const struct prov_prims macos_prims = {
+	.fit = mac_fit,
+	.begin = mx_begin,
+	.create_image = mx_create_image,
+	.attach = mx_attach,
+	.open_disk = mx_open_disk,
+	.partition = mx_partition,
+	.format = NULL, /* partitionDisk formats */
+	.mount = mx_mount,
+	.conditions = mx_conditions,
+	.volume = mx_volume,
+	.volumes = mx_volumes,
+	.unmount = mx_unmount,
+	.end_volumes = mx_end_volumes,
+	.detach = mx_detach,
+	.delete_image = mx_delete_image,
+	.release_disk = mx_release_disk,
+	.left = mx_left,
+	.free_state = free_state,
 };

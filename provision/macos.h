@@ -101,6 +101,14 @@ int mac_is_apfs(const char *fs);
  */
 int mac_layout_sizes(const struct plan_layout *l, uint64_t total, uint64_t *sizes,
 		     struct strbuf *err);
+/* The driver's primitive operations (driver.h; macos.c). */
+extern const struct prov_prims macos_prims;
+
+/* The driver's fit (driver.h): those sizes, each partition starting at the
+ * next MiB after the one before it, as diskutil places them. */
+struct prov_extent;
+int mac_fit(const struct plan_layout *l, uint64_t total, uint32_t sector, struct prov_extent *out,
+	    struct strbuf *why);
 
 /* Whether a volume name diskutil reports is the plan's (case ignored for
  * fat32, whose labels are capitals). */
@@ -117,11 +125,11 @@ struct mac_made {
 /*
  * Check the re-read layout of disk against the plan: after the EFI
  * partition, exactly the plan's partitions in its order, each of the
- * expected type and within 2 MiB of its size, each APFS one the only store
+ * expected type and within 2 MiB of its size (fit, from mac_fit), each APFS one the only store
  * of a container holding one volume of the plan's name. Fills made[] (the
  * caller releases with mac_made_release) or returns -EIO with what differs.
  */
-int mac_layout_check(const struct plan_layout *l, const uint64_t *sizes, const char *disk,
+int mac_layout_check(const struct plan_layout *l, const struct prov_extent *fit, const char *disk,
 		     const struct mac_list *list, const struct mac_apfs *apfs,
 		     struct mac_made *made, struct strbuf *err);
 void mac_made_release(struct mac_made *m, size_t n);

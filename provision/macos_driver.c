@@ -19,14 +19,28 @@
 /* snapshots: `tmutil localsnapshot`; defrag: `diskutil apfs defragment`
  * (macos_cond.c) */
 #define MAC_APFS_FLAGS (PROV_FS_SNAPSHOTS | PROV_FS_DEFRAG)
+/* Aliases: the personalities and short names of `diskutil listFilesystems`
+ * (macos-reference.md, [LFS]), which users copy from diskutil; matched
+ * without case, as diskutil matches them. Plain "HFS+" is not one: diskutil
+ * makes it without a journal, rig's hfs+ is Journaled HFS+. */
+static const char *const apfs_names[] = { "APFS", "APFSI", NULL };
+static const char *const apfsx_names[] = { "APFSX", "Case-sensitive APFS", NULL };
+static const char *const hfs_names[] = { "JHFS+", "Journaled HFS+", NULL };
+static const char *const jhfsx_names[] = { "JHFSX", "Case-sensitive Journaled HFS+", NULL };
+static const char *const exfat_names[] = { "ExFAT", NULL };
+static const char *const fat32_names[] = { "FAT32", "MS-DOS FAT32", NULL };
 static const struct prov_fs macos_fs[] = {
-	{ "apfs", 0, "diskutil apfs resizeContainer", 64, NULL, MAC_APFS_FLAGS },
-	{ "hfs+", 0, "diskutil resizeVolume", 64, NULL, 0 },
-	{ "apfsx", 1, "diskutil apfs resizeContainer", 64, NULL, MAC_APFS_FLAGS },
-	{ "jhfsx", 1, "diskutil resizeVolume", 64, NULL, 0 },
-	{ "exfat", 0, NULL, 15, NULL, 0 },
-	{ "fat32", 0, NULL, 11, ".+", 0 },
-	{ NULL, 0, NULL, 0, NULL, 0 },
+	{ .name = "apfs", .aliases = apfs_names, .keep_how = "diskutil apfs resizeContainer",
+	  .label_max = 64, .flags = MAC_APFS_FLAGS },
+	{ .name = "hfs+", .aliases = hfs_names, .keep_how = "diskutil resizeVolume",
+	  .label_max = 64 },
+	{ .name = "apfsx", .aliases = apfsx_names, .case_sensitive = 1,
+	  .keep_how = "diskutil apfs resizeContainer", .label_max = 64, .flags = MAC_APFS_FLAGS },
+	{ .name = "jhfsx", .aliases = jhfsx_names, .case_sensitive = 1,
+	  .keep_how = "diskutil resizeVolume", .label_max = 64 },
+	{ .name = "exfat", .aliases = exfat_names, .label_max = 15 },
+	{ .name = "fat32", .aliases = fat32_names, .label_max = 11, .label_bad = ".+" },
+	{ .name = NULL },
 };
 
 /* A whole-disk identifier: disk4, not /dev/disk4 nor disk4s2. */
@@ -65,4 +79,5 @@ const struct prov_driver prov_driver_macos = {
 	.devices_report = macos_devices,
 	.procs_using = mac_procs_using,
 	.ops = &provision_macos_ops,
+	.prims = &macos_prims,
 };

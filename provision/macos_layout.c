@@ -152,7 +152,23 @@ static int differs(uint64_t a, uint64_t b)
 	return (a > b ? a - b : b - a) > SIZE_SLACK;
 }
 
-int mac_layout_check(const struct plan_layout *l, const uint64_t *sizes, const char *disk,
+int mac_fit(const struct plan_layout *l, uint64_t total, uint32_t sector, struct prov_extent *out,
+	    struct strbuf *why)
+{
+	(void)sector; /* diskutil takes bytes */
+	uint64_t *sizes = xcalloc(l->nparts ? l->nparts : 1, sizeof(*sizes));
+	int rc = mac_layout_sizes(l, total, sizes, why);
+	uint64_t at = mib_up(MAC_EFI_START + MAC_EFI_BYTES);
+	for (size_t i = 0; i < l->nparts && rc == 0; i++) {
+		out[i].start = at;
+		out[i].bytes = sizes[i];
+		at += mib_up(sizes[i]);
+	}
+	free(sizes);
+	return rc;
+}
+
+int mac_layout_check(const struct plan_layout *l, const struct prov_extent *fit, const char *disk,
 		     const struct mac_list *list, const struct mac_apfs *apfs,
 		     struct mac_made *made, struct strbuf *err)
 {
@@ -180,10 +196,10 @@ int mac_layout_check(const struct plan_layout *l, const uint64_t *sizes, const c
 				l->name, want ? want : "?", pt->name);
 			return -EIO;
 		}
-		if (!e->size || differs(e->size, sizes[i])) {
+		if (!e->size || differs(e->size, fit[i].bytes)) {
 			sb_addf(err, "%s (%s) has %llu bytes; rig asked for %llu (2 MiB of alignment "
 				     "allowed)", e->id, pt->name, (unsigned long long)e->size,
-				(unsigned long long)sizes[i]);
+				(unsigned long long)fit[i].bytes);
 			return -EIO;
 		}
 		made[i].part = xstrdup(e->id);
@@ -259,7 +275,7 @@ int mac_keep_start(const struct plan_partition *kp, const char *disk, const stru
 		return 0;
 	}
 	/* the size is whatever it is: check it against itself */
-	uint64_t size = d->parts[k].size;
+	struct prov_extent size = { 0, d->parts[k].size };
 	struct strbuf e = STRBUF_INIT;
 	int ok = mac_layout_check(&one, &size, disk, list, apfs, kept, &e) == 0;
 	if (!ok) {

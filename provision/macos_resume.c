@@ -134,7 +134,7 @@ static int read_layout(struct provision_ctx *ctx, const char *disk, size_t li,
 	struct mac_info di = { 0 };
 	struct mac_list ml = { 0 };
 	struct mac_apfs ma = { 0 };
-	uint64_t *sizes = xcalloc(l->nparts + 1, sizeof(*sizes));
+	struct prov_extent *fit = xcalloc(l->nparts + 1, sizeof(*fit));
 	struct strbuf e = STRBUF_INIT;
 	*made = NULL;
 	int rc = query(ctx, info, macos_plist_info, &di);
@@ -143,11 +143,11 @@ static int read_layout(struct provision_ctx *ctx, const char *disk, size_t li,
 	if (rc == 0)
 		rc = query(ctx, apfs, macos_plist_apfs, &ma);
 	uint64_t total = di.total_size ? di.total_size : di.size;
-	if (rc == 0 && mac_layout_sizes(l, total, sizes, &e) < 0) {
+	if (rc == 0 && mac_fit(l, total, 512, fit, &e) < 0) {
 		sb_addf(why, "layout %s does not fit %s: %s", l->name, disk, e.buf);
 	} else if (rc == 0) {
 		*made = xcalloc(l->nparts + 1, sizeof(**made));
-		if (mac_layout_check(l, sizes, disk, &ml, &ma, *made, &e) < 0) {
+		if (mac_layout_check(l, fit, disk, &ml, &ma, *made, &e) < 0) {
 			sb_addf(why, "%s does not hold layout %s: %s", disk, l->name, e.buf);
 			mac_made_release(*made, l->nparts);
 			free(*made);
@@ -157,7 +157,7 @@ static int read_layout(struct provision_ctx *ctx, const char *disk, size_t li,
 	mac_info_release(&di);
 	mac_list_release(&ml);
 	mac_apfs_release(&ma);
-	free(sizes);
+	free(fit);
 	sb_release(&e);
 	return rc;
 }

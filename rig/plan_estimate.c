@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/statvfs.h>
 
+#include "../provision/driver.h"
 #include "estimate.h"
 #include "module.h"
 #include "units.h"
@@ -125,9 +126,27 @@ static double fs_used(const char *fs, double bytes)
 	return 0;
 }
 
-/* The bytes of each partition of l on a target of total bytes. */
-static void partition_bytes(const struct plan_layout *l, double total, double *out)
+/*
+ * The bytes of each partition of l on a target of total bytes: as the
+ * plan's platform driver fits it (driver.h, the sizes `rig run` makes),
+ * else (no driver, a size that does not fit, or total unknown: 0) shares
+ * of total, the absolute sizes exact even when total is unknown.
+ */
+static void partition_bytes(const struct plan *p, const struct plan_layout *l, double total,
+			    double *out)
 {
+	const struct prov_prims *pr = p->platform ? p->platform->prims : NULL;
+	if (pr && total > 0) {
+		struct prov_extent *ext = xcalloc(l->nparts ? l->nparts : 1, sizeof(*ext));
+		struct strbuf why = STRBUF_INIT;
+		int rc = pr->fit(l, (uint64_t)total, 512, ext, &why);
+		for (size_t i = 0; i < l->nparts && rc == 0; i++)
+			out[i] = (double)ext[i].bytes;
+		sb_release(&why);
+		free(ext);
+		if (rc == 0)
+			return;
+	}
 	double left = total - PLAN_EST_GPT_BYTES;
 	long rest = -1;
 	for (size_t i = 0; i < l->nparts; i++) {
@@ -140,7 +159,7 @@ static void partition_bytes(const struct plan_layout *l, double total, double *o
 		left -= out[i];
 	}
 	if (rest >= 0)
-		out[rest] = left > 0 ? left : 0;
+		out[rest] = left > 0 && total > 0 ? left : 0;
 }
 
 static double target_bytes(const struct plan *p, const struct plan_est_options *o)
@@ -163,8 +182,8 @@ static void fresh_volumes(struct walk *w, size_t li)
 	w->vols = xcalloc(w->nvols ? w->nvols : 1, sizeof(*w->vols));
 	double *parts = xcalloc(w->nvols ? w->nvols : 1, sizeof(double));
 	double total = target_bytes(p, w->o);
-	if (p->target.kind != TARGET_DIRS && total > 0)
-		partition_bytes(&p->layouts[li], total, parts);
+	if (p->target.kind != TARGET_DIRS)
+		partition_bytes(p, &p->layouts[li], total, parts);
 	for (size_t v = 0; v < w->nvols; v++) {
 		struct vstate *vs = &w->vols[v];
 		vs->slots = xcalloc(w->nmod + 1, sizeof(*vs->slots));

@@ -17,13 +17,13 @@
  *
  * Volume sizes: for a dirs target, the file system each folder is on
  * (statvfs; the space already used there counts); for an image, each
- * partition's share of the image (less PLAN_EST_GPT_BYTES for the
- * partition table when a partition takes the rest), less the file
- * system's overhead (ext4's and xfs's by their mkfs defaults, others
- * PLAN_EST_FS_SHARE); for a disk, the same from
- * the disk's size when the caller could read it, else unknown: the fit
- * check is then deferred to the run. At run time the caller passes the
- * volumes' real sizes instead.
+ * partition as the plan's platform driver fits it on the image (driver.h,
+ * prov_prims.fit: the sizes the run makes), less the file system's
+ * overhead (ext4's and xfs's by their mkfs defaults, others
+ * PLAN_EST_FS_SHARE); for a disk, the same from the disk's size when the
+ * caller could read it, else only partitions of an absolute size are
+ * known and the others' fit check is deferred to the run. At run time the
+ * caller passes the volumes' real sizes instead.
  *
  * Fit warnings (diag warnings at the step's file:line:column, one per step
  * and problem, with how many of the step's cells it hits): a file or test

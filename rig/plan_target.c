@@ -26,13 +26,16 @@
 
 /* --- --fs-map --- */
 
+/* The name of the file system s[0..n) names (itself, or one of its
+ * aliases: "jhfs+" is hfs+), or NULL. */
 static const char *known_fs(const char *s, size_t n)
 {
-	for (size_t i = 0; prov_drivers[i]; i++)
-		for (const struct prov_fs *f = prov_drivers[i]->fs; f->name; f++)
-			if (strlen(f->name) == n && !strncmp(f->name, s, n))
-				return f->name;
-	return NULL;
+	char *name = xstrndup(s, n);
+	const struct prov_fs *f = NULL;
+	for (size_t i = 0; prov_drivers[i] && !f; i++)
+		f = prov_driver_fs(prov_drivers[i], name);
+	free(name);
+	return f ? f->name : NULL;
 }
 
 /* "ext4, xfs, btrfs": the file systems d makes. */

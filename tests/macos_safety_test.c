@@ -343,17 +343,17 @@ static void test_check(void)
 	CU_ASSERT_EQUAL_FATAL(mac_parse_list(lt, strlen(lt), &ml, &e), 0);
 	CU_ASSERT_EQUAL_FATAL(mac_parse_apfs(at, strlen(at), &ma, &e), 0);
 	struct plan_layout *l = layout_of("apfs", 1, 100, 0);
-	uint64_t sizes[1] = { 511900434432ull };
+	struct prov_extent fit[1] = { { 0, 511900434432ull } };
 	struct mac_made made[1] = { { 0 } };
 	/* five volumes where rig expects one */
-	CU_ASSERT_EQUAL(mac_layout_check(l, sizes, "disk0", &ml, &ma, made, &e), -EIO);
+	CU_ASSERT_EQUAL(mac_layout_check(l, fit, "disk0", &ml, &ma, made, &e), -EIO);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.buf, "APFS container disk1 on disk0s2 has 1 physical "
 					     "store(s) and 5 volume(s)"));
 	mac_made_release(made, 1);
 	sb_reset(&e);
 	/* a size that differs by more than alignment */
-	sizes[0] = 400000000000ull;
-	CU_ASSERT_EQUAL(mac_layout_check(l, sizes, "disk0", &ml, &ma, made, &e), -EIO);
+	fit[0].bytes = 400000000000ull;
+	CU_ASSERT_EQUAL(mac_layout_check(l, fit, "disk0", &ml, &ma, made, &e), -EIO);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.buf, "disk0s2 (C1) has 511900434432 bytes; rig asked for "
 					     "400000000000"));
 	mac_made_release(made, 1);
@@ -361,7 +361,7 @@ static void test_check(void)
 	/* the wrong type */
 	free(l->parts[0].fs);
 	l->parts[0].fs = xstrdup("hfs+");
-	CU_ASSERT_EQUAL(mac_layout_check(l, sizes, "disk0", &ml, &ma, made, &e), -EIO);
+	CU_ASSERT_EQUAL(mac_layout_check(l, fit, "disk0", &ml, &ma, made, &e), -EIO);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.buf, "partition 1 of disk0 (disk0s2) is Apple_APFS; "
 					     "layout test wants Apple_HFS (C1)"));
 	mac_made_release(made, 1);
@@ -369,7 +369,7 @@ static void test_check(void)
 	/* the wrong number of partitions */
 	layout_free(l);
 	l = layout_of("apfs", 2, 50, 0);
-	CU_ASSERT_EQUAL(mac_layout_check(l, sizes, "disk0", &ml, &ma, made, &e), -EIO);
+	CU_ASSERT_EQUAL(mac_layout_check(l, fit, "disk0", &ml, &ma, made, &e), -EIO);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.buf, "disk0 has 1 partition(s) after its EFI partition; "
 					     "layout test has 2"));
 	layout_free(l);
