@@ -36,8 +36,13 @@ int pgstore_check_conninfo(const char *conninfo, struct strbuf *err)
 		size_t n = strlen(m);
 		while (n && m[n - 1] == '\n')
 			n--;
+		/* libpq quotes a malformed URL whole: it may hold a password. */
+		const char *whole = strstr(m, conninfo);
+		size_t cut = whole && whole < m + n ? (size_t)(whole - m) : n;
 		sb_addf(err, "not a database connection string (a postgresql://HOST/DATABASE URL,"
-			" or libpq's key=value pairs): %.*s", (int)n, m);
+			" or libpq's key=value pairs): %.*s%s", (int)cut, m, cut < n ? "the URL" : "");
+		if (cut < n && cut + strlen(conninfo) < n)
+			sb_addf(err, "%.*s", (int)(n - cut - strlen(conninfo)), m + cut + strlen(conninfo));
 		PQfreemem(msg);
 		return -EINVAL;
 	}

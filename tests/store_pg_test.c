@@ -55,11 +55,13 @@ static void test_conninfo(void)
 		CU_ASSERT_PTR_NULL(strstr(err.buf, "Sekr1t")); /* never echoed */
 		sb_release(&err);
 	}
-	static const char *const bad[] = { "", "runs/20240101T000000Z-quick", "postgresql://[x" };
+	static const char *const bad[] = { "", "runs/20240101T000000Z-quick", "postgresql://[x",
+					   "postgresql://rig:Sekr1t@[db.lab/results" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct strbuf err = STRBUF_INIT;
 		CU_ASSERT_EQUAL(pgstore_check_conninfo(bad[i], &err), -EINVAL);
 		CU_ASSERT(err.len > 0);
+		CU_ASSERT_PTR_NULL(strstr(err.buf, "Sekr1t")); /* libpq quotes a bad URL whole */
 		sb_release(&err);
 	}
 }
