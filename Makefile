@@ -42,9 +42,9 @@ UNAME_S  := $(shell uname -s)
 ifeq ($(UNAME_S),Darwin)
 PLATFORM := macos
 PLATFORM_DEFS := $(MACOS_DEFS)
-# Homebrew's sqlite and openssl are keg-only: point pkg-config at them.
+# Homebrew's sqlite, openssl and libpq are keg-only: point pkg-config at them.
 BREW := $(shell brew --prefix 2>/dev/null)
-export PKG_CONFIG_PATH := $(BREW)/opt/sqlite/lib/pkgconfig:$(BREW)/opt/openssl@3/lib/pkgconfig:$(PKG_CONFIG_PATH)
+export PKG_CONFIG_PATH := $(BREW)/opt/sqlite/lib/pkgconfig:$(BREW)/opt/openssl@3/lib/pkgconfig:$(BREW)/opt/libpq/lib/pkgconfig:$(PKG_CONFIG_PATH)
 else
 PLATFORM := linux
 PLATFORM_DEFS := -D_GNU_SOURCE
@@ -57,7 +57,7 @@ endif
 DRIVERS  := linux macos
 DRIVER_DEFS := -DRIG_DRIVERS='$(foreach d,$(DRIVERS),X($(d)))'
 
-PKGS     := yaml-0.1 sqlite3 libcrypto json-c cairo libpng libplist-2.0 $(PLATFORM_PKGS)
+PKGS     := yaml-0.1 sqlite3 libcrypto json-c cairo libpng libplist-2.0 libpq $(PLATFORM_PKGS)
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
 # libplist 2.3 gave plist_from_memory a fourth argument (the format found):
 # chosen by the library's version, not by the operating system.
@@ -372,7 +372,7 @@ endif
 ZIG           ?= $(firstword $(wildcard $(CURDIR)/.cache/zig/zig) $(shell command -v zig 2>/dev/null))
 MACOS_ARCHS   := aarch64 x86_64
 MACOS_INC     := $(BUILD)/macos/include
-MACOS_HEADERS := yaml.h sqlite3.h json-c cairo libpng16 plist openssl CUnit
+MACOS_HEADERS := yaml.h sqlite3.h json-c cairo libpng16 plist openssl CUnit postgresql
 MACOS_SRC     := $(filter-out platform/%,$(LIB_SRC)) $(wildcard platform/macos*.c) rig/main.c
 MACOS_ALL_SRC := $(MACOS_SRC) $(TEST_SRC) $(wildcard fuzz/*_fuzz.c)
 MACOS_OBJ     := $(foreach a,$(MACOS_ARCHS),$(call objs,$(BUILD)/macos/$(a),$(MACOS_ALL_SRC)))
@@ -380,7 +380,7 @@ MACOS_OBJ     := $(foreach a,$(MACOS_ARCHS),$(call objs,$(BUILD)/macos/$(a),$(MA
 # zig cc builds -O0 with UBSan traps by default: they only slow this down.
 MACOS_CFLAGS  := -std=c11 $(MACOS_DEFS) -DRIG_VERSION='"$(VERSION)"' -DRIG_PLATFORM='"macos"' \
                  $(DRIVER_DEFS) -I. -I$(MACOS_INC) -I$(MACOS_INC)/json-c -I$(MACOS_INC)/cairo \
-                 -I$(MACOS_INC)/libpng16 $(WARN) $(PLIST_DEFS) -MMD -MP -O0 -fno-sanitize=undefined
+                 -I$(MACOS_INC)/libpng16 -I$(MACOS_INC)/postgresql $(WARN) $(PLIST_DEFS) -MMD -MP -O0 -fno-sanitize=undefined
 # Zig's caches stay in the build tree.
 MACOS_ZIG_CC  := ZIG_GLOBAL_CACHE_DIR=$(abspath $(BUILD)/macos/zig-cache) \
                  ZIG_LOCAL_CACHE_DIR=$(abspath $(BUILD)/macos/zig-cache) $(ZIG) cc
@@ -512,9 +512,19 @@ endif
 #                     127.0.0.2-4 of this machine, each with a loop-device disk
 #                     of its own; SKIPPED when not root. Part of make check on
 #                     Linux (docs/fleet.md, docs/testing.md).
-.PHONY: fleet-test
-fleet-test: $(BUILD)/rig
-	bash tests/fleet/fleet-test $(BUILD)/rig
+#   make pg-test      the shared PostgreSQL store (rig push, --db) against a
+#                     server of its own (initdb in a temporary folder, as
+#                     nobody when root; a Unix socket only), with runs made
+#                     here; SKIPPED without the server's programs. Part of
+#                     make check; make fleet-test runs it on the fleet's runs.
+.PHONY: fleet-test pg-test
+fleet-test: $(BUILD)/rig $(BUILD)/san/rig-tests
+	RIG_TESTS=$(abspath $(BUILD)/san/rig-tests) bash tests/fleet/fleet-test $(BUILD)/rig
+
+pg-test: $(BUILD)/rig $(BUILD)/san/rig-tests
+	RIG_TESTS=$(abspath $(BUILD)/san/rig-tests) bash tests/pg/pg-test $(BUILD)/rig
+
+check: pg-test
 
 ifeq ($(PLATFORM),linux)
 check: fleet-test

@@ -7,7 +7,7 @@
 # `rig help modules`, `rig help help`), so they cannot go stale. Each command's
 # options are listed below; tests/completion_test.c checks them against the
 # options `rig help COMMAND` prints, both ways. Plans complete to *.yaml and
-# *.yml files, runs (report, resume, compare) to folders holding a results.db.
+# *.yml files, runs (report, resume, compare, push) to folders holding a results.db.
 # Needs nothing from the bash-completion package.
 
 # The options of rig COMMAND, and those among them that take an argument.
@@ -19,7 +19,9 @@ _rig_options()
 	resume) echo "-y --yes --force --allow -q --quiet --json-progress --no-fit-check" ;;
 	plan) echo "--seed --platform --fs-map --var --image-size --assume-rate --full" ;;
 	validate) echo "--platform --fs-map --var --image-size" ;;
-	compare) echo "-o --output --within --against" ;;
+	compare) echo "-o --output --within --against --db" ;;
+	report) echo "--db -o --output" ;;
+	push) echo "--host" ;;
 	devices) echo "--platform" ;;
 	esac
 }
@@ -28,7 +30,7 @@ _rig_takes_argument()
 {
 	case $1 in
 	-o | --output | --runs | --seed | --platform | --fs-map | --var | --allow | \
-		--image-size | --assume-rate | --against) return 0 ;;
+		--image-size | --assume-rate | --against | --db | --host) return 0 ;;
 	esac
 	return 1
 }
@@ -133,7 +135,7 @@ _rig()
 	fi
 	case $cmd in
 	run | plan | validate) _rig_plans "$cur" ;;
-	report | resume | compare) _rig_runs "$cur" ;;
+	report | resume | compare | push) _rig_runs "$cur" ;;
 	help)
 		# One word: a command, a module or a topic ("plan" is two of them).
 		((COMP_CWORD == 2)) || return 0

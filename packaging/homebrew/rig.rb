@@ -16,7 +16,7 @@
 #
 # The dependencies are those ./setup installs on macOS, without cunit (the
 # tests') and pkg-config only for building. Homebrew puts their pkg-config
-# folders (keg-only sqlite and openssl@3 among them) on PKG_CONFIG_PATH.
+# folders (keg-only sqlite, libpq and openssl@3 among them) on PKG_CONFIG_PATH.
 class Rig < Formula
   desc "Storage experiments from a YAML plan: provision, measure, report"
   homepage "https://example.invalid/rig" # RELEASE: the project's page
@@ -29,6 +29,7 @@ class Rig < Formula
   depends_on "json-c"
   depends_on "libplist"
   depends_on "libpng"
+  depends_on "libpq"
   depends_on "libyaml"
   depends_on "openssl@3"
   depends_on "sqlite"

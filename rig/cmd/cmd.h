@@ -34,6 +34,7 @@ int cmd_plan(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_push(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 int cmd_version(int argc, char **argv);
@@ -64,5 +65,15 @@ int cmd_parse_var(const char *cmd, const char *arg, const char **vars, size_t *n
  * the plan when valid, NULL (diagnostics printed) otherwise.
  */
 struct plan *cmd_load_plan(const char *path, const struct plan_options *o, int *nerrors);
+
+/* --db URL of report and compare (rig/cmd/db.c): the runs refs[0..n) of
+ * the shared store into dirs[i]/results.db (the folders exist, the stores
+ * must not). EXIT_OK, or EXIT_USAGE / EXIT_FAILED after the message. */
+int cmd_db_pull(const char *cmd, const char *url, char *const *refs, const char *const *dirs, size_t n);
+/* A new temporary folder with subfolders 1..n, for cmd_db_pull; NULL
+ * after the message. */
+char *cmd_db_tmpdir(const char *cmd, size_t n);
+/* Remove what cmd_db_tmpdir made, with the stores in it; frees root. */
+void cmd_db_rmtmp(char *root, size_t n);
 
 #endif

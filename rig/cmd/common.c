@@ -125,14 +125,21 @@ const struct rig_cmd cmd_table[] = {
 	  "Exit status: 0 all valid, 2 any invalid.\n" },
 	{ "report", cmd_report, "write a run's reports again from its results store",
 	  "usage: rig report RUN\n"
+	  "       rig report --db URL [-o DIR] [HOST/]RUN\n"
 	  "\n"
 	  "Reads RUN/results.db and writes results.csv, files.csv, summary.csv,\n"
 	  "findings.csv, and\n"
 	  "report.html with figures/ and results.json as the plan's report.formats ask.\n"
-	  "Reports are functions of the store alone; measured data is never changed.\n" },
+	  "Reports are functions of the store alone; measured data is never changed.\n"
+	  "\n"
+	  "      --db URL       read the run from the shared PostgreSQL store at URL (see\n"
+	  "                     rig help push) instead of a folder: RUN is the run's id,\n"
+	  "                     HOST/RUN when runs of several hosts share it; the run\n"
+	  "                     folder DIR gets its results.db and the same reports\n"
+	  "  -o, --output DIR   with --db: the folder (new or empty; default: RUN)\n" },
 	{ "compare", cmd_compare, "compare runs side by side, or file systems within runs",
-	  "usage: rig compare [-o DIR] RUN_A RUN_B...\n"
-	  "       rig compare --within [--against FS] [-o DIR] RUN...\n"
+	  "usage: rig compare [--db URL] [-o DIR] RUN_A RUN_B...\n"
+	  "       rig compare --within [--against FS] [--db URL] [-o DIR] RUN...\n"
 	  "\n"
 	  "Joins runs on (step, volume or file system, metric), compares each with the\n"
 	  "first (percent difference, 95% interval, Welch p), warns when plans, hosts or\n"
@@ -150,7 +157,31 @@ const struct rig_cmd cmd_table[] = {
 	  "      --within       file systems within each run, tabulated across runs\n"
 	  "      --against FS   with --within: the reference, a volume name or else a\n"
 	  "                     file system, case-insensitive (default: each run's\n"
-	  "                     report.baseline)\n" },
+	  "                     report.baseline)\n"
+	  "      --db URL       the runs are in the shared PostgreSQL store at URL (see\n"
+	  "                     rig help push): each RUN is a run's id, or HOST/RUN when\n"
+	  "                     runs of several hosts share it; the pages are those of\n"
+	  "                     the run folders, naming each run as given\n" },
+	{ "push", cmd_push, "load a run into the shared PostgreSQL results store",
+	  "usage: rig push [--host NAME] RUN URL\n"
+	  "\n"
+	  "Loads the run in folder RUN (its results.db: plan, options, host and volume\n"
+	  "facts, cells, samples, file samples, notes, commands, events, resumes, journal,\n"
+	  "time accounting and estimates) and its findings into the PostgreSQL database\n"
+	  "URL (postgresql://[USER@]HOST[:PORT]/DATABASE, or libpq's key=value pairs),\n"
+	  "in schema rig, which it creates or migrates first (docs/results-store.md).\n"
+	  "A run is stored once under HOST/RUN (its host name and id): pushing it again\n"
+	  "sends nothing, and a run that went on since (resumed) replaces its copy. One\n"
+	  "transaction: a failure or a kill leaves the database as it was. rig report\n"
+	  "--db and rig compare --db read the runs back.\n"
+	  "\n"
+	  "      --host NAME   the host name to store the run under (default: the one the\n"
+	  "                    run recorded), e.g. the inventory's name of a fleet's rig\n"
+	  "\n"
+	  "The password comes from ~/.pgpass or PGPASSWORD (or PGSERVICE, PGPASSFILE:\n"
+	  "libpq's environment), never from URL: a URL holding one is refused.\n"
+	  "Nothing else in rig connects to a database.\n"
+	  "Exit status: 0 stored or unchanged, 1 failed, 2 bad usage.\n" },
 	{ "devices", cmd_devices, "list disks and whether rig may erase them",
 	  "usage: rig devices [--platform NAME]\n"
 	  "\n"

@@ -11,8 +11,13 @@
  * rig compare --within [--against FS] [-o DIR] RUN...: inside each run,
  * every volume or file system against the reference one, a row per run,
  * into compare-within.csv and compare.html.
+ *
+ * With --db URL the runs are [HOST/]RUN of the shared store
+ * (rig/store_pg.h), pulled into temporary stores and compared as folders
+ * are; the pages name each run as given, as they name a folder.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,6 +27,7 @@
 #include "../../reports/compare.h"
 #include "../../reports/report_data.h"
 #include "../util/strbuf.h"
+#include "../util/xalloc.h"
 #include "cmd.h"
 
 /* A new folder compare-ID-N for the default output; 0, or -1 (said). */
@@ -47,10 +53,12 @@ int cmd_compare(int argc, char **argv)
 {
 	const char *out = NULL;
 	struct strbuf made = STRBUF_INIT;
+	const char *db = NULL;
 	struct compare_opts o = { 0, NULL };
 	int opt;
 	optind = 1;
 	static const struct option longopts[] = { { "output", required_argument, NULL, 'o' },
+						  { "db", required_argument, NULL, 'd' },
 						  { "within", no_argument, NULL, 'w' },
 						  { "against", required_argument, NULL, 'a' },
 						  { NULL, 0, NULL, 0 } };
@@ -61,6 +69,8 @@ int cmd_compare(int argc, char **argv)
 			o.within = 1;
 		else if (opt == 'a')
 			o.against = optarg;
+		else if (opt == 'd')
+			db = optarg;
 		else
 			return cmd_usage_error("compare", "unknown option");
 	}
@@ -71,13 +81,35 @@ int cmd_compare(int argc, char **argv)
 	if (argc - optind < (o.within ? 1 : 2))
 		return cmd_usage_error("compare", o.within ? "give one run folder or more"
 							   : "give two run folders or more");
+	size_t n = (size_t)(argc - optind);
+	char *const *runs = argv + optind;
+	char *tmp = NULL;
+	char **dirs = NULL;
 	struct comparison c;
+	memset(&c, 0, sizeof(c));
 	struct strbuf err = STRBUF_INIT, path = STRBUF_INIT;
 	int rc = EXIT_FAILED;
-	if (compare_build(&c, argv + optind, (size_t)(argc - optind), &o, &err) < 0) {
+	if (db) {
+		if (!(tmp = cmd_db_tmpdir("compare", n)))
+			goto out;
+		dirs = xcalloc(n, sizeof(*dirs));
+		for (size_t i = 0; i < n; i++) {
+			struct strbuf d = STRBUF_INIT;
+			sb_addf(&d, "%s/%zu", tmp, i + 1);
+			dirs[i] = sb_detach(&d);
+		}
+		if ((rc = cmd_db_pull("compare", db, runs, (const char *const *)dirs, n)) != EXIT_OK)
+			goto out;
+		rc = EXIT_FAILED;
+		runs = dirs;
+	}
+	if (compare_build(&c, runs, n, &o, &err) < 0) {
 		fprintf(stderr, "rig compare: %s\n", err.buf);
 		goto out;
 	}
+	/* The pages name a run of the database as given, as they name a folder. */
+	for (size_t i = 0; db && i < n; i++)
+		c.runs[i].dir = argv[optind + (int)i];
 	for (size_t i = 0; i < c.nwarnings; i++)
 		fprintf(stderr, "rig compare: warning: %s\n", c.warnings[i]);
 	if (o.within) {
@@ -108,6 +140,11 @@ int cmd_compare(int argc, char **argv)
 	rc = EXIT_OK;
 out:
 	compare_free(&c);
+	if (tmp)
+		cmd_db_rmtmp(tmp, n);
+	for (size_t i = 0; dirs && i < n; i++)
+		free(dirs[i]);
+	free(dirs);
 	sb_release(&err);
 	sb_release(&path);
 	sb_release(&made);

@@ -3,9 +3,16 @@
  * results.csv, files.csv, summary.csv, and report.html with figures/ and
  * results.json as the plan's report.formats ask (reports/report.h). Works
  * on finished, failed, interrupted and still running runs alike.
+ *
+ * rig report --db URL [-o DIR] [HOST/]RUN: a run of the shared store
+ * (rig/store_pg.h), written as a run folder DIR (default: the run's id)
+ * holding its results.db and the same reports.
  */
+#include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../../reports/report.h"
@@ -15,9 +22,42 @@
 
 int cmd_report(int argc, char **argv)
 {
-	if (argc != 2)
-		return cmd_usage_error("report", argc < 2 ? "no run folder given" : "one run folder at a time");
-	const char *dir = argv[1];
+	static const struct option longopts[] = { { "db", required_argument, NULL, 'd' },
+						  { "output", required_argument, NULL, 'o' },
+						  { NULL, 0, NULL, 0 } };
+	const char *db = NULL, *out = NULL;
+	int opt;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+o:", longopts, NULL)) != -1) {
+		if (opt == 'd')
+			db = optarg;
+		else if (opt == 'o')
+			out = optarg;
+		else
+			return cmd_usage_error("report", "unknown option");
+	}
+	if (argc - optind != 1)
+		return cmd_usage_error("report", argc - optind < 1 ? "no run folder given"
+								   : "one run folder at a time");
+	if (out && !db)
+		return cmd_usage_error("report", "-o is for --db: rig report RUN writes into RUN");
+	const char *dir = argv[optind];
+	if (db) {
+		char *const ref = argv[optind];
+		const char *slash = strrchr(ref, '/');
+		dir = out ? out : slash ? slash + 1 : ref;
+		/* A new folder, or an empty one (rmdir succeeds only then). */
+		if (mkdir(dir, 0777) < 0 && (errno != EEXIST || rmdir(dir) < 0 || mkdir(dir, 0777) < 0)) {
+			fprintf(stderr, "rig report: cannot create %s (it must not exist, or be empty): %s\n",
+				dir, strerror(errno));
+			return EXIT_FAILED;
+		}
+		int prc = cmd_db_pull("report", db, &ref, &dir, 1);
+		if (prc != EXIT_OK) {
+			rmdir(dir);
+			return prc;
+		}
+	}
 	struct strbuf path = STRBUF_INIT, err = STRBUF_INIT;
 	sb_addf(&path, "%s/results.db", dir);
 	struct store *s = store_open(path.buf, 1, &err);
