@@ -137,6 +137,11 @@ struct prov_driver {
 	 * cannot tell). The resumed run's wait for orphans (provision.c).
 	 */
 	int (*procs_using)(const char *const *needles, struct strbuf *what);
+	/* What `rig plan`'s printed commands leave to the run, after "nothing
+	 * is run here; " ("RUN stands for the run folder"), and what an image
+	 * target adds ("/dev/loopN for the loop device losetup picks at run
+	 * time"). */
+	const char *dry_legend, *dry_legend_image;
 	/* Provisioning of image and disk targets: the layout-level ops the
 	 * runner calls (provision.h); provision, teardown and finish are the
 	 * engine's, driving prims. */

@@ -58,6 +58,8 @@ const struct prov_driver prov_driver_linux = {
 	.device_check = linux_device_check,
 	.devices_report = linux_devices,
 	.procs_using = linux_procs,
+	.dry_legend = "RUN stands for the run folder",
+	.dry_legend_image = "/dev/loopN for the loop device losetup picks at run time",
 	.ops = &provision_linux_ops,
 	.prims = &linux_prims,
 };

@@ -78,6 +78,8 @@ const struct prov_driver prov_driver_macos = {
 	.device_check = macos_device_check,
 	.devices_report = macos_devices,
 	.procs_using = mac_procs_using,
+	.dry_legend = "volumes stay where diskutil mounts them, /Volumes/NAME",
+	.dry_legend_image = "diskN stands for the disk hdiutil attaches at run time",
 	.ops = &provision_macos_ops,
 	.prims = &macos_prims,
 };

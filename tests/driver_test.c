@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "provision/driver.h"
+#include "provision/engine.h"
 #include "provision/macos.h"
 #include "provision/provision.h"
 #include "rig/util/strbuf.h"
@@ -32,6 +33,19 @@ static void test_every_driver_whole(void)
 		CU_ASSERT_PTR_NOT_NULL(d->ops->provision);
 		CU_ASSERT_PTR_NOT_NULL(d->ops->teardown);
 		CU_ASSERT_EQUAL(!!(d->abilities & PROV_CAN_REMOUNT), d->ops->remount != NULL);
+		CU_ASSERT_PTR_NOT_NULL(d->dry_legend);
+		CU_ASSERT_PTR_NOT_NULL(d->dry_legend_image);
+		/* every primitive but format (diskutil formats as it partitions) */
+		const struct prov_prims *pr = d->prims;
+		CU_ASSERT_PTR_NOT_NULL_FATAL(pr);
+		CU_ASSERT(pr->fit && pr->begin && pr->create_image && pr->attach && pr->open_disk &&
+			  pr->partition && pr->mount && pr->conditions && pr->volume && pr->volumes &&
+			  pr->unmount && pr->end_volumes && pr->detach && pr->delete_image &&
+			  pr->release_disk && pr->left && pr->free_state);
+		/* the engine drives them: the layout-level ops are its own */
+		CU_ASSERT(d->ops->provision == prov_engine_provision);
+		CU_ASSERT(d->ops->teardown == prov_engine_teardown);
+		CU_ASSERT(d->ops->finish == prov_engine_finish);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(d->fs[0].name);
 		int keeps = 0;
 		for (const struct prov_fs *f = d->fs; f->name; f++) {
@@ -39,6 +53,9 @@ static void test_every_driver_whole(void)
 			CU_ASSERT_PTR_EQUAL(prov_driver_of_fs(f->name), d);
 			CU_ASSERT_PTR_EQUAL(prov_driver_fs(d, f->name), f);
 			CU_ASSERT(f->label_max > 0);
+			/* an alias names one file system of one driver */
+			for (const char *const *a = f->aliases; a && *a; a++)
+				CU_ASSERT_PTR_EQUAL(prov_driver_of_fs(*a), d);
 			keeps |= f->keep_how != NULL;
 		}
 		/* A driver that keeps partitions says how, for some file system. */

@@ -77,16 +77,9 @@ static void dry_start(struct dry *d, const struct plan *p, uint64_t image_size)
 	d->ctx.sp = &d->sp;
 	d->ctx.err = &d->err;
 	d->ctx.note = dry_note;
-	if (d->ops == &provision_macos_ops)
-		printf("\nprovision with the %s backend (nothing is run here%s; volumes stay where "
-		       "diskutil mounts them, /Volumes/NAME):\n", d->ops->name,
-		       p->target.kind == TARGET_IMAGE ? "; diskN stands for the disk hdiutil attaches "
-							"at run time" : "");
-	else
-		printf("\nprovision with the %s backend (nothing is run here; RUN stands for the run "
-		       "folder%s):\n", d->ops->name,
-		       p->target.kind == TARGET_IMAGE ? ", /dev/loopN for the loop device losetup "
-							"picks at run time" : "");
+	printf("\nprovision with the %s backend (nothing is run here; %s%s%s):\n", d->ops->name,
+	       p->platform->dry_legend, p->target.kind == TARGET_IMAGE ? ", " : "",
+	       p->target.kind == TARGET_IMAGE ? p->platform->dry_legend_image : "");
 	if (d->ops->prepare && d->ops->prepare(&d->ctx) < 0) {
 		printf("  rig run would stop here: %s\n", d->err.buf);
 		d->ops = NULL;
