@@ -267,6 +267,16 @@ static void fit_problem(struct walk *w, const struct cell *c, enum fit_kind kind
 	f->sweep_value = c->sweep_value;
 }
 
+/* Remember a module without an estimate, once, for the summary's words. */
+static void note_skipped(struct plan_est_sum *sum, const char *name)
+{
+	for (size_t i = 0; i < sum->nskipped; i++)
+		if (!strcmp(sum->skipped[i], name))
+			return;
+	if (sum->nskipped < sizeof(sum->skipped) / sizeof(sum->skipped[0]))
+		sum->skipped[sum->nskipped++] = name;
+}
+
 static void walk_cell(struct walk *w, const struct cell *c, struct diag *scratch, int *rc)
 {
 	const struct plan *p = w->p;
@@ -275,6 +285,8 @@ static void walk_cell(struct walk *w, const struct cell *c, struct diag *scratch
 	count_cell(w, c->step);
 	if (!m->estimate) {
 		sum->not_estimated++;
+		note_skipped(sum, m->name);
+		note_skipped(&w->e->total, m->name);
 		return;
 	}
 	void *args = xcalloc(1, m->args_size ? m->args_size : 1);
@@ -567,9 +579,16 @@ static void format_sum(struct strbuf *out, const struct plan_est_sum *s)
 	if (s->unknown)
 		sb_addf(out, " (+ %zu cell%s writing to a level of a volume whose size is unknown)",
 			s->unknown, s->unknown == 1 ? "" : "s");
-	if (s->not_estimated)
-		sb_addf(out, " (+ %zu cell%s not estimated: commands rig does not know)",
-			s->not_estimated, s->not_estimated == 1 ? "" : "s");
+	if (s->not_estimated) {
+		/* what they do depends on what they find when they run: a
+		 * command's work, the changes a sync copies */
+		sb_addf(out, " (+ %zu ", s->not_estimated);
+		for (size_t i = 0; i < s->nskipped; i++)
+			sb_addf(out, "%s%s", i == 0 ? "" : i + 1 < s->nskipped ? ", " : " and ",
+				s->skipped[i]);
+		sb_addf(out, " cell%s not estimated", s->not_estimated == 1 ? "" : "s");
+		sb_adds(out, ": their work is known only when they run)");
+	}
 	sb_addch(out, '\n');
 }
 

@@ -71,6 +71,8 @@ struct plan_est_sum {
 	double seconds;
 	size_t unknown;          /* cells whose writes depend on a size not known */
 	size_t not_estimated;    /* cells of modules without an estimate (exec) */
+	const char *skipped[4];  /* those modules' names, the first four */
+	size_t nskipped;
 };
 
 struct plan_est {

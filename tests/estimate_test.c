@@ -108,6 +108,25 @@ static void test_fixed_sizes(void)
 	fx_release(&fx);
 }
 
+/* Steps without an estimate are counted and named, once each, per layout
+ * and in the total. */
+static void test_not_estimated(void)
+{
+	struct est_fx fx;
+	CU_ASSERT_EQUAL(estimate_text(&fx,
+		"rig: 1\nname: t\ntarget:\n  dirs: [/tmp, /var]\nrepeat: 3\nsteps:\n"
+		"  - exec: { run: [\"true\"] }\n  - null: {}\n  - exec: { run: [\"false\"] }\n",
+		0, 0, NULL), 0);
+	CU_ASSERT_EQUAL(fx.e.total.not_estimated, 12); /* 2 exec steps x 2 dirs x 3 */
+	CU_ASSERT_EQUAL(fx.e.total.nskipped, 1);
+	struct strbuf out = STRBUF_INIT;
+	plan_estimate_format(fx.p, &fx.e, &out);
+	pt_has("estimate", out.buf, "(+ 12 exec cells not estimated: their work is known only "
+				    "when they run)");
+	sb_release(&out);
+	fx_release(&fx);
+}
+
 /* Expected sizes when the seed is unknown: n x the mean of a range, and a
  * list's files in turn. */
 static void test_expected_sizes(void)
@@ -431,6 +450,7 @@ static void test_halves_actual(void)
 void register_estimate_tests(void)
 {
 	CU_pSuite s = test_suite("estimate");
+	test_add(s, "cells without an estimate: counted and named", test_not_estimated);
 	test_add(s, "fixed sizes, a read, a pause, repetitions: exact", test_fixed_sizes);
 	test_add(s, "expected sizes without the seed", test_expected_sizes);
 	test_add(s, "with the seed: write's and tree's own draws", test_draws_match_modules);

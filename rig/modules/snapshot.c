@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "../../platform/platform.h"
+#include "../estimate.h"
 #include "../module.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
@@ -109,6 +110,16 @@ static int snapshot_run(struct rig_ctx *ctx, const void *a)
 	return 0;
 }
 
+/* For `rig plan`: a snapshot shares every block with its volume, so
+ * nothing is written; taking one and deleting the oldest are counted as
+ * two file operations at the assumed rate (a btrfs snapshot is metadata
+ * only; macOS's tmutil takes longer, which the estimate does not know). */
+static void snapshot_estimate(const void *a, struct est_cell *c)
+{
+	(void)a;
+	c->ops = 2;
+}
+
 const struct rig_module rig_module_snapshot = {
 	.name = "snapshot",
 	.summary = "takes a read-only snapshot of the volume, keeping the last N",
@@ -128,6 +139,7 @@ const struct rig_module rig_module_snapshot = {
 	.flags = MOD_SNAPSHOTS | MOD_DRY_RUNS,
 	.headline = { "seconds", -1 },
 	.params = snapshot_params,
+	.estimate = snapshot_estimate,
 	.args_size = sizeof(struct snapshot_args),
 	.metrics = snapshot_metrics,
 	.run = snapshot_run,
