@@ -9,6 +9,7 @@
  */
 #include <ctype.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -26,11 +27,58 @@ void diag_init(struct diag *d, const char *file, const char *text)
 
 void diag_release(struct diag *d)
 {
+	if (!d->items && !d->seen) {
+		d->n = d->alloc = d->nerrors = d->nseen = 0;
+		return;
+	}
 	for (size_t i = 0; i < d->n; i++)
 		free(d->items[i].msg);
 	free(d->items);
+	free(d->seen);
 	d->items = NULL;
-	d->n = d->alloc = d->nerrors = 0;
+	d->seen = NULL;
+	d->n = d->alloc = d->nerrors = d->nseen = 0;
+}
+
+/* FNV-1a of what makes two items equal. */
+static size_t item_hash(enum diag_level level, struct mark m, const char *msg)
+{
+	uint64_t h = 14695981039346656037ull;
+	int head[3] = { (int)level, m.line, m.col };
+	const unsigned char *b = (const unsigned char *)head;
+	for (size_t i = 0; i < sizeof(head); i++)
+		h = (h ^ b[i]) * 1099511628211ull;
+	for (const unsigned char *p = (const unsigned char *)msg; *p; p++)
+		h = (h ^ *p) * 1099511628211ull;
+	return (size_t)h;
+}
+
+/* The slot of an item equal to (level, m, msg), or the empty slot where it
+ * would go. */
+static size_t *find_slot(const struct diag *d, size_t h, enum diag_level level, struct mark m,
+			 const char *msg)
+{
+	for (size_t i = h & (d->nseen - 1);; i = (i + 1) & (d->nseen - 1)) {
+		size_t *slot = &d->seen[i];
+		if (!*slot)
+			return slot;
+		const struct diag_item *it = &d->items[*slot - 1];
+		if (it->level == level && it->mark.line == m.line && it->mark.col == m.col &&
+		    !strcmp(it->msg, msg))
+			return slot;
+	}
+}
+
+static void grow_seen(struct diag *d)
+{
+	free(d->seen);
+	d->nseen = d->nseen ? 2 * d->nseen : 64;
+	d->seen = xcalloc(d->nseen, sizeof(*d->seen));
+	for (size_t i = 0; i < d->n; i++) {
+		const struct diag_item *it = &d->items[i];
+		*find_slot(d, item_hash(it->level, it->mark, it->msg), it->level, it->mark,
+			   it->msg) = i + 1;
+	}
 }
 
 static void add(struct diag *d, enum diag_level level, struct mark m,
@@ -42,14 +90,14 @@ static void add(struct diag *d, enum diag_level level, struct mark m,
 {
 	struct strbuf sb = STRBUF_INIT;
 	sb_vaddf(&sb, fmt, ap);
-	for (size_t i = 0; i < d->n; i++) {
-		const struct diag_item *it = &d->items[i];
-		if (it->level == level && it->mark.line == m.line && it->mark.col == m.col &&
-		    !strcmp(it->msg, sb.buf)) {
-			sb_release(&sb);
-			return;
-		}
+	if (2 * (d->n + 1) > d->nseen)
+		grow_seen(d);
+	size_t *slot = find_slot(d, item_hash(level, m, sb.buf), level, m, sb.buf);
+	if (*slot) {
+		sb_release(&sb);
+		return;
 	}
+	*slot = d->n + 1;
 	XGROW(d->items, d->n + 1, d->alloc);
 	d->items[d->n].level = level;
 	d->items[d->n].mark = m;

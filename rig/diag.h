@@ -33,6 +33,10 @@ struct diag {
 	struct diag_item *items;
 	size_t n, alloc;
 	size_t nerrors;
+	/* Open addressing over items (index + 1; 0 empty), for dropping an item
+	 * equal to one already there without comparing it with all of them. */
+	size_t *seen;
+	size_t nseen;  /* slots, a power of two */
 };
 
 void diag_init(struct diag *d, const char *file, const char *text);

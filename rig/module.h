@@ -176,6 +176,8 @@ struct binding {
 /* Whether s (without the '$') is a variable's name: lowercase letters,
  * digits and '_', starting with a letter or '_'. */
 int params_var_name_ok(const char *s);
+/* "$name" as a whole value: the name (inside text), else NULL. */
+const char *params_var_ref(const char *text);
 
 /* Samples go through the sink; the runner stores each one at once. */
 struct rig_sink {
@@ -303,6 +305,16 @@ void module_describe_needs(const struct rig_module *m, struct strbuf *sb);
 int params_bind(const struct rig_module *m, const struct pval *vals,
 		const struct binding *b, void *args, struct diag *d, struct mark at);
 void params_free(const struct rig_module *m, void *args);
+/* params_bind and params_free of parameter i alone (params_bind is these
+ * for every i in order; what one parameter binds and reports depends only
+ * on its own value, the variables that value names and which of the
+ * parameters were given). The validator binds each parameter once per
+ * value of its variables instead of once per combination. */
+int params_bind_param(const struct rig_module *m, const struct pval *vals, size_t i,
+		      const struct binding *b, void *args, struct diag *d, struct mark at);
+void params_free_param(const struct rig_param *p, void *args);
+/* The bytes of p's field in the args struct (at p->offset). */
+size_t params_field_size(const struct rig_param *p);
 /* Describe a parameter's type for help and errors: "size (e.g. 4K, 1MB)". */
 const char *params_type_name(enum param_type t);
 /* A PT_FOLDER value as binding stores it: absolute, no `.` or `..`

@@ -74,6 +74,11 @@ int params_var_name_ok(const char *s)
 	return 1;
 }
 
+const char *params_var_ref(const char *text)
+{
+	return text && text[0] == '$' && params_var_name_ok(text + 1) ? text + 1 : NULL;
+}
+
 /*
  * Resolve `$name` in text written at *mark. Returns the text to use (the
  * binding's value, the text without a `$$` escape, or text itself) and
@@ -508,92 +513,114 @@ static int same_group(const struct rig_param *a, const struct rig_param *b)
 	return a->group && b->group && !strcmp(a->group, b->group);
 }
 
-int params_bind(const struct rig_module *m, const struct pval *vals,
-		const struct binding *b, void *args, struct diag *d, struct mark at)
+int params_bind_param(const struct rig_module *m, const struct pval *vals, size_t i,
+		      const struct binding *b, void *args, struct diag *d, struct mark at)
 {
-	size_t n = module_nparams(m);
+	const struct rig_param *p = &m->params[i];
+	size_t n = p->group ? module_nparams(m) : i + 1; /* only a group looks past i */
 	size_t before = d->nerrors;
-	char *base = args;
-	for (size_t i = 0; i < n; i++) {
-		const struct rig_param *p = &m->params[i];
-		char *f = base + p->offset;
-		int given = vals && vals[i].given;
-		/* Group: the first given member wins; later ones are errors. */
-		size_t other = n;
-		for (size_t j = 0; j < n; j++)
-			if (j != i && same_group(p, &m->params[j]) && vals && vals[j].given &&
-			    (j < i || !given)) {
-				other = j;
-				break;
-			}
-		if (given && other < i) {
-			diag_error(d, vals[i].key_mark,
-				   "'%s' and '%s' exclude each other in step '%s': give only one",
-				   m->params[other].name, p->name, m->name);
-			continue;
+	char *f = (char *)args + p->offset;
+	int given = vals && vals[i].given;
+	/* Group: the first given member wins; later ones are errors. */
+	size_t other = n;
+	for (size_t j = 0; p->group && j < n; j++)
+		if (j != i && same_group(p, &m->params[j]) && vals && vals[j].given &&
+		    (j < i || !given)) {
+			other = j;
+			break;
 		}
-		if (given) {
-			bind_pval(m, p, &vals[i], b, f, d);
-			continue;
+	if (given && other < i) {
+		diag_error(d, vals[i].key_mark,
+			   "'%s' and '%s' exclude each other in step '%s': give only one",
+			   m->params[other].name, p->name, m->name);
+	} else if (given) {
+		bind_pval(m, p, &vals[i], b, f, d);
+	} else if (other < n) {
+		/* another member of the group was given */
+	} else if (p->group) {
+		/* None given: the first member with a default applies. */
+		size_t first = n, lead = n;
+		int required = 0;
+		for (size_t j = 0; j < n; j++) {
+			if (!same_group(p, &m->params[j]))
+				continue;
+			if (lead == n)
+				lead = j;
+			required |= m->params[j].required;
+			if (first == n && m->params[j].def)
+				first = j;
 		}
-		if (other < n)
-			continue; /* another member of the group was given */
-		if (p->group) {
-			/* None given: the first member with a default applies. */
-			size_t first = n, lead = n;
-			int required = 0;
-			for (size_t j = 0; j < n; j++) {
-				if (!same_group(p, &m->params[j]))
-					continue;
-				if (lead == n)
-					lead = j;
-				required |= m->params[j].required;
-				if (first == n && m->params[j].def)
-					first = j;
-			}
-			if (first == i)
-				bind_default(m, p, f, d, at);
-			else if (first == n && required && lead == i)
-				diag_error(d, at, "step '%s' needs '%s' or another parameter of its "
-					   "group '%s'", m->name, p->name, p->group);
-			continue;
-		}
-		if (p->def)
+		if (first == i)
 			bind_default(m, p, f, d, at);
-		else if (p->required)
-			diag_error(d, at, "step '%s' needs parameter '%s' (%s)", m->name, p->name,
-				   p->help ? p->help : params_type_name(p->type));
-		else if (p->type == PT_ENUMLIST)
-			all_choices(p, f);
+		else if (first == n && required && lead == i)
+			diag_error(d, at, "step '%s' needs '%s' or another parameter of its "
+				   "group '%s'", m->name, p->name, p->group);
+	} else if (p->def) {
+		bind_default(m, p, f, d, at);
+	} else if (p->required) {
+		diag_error(d, at, "step '%s' needs parameter '%s' (%s)", m->name, p->name,
+			   p->help ? p->help : params_type_name(p->type));
+	} else if (p->type == PT_ENUMLIST) {
+		all_choices(p, f);
 	}
 	return (int)(d->nerrors - before);
 }
 
+int params_bind(const struct rig_module *m, const struct pval *vals,
+		const struct binding *b, void *args, struct diag *d, struct mark at)
+{
+	size_t n = module_nparams(m);
+	int errs = 0;
+	for (size_t i = 0; i < n; i++)
+		errs += params_bind_param(m, vals, i, b, args, d, at);
+	return errs;
+}
+
+size_t params_field_size(const struct rig_param *p)
+{
+	switch (p->type) {
+	case PT_UINT:
+	case PT_SIZE:
+	case PT_DURATION: return sizeof(uint64_t);
+	case PT_PERCENT: return sizeof(double);
+	case PT_BOOL:
+	case PT_ENUM: return sizeof(int);
+	case PT_DIST: return sizeof(struct size_dist);
+	case PT_ENUMLIST: return sizeof(struct enum_list);
+	case PT_ARGV: return sizeof(struct argv_list);
+	case PT_FOLDER: return sizeof(char *);
+	}
+	return 0;
+}
+
+void params_free_param(const struct rig_param *p, void *args)
+{
+	char *f = (char *)args + p->offset;
+	if (p->type == PT_DIST) {
+		units_dist_release((struct size_dist *)(void *)f);
+	} else if (p->type == PT_ENUMLIST) {
+		struct enum_list *l = (struct enum_list *)(void *)f;
+		free(l->items);
+		l->items = NULL;
+		l->n = 0;
+	} else if (p->type == PT_ARGV) {
+		struct argv_list *l = (struct argv_list *)(void *)f;
+		for (size_t i = 0; i < l->n; i++)
+			free(l->items[i]);
+		free(l->items);
+		l->items = NULL;
+		l->n = 0;
+	} else if (p->type == PT_FOLDER) {
+		char **field = (char **)(void *)f;
+		free(*field);
+		*field = NULL;
+	}
+}
+
 void params_free(const struct rig_module *m, void *args)
 {
-	char *base = args;
 	if (!args)
 		return;
-	for (const struct rig_param *p = m->params; p && p->name; p++) {
-		char *f = base + p->offset;
-		if (p->type == PT_DIST) {
-			units_dist_release((struct size_dist *)(void *)f);
-		} else if (p->type == PT_ENUMLIST) {
-			struct enum_list *l = (struct enum_list *)(void *)f;
-			free(l->items);
-			l->items = NULL;
-			l->n = 0;
-		} else if (p->type == PT_ARGV) {
-			struct argv_list *l = (struct argv_list *)(void *)f;
-			for (size_t i = 0; i < l->n; i++)
-				free(l->items[i]);
-			free(l->items);
-			l->items = NULL;
-			l->n = 0;
-		} else if (p->type == PT_FOLDER) {
-			char **field = (char **)(void *)f;
-			free(*field);
-			*field = NULL;
-		}
-	}
+	for (const struct rig_param *p = m->params; p && p->name; p++)
+		params_free_param(p, args);
 }

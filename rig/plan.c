@@ -48,6 +48,23 @@ yaml_node_t *plan_node_at(struct pctx *c, int id)
 	return yaml_document_get_node(c->doc, id);
 }
 
+int plan_node_once(struct pctx *c, const yaml_node_t *n, const void *what)
+{
+	if (!c->doc || n < c->doc->nodes.start || n >= c->doc->nodes.top)
+		return 1;
+	size_t i = (size_t)(n - c->doc->nodes.start);
+	if (!c->node_memo) {
+		c->nnodes = (size_t)(c->doc->nodes.top - c->doc->nodes.start);
+		c->node_memo = xcalloc(c->nnodes + 1, sizeof(*c->node_memo));
+	}
+	if (i >= c->nnodes)
+		return 1;
+	if (c->node_memo[i] == what)
+		return 0;
+	c->node_memo[i] = what;
+	return 1;
+}
+
 const char *plan_node_kind(const yaml_node_t *n)
 {
 	switch (n->type) {
@@ -135,6 +152,25 @@ int plan_map_keys(struct pctx *c, yaml_node_t *map, struct key *keys, size_t nke
 		keys[i].val = v;
 	}
 	free(names);
+	return 0;
+}
+
+int plan_map_keys_quiet(struct pctx *c, yaml_node_t *map, struct key *keys, size_t nkeys)
+{
+	if (!map || map->type != YAML_MAPPING_NODE)
+		return -1;
+	for (yaml_node_pair_t *pr = map->data.mapping.pairs.start;
+	     pr < map->data.mapping.pairs.top; pr++) {
+		yaml_node_t *k = plan_node_at(c, pr->key);
+		const char *name = plan_node_text(k);
+		size_t i = 0;
+		while (name && i < nkeys && strcmp(keys[i].name, name))
+			i++;
+		if (name && i < nkeys && !keys[i].key) {
+			keys[i].key = k;
+			keys[i].val = plan_node_at(c, pr->value);
+		}
+	}
 	return 0;
 }
 
@@ -420,6 +456,8 @@ static void parse_document(struct pctx *c)
 	yaml_document_delete(&doc);
 	yaml_parser_delete(&parser);
 	c->doc = NULL;
+	free(c->node_memo);
+	c->node_memo = NULL;
 }
 
 struct plan *plan_parse_text(const char *name, const char *text, size_t len,

@@ -51,13 +51,17 @@ struct pctx {
 	size_t depth;
 	/* Steps parsed so far, each use of an alias counted. */
 	size_t nsteps_seen;
-	/* Parameter bindings validated so far (see validate_bindings). */
+	/* Combinations of sweep values validated so far (plan_bind.c). */
 	uint64_t nbinds;
 	int too_large;  /* "too large" reported once */
 	/* Which of p->vars the plan used ($name outside any sweep, or a
 	 * sweep's variable, which is an error); parallel to p->vars. */
 	unsigned char *var_used;
 	char via_note[PLAN_VAR_NAME_MAX + 40]; /* " (the value of $x, from --var)" */
+	/* Per node of the document: what its own messages were last reported
+	 * for (plan_node_once); nodes_memo[id - 1]. */
+	const void **node_memo;
+	size_t nnodes;
 };
 
 struct plan_source {
@@ -87,6 +91,13 @@ const char *plan_node_kind(const yaml_node_t *n);
 int plan_node_is_null(const yaml_node_t *n);
 /* The scalar's text (NUL-terminated by libyaml), or NULL. */
 const char *plan_node_text(const yaml_node_t *n);
+/* 1 the first time node n is met as `what`, 0 when the node met before was
+ * last met as `what` too. A step list used through aliases is parsed at
+ * every use (up to PLAN_MAX_STEPS); the messages that depend only on a
+ * node and `what` were reported at its first use and would be dropped as
+ * duplicates, so they need not be worked out again (suggestions compare a
+ * word with every name). `what` is the address of a static object. */
+int plan_node_once(struct pctx *c, const yaml_node_t *n, const void *what);
 
 /*
  * Walk mapping `map`, filling keys[] (names set by the caller). Unknown
@@ -96,6 +107,9 @@ const char *plan_node_text(const yaml_node_t *n);
  */
 int plan_map_keys(struct pctx *c, yaml_node_t *map, struct key *keys, size_t nkeys,
 	     const char *where, const char *what);
+/* plan_map_keys without its messages, for a map whose messages were
+ * reported (plan_node_once). */
+int plan_map_keys_quiet(struct pctx *c, yaml_node_t *map, struct key *keys, size_t nkeys);
 /* Report "missing key 'NAME' WHERE" at map unless k was given. Returns 1 if given. */
 int plan_require_key(struct pctx *c, const struct key *k, yaml_node_t *map, const char *where);
 
@@ -150,6 +164,13 @@ void plan_check_description(struct pctx *c, struct mark at);
 /* The step list (plan_steps.c). */
 void plan_parse_steps(struct pctx *c, yaml_node_t *seq, struct plan_step **out, size_t *n);
 void plan_steps_free(struct plan_step *s, size_t n);
+
+/* Validate module step st by binding its parameters (plan_bind.c) for the
+ * values of sweeps[0..nsweeps), the enclosing sweeps whose variables it
+ * names (each once). values_only: it has a misspelt key; report only the
+ * values' problems. Counts the combinations against the plan's budget. */
+void plan_bind_step(struct pctx *c, const struct plan_step *st,
+		    const struct plan_step *const *sweeps, size_t nsweeps, int values_only);
 
 /* The report section (plan_report.c), after the steps it refers to. */
 void plan_parse_report(struct pctx *c, const struct key *rk);

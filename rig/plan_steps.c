@@ -1,14 +1,14 @@
 /*
  * The steps of a plan: module steps, `cycle` and `sweep` blocks, nested up
  * to PLAN_MAX_DEPTH deep. Each module step keeps its parameters as written (struct pval)
- * and is validated here by binding them exactly as the runner will
- * (params_bind), once for every value of each sweep variable it refers to,
- * so that `to: $level` with `level: [90%, 120%]` is an error at `120%`.
+ * and is validated by binding them exactly as the runner will, for the
+ * values of the sweep variables it refers to (plan_bind.c), so that
+ * `to: $level` with `level: [90%, 120%]` is an error at `120%`.
  *
- * Only the variables a step uses are varied (the product of their value
- * lists), and the same message at the same place is reported once however
- * many combinations produce it. `needs` (read after write, enumerate after
- * tree) is checked against plan order: any earlier step, at any depth.
+ * Only the variables a step uses are varied, and the same message at the
+ * same place is reported once however many combinations produce it.
+ * `needs` (read after write, enumerate after tree) is checked against plan
+ * order: any earlier step, at any depth.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,15 +17,6 @@
 #include "plan_parse.h"
 #include "util/strbuf.h"
 #include "util/xalloc.h"
-
-/* Bindings validated per plan. A step whose combinations of sweep values
- * fit in what is left binds every combination; otherwise it binds each
- * value of each variable once (the n-th binding takes value n mod count of
- * every variable): every value is still checked, though not every pair.
- * This keeps validation linear in the plan's size (aliases can multiply a
- * few lines into thousands of steps) and short: a binding costs about a
- * microsecond, several with sanitizers and tens under a fuzzer. */
-#define MAX_BINDINGS 50000
 
 /* The enclosing sweeps of a step, innermost first. */
 struct scope {
@@ -43,12 +34,6 @@ static size_t module_index(const struct rig_module *m)
 	while (rig_modules[i] && rig_modules[i] != m)
 		i++;
 	return i;
-}
-
-/* "$name" as a whole value: the name, else NULL. */
-static const char *var_ref(const char *text)
-{
-	return text && text[0] == '$' && params_var_name_ok(text + 1) ? text + 1 : NULL;
 }
 
 /* --- module parameters --- */
@@ -106,48 +91,10 @@ static int fill_pval(struct pctx *c, const struct rig_module *m, const struct ri
 	return 0;
 }
 
-/* Add the items of tmp to d, skipping those already added since `from`,
- * and those at `skip` (the step itself) when skip.line != 0. */
-static void merge_unique(struct diag *d, size_t from, const struct diag *tmp, struct mark skip)
-{
-	for (size_t i = 0; i < tmp->n; i++) {
-		const struct diag_item *t = &tmp->items[i];
-		int dup = skip.line && t->mark.line == skip.line && t->mark.col == skip.col;
-		for (size_t j = from; j < d->n && !dup; j++)
-			dup = d->items[j].mark.line == t->mark.line && d->items[j].mark.col == t->mark.col &&
-			      !strcmp(d->items[j].msg, t->msg);
-		if (dup)
-			continue;
-		if (t->level == DIAG_ERROR)
-			diag_error(d, t->mark, "%s", t->msg);
-		else
-			diag_warning(d, t->mark, "%s", t->msg);
-	}
-}
-
-static void bind_once(struct pctx *c, const struct plan_step *st, const struct binding *b,
-		      size_t from, int values_only)
-{
-	struct mark skip = { 0, 0, 0 };
-	if (values_only)
-		skip = st->mark;
-	const struct rig_module *m = st->module;
-	struct diag tmp;
-	diag_init(&tmp, c->d->file, c->d->text);
-	void *args = xcalloc(1, m->args_size ? m->args_size : 1);
-	if (params_bind(m, st->params, b, args, &tmp, st->mark) == 0 && m->check)
-		m->check(args, &tmp, st->mark);
-	params_free(m, args);
-	free(args);
-	merge_unique(c->d, from, &tmp, skip);
-	diag_release(&tmp);
-}
-
 /*
- * Bind the step for every combination of the sweep values it refers to.
- * values_only: the step has a misspelt key, so report only problems of the
- * values given, not missing parameters or cross-checks (likely the typo's
- * consequences, and noise next to the error that explains them).
+ * Validate the step by binding its parameters (plan_bind.c) for the values
+ * of the enclosing sweeps it uses; a name no sweep defines is a --var (the
+ * outermost binding) or an error of the binding.
  */
 static void validate_bindings(struct pctx *c, const struct plan_step *st, struct scope *sc,
 			      int values_only)
@@ -155,70 +102,31 @@ static void validate_bindings(struct pctx *c, const struct plan_step *st, struct
 	size_t np = module_nparams(st->module), nrefs = 1;
 	for (size_t i = 0; i < np; i++)
 		nrefs += st->params[i].is_seq ? st->params[i].nitems : 1;
-	struct scope **used = xcalloc(nrefs, sizeof(*used));
+	const struct plan_step **used = xcalloc(nrefs, sizeof(*used));
 	size_t nused = 0;
 	for (size_t i = 0; i < np; i++) {
 		const struct pval *pv = &st->params[i];
 		size_t nt = pv->is_seq ? pv->nitems : 1;
 		for (size_t j = 0; pv->given && j < nt; j++) {
-			const char *name = var_ref(pv->is_seq ? pv->items[j] : pv->text);
+			const char *name = params_var_ref(pv->is_seq ? pv->items[j] : pv->text);
+			if (!name)
+				continue; /* a value as written */
 			struct scope *s = sc;
-			while (name && s && (!s->sweep->var || strcmp(s->sweep->var, name)))
+			while (s && (!s->sweep->var || strcmp(s->sweep->var, name)))
 				s = s->outer;
 			if (!s) {
-				if (name)
-					plan_var_use(c, name); /* a --var: the outermost binding */
+				plan_var_use(c, name); /* a --var: the outermost binding */
 				continue;
 			}
 			s->used = 1;
 			size_t k = 0;
-			while (k < nused && used[k] != s)
+			while (k < nused && used[k] != s->sweep)
 				k++;
 			if (k == nused)
-				used[nused++] = s;
+				used[nused++] = s->sweep;
 		}
 	}
-	uint64_t product = 1; /* 0: an empty list, reported already */
-	size_t most = 1;
-	for (size_t k = 0; k < nused; k++) {
-		size_t nv = used[k]->sweep->nvalues;
-		product = nv && product > MAX_BINDINGS / nv ? MAX_BINDINGS + 1 : product * nv;
-		if (nv > most)
-			most = nv;
-	}
-	uint64_t left = MAX_BINDINGS - c->nbinds;
-	int diagonal = product > left;
-	uint64_t combos = diagonal ? most : product;
-	if (combos > left) {
-		if (!c->too_large)
-			diag_error(c->d, st->mark, "the plan is too large to check: its steps bind "
-				   "more than %d combinations of sweep values", MAX_BINDINGS);
-		c->too_large = 1;
-		free(used);
-		return;
-	}
-	c->nbinds += combos;
-	struct binding *b = xcalloc(nused + 1, sizeof(*b));
-	size_t *idx = xcalloc(nused + 1, sizeof(*idx));
-	size_t from = c->d->n;
-	for (uint64_t n = 0; n < combos; n++) {
-		for (size_t k = 0; k < nused; k++) {
-			const struct plan_step *sw = used[k]->sweep;
-			if (diagonal)
-				idx[k] = (size_t)(n % sw->nvalues);
-			b[k] = (struct binding){ .var = sw->var, .value = sw->values[idx[k]],
-						 .mark = sw->value_marks[idx[k]],
-						 .outer = k + 1 < nused ? &b[k + 1] : c->p->vars };
-		}
-		bind_once(c, st, nused ? &b[0] : c->p->vars, from, values_only);
-		for (size_t k = 0; !diagonal && k < nused; k++) {
-			if (++idx[k] < used[k]->sweep->nvalues)
-				break;
-			idx[k] = 0;
-		}
-	}
-	free(b);
-	free(idx);
+	plan_bind_step(c, st, used, nused, values_only);
 	free(used);
 }
 
@@ -273,7 +181,7 @@ static char *step_folder(struct pctx *c, const struct rig_module *m, const struc
 	*given = pv->given;
 	if (!pv->given || !pv->text)
 		return NULL;
-	if (var_ref(pv->text)) {
+	if (params_var_ref(pv->text)) {
 		diag_error(c->d, pv->mark, "'%s' in step '%s' must be written out, not a variable "
 			   "('%s'): the steps that build, change and copy a folder are matched by it",
 			   p->name, m->name, pv->text);
@@ -355,23 +263,27 @@ static void parse_module(struct pctx *c, const struct rig_module *m, yaml_node_t
 	st->params = xcalloc(np + 1, sizeof(struct pval));
 	int bad = 0;
 	if (val->type == YAML_MAPPING_NODE) {
-		const char **names = xcalloc(np + 1, sizeof(char *));
-		for (size_t i = 0; i < np; i++)
-			names[i] = m->params[i].name;
+		/* Unknown keys: reported at the mapping's first use by m. */
+		int report = plan_node_once(c, val, m);
 		for (yaml_node_pair_t *pr = val->data.mapping.pairs.start;
 		     pr < val->data.mapping.pairs.top; pr++) {
 			yaml_node_t *k = plan_node_at(c, pr->key), *v = plan_node_at(c, pr->value);
 			const char *name = plan_node_text(k);
 			size_t i = 0;
-			while (name && i < np && strcmp(names[i], name))
+			while (name && i < np && strcmp(m->params[i].name, name))
 				i++;
-			if (!name) {
+			if (i == np && name && !report) {
+				/* reported at the first use */
+			} else if (!name) {
 				diag_error(c->d, plan_node_mark(k), "parameter names must be plain names, not %s "
 					   "(in step '%s')", plan_node_kind(k), m->name);
 			} else if (i == np && !np) {
 				diag_error(c->d, plan_node_mark(k), "unknown key '%s' in step '%s' (it takes no "
 					   "parameters)", name, m->name);
 			} else if (i == np) {
+				const char **names = xcalloc(np + 1, sizeof(char *));
+				for (size_t j = 0; j < np; j++)
+					names[j] = m->params[j].name;
 				const char *near = diag_suggest(name, names, np);
 				struct strbuf sb = STRBUF_INIT;
 				if (near)
@@ -381,6 +293,7 @@ static void parse_module(struct pctx *c, const struct rig_module *m, yaml_node_t
 				diag_error(c->d, plan_node_mark(k), "unknown key '%s' in step '%s'%s%s", name,
 					   m->name, near ? "" : " (expected one of ", sb.buf);
 				sb_release(&sb);
+				free(names);
 			} else if (st->params[i].given) {
 				diag_error(c->d, plan_node_mark(k), "duplicate key '%s' in step '%s' (first given "
 					   "at line %d)", name, m->name, st->params[i].key_mark.line);
@@ -392,7 +305,6 @@ static void parse_module(struct pctx *c, const struct rig_module *m, yaml_node_t
 			}
 			bad = 1;
 		}
-		free(names);
 	} else if (!plan_node_is_null(val)) {
 		diag_error(c->d, plan_node_mark(val), "step '%s' takes a mapping of parameters, e.g. "
 			   "'%s: { %s: ... }', or {} for the defaults; not %s", m->name, m->name,
@@ -422,7 +334,10 @@ static void parse_cycle(struct pctx *c, yaml_node_t *val, struct scope *sc, stru
 	struct key k[] = { { "times", 0, 0 }, { "steps", 0, 0 } };
 	st->kind = STEP_CYCLE;
 	c->has_cycle = 1;
-	if (plan_map_keys(c, val, k, NKEYS(k), "in cycle", "'cycle' ({ times, steps })"))
+	static const char cycle_keys = 0;
+	if (plan_node_once(c, val, &cycle_keys)
+		    ? plan_map_keys(c, val, k, NKEYS(k), "in cycle", "'cycle' ({ times, steps })")
+		    : plan_map_keys_quiet(c, val, k, NKEYS(k)))
 		return;
 	if (plan_require_key(c, &k[0], val, "in cycle")) {
 		const char *s = plan_node_text(k[0].val);
@@ -638,6 +553,9 @@ static int parse_item(struct pctx *c, yaml_node_t *item, struct scope *sc, struc
 		parse_module(c, m, v, sc, st);
 		return 1;
 	}
+	static const char unknown_module = 0;
+	if (!plan_node_once(c, k, &unknown_module))
+		return 0; /* reported at its first use */
 	names = step_names(&nnames);
 	const char *near = diag_suggest(name, names, nnames);
 	if (near) {

@@ -48,6 +48,9 @@ static const struct plan_case plan_cases[] = {
 	 * the same place); the one of $c was never bound before. */
 	{ "sweep-combinations.yaml", 17, 210,
 	  "invalid number 'xyz' for 'threads' in step 'randread' (the value of $c)", 2 },
+	/* The nameless sweep is not one of the step's bindings. */
+	{ "sweep-invalid-name-literal.yaml", 14, 36,
+	  "undefined variable '$zz' in parameter 'files' of step 'null'", 2 },
 };
 
 enum fuzz_units_kind { U_SIZE, U_DURATION, U_PERCENT };

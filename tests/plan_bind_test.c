@@ -1,0 +1,214 @@
+/*
+ * The validation of module steps by binding (rig/plan_bind.c): each
+ * parameter is bound once per value of its own variables and the modules'
+ * cross-checks get the combinations put together from the bound fields.
+ * What it reports must be exactly what binding every combination of the
+ * enclosing sweeps' values in full reports (the runner binds each cell that
+ * way): an oracle here does that with params_bind and m->check, and the
+ * two sets of messages are compared.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rig/plan.h"
+#include "rig/util/strbuf.h"
+#include "rig/util/xalloc.h"
+#include "test.h"
+
+void register_plan_bind_tests(void);
+
+static struct plan *parse(const char *text, struct diag *d)
+{
+	struct plan_options o = { .platform = NULL };
+	diag_init(d, "plan.yaml", NULL);
+	return plan_parse_text("plan.yaml", text, strlen(text), &o, d);
+}
+
+/* Bind st for every combination of the values of sweeps[0..n) (innermost
+ * first), the way a run binds its cells. */
+static void oracle_step(const struct plan *p, const struct plan_step *st,
+			const struct plan_step **sweeps, size_t n, struct diag *d)
+{
+	const struct rig_module *m = st->module;
+	size_t *idx = xcalloc(n + 1, sizeof(*idx));
+	struct binding *b = xcalloc(n + 1, sizeof(*b));
+	for (;;) {
+		for (size_t k = 0; k < n; k++)
+			b[k] = (struct binding){ .var = sweeps[k]->var,
+						 .value = sweeps[k]->values[idx[k]],
+						 .mark = sweeps[k]->value_marks[idx[k]],
+						 .outer = k + 1 < n ? &b[k + 1] : p->vars };
+		/* A diag of its own: d drops a message it has already, and the
+		 * count of errors must be this binding's. */
+		struct diag one;
+		diag_init(&one, d->file, NULL);
+		void *args = xcalloc(1, m->args_size ? m->args_size : 1);
+		if (params_bind(m, st->params, n ? b : p->vars, args, &one, st->mark) == 0 && m->check)
+			m->check(args, &one, st->mark);
+		params_free(m, args);
+		free(args);
+		for (size_t i = 0; i < one.n; i++)
+			diag_error(d, one.items[i].mark, "%s", one.items[i].msg);
+		diag_release(&one);
+		size_t k = 0;
+		while (k < n && ++idx[k] == sweeps[k]->nvalues)
+			idx[k++] = 0;
+		if (k == n)
+			break;
+	}
+	free(b);
+	free(idx);
+}
+
+static void oracle(const struct plan *p, const struct plan_step *steps, size_t nsteps,
+		   const struct plan_step **sweeps, size_t n, struct diag *d)
+{
+	for (size_t i = 0; i < nsteps; i++) {
+		const struct plan_step *st = &steps[i];
+		if (st->kind == STEP_MODULE) {
+			oracle_step(p, st, sweeps, n, d);
+		} else if (st->kind == STEP_SWEEP && st->var) {
+			const struct plan_step **inner = xcalloc(n + 2, sizeof(*inner));
+			inner[0] = st;
+			for (size_t k = 0; k < n; k++)
+				inner[k + 1] = sweeps[k];
+			oracle(p, st->steps, st->nsteps, inner, n + 1, d);
+			free(inner);
+		} else {
+			oracle(p, st->steps, st->nsteps, sweeps, n, d);
+		}
+	}
+}
+
+static int has_item(const struct diag *d, const struct diag_item *it)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (d->items[i].level == it->level && d->items[i].mark.line == it->mark.line &&
+		    d->items[i].mark.col == it->mark.col && !strcmp(d->items[i].msg, it->msg))
+			return 1;
+	return 0;
+}
+
+/* The plan's messages are the oracle's, and there are `want` of them. */
+static void check_against_oracle(const char *name, const char *text, size_t want)
+{
+	struct diag d, o;
+	struct plan *p = parse(text, &d);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	diag_init(&o, "plan.yaml", NULL);
+	oracle(p, p->steps, p->nsteps, NULL, 0, &o);
+	size_t missing = 0, extra = 0;
+	for (size_t i = 0; i < o.n; i++)
+		if (!has_item(&d, &o.items[i])) {
+			printf("\n%s: not reported: %d:%d %s", name, o.items[i].mark.line,
+			       o.items[i].mark.col, o.items[i].msg);
+			missing++;
+		}
+	for (size_t i = 0; i < d.n; i++)
+		if (!has_item(&o, &d.items[i])) {
+			printf("\n%s: reported, not by the oracle: %d:%d %s", name,
+			       d.items[i].mark.line, d.items[i].mark.col, d.items[i].msg);
+			extra++;
+		}
+	CU_ASSERT_EQUAL(missing, 0);
+	CU_ASSERT_EQUAL(extra, 0);
+	if (d.n != want)
+		printf("\n%s: %zu messages, want %zu", name, d.n, want);
+	CU_ASSERT_EQUAL(d.n, want);
+	diag_release(&o);
+	diag_release(&d);
+	plan_free(p);
+}
+
+#define HDR "rig: 1\nname: t\ntarget:\n  dirs: [/tmp/a]\nsteps:\n  - write: { files: 2, sizes: 1M }\n"
+
+/* Cross-checks of pairs (span against block, qd and threads), scalars of
+ * one variable each, and a value bad for one parameter and not another. */
+static void test_pairs(void)
+{
+	check_against_oracle("seqread pairs", HDR
+		"  - sweep:\n"
+		"      a: [4K, 8K, 16K, 1M, 3K, bad]\n"
+		"      steps:\n"
+		"        - sweep:\n"
+		"            b: [4K, 12K, 64K, 1M, 8M]\n"
+		"            steps:\n"
+		"              - cycle:\n"
+		"                  times: 2\n"
+		"                  steps:\n"
+		"                    - sweep:\n"
+		"                        q: [1, 2, 64, 0]\n"
+		"                        steps:\n"
+		"                          - seqread: { block: $a, span: $b, qd: $q, threads: 2 }\n"
+		"                          - randread: { block: $a, span: $b, time: 1s }\n"
+		"                          - seqwrite: { block: $b, span: $a, qd: 4 }\n",
+		44);
+}
+
+/* Lists naming several variables: each item is bound with the others'
+ * values (an enum list's repeats and order, a size list). */
+static void test_lists(void)
+{
+	check_against_oracle("lists", HDR
+		"  - sweep:\n"
+		"      x: [create, stat, rename, unlink, bogus]\n"
+		"      steps:\n"
+		"        - sweep:\n"
+		"            y: [create, stat, unlink]\n"
+		"            steps:\n"
+		"              - meta: { files: 10, ops: [$x, $y] }\n"
+		"              - meta: { files: 10, ops: [$y, $x, stat] }\n"
+		"              - write: { files: 1, sizes: [$x, 1M] }\n",
+		22);
+	check_against_oracle("tree", HDR
+		"  - sweep:\n"
+		"      d: [0, 1, 2, 3, 5]\n"
+		"      steps:\n"
+		"        - sweep:\n"
+		"            n: [0, 1, 2, 4]\n"
+		"            steps:\n"
+		"              - sweep:\n"
+		"                  s: [1K, 3K..9K, 0]\n"
+		"                  steps:\n"
+		"                    - tree: { files: 100, dirs: $n, depth: $d, sizes: $s }\n"
+		"                    - tree: { files: $n, dirs: $n, depth: $d, sizes: [$s, 4K] }\n",
+		24);
+}
+
+/* A value as written (not `$name`) does not use a sweep: a sweep whose
+ * variable no step names gets its warning, and a sweep without a valid
+ * name (an error already) is not looked at. The second plan crashed
+ * before (tests/fixtures/fuzz/plan/sweep-invalid-name-literal.yaml). */
+static void test_values_as_written(void)
+{
+	struct diag d;
+	struct plan *p = parse(HDR
+		"  - sweep:\n"
+		"      x: [1, 2]\n"
+		"      steps:\n"
+		"        - null: { value: 5 }\n", &d);
+	CU_ASSERT_EQUAL(d.nerrors, 0);
+	CU_ASSERT_EQUAL_FATAL(d.n, 1);
+	CU_ASSERT_EQUAL(d.items[0].level, DIAG_WARNING);
+	CU_ASSERT_EQUAL(d.items[0].mark.line, 8);
+	CU_ASSERT_PTR_NOT_NULL(strstr(d.items[0].msg, "sweep variable 'x' is not used by any step"));
+	diag_release(&d);
+	plan_free(p);
+	p = parse(HDR
+		"  - sweep:\n"
+		"      Bad: [1, 2]\n"
+		"      steps:\n"
+		"        - null: { value: 5, files: $zz }\n", &d);
+	CU_ASSERT_EQUAL(d.nerrors, 2);
+	diag_release(&d);
+	plan_free(p);
+}
+
+void register_plan_bind_tests(void)
+{
+	CU_pSuite s = test_suite("plan: binding sweep values");
+	test_add(s, "cross-checks of every pair of values, as binding each combination", test_pairs);
+	test_add(s, "lists naming several variables, as binding each combination", test_lists);
+	test_add(s, "values as written use no sweep", test_values_as_written);
+}
