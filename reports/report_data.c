@@ -110,6 +110,19 @@ uint32_t rd_intern_id(struct rdata *d, const char *s)
 	return d->nstrs++;
 }
 
+uint32_t rd_find(const struct rdata *d, const char *s)
+{
+	if (!s || !d->nslots)
+		return UINT32_MAX;
+	uint32_t h = hash_str(s) & (d->nslots - 1);
+	while (d->slots[h] != UINT32_MAX) {
+		if (!strcmp(d->strs[d->slots[h]], s))
+			return d->slots[h];
+		h = (h + 1) & (d->nslots - 1);
+	}
+	return UINT32_MAX;
+}
+
 const char *rd_intern(struct rdata *d, const char *s)
 {
 	return s ? rd_str(d, rd_intern_id(d, s)) : NULL;
@@ -324,7 +337,7 @@ static int load_cells(struct rdata *d, sqlite3 *db, struct strbuf *err)
 		c->start_utc = rd_strdup(d, col_text(st, 10));
 		c->end_utc = rd_strdup(d, col_text(st, 11));
 		c->status = rd_intern(d, col_text(st, 12) ? col_text(st, 12) : "running");
-		c->error = rd_strdup(d, col_text(st, 13));
+		c->error = rd_intern(d, col_text(st, 13)); /* a factor of results.json */
 		if (strcmp(c->status, "done"))
 			d->failed_cells++;
 	}
