@@ -2,16 +2,18 @@
  * reports_write: read the store once, compute the statistics once, write
  * every requested format (see report.h).
  *
- * The run is read once into memory (report_data.c) and summarized once
- * (summary.c); every file is written from that: results.csv and files.csv
- * by report_csv.c (the same bytes as reports/csv.c writes from SQL, which
- * remains the fallback when the run cannot be loaded), summary.csv,
- * report.html, and results.json in a second thread. Sample values are
- * formatted once, in two threads, for both the CSV and the JSON. A
- * million samples take about a second (bench/report.sh). The formats come from the plan text stored
- * in the run, so a redraw writes what the plan asked for. A failure in one
- * file does not stop the others: every file that can be written is, and
- * the first error is returned.
+ * The run is read once into memory (report_data.c, on two connections)
+ * and summarized once (summary.c) while a second thread formats the sample
+ * values for both the CSV and the JSON; every file is written from that:
+ * results.csv and files.csv by report_csv.c (the same bytes as
+ * reports/csv.c writes from SQL, which remains the fallback when the run
+ * cannot be loaded), summary.csv, findings.csv, time.csv, report.html and
+ * results.json, by two workers taking the files as jobs. A million samples
+ * take well under a second on two idle cores (bench/report.sh). The
+ * formats come from the plan text stored in the run, so a redraw writes
+ * what the plan asked for. A failure in one file does not stop the others:
+ * every file that can be written is, and the first error (in the order of
+ * the files above) is returned.
  */
 #include "reports/report.h"
 

@@ -458,7 +458,7 @@ static void test_results_json(void)
 	CU_ASSERT_PTR_NOT_NULL(text_at(doc, "files", "file", 0));
 	CU_ASSERT_TRUE(json_object_get_int64(cell_at(doc, "files", "bytes", 0)) > 0);
 	/* Factors: the cells' steps as levels, each once, every cell's step among them. */
-	json_object *cells, *step, *levels;
+	json_object *cells = NULL, *step = NULL, *levels = NULL;
 	CU_ASSERT_TRUE_FATAL(json_object_object_get_ex(doc, "cells", &cells) &&
 			     json_object_object_get_ex(cells, "step", &step) &&
 			     json_object_object_get_ex(step, "levels", &levels));
@@ -499,7 +499,7 @@ static void test_results_json(void)
 	CU_ASSERT_FALSE(validate_file(old.buf, &why));
 	json_object_put(jo);
 	jo = json_object_from_file(p.buf);
-	json_object *cl, *metric;
+	json_object *cl = NULL, *metric = NULL;
 	CU_ASSERT_TRUE_FATAL(json_object_object_get_ex(jo, "samples", &cl) &&
 			     json_object_object_get_ex(cl, "metric", &metric));
 	json_object_object_del(metric, "levels");
