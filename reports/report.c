@@ -8,8 +8,8 @@
  * results.csv and files.csv by report_csv.c (the same bytes as
  * reports/csv.c writes from SQL, which remains the fallback when the run
  * cannot be loaded), summary.csv, findings.csv, time.csv, report.html and
- * results.json, by two workers taking the files as jobs. A million samples
- * take well under a second on two idle cores (bench/report.sh). The
+ * results.json, by two workers taking the files as jobs (bench/report.sh
+ * times a million samples; bench/README.md has the numbers). The
  * formats come from the plan text stored in the run, so a redraw writes
  * what the plan asked for. A failure in one file does not stop the others:
  * every file that can be written is, and the first error (in the order of
@@ -45,16 +45,23 @@ static void keep_first(int *rc, int r, struct strbuf *err, struct strbuf *e)
 	sb_reset(e);
 }
 
-static double now(void)
+static double clock_s(clockid_t id)
 {
 	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
+	clock_gettime(id, &t);
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+static double now(void)
+{
+	return clock_s(CLOCK_MONOTONIC);
+}
+
 /* RIG_REPORT_TIMES=1 prints how long each part took (bench/report.sh):
- * the steps in turn, and each writer's job from the start of the writing
- * (the two workers overlap). */
+ * the steps in turn, with the CPU time all threads spent in each (on a
+ * busy machine the wall time waits for the CPU; on two idle cores a step
+ * takes at least half its CPU time), and each writer's job from the start
+ * of the writing (the two workers overlap). */
 static int times_on(void)
 {
 	static int on = -1;
@@ -65,13 +72,14 @@ static int times_on(void)
 
 static void lap(const char *what)
 {
-	static double t0;
+	static double t0, c0;
 	if (!times_on())
 		return;
-	double t = now();
+	double t = now(), c = clock_s(CLOCK_PROCESS_CPUTIME_ID);
 	if (what)
-		fprintf(stderr, "rig report: %-26s %.3f s\n", what, t - t0);
+		fprintf(stderr, "rig report: %-26s %.3f s (CPU %.3f s)\n", what, t - t0, c - c0);
 	t0 = t;
+	c0 = c;
 }
 
 /* The files, in the order their first error is reported. */
