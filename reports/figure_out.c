@@ -187,6 +187,9 @@ static void *render_thread(void *arg)
  * figure's 4,000 markers took a quarter of a second, drawn three times in
  * a row (bench/README.md). Each thread has its own surface and cairo_t,
  * which is all cairo asks; the font caches are cairo's to lock.
+ * ThreadSanitizer reports races inside libcairo only, on its pool of clip
+ * objects, which cairo hands between threads with atomic operations that
+ * the uninstrumented library does not show it.
  *
  * The SVG surface is made before the threads start: cairo numbers its
  * surfaces from one counter and the SVG carries the number (<g
