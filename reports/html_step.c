@@ -767,6 +767,8 @@ static void module_notes(struct strbuf *h, const struct rdata *d, size_t ti)
 static void failed_cells(struct strbuf *h, const struct rdata *d, size_t ti)
 {
 	size_t n = 0;
+	if (!d->failed_cells)
+		return; /* no need to look at every cell for every step */
 	for (size_t i = 0; i < d->ncells; i++) {
 		const struct rd_cell *c = &d->cells[i];
 		if (c->tmpl != ti || !strcmp(c->status, "done"))

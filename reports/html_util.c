@@ -440,8 +440,15 @@ void html_figure(struct hctx *c, const struct figure *f, const char *name, const
 	html_safe_name(&base, name);
 	sb_addf(c->h, "<figure id=\"fig-%d\" class=\"fig-%s\">\n", id,
 		fig_size_of(f) == FIG_SINGLE ? "single" : "double");
-	int rc = fig_svg(f, &svg);
-	if (rc == 0)
+	/* The same drawing for papers: SVG (the inline one), PDF, PNG at 300
+	 * dpi, and the caption as plain text, when there is a folder for them. */
+	struct strbuf pdf = STRBUF_INIT, png = STRBUF_INIT;
+	int rc[3] = { 0, 0, 0 };
+	if (c->fig_dir)
+		fig_all(f, &svg, &pdf, &png, rc);
+	else
+		rc[0] = fig_svg(f, &svg);
+	if (rc[0] == 0)
 		add_svg(c->h, svg.buf, id);
 	else
 		sb_adds(c->h, "<p class=\"banner\">this figure could not be drawn</p>");
@@ -455,19 +462,17 @@ void html_figure(struct hctx *c, const struct figure *f, const char *name, const
 			sb_addf(c->h, ".%s\">%s</a>", kinds[k], kinds[k + 1]);
 		}
 		sb_adds(c->h, ")</span>");
-		/* The same drawing for papers: SVG (the inline one), PDF, PNG at
-		 * 300 dpi, and the caption as plain text. */
-		struct strbuf bytes = STRBUF_INIT;
-		write_fig_file(c, base.buf, "svg", rc, &svg);
-		write_fig_file(c, base.buf, "pdf", fig_pdf(f, &bytes), &bytes);
-		sb_reset(&bytes);
-		write_fig_file(c, base.buf, "png", fig_png(f, &bytes), &bytes);
-		sb_reset(&bytes);
-		html_plain(&bytes, caption_html);
-		sb_addch(&bytes, '\n');
-		write_fig_file(c, base.buf, "txt", 0, &bytes);
-		sb_release(&bytes);
+		write_fig_file(c, base.buf, "svg", rc[0], &svg);
+		write_fig_file(c, base.buf, "pdf", rc[1], &pdf);
+		write_fig_file(c, base.buf, "png", rc[2], &png);
+		struct strbuf txt = STRBUF_INIT;
+		html_plain(&txt, caption_html);
+		sb_addch(&txt, '\n');
+		write_fig_file(c, base.buf, "txt", 0, &txt);
+		sb_release(&txt);
 	}
+	sb_release(&pdf);
+	sb_release(&png);
 	sb_adds(c->h, "</figcaption>\n</figure>\n");
 	sb_release(&svg);
 	sb_release(&base);

@@ -3,11 +3,12 @@
  * plus the provenance (run, plan, volumes with their device facts, notes,
  * events, commands), in one document that validates against
  * docs/results.schema.json. The layout is normalized: cells carry the
- * factors once, samples name their cell by seq, so the file is about a
- * third of the CSVs' size for the same content.
+ * factors once, samples name their cell by seq. The members that grow with
+ * the run (cells, samples, files) are column arrays (json_table.c); the
+ * rest are arrays of objects, written here.
  *
  * Written as a stream of text (not built as a json-c tree): a million
- * samples would be a million json-c objects. Strings are escaped here with
+ * samples would be a million json-c objects. Strings are escaped with
  * invalid UTF-8 replaced by U+FFFD, so the document is always valid JSON;
  * numbers use the CSV's shortest round-trip form; NaN is null and an
  * infinity the string "inf" or "-inf" (JSON has neither). Device facts are
@@ -21,7 +22,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "reports/csv.h"
+#include "reports/json_int.h"
 #include "reports/report_data.h"
 #include "reports/report_out.h"
 #include "reports/report_time.h"
@@ -30,66 +31,7 @@
 #include "rig/plan.h"
 #include "rig/util/strbuf.h"
 
-#define JSON_FORMAT_VERSION 1
-
-static void jstr(struct strbuf *b, const char *s)
-{
-	if (!s) {
-		sb_adds(b, "null");
-		return;
-	}
-	sb_addch(b, '"');
-	const unsigned char *p = (const unsigned char *)s;
-	/* Plain ASCII without quotes or backslashes is copied as it is. */
-	const unsigned char *q = p;
-	while (*q >= 0x20 && *q < 0x80 && *q != '"' && *q != '\\')
-		q++;
-	if (!*q) {
-		sb_add(b, s, (size_t)(q - p));
-		sb_addch(b, '"');
-		return;
-	}
-	size_t len = strlen(s);
-	const unsigned char *end = p + len;
-	while (p < end) {
-		unsigned c = *p;
-		if (c >= 0x80) {
-			size_t n = rd_utf8_len(p, (size_t)(end - p));
-			if (n) {
-				sb_add(b, p, n);
-				p += n;
-			} else {
-				sb_adds(b, "\\ufffd");
-				p++;
-			}
-			continue;
-		}
-		switch (c) {
-		case '"': sb_adds(b, "\\\""); break;
-		case '\\': sb_adds(b, "\\\\"); break;
-		case '\n': sb_adds(b, "\\n"); break;
-		case '\r': sb_adds(b, "\\r"); break;
-		case '\t': sb_adds(b, "\\t"); break;
-		default:
-			if (c < 0x20)
-				sb_addf(b, "\\u%04x", c);
-			else
-				sb_addch(b, (char)c);
-		}
-		p++;
-	}
-	sb_addch(b, '"');
-}
-
-static void jnum(struct strbuf *b, double v)
-{
-	if (isnan(v))
-		sb_adds(b, "null");
-	else if (isinf(v))
-		sb_adds(b, v < 0 ? "\"-inf\"" : "\"inf\"");
-	else
-		csv_add_double(b, v);
-}
+#define JSON_FORMAT_VERSION 2
 
 static void key(struct strbuf *b, const char *k, int *first)
 {
@@ -104,13 +46,13 @@ static void key(struct strbuf *b, const char *k, int *first)
 static void kstr(struct strbuf *b, const char *k, const char *v, int *first)
 {
 	key(b, k, first);
-	jstr(b, v);
+	json_str(b, v);
 }
 
 static void knum(struct strbuf *b, const char *k, double v, int *first)
 {
 	key(b, k, first);
-	jnum(b, v);
+	json_num(b, v);
 }
 
 static void kint(struct strbuf *b, const char *k, long long v, int *first)
@@ -232,7 +174,7 @@ static void report_obj(struct strbuf *b, const struct rdata *d)
 	for (size_t i = 0; i < d->nby; i++) {
 		if (i)
 			sb_addch(b, ',');
-		jstr(b, d->by[i]);
+		json_str(b, d->by[i]);
 	}
 	sb_adds(b, "],\"formats\":[");
 	const char *names[] = { "html", "csv", "json" };
@@ -242,7 +184,7 @@ static void report_obj(struct strbuf *b, const struct rdata *d)
 			if (!first)
 				sb_addch(b, ',');
 			first = 0;
-			jstr(b, names[i]);
+			json_str(b, names[i]);
 		}
 	sb_addch(b, ']');
 	kstr(b, "plan_problem", d->plan_problem, &f);
@@ -291,88 +233,6 @@ static void volumes(struct strbuf *b, const struct rdata *d)
 		key(b, "facts", &f);
 		facts(b, v->facts_json);
 		sb_addch(b, '}');
-	}
-	sb_adds(b, "]");
-}
-
-static void cells(struct rout *o, const struct rdata *d)
-{
-	struct strbuf *b = &o->buf;
-	sb_adds(b, ",\n\"cells\":[");
-	for (size_t i = 0; i < d->ncells; i++) {
-		const struct rd_cell *c = &d->cells[i];
-		int f = 1;
-		sb_adds(b, i ? ",\n{" : "\n{");
-		kint(b, "seq", c->seq, &f);
-		kint(b, "phase", c->phase, &f);
-		kstr(b, "layout", c->layout, &f);
-		kint(b, "rep", c->rep, &f);
-		kstr(b, "step", c->step, &f);
-		kstr(b, "module", c->module, &f);
-		kint(b, "volume_id", d->vols[c->vol].id, &f);
-		kstr(b, "volume", d->vols[c->vol].name, &f);
-		key(b, "cycle", &f);
-		if (c->cycle)
-			sb_add_int(b, c->cycle);
-		else
-			sb_adds(b, "null");
-		kstr(b, "sweep_var", c->sweep_var, &f);
-		kstr(b, "sweep_value", c->sweep_value, &f);
-		kstr(b, "start_utc", c->start_utc, &f);
-		kstr(b, "end_utc", c->end_utc, &f);
-		kstr(b, "status", c->status, &f);
-		kstr(b, "error", c->error, &f);
-		sb_addch(b, '}');
-		rout_flush_some(o);
-	}
-	sb_adds(b, "]");
-}
-
-static void samples(struct rout *o, const struct rdata *d)
-{
-	struct strbuf *b = &o->buf;
-	sb_adds(b, ",\n\"samples\":[");
-	for (size_t i = 0; i < d->nsamples; i++) {
-		const struct rd_sample *s = &d->samples[i];
-		sb_adds(b, i ? ",\n{\"seq\":" : "\n{\"seq\":");
-		sb_add_int(b, d->cells[s->cell].seq);
-		sb_adds(b, ",\"metric\":");
-		jstr(b, rd_str(d, s->metric));
-		sb_adds(b, ",\"value\":");
-		if (d->vtext && isfinite(s->value))
-			sb_adds(b, d->vtext[i]);
-		else
-			jnum(b, s->value);
-		sb_adds(b, ",\"unit\":");
-		jstr(b, rd_str(d, s->unit));
-		sb_adds(b, ",\"cache\":");
-		jstr(b, rd_str(d, s->cache));
-		sb_adds(b, fabs(d->z[i]) > STATS_OUTLIER_Z ? ",\"outlier\":true" : ",\"outlier\":false");
-		sb_adds(b, ",\"pass\":");
-		if (d->pass && d->pass[i])
-			sb_add_int(b, d->pass[i]);
-		else
-			sb_adds(b, "null");
-		sb_addch(b, '}');
-		rout_flush_some(o);
-	}
-	sb_adds(b, "]");
-}
-
-static void files(struct rout *o, const struct rdata *d)
-{
-	struct strbuf *b = &o->buf;
-	sb_adds(b, ",\n\"files\":[");
-	for (size_t i = 0; i < d->nfiles; i++) {
-		const struct rd_file *fl = &d->files[i];
-		sb_addf(b, i ? ",\n{\"seq\":%u,\"file\":" : "\n{\"seq\":%u,\"file\":", d->cells[fl->cell].seq);
-		jstr(b, fl->file);
-		sb_addf(b, ",\"bytes\":%lld,\"seconds\":", (long long)fl->bytes);
-		jnum(b, fl->seconds);
-		sb_adds(b, ",\"rate\":");
-		jnum(b, fl->seconds > 0 ? (double)fl->bytes / fl->seconds / 1e6 : NAN);
-		sb_addch(b, '}');
-		rout_flush_some(o);
 	}
 	sb_adds(b, "]");
 }
@@ -529,9 +389,9 @@ int json_write_results(const struct rdata *d, const char *path, struct strbuf *e
 	volumes(b, d);
 	misc(b, d);
 	rout_flush_some(&o);
-	cells(&o, d);
-	samples(&o, d);
-	files(&o, d);
+	json_cells(&o, d);
+	json_samples(&o, d);
+	json_files(&o, d);
 	summary(&o, d);
 	sb_adds(b, "\n}\n");
 	return rout_commit(&o, err);

@@ -1,7 +1,7 @@
 /*
  * results.json: the run's results, statistics and provenance in one JSON
  * document; its schema is docs/results.schema.json (format "rig-results",
- * format_version 1).
+ * format_version 2).
  */
 #ifndef RIG_REPORTS_JSON_H
 #define RIG_REPORTS_JSON_H

@@ -19,7 +19,8 @@
 #include "rig/util/xalloc.h"
 
 struct fmt_job {
-	struct rdata *d;
+	const struct rdata *d;
+	char (*vtext)[RD_VTEXT];
 	size_t lo, hi;
 };
 
@@ -31,26 +32,27 @@ static void *format_range(void *arg)
 		sb_reset(&sb);
 		csv_add_double(&sb, j->d->samples[i].value);
 		size_t n = sb.len < RD_VTEXT - 1 ? sb.len : RD_VTEXT - 1;
-		memcpy(j->d->vtext[i], sb.buf, n);
-		j->d->vtext[i][n] = '\0';
+		memcpy(j->vtext[i], sb.buf, n);
+		j->vtext[i][n] = '\0';
 	}
 	sb_release(&sb);
 	return NULL;
 }
 
-void rcsv_format_values(struct rdata *d)
+void rcsv_format_values(struct rdata *d, int threads)
 {
 	size_t n = d->nsamples;
-	free(d->vtext);
-	d->vtext = xmalloc((n ? n : 1) * sizeof(*d->vtext));
-	struct fmt_job a = { d, 0, n / 2 }, b = { d, n / 2, n };
+	char (*vtext)[RD_VTEXT] = xmalloc((n ? n : 1) * sizeof(*vtext));
+	struct fmt_job a = { d, vtext, 0, n / 2 }, b = { d, vtext, n / 2, n };
 	pthread_t t;
-	int threaded = n > 10000 && pthread_create(&t, NULL, format_range, &b) == 0;
+	int threaded = threads > 1 && n > 10000 && pthread_create(&t, NULL, format_range, &b) == 0;
 	format_range(&a);
 	if (threaded)
 		pthread_join(t, NULL);
 	else
 		format_range(&b);
+	free(d->vtext);
+	d->vtext = vtext;
 }
 
 /* Sample (or file) indices in the order of their cells' seq, stable:
@@ -120,12 +122,33 @@ static const char files_header[] =
 	"run,layout,rep,step,module,volume,fs,position,offset_start,offset_end,cycle,"
 	"sweep_var,sweep_value,seq,start_utc,file,bytes,seconds,rate\n";
 
+/* Each interned string as a CSV field, quoted when it must be, made once:
+ * a sample's metric, unit and cache are copied, not scanned again. */
+struct fields {
+	struct strbuf text;
+	size_t *at;                 /* offset of id's field in text, +1; 0: not made yet */
+	uint32_t *len;
+};
+
+static void field(struct fields *f, const struct rdata *d, struct strbuf *out, uint32_t id)
+{
+	if (!f->at[id]) {
+		size_t start = f->text.len;
+		sb_add_csv(&f->text, rd_str(d, id));
+		f->at[id] = start + 1;
+		f->len[id] = (uint32_t)(f->text.len - start);
+	}
+	sb_add(out, f->text.buf + f->at[id] - 1, f->len[id]);
+}
+
 int rcsv_write_results(const struct rdata *d, const char *path, struct strbuf *err)
 {
 	struct rout o;
 	int rc = rout_open(&o, path, err);
 	if (rc < 0)
 		return rc;
+	struct fields fl = { STRBUF_INIT, xcalloc(d->nstrs + 1, sizeof(size_t)),
+			     xcalloc(d->nstrs + 1, sizeof(uint32_t)) };
 	uint32_t *ord = d->nsamples ? by_cell(d, &d->samples[0].cell, sizeof(d->samples[0]), d->nsamples) : NULL;
 	struct strbuf ld = STRBUF_INIT;
 	uint32_t lead_cell = UINT32_MAX;
@@ -139,16 +162,16 @@ int rcsv_write_results(const struct rdata *d, const char *path, struct strbuf *e
 			lead_cell = s->cell;
 		}
 		sb_add(&o.buf, ld.buf, ld.len);
-		sb_add_csv(&o.buf, rd_str(d, s->metric));
+		field(&fl, d, &o.buf, s->metric);
 		sb_addch(&o.buf, ',');
 		if (d->vtext)
 			sb_adds(&o.buf, d->vtext[i]);
 		else
 			csv_add_double(&o.buf, s->value);
 		sb_addch(&o.buf, ',');
-		sb_add_csv(&o.buf, rd_str(d, s->unit));
+		field(&fl, d, &o.buf, s->unit);
 		sb_addch(&o.buf, ',');
-		sb_add_csv(&o.buf, rd_str(d, s->cache));
+		field(&fl, d, &o.buf, s->cache);
 		sb_addch(&o.buf, ',');
 		if (d->pass && d->pass[i])
 			sb_add_int(&o.buf, d->pass[i]);
@@ -157,6 +180,9 @@ int rcsv_write_results(const struct rdata *d, const char *path, struct strbuf *e
 	}
 	free(ord);
 	sb_release(&ld);
+	sb_release(&fl.text);
+	free(fl.at);
+	free(fl.len);
 	return rout_commit(&o, err);
 }
 

@@ -11,9 +11,11 @@
 struct rdata;
 struct strbuf;
 
-/* Format every sample value once (csv_add_double) into d->vtext, using
- * two threads; the CSV and JSON writers copy them. */
-void rcsv_format_values(struct rdata *d);
+/* Format every sample value once (csv_add_double) into d->vtext, in
+ * threads threads (1 or 2); the CSV and JSON writers copy them. d->vtext
+ * is set at the end: the caller may run it in a thread of its own while it
+ * computes the statistics, which do not read vtext. */
+void rcsv_format_values(struct rdata *d, int threads);
 
 /* results.csv; after summary_compute, which numbers the passes (its pass
  * column). */

@@ -110,6 +110,19 @@ uint32_t rd_intern_id(struct rdata *d, const char *s)
 	return d->nstrs++;
 }
 
+uint32_t rd_find(const struct rdata *d, const char *s)
+{
+	if (!s || !d->nslots)
+		return UINT32_MAX;
+	uint32_t h = hash_str(s) & (d->nslots - 1);
+	while (d->slots[h] != UINT32_MAX) {
+		if (!strcmp(d->strs[d->slots[h]], s))
+			return d->slots[h];
+		h = (h + 1) & (d->nslots - 1);
+	}
+	return UINT32_MAX;
+}
+
 const char *rd_intern(struct rdata *d, const char *s)
 {
 	return s ? rd_str(d, rd_intern_id(d, s)) : NULL;
@@ -296,6 +309,21 @@ static uint32_t vol_index(const struct rdata *d, int64_t id)
 	return lo < d->nvols && d->vols[lo].id == id ? (uint32_t)lo : UINT32_MAX;
 }
 
+/* Intern t, trying the previous row's text of the column first: cells
+ * repeat their layout, step, module and status row after row, and a
+ * comparison is cheaper than the hash. t NULL: dflt (itself NULL or a
+ * literal). */
+static const char *intern_col(struct rdata *d, const char *t, const char *dflt, const char **prev)
+{
+	if (!t)
+		t = dflt;
+	if (!t)
+		return NULL;
+	if (!*prev || strcmp(*prev, t))
+		*prev = rd_intern(d, t);
+	return *prev;
+}
+
 static int load_cells(struct rdata *d, sqlite3 *db, struct strbuf *err)
 {
 	sqlite3_stmt *st;
@@ -305,6 +333,7 @@ static int load_cells(struct rdata *d, sqlite3 *db, struct strbuf *err)
 	if (rc < 0)
 		return rc;
 	size_t alloc = 0;
+	const char *prev[6] = { NULL };
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		uint32_t vi = vol_index(d, sqlite3_column_int64(st, 6));
 		if (vi == UINT32_MAX)
@@ -313,18 +342,18 @@ static int load_cells(struct rdata *d, sqlite3 *db, struct strbuf *err)
 		struct rd_cell *c = &d->cells[d->ncells++];
 		c->seq = (uint32_t)sqlite3_column_int64(st, 0);
 		c->phase = (uint32_t)sqlite3_column_int64(st, 1);
-		c->layout = rd_intern(d, col_text(st, 2) ? col_text(st, 2) : "");
+		c->layout = intern_col(d, col_text(st, 2), "", &prev[0]);
 		c->rep = (uint32_t)sqlite3_column_int64(st, 3);
-		c->step = rd_intern(d, col_text(st, 4) ? col_text(st, 4) : "");
-		c->module = rd_intern(d, col_text(st, 5) ? col_text(st, 5) : "");
+		c->step = intern_col(d, col_text(st, 4), "", &prev[1]);
+		c->module = intern_col(d, col_text(st, 5), "", &prev[2]);
 		c->vol = vi;
 		c->cycle = (uint32_t)sqlite3_column_int64(st, 7);
-		c->sweep_var = rd_intern(d, col_text(st, 8));
-		c->sweep_value = rd_intern(d, col_text(st, 9));
+		c->sweep_var = intern_col(d, col_text(st, 8), NULL, &prev[3]);
+		c->sweep_value = intern_col(d, col_text(st, 9), NULL, &prev[4]);
 		c->start_utc = rd_strdup(d, col_text(st, 10));
 		c->end_utc = rd_strdup(d, col_text(st, 11));
-		c->status = rd_intern(d, col_text(st, 12) ? col_text(st, 12) : "running");
-		c->error = rd_strdup(d, col_text(st, 13));
+		c->status = intern_col(d, col_text(st, 12), "running", &prev[5]);
+		c->error = rd_intern(d, col_text(st, 13)); /* a factor of results.json */
 		if (strcmp(c->status, "done"))
 			d->failed_cells++;
 	}
@@ -365,6 +394,7 @@ struct sample_job {
 	size_t n, alloc;
 	char **texts;               /* private intern table */
 	size_t ntexts;
+	uint64_t superseded;        /* rows of earlier attempts, counted and skipped */
 	struct strbuf err;
 	int rc;
 };
@@ -383,8 +413,10 @@ static void *load_samples(void *arg)
 {
 	struct sample_job *j = arg;
 	sqlite3_stmt *st;
-	j->rc = prepare(j->db, "SELECT seq, metric, value, unit, cache FROM samples"
-			       " WHERE superseded = 0 ORDER BY id", &st, &j->err);
+	/* The superseded rows are counted here rather than by a second scan
+	 * of the table. */
+	j->rc = prepare(j->db, "SELECT seq, metric, value, unit, cache, superseded FROM samples"
+			       " ORDER BY id", &st, &j->err);
 	if (j->rc < 0)
 		return NULL;
 	/* Consecutive rows repeat metric, unit and cache: remember the last
@@ -393,6 +425,10 @@ static void *load_samples(void *arg)
 	uint32_t last_id[3] = { UINT32_MAX, UINT32_MAX, UINT32_MAX };
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (sqlite3_column_int(st, 5)) {
+			j->superseded++;
+			continue;
+		}
 		XGROW(j->samples, j->n + 1, j->alloc);
 		struct rd_sample *s = &j->samples[j->n++];
 		int64_t seq = sqlite3_column_int64(st, 0);
@@ -441,6 +477,7 @@ static void adopt_samples(struct rdata *d, struct sample_job *j, const struct se
 	}
 	d->samples = j->samples;
 	d->nsamples = k;
+	d->superseded = j->superseded;
 	j->samples = NULL;
 	free(map);
 }
@@ -524,12 +561,6 @@ static int load_misc(struct rdata *d, sqlite3 *db, struct strbuf *err)
 	sqlite3_finalize(st);
 	if ((rc = step_done(db, rc, err)) < 0)
 		return rc;
-	rc = prepare(db, "SELECT count(*) FROM samples WHERE superseded = 1", &st, err);
-	if (rc < 0)
-		return rc;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		d->superseded = (uint64_t)sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
 
 	alloc = 0;
 	rc = prepare(db, "SELECT utc, level, msg FROM events ORDER BY id", &st, err);
@@ -609,6 +640,22 @@ static void load_plan(struct rdata *d)
 	d->plan = p;
 }
 
+/*
+ * A reading connection of the report's own: read-only, and the database
+ * file mapped into memory rather than read a page at a time (a pread and
+ * a copy per 4 KiB page were a tenth of a million-sample report). The
+ * limit is SQLite's compile-time maximum when lower. Pages of the WAL
+ * are still read.
+ */
+static int open_reader(const char *file, sqlite3 **db)
+{
+	if (sqlite3_open_v2(file, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK ||
+	    store_reader_setup(*db) != 0)
+		return -1;
+	sqlite3_exec(*db, "PRAGMA mmap_size = 17179869184", NULL, NULL, NULL);
+	return 0;
+}
+
 struct rdata *rdata_load(struct store *s, struct strbuf *err)
 {
 	struct rdata *d = xcalloc(1, sizeof(*d));
@@ -617,9 +664,7 @@ struct rdata *rdata_load(struct store *s, struct strbuf *err)
 	 * read-only, so it can never change a result. */
 	sqlite3 *db = store_db(s), *own = NULL;
 	const char *file = sqlite3_db_filename(db, "main");
-	if (file && *file &&
-	    sqlite3_open_v2(file, &own, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) == SQLITE_OK &&
-	    store_reader_setup(own) == 0) {
+	if (file && *file && open_reader(file, &own) == 0) {
 		db = own;
 	} else if (own) {
 		sqlite3_close(own);
@@ -632,8 +677,7 @@ struct rdata *rdata_load(struct store *s, struct strbuf *err)
 	struct sample_job sj = { .err = STRBUF_INIT };
 	pthread_t th;
 	int threaded = 0;
-	if (own && sqlite3_open_v2(file, &sj.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) == SQLITE_OK &&
-	    store_reader_setup(sj.db) == 0) {
+	if (own && open_reader(file, &sj.db) == 0) {
 		sqlite3_exec(sj.db, "BEGIN", NULL, NULL, NULL);
 		threaded = pthread_create(&th, NULL, load_samples, &sj) == 0;
 	} else if (sj.db) {

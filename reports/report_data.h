@@ -237,6 +237,9 @@ static inline const char *rd_str(const struct rdata *d, uint32_t id)
 /* Intern s (copied); returns its id. */
 uint32_t rd_intern_id(struct rdata *d, const char *s);
 const char *rd_intern(struct rdata *d, const char *s); /* NULL stays NULL */
+/* The id of s if it is interned, else UINT32_MAX; reads the table only, so
+ * it may run beside readers of d (not beside rd_intern). */
+uint32_t rd_find(const struct rdata *d, const char *s);
 /* An arena copy of s (NULL stays NULL). */
 const char *rd_strdup(struct rdata *d, const char *s);
 

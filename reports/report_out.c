@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -11,14 +12,15 @@
 
 int rout_open(struct rout *o, const char *path, struct strbuf *err)
 {
-	static unsigned counter;
+	/* Atomic: rig report's writers open files from two threads. */
+	static atomic_uint counter;
 	memset(o, 0, sizeof(*o));
 	o->path = path;
 	sb_init(&o->tmp);
 	sb_init(&o->buf);
 	for (int tries = 0; tries < 100; tries++) {
 		sb_reset(&o->tmp);
-		sb_addf(&o->tmp, "%s.tmp-%ld-%u", path, (long)getpid(), counter++);
+		sb_addf(&o->tmp, "%s.tmp-%ld-%u", path, (long)getpid(), atomic_fetch_add(&counter, 1));
 		int fd = open(o->tmp.buf, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 		if (fd < 0) {
 			if (errno == EEXIST)

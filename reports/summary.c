@@ -225,11 +225,13 @@ struct skey {
  * measurement order. */
 static void radix_sort(struct skey *a, size_t n)
 {
-	struct skey *tmp = xmalloc((n ? n : 1) * sizeof(*tmp));
+	/* Each pass scatters from one buffer into the other; the result is
+	 * copied back once at the end if it lies in the scratch one. */
+	struct skey *tmp = xmalloc((n ? n : 1) * sizeof(*tmp)), *src = a, *dst = tmp;
 	for (int shift = 0; shift < 64; shift += 8) {
 		size_t count[257] = { 0 };
 		for (size_t i = 0; i < n; i++)
-			count[((a[i].key >> shift) & 0xff) + 1]++;
+			count[((src[i].key >> shift) & 0xff) + 1]++;
 		int single = 0;
 		for (int b = 1; b <= 256; b++)
 			single |= count[b] == n;
@@ -238,9 +240,13 @@ static void radix_sort(struct skey *a, size_t n)
 		for (int b = 0; b < 256; b++)
 			count[b + 1] += count[b];
 		for (size_t i = 0; i < n; i++)
-			tmp[count[(a[i].key >> shift) & 0xff]++] = a[i];
-		memcpy(a, tmp, n * sizeof(*a));
+			dst[count[(src[i].key >> shift) & 0xff]++] = src[i];
+		struct skey *t = src;
+		src = dst;
+		dst = t;
 	}
+	if (src != a)
+		memcpy(a, src, n * sizeof(*a));
 	free(tmp);
 }
 

@@ -326,6 +326,109 @@ static void test_summary_csv(void)
 	rfx_close(&f);
 }
 
+/* --- results.json's column tables (format 2) --- */
+
+/* Check a table of results.json (cells, samples, files): a count, and
+ * every other member a column of count rows: an array, a factor (levels,
+ * and codes that each name a level), or null (pass, when no sample has
+ * one). Returns count, or -1 after failing an assertion. */
+static long table_rows(json_object *doc, const char *name)
+{
+	json_object *t, *c;
+	if (!json_object_object_get_ex(doc, name, &t) || !json_object_is_type(t, json_type_object) ||
+	    !json_object_object_get_ex(t, "count", &c)) {
+		CU_FAIL("results.json: a table without its count");
+		return -1;
+	}
+	size_t n = (size_t)json_object_get_int64(c);
+	int ok = 1;
+	json_object_object_foreach(t, col, v) {
+		json_object *levels, *codes;
+		if (!strcmp(col, "count") || json_object_is_type(v, json_type_null))
+			continue;
+		if (json_object_is_type(v, json_type_array)) {
+			ok &= json_object_array_length(v) == n;
+		} else if (json_object_object_get_ex(v, "levels", &levels) &&
+			   json_object_object_get_ex(v, "codes", &codes)) {
+			ok &= json_object_array_length(codes) == n;
+			for (size_t i = 0; i < json_object_array_length(codes); i++) {
+				int64_t k = json_object_get_int64(json_object_array_get_idx(codes, i));
+				ok &= k >= 0 && (size_t)k < json_object_array_length(levels);
+			}
+		} else {
+			ok = 0;
+		}
+		if (!ok) {
+			fprintf(stderr, "\nresults.json: %s.%s is not a column of %zu rows\n", name, col, n);
+			CU_FAIL("results.json: a column of the wrong length");
+			return -1;
+		}
+	}
+	return (long)n;
+}
+
+/* Row i of a column: the element of an array, or a factor's level. */
+static json_object *cell_at(json_object *doc, const char *table, const char *col, size_t i)
+{
+	json_object *t, *c, *levels, *codes;
+	if (!json_object_object_get_ex(doc, table, &t) || !json_object_object_get_ex(t, col, &c))
+		return NULL;
+	if (json_object_is_type(c, json_type_array))
+		return json_object_array_get_idx(c, i);
+	if (!json_object_object_get_ex(c, "levels", &levels) || !json_object_object_get_ex(c, "codes", &codes))
+		return NULL;
+	return json_object_array_get_idx(levels, (size_t)json_object_get_int64(json_object_array_get_idx(codes, i)));
+}
+
+static const char *text_at(json_object *doc, const char *table, const char *col, size_t i)
+{
+	json_object *v = cell_at(doc, table, col, i);
+	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+/* The samples of results.json, read back row by row, against results.csv:
+ * the same rows in the same order (by seq, then measurement order), the
+ * same metric, unit, cache and pass, and the same value to the bit. */
+static void samples_match_csv(json_object *doc, const char *csv_text, size_t nsamples)
+{
+	char ***rows = NULL;
+	CU_ASSERT_EQUAL_FATAL(rfx_csv_parse(csv_text, &rows), 0);
+	int cseq = col_of(rows[0], "seq"), cmet = col_of(rows[0], "metric"), cval = col_of(rows[0], "value"),
+	    cunit = col_of(rows[0], "unit"), ccache = col_of(rows[0], "cache"), cpass = col_of(rows[0], "pass");
+	/* JSON rows in results.csv's order: a stable sort by seq. */
+	size_t *ord = xmalloc((nsamples ? nsamples : 1) * sizeof(*ord));
+	for (size_t i = 0; i < nsamples; i++) {
+		size_t j = i;
+		int64_t seq = json_object_get_int64(cell_at(doc, "samples", "seq", i));
+		while (j > 0 && json_object_get_int64(cell_at(doc, "samples", "seq", ord[j - 1])) > seq) {
+			ord[j] = ord[j - 1];
+			j--;
+		}
+		ord[j] = i;
+	}
+	size_t r = 0, bad = 0;
+	for (; rows[r + 1] && r < nsamples; r++) {
+		char **row = rows[r + 1];
+		size_t i = ord[r];
+		json_object *v = cell_at(doc, "samples", "value", i), *pass = cell_at(doc, "samples", "pass", i);
+		int same = atoll(row[cseq]) == json_object_get_int64(cell_at(doc, "samples", "seq", i)) &&
+			   !strcmp(row[cmet], text_at(doc, "samples", "metric", i)) &&
+			   !strcmp(row[cunit], text_at(doc, "samples", "unit", i)) &&
+			   !strcmp(row[ccache], text_at(doc, "samples", "cache", i)) &&
+			   (*row[cval] ? v && strtod(row[cval], NULL) == json_object_get_double(v)
+				       : !v || json_object_is_type(v, json_type_null)) &&
+			   (*row[cpass] ? pass && atoll(row[cpass]) == json_object_get_int64(pass)
+					: !pass || json_object_is_type(pass, json_type_null));
+		if (!same && bad++ < 3)
+			fprintf(stderr, "\nresults.json sample %zu differs from results.csv row %zu\n", i, r + 1);
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT_EQUAL(r, nsamples);
+	CU_ASSERT_PTR_NULL(rows[r + 1]);
+	free(ord);
+	rfx_csv_free(rows);
+}
+
 static void test_results_json(void)
 {
 	struct fx_opts o = { .reps = 3, .seed = 3 };
@@ -339,13 +442,31 @@ static void test_results_json(void)
 		fprintf(stderr, "\nresults.json: %s\n", why.buf);
 	json_object *doc = json_object_from_file(p.buf), *a;
 	CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
-	/* The same content as the CSVs: every sample, every file, every group. */
-	CU_ASSERT_TRUE(json_object_object_get_ex(doc, "samples", &a));
-	CU_ASSERT_EQUAL(json_object_array_length(a), 2 * 3 * 8 * 2 * 2);
-	CU_ASSERT_TRUE(json_object_object_get_ex(doc, "files", &a));
-	CU_ASSERT_EQUAL(json_object_array_length(a), 2 * 3 * 2 * 2 * 4);
+	/* The same content as the CSVs: every sample, every file, every group;
+	 * cells, samples and files as columns of one length each. */
+	CU_ASSERT_EQUAL(table_rows(doc, "samples"), 2 * 3 * 8 * 2 * 2);
+	CU_ASSERT_EQUAL(table_rows(doc, "files"), 2 * 3 * 2 * 2 * 4);
+	long ncells = table_rows(doc, "cells");
+	CU_ASSERT_TRUE(ncells > 0);
 	CU_ASSERT_TRUE(json_object_object_get_ex(doc, "summary", &a));
 	CU_ASSERT_EQUAL(json_object_array_length(a), 64);
+	char *csv = rfx_file(&f, "results.csv");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(csv);
+	samples_match_csv(doc, csv, 2 * 3 * 8 * 2 * 2);
+	free(csv);
+	/* Each file row names its cell, its file and its numbers. */
+	CU_ASSERT_PTR_NOT_NULL(text_at(doc, "files", "file", 0));
+	CU_ASSERT_TRUE(json_object_get_int64(cell_at(doc, "files", "bytes", 0)) > 0);
+	/* Factors: the cells' steps as levels, each once, every cell's step among them. */
+	json_object *cells = NULL, *step = NULL, *levels = NULL;
+	CU_ASSERT_TRUE_FATAL(json_object_object_get_ex(doc, "cells", &cells) &&
+			     json_object_object_get_ex(cells, "step", &step) &&
+			     json_object_object_get_ex(step, "levels", &levels));
+	for (size_t i = 0; i < json_object_array_length(levels); i++)
+		for (size_t j = 0; j < i; j++)
+			CU_ASSERT_STRING_NOT_EQUAL(json_object_get_string(json_object_array_get_idx(levels, i)),
+						   json_object_get_string(json_object_array_get_idx(levels, j)));
+	CU_ASSERT_STRING_EQUAL(text_at(doc, "cells", "status", 0), "done");
 	/* Provenance: the plan text and the bad bytes of a command's output
 	 * survive as valid UTF-8. */
 	json_object *run, *cmds, *v;
@@ -362,6 +483,31 @@ static void test_results_json(void)
 	test_write_file(bad.buf, "{\"format\":\"rig-results\",\"format_version\":2}");
 	sb_reset(&why);
 	CU_ASSERT_FALSE(validate_file(bad.buf, &why));
+	/* So is format 1's layout (an object per sample) under format 2, and a
+	 * column that is not one (a factor without its levels). */
+	struct strbuf old = STRBUF_INIT;
+	sb_addf(&old, "%s/old.json", f.dir);
+	json_object *jo = json_object_from_file(p.buf);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(jo);
+	json_object *one = json_object_new_object();
+	json_object_object_add(one, "seq", json_object_new_int(1));
+	json_object *rowsv = json_object_new_array();
+	json_object_array_add(rowsv, one);
+	json_object_object_add(jo, "samples", rowsv);
+	json_object_to_file(old.buf, jo);
+	sb_reset(&why);
+	CU_ASSERT_FALSE(validate_file(old.buf, &why));
+	json_object_put(jo);
+	jo = json_object_from_file(p.buf);
+	json_object *cl = NULL, *metric = NULL;
+	CU_ASSERT_TRUE_FATAL(json_object_object_get_ex(jo, "samples", &cl) &&
+			     json_object_object_get_ex(cl, "metric", &metric));
+	json_object_object_del(metric, "levels");
+	json_object_to_file(old.buf, jo);
+	sb_reset(&why);
+	CU_ASSERT_FALSE(validate_file(old.buf, &why));
+	json_object_put(jo);
+	sb_release(&old);
 
 	/* Python's jsonschema, when installed, agrees. */
 	struct strbuf schema = STRBUF_INIT;
@@ -881,9 +1027,15 @@ static void test_passes(void)
 	x = json_object_array_get_idx(a, 0);
 	CU_ASSERT_TRUE(json_object_object_get_ex(x, "best_of_passes", &x));
 	CU_ASSERT_DOUBLE_EQUAL(json_object_get_double(x), 125, 1e-12);
-	CU_ASSERT_TRUE_FATAL(json_object_object_get_ex(doc, "samples", &a));
-	CU_ASSERT_TRUE(json_object_object_get_ex(json_object_array_get_idx(a, 2), "pass", &x));
+	CU_ASSERT_EQUAL(table_rows(doc, "samples"), 14);
+	x = cell_at(doc, "samples", "pass", 2);
+	CU_ASSERT_TRUE(x && json_object_is_type(x, json_type_int));
 	CU_ASSERT_EQUAL(json_object_get_int(x), 2);
+	/* A metric recorded once: null (json-c reads a null as NULL; the
+	 * schema holds the column there). */
+	CU_ASSERT_PTR_NULL(cell_at(doc, "samples", "pass", 6));
+	CU_ASSERT_STRING_EQUAL(text_at(doc, "samples", "metric", 6), "value");
+	CU_ASSERT_STRING_EQUAL(text_at(doc, "samples", "metric", 2), "rate");
 	json_object_put(doc);
 	sb_release(&why);
 
