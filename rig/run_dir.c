@@ -25,11 +25,12 @@ void run_dir_init(struct run_dir *d, struct progress *progress)
 	memset(d, 0, sizeof(*d));
 	sb_init(&d->path);
 	sb_init(&d->id);
+	sb_init(&d->root_made);
 	d->lock_fd = -1;
 	d->progress = progress;
 }
 
-void run_dir_release(struct run_dir *d)
+static void close_all(struct run_dir *d)
 {
 	if (d->store)
 		store_close(d->store);
@@ -40,8 +41,14 @@ void run_dir_release(struct run_dir *d)
 	d->store = NULL;
 	d->cmdlog = NULL;
 	d->lock_fd = -1;
+}
+
+void run_dir_release(struct run_dir *d)
+{
+	close_all(d);
 	sb_release(&d->path);
 	sb_release(&d->id);
+	sb_release(&d->root_made);
 }
 
 int run_dir_make(struct run_dir *d, const char *out_dir, const char *runs_root,
@@ -57,13 +64,17 @@ int run_dir_make(struct run_dir *d, const char *out_dir, const char *runs_root,
 						    : strerror(e));
 				return -1;
 			}
+		} else {
+			d->made = 1;
 		}
 		const char *slash = strrchr(out_dir, '/');
 		sb_adds(&d->id, slash && slash[1] ? slash + 1 : out_dir);
 		return 0;
 	}
 	const char *root = runs_root ? runs_root : "runs";
-	if (mkdir(root, 0777) < 0 && errno != EEXIST) {
+	if (mkdir(root, 0777) == 0) {
+		sb_adds(&d->root_made, root);
+	} else if (errno != EEXIST) {
 		int e = errno;
 		sb_addf(err, "cannot create %s: %s", root, strerror(e));
 		return -1;
@@ -77,8 +88,10 @@ int run_dir_make(struct run_dir *d, const char *out_dir, const char *runs_root,
 			sb_addf(&d->id, "-%d", k);
 		sb_reset(&d->path);
 		sb_addf(&d->path, "%s/%s", root, d->id.buf);
-		if (mkdir(d->path.buf, 0777) == 0)
+		if (mkdir(d->path.buf, 0777) == 0) {
+			d->made = 1;
 			return 0;
+		}
 		if (errno != EEXIST) {
 			int e = errno;
 			sb_addf(err, "cannot create run folder %s: %s", d->path.buf, strerror(e));
@@ -87,6 +100,35 @@ int run_dir_make(struct run_dir *d, const char *out_dir, const char *runs_root,
 	}
 	sb_addf(err, "cannot create a run folder under %s: too many runs this second", root);
 	return -1;
+}
+
+int run_dir_discard(struct run_dir *d, struct strbuf *err)
+{
+	/* What a run writes before its first cell; the reports come after. */
+	static const char *const files[] = { "plan.yaml", "commands.log", "results.db",
+					     "results.db-wal", "results.db-shm",
+					     "results.db-journal" };
+	close_all(d);
+	int rc = 0;
+	struct strbuf p = STRBUF_INIT;
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		sb_reset(&p);
+		sb_addf(&p, "%s/%s", d->path.buf, files[i]);
+		if (unlink(p.buf) < 0 && errno != ENOENT && rc == 0) {
+			sb_addf(err, "cannot remove %s: %s", p.buf, strerror(errno));
+			rc = -1;
+		}
+	}
+	sb_release(&p);
+	if (rc == 0 && d->made && rmdir(d->path.buf) < 0) {
+		sb_addf(err, "the run folder %s is kept: %s", d->path.buf,
+			errno == ENOTEMPTY || errno == EEXIST ? "it holds files rig did not write"
+							      : strerror(errno));
+		rc = -1;
+	}
+	if (rc == 0 && d->root_made.len)
+		(void)rmdir(d->root_made.buf); /* another run's folder may be in it by now */
+	return rc;
 }
 
 int run_dir_use(struct run_dir *d, const char *dir, struct strbuf *err)

@@ -23,6 +23,8 @@ struct store;
 struct run_dir {
 	struct strbuf path;        /* as made by a run (may be relative); absolute for a resume */
 	struct strbuf id;          /* its last component: the run id */
+	int made;                  /* 1: run_dir_make made the folder; 0: it claimed an empty one, or a resume */
+	struct strbuf root_made;   /* the runs root when run_dir_make made it too; else empty */
 	int lock_fd;               /* RUN/plan.yaml, flock'ed while the run lives; -1 none */
 	FILE *cmdlog;              /* RUN/commands.log; NULL until opened */
 	struct store *store;       /* RUN/results.db; NULL until opened (by the caller) */
@@ -40,6 +42,16 @@ void run_dir_release(struct run_dir *d);
  */
 int run_dir_make(struct run_dir *d, const char *out_dir, const char *runs_root,
 		 const char *plan_name, struct strbuf *err);
+/*
+ * Undo run_dir_make for a run that never began (refused, or failed before
+ * anything was provisioned or measured): close the store, the command log
+ * and the lock, delete the files a run writes before its first cell
+ * (plan.yaml, commands.log, results.db and SQLite's side files), then the
+ * folder itself and the runs root if this run made them. A folder that
+ * existed before (-o naming an empty one) is left, empty again; one that
+ * holds anything else is kept. 0, or -1 with what was kept in err.
+ */
+int run_dir_discard(struct run_dir *d, struct strbuf *err);
 /* An existing run's folder (rig resume), made absolute. -1 with err. */
 int run_dir_use(struct run_dir *d, const char *dir, struct strbuf *err);
 

@@ -184,16 +184,19 @@ static enum run_status run_body(struct run *run, const struct schedule *sched, s
 	install_signals(&old_int, &old_term);
 
 	if (run_provision_prepare(&run->prov, err) < 0) {
-		if (run->resume) {
-			/* Not resumed: the run stays as it was (resumable
-			 * once the reason is gone), its reports too. */
+		/* Refused (a safety rule, the confirm, an image rig did not
+		 * make, not root, tools missing): nothing was provisioned or
+		 * measured. A resume leaves the run as it was (resumable once
+		 * the reason is gone), its reports too; a run's folder is
+		 * discarded by runner_run. */
+		if (run->resume)
 			run_dir_event(&run->dir, "info", "rig resume refused: %s", err->buf);
-			sigaction(SIGINT, &old_int, NULL);
-			sigaction(SIGTERM, &old_term, NULL);
-			sb_release(&msg);
-			return RUN_NOT_STARTED;
-		}
-		goto stop;
+		progress_finish(&run->progress, "refused");
+		progress_end(&run->progress);
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
+		sb_release(&msg);
+		return RUN_NOT_STARTED;
 	}
 	if (run->resume && run_resume_begin(run->resume, run, sched, &from, err) < 0)
 		goto stop_teardown;
@@ -204,7 +207,6 @@ stop_teardown:
 		sb_addf(err, "%scannot tear down the last layout: %s", err->len ? "; " : "",
 			run->prov.perr.buf);
 	run_provision_finish(&run->prov);
-stop:
 	run_account_scope(run, -1, 0);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
@@ -274,7 +276,9 @@ enum run_status runner_run(const struct plan *p, const struct run_options *o,
 		schedule_free(&sched);
 		goto refused;
 	}
-	enum run_status result = RUN_FAILED;
+	/* Until the target is prepared, a failure leaves no run folder:
+	 * RUN_NOT_STARTED, and the folder made here is discarded at out. */
+	enum run_status result = RUN_NOT_STARTED;
 	if (run_dir_make(&run.dir, o->out_dir, o->runs_root, p->name, err) < 0) {
 		schedule_free(&sched);
 		goto refused;
@@ -349,6 +353,17 @@ enum run_status runner_run(const struct plan *p, const struct run_options *o,
 	run_cells_check_cache(&run);
 	result = run_body(&run, &sched, 0, err);
 out:
+	if (result == RUN_NOT_STARTED) {
+		struct strbuf why = STRBUF_INIT;
+		if (run_dir_discard(&run.dir, &why) == 0) {
+			sb_addf(err, " (nothing was provisioned or measured; the run folder %s %s)",
+				run.dir.path.buf, run.dir.made ? "is removed" : "is left empty, as it was");
+			sb_reset(run_dir);
+		} else {
+			sb_addf(err, " (nothing was provisioned or measured; %s)", why.buf);
+		}
+		sb_release(&why);
+	}
 	schedule_free(&sched);
 	sb_release(&path);
 	sb_release(&host);

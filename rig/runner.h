@@ -44,8 +44,12 @@ enum run_status { RUN_OK = 0, RUN_FAILED = 1, RUN_NOT_STARTED = 2 };
 /*
  * Run a valid plan. Returns RUN_OK, RUN_FAILED (the run folder exists and
  * holds what was measured; err says why), or RUN_NOT_STARTED (nothing was
- * changed; err says why, e.g. a module not available in this build).
- * run_dir receives the run folder's path when one was made.
+ * provisioned or measured; err says why: a module not available in this
+ * build, the target in use, or refused when prepared: a safety rule, the
+ * confirm, an image file rig did not make, not root). A run not started
+ * leaves no run folder: the one it made is removed again (an empty one
+ * named with -o is left empty), so there is nothing to resume.
+ * run_dir receives the run folder's path when one was made and kept.
  */
 enum run_status runner_run(const struct plan *p, const struct run_options *o,
 			   struct strbuf *run_dir, struct strbuf *err);

@@ -432,10 +432,11 @@ static void test_refused(void)
 	    "rotational", "SATA");
 	static const char *const pairs[] = { "files: 160", "files: 1", NULL };
 	char *text = pt_config("hfs-apfs-halves", pairs), *out = NULL;
-	CU_ASSERT_EQUAL(run_plan(&x, text, &out), 1);
+	CU_ASSERT_EQUAL(run_plan(&x, text, &out), 2);
 	CU_ASSERT(out && strstr(out, "cannot prepare the target: refusing to erase "
 						  "disk4: disk4 is an internal disk (rule internal: "
 						  "an external disk (--allow internal))"));
+	CU_ASSERT_NOT_EQUAL(access(x.run, F_OK), 0); /* nothing to resume: no run folder */
 	char *calls = calls_from(&x, NULL);
 	check_eq_text("refused: reads only", calls, SAFETY_READS);
 	free(calls);

@@ -299,6 +299,71 @@ static void test_run_refused(void)
 	fx_release(&f);
 }
 
+/*
+ * A target refused when it is prepared, after the run folder was made (here
+ * an image file rig did not make; without root: "needs root"): exit 2, and
+ * no run folder left behind, so there is nothing to resume. A folder that
+ * existed before (-o naming an empty one) is left, empty. A run that fails
+ * mid-way keeps its folder (test_run_failed_cell).
+ */
+static void test_run_refused_target(void)
+{
+	char *tmp = test_tmpdir();
+	struct strbuf plan = STRBUF_INIT, img = STRBUF_INIT, text = STRBUF_INIT,
+		      out_dir = STRBUF_INIT, empty = STRBUF_INIT, runs = STRBUF_INIT;
+	sb_addf(&img, "%s/foreign.img", tmp);
+	CU_ASSERT_EQUAL_FATAL(test_write_file(img.buf, "someone else's"), 0);
+	sb_addf(&plan, "%s/img.yaml", tmp);
+	sb_addf(&text, "rig: 1\nname: foreign\ntarget:\n  image: { path: \"%s\", size: 64M }\n"
+		       "layouts:\n  - name: one\n    partitions:\n      - { name: A, fs: ext4, size: rest }\n"
+		       "steps:\n  - null: {}\n", img.buf);
+	CU_ASSERT_EQUAL_FATAL(test_write_file(plan.buf, text.buf), 0);
+
+	/* -o a new folder: made, then removed again. */
+	sb_addf(&out_dir, "%s/out", tmp);
+	const char *args[] = { "run", "-q", "-o", out_dir.buf, plan.buf, NULL };
+	char *out = NULL;
+	CU_ASSERT_EQUAL(test_run_rig(args, &out), 2);
+	CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "cannot prepare the target"));
+	CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "nothing was provisioned or measured"));
+	CU_ASSERT_PTR_NULL(out && strstr(out, "rig resume"));
+	free(out);
+	CU_ASSERT_NOT_EQUAL(access(out_dir.buf, F_OK), 0);
+	char *kept = test_read_file(img.buf, NULL);
+	CU_ASSERT_TRUE(kept && !strcmp(kept, "someone else's"));
+	free(kept);
+	const char *rargs[] = { "resume", "-q", out_dir.buf, NULL };
+	CU_ASSERT_EQUAL(test_run_rig(rargs, NULL), 2);
+
+	/* -o an empty folder that existed before: left, empty. */
+	sb_addf(&empty, "%s/empty", tmp);
+	CU_ASSERT_EQUAL_FATAL(mkdir(empty.buf, 0777), 0);
+	const char *eargs[] = { "run", "-q", "--json-progress", "-o", empty.buf, plan.buf, NULL };
+	CU_ASSERT_EQUAL(test_run_rig(eargs, &out), 2);
+	CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "\"status\":\"refused\""));
+	free(out);
+	CU_ASSERT_EQUAL(dir_entries(empty.buf), 0);
+
+	/* No -o: neither the run folder nor the runs root it made is left. */
+	const char *dargs[] = { "run", "-q", plan.buf, NULL };
+	CU_ASSERT_EQUAL(test_run_rig_in(tmp, dargs, NULL), 2);
+	sb_addf(&runs, "%s/runs", tmp);
+	CU_ASSERT_NOT_EQUAL(access(runs.buf, F_OK), 0);
+	/* ... and of a runs root that existed, only the run's folder. */
+	CU_ASSERT_EQUAL_FATAL(mkdir(runs.buf, 0777), 0);
+	CU_ASSERT_EQUAL(test_run_rig_in(tmp, dargs, NULL), 2);
+	CU_ASSERT_EQUAL(dir_entries(runs.buf), 0);
+
+	test_rmtree(tmp);
+	free(tmp);
+	sb_release(&plan);
+	sb_release(&img);
+	sb_release(&text);
+	sb_release(&out_dir);
+	sb_release(&empty);
+	sb_release(&runs);
+}
+
 static void test_report_redraws(void)
 {
 	struct fixture f;
@@ -465,6 +530,7 @@ void register_run_tests(void)
 	test_add(s, "a failed cell stops the run and keeps what was measured", test_run_failed_cell);
 	test_add(s, "Ctrl-C stops promptly and keeps what was measured", test_run_interrupted);
 	test_add(s, "refused before anything changes", test_run_refused);
+	test_add(s, "a target refused when prepared leaves no run folder", test_run_refused_target);
 	test_add(s, "rig report redraws from the store alone", test_report_redraws);
 	CU_pSuite c = test_suite("command line");
 	test_add(c, "validate, plan, help, exit statuses", test_cli_commands);
