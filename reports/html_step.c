@@ -19,6 +19,7 @@
 #include "reports/findings.h"
 #include "reports/html_int.h"
 #include "reports/summary.h"
+#include "rig/util/fit.h"
 #include "rig/util/xalloc.h"
 
 /* At most this many points in a scatter figure. */
@@ -591,8 +592,9 @@ static void filesets(struct hctx *c, struct rdata *d, size_t ti)
 	if (d->nlayouts > 1)
 		sb_adds(h, "<th>layout</th>");
 	sb_adds(h, "<th>step</th><th>volume</th><th class=\"num\">files</th>"
-		   "<th class=\"num\">fitted rate (MB/s)</th><th class=\"num\">overhead per file (ms)</th>"
-		   "<th class=\"num\">r&sup2;</th></tr></thead>\n<tbody>\n");
+		   "<th class=\"num\">fitted rate (MB/s)</th><th class=\"num\">intercept: overhead per "
+		   "file (ms, 95% CI)</th><th class=\"num\">r&sup2;</th></tr></thead>\n<tbody>\n");
+	int any_short = 0;
 	for (size_t i = 0; i < d->nfilesets; i++) {
 		const struct rd_fileset *fs = &d->filesets[i];
 		if (fs->tmpl != ti)
@@ -608,16 +610,42 @@ static void filesets(struct hctx *c, struct rdata *d, size_t ti)
 		sb_adds(h, "</td><td>");
 		html_text(h, fs->volume);
 		sb_addf(h, "</td><td class=\"num\">%zu</td>", fs->n);
+		if (!fs->fitted) {
+			any_short |= fs->fit == RD_FIT_TOO_FEW;
+			sb_adds(h, "<td colspan=\"3\">");
+			if (fs->fit == RD_FIT_TOO_FEW)
+				sb_addf(h, "no fit: %zu file%s timed (a line needs %d)", fs->npoints,
+					fs->npoints == 1 ? "" : "s", FIT_MIN_POINTS);
+			else
+				sb_adds(h, fs->fit == RD_FIT_ONE_SIZE ? "no fit: one size"
+								      : "no fit: time does not grow with size");
+			sb_adds(h, "</td></tr>\n");
+			continue;
+		}
 		num_td(h, fs->rate_mbs);
-		num_td(h, fs->overhead_s * 1e3);
 		sb_adds(h, "<td class=\"num\">");
-		if (fs->fitted)
-			sb_addf(h, "%.4f", fs->r2);
-		else
-			sb_adds(h, "no fit (one size)");
-		sb_adds(h, "</td></tr>\n");
+		html_num(h, fs->overhead_s * 1e3);
+		sb_adds(h, " (");
+		html_num(h, fs->overhead_lo * 1e3);
+		sb_adds(h, " to ");
+		html_num(h, fs->overhead_hi * 1e3);
+		sb_adds(h, ")");
+		if (fs->overhead_hi < 0)
+			sb_adds(h, " below 0: time is not a line in size here");
+		else if (fs->overhead_lo <= 0)
+			sb_adds(h, " includes 0");
+		sb_addf(h, "</td><td class=\"num\">%.4f</td></tr>\n", fs->r2);
 	}
 	sb_adds(h, "</tbody></table></div>\n");
+	sb_adds(h, "<p class=\"small\">The intercept is the time the fitted line gives a file of 0 "
+		   "bytes: a fixed cost per file when its interval lies above 0; an interval that "
+		   "includes 0 cannot tell such a cost from none, and one below 0 means the files' "
+		   "times do not follow a straight line in size.");
+	if (any_short)
+		sb_addf(h, " A line has 2 parameters: fewer than %d files fit it too closely to say "
+			   "anything (2 files give r&sup2; = 1 and any intercept), so none is shown.",
+			FIT_MIN_POINTS);
+	sb_adds(h, "</p>\n");
 }
 
 /* --- drift, outliers, notes --- */

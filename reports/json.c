@@ -327,8 +327,14 @@ static void summary(struct rout *o, const struct rdata *d)
 		kstr(b, "step", fs->step, &f);
 		kstr(b, "volume", fs->volume, &f);
 		kint(b, "files", (long long)fs->n, &f);
+		/* Why rate_fit and overhead_fit are null: "ok" when they are not. */
+		static const char *const fit_names[] = { "ok", "too_few_files", "one_size",
+							 "time_does_not_grow" };
+		kstr(b, "fit", fit_names[fs->fit], &f);
 		knum(b, "rate_fit", fs->rate_mbs, &f);
 		knum(b, "overhead_fit", fs->overhead_s, &f);
+		knum(b, "overhead_fit_low", fs->overhead_lo, &f);
+		knum(b, "overhead_fit_high", fs->overhead_hi, &f);
 		knum(b, "r2", fs->r2, &f);
 		sb_addch(b, '}');
 	}

@@ -151,8 +151,13 @@ struct rd_fileset {
 	uint32_t tmpl;
 	const char *layout, *step, *volume;
 	size_t first, n;            /* files: forder[first .. first + n) */
-	int fitted;
+	/* The fit of time = intercept + bytes / rate over the files measured
+	 * (summary.c): fitted, or why not. */
+	enum rd_fit { RD_FIT_OK, RD_FIT_TOO_FEW, RD_FIT_ONE_SIZE, RD_FIT_NO_SLOPE } fit;
+	size_t npoints;             /* files with a time */
+	int fitted;                 /* fit == RD_FIT_OK */
 	double rate_mbs, overhead_s, r2;
+	double overhead_lo, overhead_hi; /* the intercept's 95% interval (t, n - 2 df) */
 };
 
 /* Room for the longest shortest-form double ("-2.2250738585072014e-308"). */

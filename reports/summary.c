@@ -29,6 +29,7 @@
 #include "reports/report_out.h"
 #include "rig/module.h"
 #include "rig/plan.h"
+#include "rig/stats.h"
 #include "rig/units.h"
 #include "rig/util/fit.h"
 #include "rig/util/strbuf.h"
@@ -645,13 +646,28 @@ static void fit_filesets(struct rdata *d)
 			y[k++] = fl->seconds;
 		}
 		struct linfit lf;
-		f->rate_mbs = f->overhead_s = f->r2 = NAN;
-		if (fit_line(x, y, k, &lf) == 0 && lf.slope > 0) {
-			f->fitted = 1;
-			f->rate_mbs = 1 / lf.slope / 1e6;
-			f->overhead_s = lf.intercept;
-			f->r2 = lf.r2;
-		}
+		f->rate_mbs = f->overhead_s = f->r2 = f->overhead_lo = f->overhead_hi = NAN;
+		f->npoints = k;
+		f->fitted = 0;
+		/* Fewer points than FIT_MIN_POINTS: 2 give r² = 1 and any
+		 * intercept; nothing shown rather than a line that says nothing. */
+		if (k < FIT_MIN_POINTS)
+			f->fit = RD_FIT_TOO_FEW;
+		else if (fit_line(x, y, k, &lf) < 0)
+			f->fit = RD_FIT_ONE_SIZE;
+		else if (!(lf.slope > 0))
+			f->fit = RD_FIT_NO_SLOPE;
+		else
+			f->fit = RD_FIT_OK;
+		if (f->fit != RD_FIT_OK)
+			continue;
+		f->fitted = 1;
+		f->rate_mbs = 1 / lf.slope / 1e6;
+		f->overhead_s = lf.intercept;
+		f->r2 = lf.r2;
+		double t = stats_t_quantile(0.975, (double)(k - 2));
+		f->overhead_lo = lf.intercept - t * lf.intercept_se;
+		f->overhead_hi = lf.intercept + t * lf.intercept_se;
 	}
 	free(x);
 	free(y);

@@ -441,6 +441,13 @@ static void test_fit_least_squares(void)
 	CU_ASSERT_EQUAL_FATAL(fit_line(x4, y4, 4, &f), 0);
 	CU_ASSERT_DOUBLE_EQUAL(f.slope, 1.1, 1e-12);
 	CU_ASSERT_DOUBLE_EQUAL(f.intercept, 0.0, 1e-12);
+	/* Residuals -0.1, 0.8, -1.3, 0.6: s² = 2.7 / 2; sxx = 5, mean x 2.5. */
+	CU_ASSERT_DOUBLE_EQUAL(f.slope_se, sqrt(1.35 / 5), 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(f.intercept_se, sqrt(1.35 * (0.25 + 6.25 / 5)), 1e-12);
+	/* Two points: an exact line, no scatter to judge it by. */
+	double x2[2] = { 1, 3 }, y2[2] = { 5, 11 };
+	CU_ASSERT_EQUAL_FATAL(fit_line(x2, y2, 2, &f), 0);
+	CU_ASSERT(isnan(f.intercept_se) && isnan(f.slope_se));
 	/* A falling line is returned as it is: callers decide. */
 	double y5[4] = { 4, 3, 2, 1 };
 	CU_ASSERT_EQUAL_FATAL(fit_line(x4, y5, 4, &f), 0);

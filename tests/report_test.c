@@ -935,6 +935,96 @@ static void test_csv_equals_sql_writer(void)
 }
 
 /*
+ * The per-file fit of a fill step: on volume "few" two filler files (a line
+ * through them is exact: r² 1 and an intercept that means nothing), on
+ * "many" eight files of time = 3 ms + bytes / 200 MB/s with a little
+ * scatter. Only "many" is fitted, its intercept with an interval that holds
+ * 3 ms; "few" says why it has none, in report.html and results.json.
+ */
+static void test_fit_needs_points(void)
+{
+	char *dir = test_tmpdir();
+	struct strbuf p = STRBUF_INIT, err = STRBUF_INIT;
+	sb_addf(&p, "%s/results.db", dir);
+	struct store *s = store_create(p.buf, &err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	struct store_run r = { .id = "fit", .plan_name = "fit", .started_utc = "2024-01-01T00:00:00Z",
+			       .plan_text = "rig: 1\nname: fit\ntarget:\n  dirs: [/tmp/few, /tmp/many]\n"
+					    "  names: [few, many]\nsteps:\n  - fill: { to: 10% }\n"
+					    "report:\n  formats: [html, json]\n" };
+	store_begin_run(s, &r, &err);
+	struct store_volume v1 = { .layout = "", .name = "few", .position = 1 };
+	struct store_volume v2 = { .layout = "", .name = "many", .position = 2 };
+	store_add_volume(s, &v1, &err);
+	store_add_volume(s, &v2, &err);
+	for (uint32_t seq = 1; seq <= 2; seq++) {
+		struct store_cell c = { .seq = seq, .phase = 1, .layout = "", .rep = 1, .step = "1",
+					.module = "fill", .volume_id = seq == 1 ? v1.id : v2.id };
+		store_cell_start(s, &c, "2024-01-01T00:00:01Z", &err);
+		store_add_sample(s, seq, "rate", 200, "MB/s", "", &err);
+		/* Two files whose line falls below 0 at 0 bytes. */
+		static const double few_bytes[2] = { 64e6, 1e9 }, few_secs[2] = { 0.2, 5.0 };
+		for (int f = 0; f < (seq == 1 ? 2 : 8); f++) {
+			char fn[32];
+			snprintf(fn, sizeof(fn), "filler-%d", f);
+			double bytes = seq == 1 ? few_bytes[f] : (double)(f + 1) * 16e6;
+			double secs = seq == 1 ? few_secs[f]
+					       : 0.003 + bytes / 200e6 + (f % 2 ? 0.0005 : -0.0005);
+			store_add_file_sample(s, seq, fn, (uint64_t)bytes, secs, &err);
+		}
+		store_cell_end(s, seq, "2024-01-01T00:00:02Z", "done", NULL, &err);
+	}
+	store_end_run(s, "2024-01-01T00:01:00Z", "completed", NULL, &err);
+	CU_ASSERT_EQUAL_FATAL(err.len, 0);
+	CU_ASSERT_EQUAL(reports_write(s, dir, &err), 0);
+	store_close(s);
+
+	struct rfx f = { .dir = dir };
+	char *h = rfx_file(&f, "report.html");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+	CU_ASSERT_PTR_NOT_NULL(strstr(h, "no fit: 2 files timed (a line needs 5)"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(h, "fewer than 5 files fit it too closely"));
+	/* The row of "few": no rate, intercept or r² (the exact line's 1.0000). */
+	CU_ASSERT_PTR_NOT_NULL(strstr(h, "<td>few</td><td class=\"num\">2</td><td colspan=\"3\">"
+					 "no fit: 2 files timed (a line needs 5)</td></tr>"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(h, "<td>many</td><td class=\"num\">8</td>"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(h, "intercept: overhead per file (ms, 95% CI)"));
+	free(h);
+	char *j = rfx_file(&f, "results.json");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+	json_object *root = json_tokener_parse(j);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+	json_object *sets = json_object_object_get(root, "filesets");
+	CU_ASSERT_EQUAL_FATAL(json_object_array_length(sets), 2);
+	for (size_t i = 0; i < 2; i++) {
+		json_object *o = json_object_array_get_idx(sets, i);
+		const char *vol = json_object_get_string(json_object_object_get(o, "volume"));
+		const char *fit = json_object_get_string(json_object_object_get(o, "fit"));
+		json_object *ov = json_object_object_get(o, "overhead_fit"),
+			    *lo = json_object_object_get(o, "overhead_fit_low"),
+			    *hi = json_object_object_get(o, "overhead_fit_high");
+		if (!strcmp(vol, "few")) {
+			CU_ASSERT_STRING_EQUAL(fit, "too_few_files");
+			CU_ASSERT_PTR_NULL(ov);
+			CU_ASSERT_PTR_NULL(json_object_object_get(o, "r2"));
+		} else {
+			CU_ASSERT_STRING_EQUAL(fit, "ok");
+			CU_ASSERT_DOUBLE_EQUAL(json_object_get_double(json_object_object_get(o, "rate_fit")),
+					       200, 1);
+			CU_ASSERT_DOUBLE_EQUAL(json_object_get_double(ov), 0.003, 0.001);
+			CU_ASSERT(json_object_get_double(lo) < 0.003 && json_object_get_double(hi) > 0.003);
+			CU_ASSERT(json_object_get_double(lo) > 0); /* a real overhead */
+		}
+	}
+	json_object_put(root);
+	free(j);
+	test_rmtree(dir);
+	free(dir);
+	sb_release(&p);
+	sb_release(&err);
+}
+
+/*
  * Passes: a step whose cells recorded a metric several times. Two
  * repetitions of a seqread step, three passes each of rate (higher is
  * better, one pass NaN) and lat_p50 (lower is better), and a null step
@@ -1071,4 +1161,5 @@ void register_report_tests(void)
 	test_add(s, "results.csv and files.csv from memory equal reports/csv.c's from SQL",
 		 test_csv_equals_sql_writer);
 	test_add(s, "passes: numbered, best of passes beside the mean in every format", test_passes);
+	test_add(s, "file sets: no fit under 5 files, the intercept with its interval", test_fit_needs_points);
 }

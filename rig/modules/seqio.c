@@ -70,7 +70,7 @@
 static const struct rig_metric seqio_metrics[] = {
 	{ "rate", "MB/s", "total bytes / total time", 0 },
 	{ "rate_median_file", "MB/s", "median of the per-file rates", 0 },
-	{ "rate_fit", "MB/s", "rate from the least-squares fit time = overhead + bytes/rate", 0 },
+	{ "rate_fit", "MB/s", "rate from the least-squares fit time = overhead + bytes/rate (5 or more files)", 0 },
 	{ "overhead_fit", "s", "per-file overhead from the same fit", 0 },
 	{ "bytes", "B", "bytes transferred (set by the plan)", 1 },
 	{ "seconds", "s", "total time", 0 },
@@ -329,6 +329,12 @@ static void report(struct rig_ctx *ctx, const double *bytes, const double *secs,
 	if (fit_line(bytes, secs, n, &fit) < 0) {
 		note(ctx, "rate_fit", "omitted: a fit of time on size needs files of 2 or more "
 				      "distinct sizes");
+	} else if (n < FIT_MIN_POINTS) {
+		struct strbuf v = STRBUF_INIT;
+		sb_addf(&v, "omitted: a fit of time on size needs %d or more files; %zu fit a line "
+			    "too closely to say anything about it", FIT_MIN_POINTS, n);
+		note(ctx, "rate_fit", v.buf);
+		sb_release(&v);
 	} else if (fit.slope <= 0) {
 		struct strbuf v = STRBUF_INIT;
 		sb_addf(&v, "omitted: time does not grow with size (slope %g s/B, overhead %g s)",

@@ -2,11 +2,13 @@
 #include "fit.h"
 
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 int fit_line(const double *x, const double *y, size_t n, struct linfit *out)
 {
 	memset(out, 0, sizeof(*out));
+	out->intercept_se = out->slope_se = NAN;
 	/* Distinctness is checked exactly: a mean of equal doubles can round, so
 	 * a centred sum of squares is not a reliable test. */
 	size_t k = 1;
@@ -34,5 +36,15 @@ int fit_line(const double *x, const double *y, size_t n, struct linfit *out)
 	out->intercept = my - out->slope * mx;
 	out->r2 = syy > 0 ? (sxy * sxy) / (sxx * syy) : 1.0;
 	out->n = n;
+	if (n > 2) {
+		double sse = 0;
+		for (size_t i = 0; i < n; i++) {
+			double r = y[i] - out->intercept - out->slope * x[i];
+			sse += r * r;
+		}
+		double s2 = sse / (double)(n - 2);
+		out->slope_se = sqrt(s2 / sxx);
+		out->intercept_se = sqrt(s2 * (1.0 / (double)n + mx * mx / sxx));
+	}
 	return 0;
 }

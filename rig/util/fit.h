@@ -14,7 +14,18 @@ struct linfit {
 	double slope;
 	double r2;      /* coefficient of determination; 1 when every y is equal */
 	size_t n;       /* points used */
+	/* Standard errors from the residuals (n - 2 degrees of freedom); NaN
+	 * when n < 3: two points fit exactly and say nothing about the scatter. */
+	double intercept_se, slope_se;
 };
+
+/*
+ * The fewest points a fit is shown for. A line has 2 parameters: 2 points
+ * give r² = 1 and any intercept, 3 leave one degree of freedom (t = 12.7
+ * for a 95% interval). 5 leave 3 (t = 3.18), the fewest with which the
+ * intercept's interval is narrow enough to tell a per-file overhead from 0.
+ */
+#define FIT_MIN_POINTS 5
 
 /*
  * Fit y on x over n points (x and y are not modified). 0, or -EDOM when
