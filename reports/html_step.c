@@ -742,7 +742,13 @@ static void drift_outliers(struct strbuf *h, const struct rdata *d, const struct
 	}
 }
 
-static void module_notes(struct strbuf *h, const struct rdata *d, size_t ti)
+/*
+ * The notes of a step's cells, one row per distinct note with the number
+ * of cells. shown: a step without metrics (a `tree` or `churn` with `at`
+ * works in a source folder, not on the volumes): its notes are what it
+ * did, shown open under a sentence saying so. Returns whether any was.
+ */
+static int module_notes(struct strbuf *h, const struct rdata *d, size_t ti, int shown)
 {
 	const char *keys[24], *vals[24];
 	size_t counts[24], n = 0, more = 0;
@@ -776,9 +782,14 @@ static void module_notes(struct strbuf *h, const struct rdata *d, size_t ti)
 		}
 	}
 	if (!n)
-		return;
-	sb_adds(h, "<details><summary>Notes from the module</summary>\n<table>\n<thead><tr><th>note</th>"
-		   "<th>value</th><th class=\"num\">cells</th></tr></thead>\n<tbody>\n");
+		return 0;
+	if (shown)
+		sb_adds(h, "<p>This step recorded no metrics on the volumes measured; what it did, "
+			   "from its notes:</p>\n<div class=\"wrap\"><table>\n");
+	else
+		sb_adds(h, "<details><summary>Notes from the module</summary>\n<table>\n");
+	sb_adds(h, "<thead><tr><th>note</th><th>value</th><th class=\"num\">cells</th></tr></thead>\n"
+		   "<tbody>\n");
 	for (size_t k = 0; k < n; k++) {
 		sb_adds(h, "<tr><td>");
 		html_text(h, keys[k]);
@@ -787,9 +798,13 @@ static void module_notes(struct strbuf *h, const struct rdata *d, size_t ti)
 		sb_addf(h, "</td><td class=\"num\">%zu</td></tr>\n", counts[k]);
 	}
 	sb_adds(h, "</tbody></table>\n");
+	if (shown)
+		sb_adds(h, "</div>\n");
 	if (more)
 		sb_addf(h, "<p class=\"small\">%zu more notes in results.json.</p>\n", more);
-	sb_adds(h, "</details>\n");
+	if (!shown)
+		sb_adds(h, "</details>\n");
+	return 1;
 }
 
 static void failed_cells(struct strbuf *h, const struct rdata *d, size_t ti)
@@ -838,7 +853,8 @@ void html_steps(struct hctx *c, struct rdata *d)
 		}
 		failed_cells(h, d, ti);
 		if (t->headline == UINT32_MAX) {
-			sb_adds(h, "<p>This step recorded no metrics.</p>\n");
+			if (!module_notes(h, d, ti, 1))
+				sb_adds(h, "<p>This step recorded no metrics.</p>\n");
 			continue;
 		}
 		step_figure(c, d, (uint32_t)ti);
@@ -887,6 +903,6 @@ void html_steps(struct hctx *c, struct rdata *d)
 		}
 		filesets(c, d, ti);
 		drift_outliers(h, d, t);
-		module_notes(h, d, ti);
+		module_notes(h, d, ti, 0);
 	}
 }

@@ -26,7 +26,7 @@ static void sync_plan(struct strbuf *text, const char *tmp)
 	sb_addf(text,
 		"rig: 1\nname: sync-e2e\ntarget:\n  dirs: [\"%s/a\", \"%s/b\"]\n"
 		"cache: { flush: false }\n"
-		"report: { formats: [csv] }\n"
+		"report: { formats: [csv, html] }\n"
 		"steps:\n"
 		"  - tree: { files: 300, dirs: 20, depth: 2, sizes: \"inverse-square(1K..64K)\","
 		" at: %s/src }\n"
@@ -99,6 +99,20 @@ static void check_run(const char *out, const char *tmp)
 		       !strcmp(instance + n - (sizeof(tail) - 1), tail));
 	tree_state_free(t);
 	free(instance);
+	/* The report's sections of the source steps say what they did (their
+	 * notes), not only that they recorded no metrics. */
+	sb_reset(&src);
+	sb_addf(&src, "%s/report.html", out);
+	char *html = test_read_file(src.buf, NULL);
+	CU_ASSERT_PTR_NOT_NULL(html && strstr(html, "This step recorded no metrics on the volumes "
+						     "measured; what it did, from its notes:"));
+	CU_ASSERT_PTR_NOT_NULL(html && strstr(html, "replaced 15 files in "));
+	CU_ASSERT_PTR_NOT_NULL(html && strstr(html, ": 300 files, "));
+	size_t shown = 0; /* the tree's section and the churn's */
+	for (const char *p = html; p && (p = strstr(p, "what it did, from its notes")); p++)
+		shown++;
+	CU_ASSERT_TRUE(shown >= 2);
+	free(html);
 	sb_release(&src);
 	sb_release(&err);
 }
