@@ -349,7 +349,8 @@ static void test_image_attached(void)
 	const char *args[] = { "run", "--platform", "macos", "--force", "-q", "-o", x.run, x.plan,
 			       NULL };
 	CU_ASSERT_EQUAL_FATAL(test_write_file(x.plan, text), 0);
-	CU_ASSERT_EQUAL(pt_rig(x.bin, args, &out), 1);
+	CU_ASSERT_EQUAL(pt_rig(x.bin, args, &out), 2); /* refused when prepared */
+	CU_ASSERT_NOT_EQUAL(access(x.run, F_OK), 0);   /* and no run folder left */
 	struct strbuf want = STRBUF_INIT;
 	sb_addf(&want, "image %s is attached as disk2; detach it first (hdiutil detach disk2)",
 		img.buf);
@@ -600,8 +601,13 @@ static void test_every_command_fails_once(void)
 		unsetenv("RIG_FAULT");
 		struct strbuf want = STRBUF_INIT;
 		sb_addf(&want, "failure injected by RIG_FAULT (%s)", r->rule);
-		int ok = rc == 1 && out &&
+		/* Without a status: prepare failed, the run not started (exit
+		 * 2, no run folder); else the run failed or was interrupted. */
+		int want_rc = r->status ? 1 : 2;
+		int ok = rc == want_rc && out &&
 			 (!r->names || (strstr(out, r->names) && strstr(out, want.buf)));
+		if (!r->status)
+			ok = ok && access(x.run, F_OK) != 0;
 		char *st = r->status ? pt_run_query(x.run, "SELECT status FROM run") : NULL;
 		if (r->status)
 			ok = ok && st && !strcmp(st, r->status);
@@ -613,8 +619,8 @@ static void test_every_command_fails_once(void)
 			ok = ok && faked && !strcmp(faked, "1");
 		free(faked);
 		if (!ok)
-			fprintf(stderr, "\n%s %s: rig exited %d (want 1), run %s (want %s):\n%s\n", r->plan,
-				r->rule, rc, st ? st : "-", r->status ? r->status : "-",
+			fprintf(stderr, "\n%s %s: rig exited %d (want %d), run %s (want %s):\n%s\n", r->plan,
+				r->rule, rc, want_rc, st ? st : "-", r->status ? r->status : "-",
 				out ? out : "");
 		CU_ASSERT_TRUE(ok);
 		check_clean(&x);
