@@ -448,14 +448,14 @@ static void test_image_not_ours(void)
 	test_write_file(x.img.buf, precious.buf);
 	const char *args[] = { "run", "-q", "-o", x.out.buf, x.plan.buf, NULL };
 	char *out = NULL;
-	CU_ASSERT_EQUAL(test_run_rig(args, &out), 1);
+	CU_ASSERT_EQUAL(test_run_rig(args, &out), 2); /* refused when prepared: not started */
 	CU_ASSERT_TRUE(out && strstr(out, "exists and was not made by rig; pass --force"));
 	free(out);
 	char *keep = test_read_file(x.img.buf, NULL);
 	CU_ASSERT_TRUE(keep && !strcmp(keep, precious.buf));
 	free(keep);
 	sb_release(&precious);
-	check_eq(pt_run_query(x.out.buf, "SELECT count(*) FROM commands"), "0");
+	CU_ASSERT_NOT_EQUAL(access(x.out.buf, F_OK), 0); /* and no run folder left */
 
 	/* attached to a loop device: refused even with --force */
 	const char *lo[] = { "losetup", "--find", "--show", x.img.buf, NULL };
@@ -464,8 +464,9 @@ static void test_image_not_ours(void)
 		dev[strcspn(dev, "\n")] = '\0';
 		test_rmtree(x.out.buf);
 		const char *force[] = { "run", "-q", "--force", "-o", x.out.buf, x.plan.buf, NULL };
-		CU_ASSERT_EQUAL(test_run_rig(force, &out), 1);
+		CU_ASSERT_EQUAL(test_run_rig(force, &out), 2);
 		CU_ASSERT_TRUE(out && strstr(out, "is attached to /dev/loop"));
+		CU_ASSERT_NOT_EQUAL(access(x.out.buf, F_OK), 0);
 		free(out);
 		const char *det[] = { "losetup", "--detach", dev, NULL };
 		CU_ASSERT_EQUAL(pt_cmd(det, NULL), 0);
@@ -483,8 +484,9 @@ static void test_image_not_ours(void)
 	/* not a regular file: refused with or without --force */
 	mkdir(x.img.buf, 0755);
 	test_rmtree(x.out.buf);
-	CU_ASSERT_EQUAL(test_run_rig(force, &out), 1);
+	CU_ASSERT_EQUAL(test_run_rig(force, &out), 2);
 	CU_ASSERT_TRUE(out && strstr(out, "is not a regular file"));
+	CU_ASSERT_NOT_EQUAL(access(x.out.buf, F_OK), 0);
 	free(out);
 	rmdir(x.img.buf);
 	px_done(&x);
@@ -514,13 +516,15 @@ static void test_disk_target_on_loop(void)
 	char *out = NULL;
 	/* not attached by rig */
 	const char *a1[] = { "run", "-q", "--yes", "-o", x.out.buf, x.plan.buf, NULL };
-	CU_ASSERT_EQUAL(test_run_rig(a1, &out), 1);
+	CU_ASSERT_EQUAL(test_run_rig(a1, &out), 2); /* refused: not started */
+	CU_ASSERT_NOT_EQUAL(access(x.out.buf, F_OK), 0);
 	CU_ASSERT_TRUE(out && strstr(out, "refusing to erase") && strstr(out, "(rule loop:"));
 	free(out);
 	/* allowed, but no typed confirmation possible (stdin is not a terminal) */
 	test_rmtree(x.out.buf);
 	const char *a2[] = { "run", "-q", "--allow", "loop", "-o", x.out.buf, x.plan.buf, NULL };
-	CU_ASSERT_EQUAL(test_run_rig(a2, &out), 1);
+	CU_ASSERT_EQUAL(test_run_rig(a2, &out), 2); /* refused: not started */
+	CU_ASSERT_NOT_EQUAL(access(x.out.buf, F_OK), 0);
 	CU_ASSERT_TRUE(out && strstr(out, "needs a typed confirmation"));
 	free(out);
 	/* a confirm that does not match */
@@ -533,7 +537,8 @@ static void test_disk_target_on_loop(void)
 	test_write_file(bad.buf, text.buf);
 	test_rmtree(x.out.buf);
 	const char *a3[] = { "run", "-q", "--yes", "--allow", "loop", "-o", x.out.buf, bad.buf, NULL };
-	CU_ASSERT_EQUAL(test_run_rig(a3, &out), 1);
+	CU_ASSERT_EQUAL(test_run_rig(a3, &out), 2); /* refused: not started */
+	CU_ASSERT_NOT_EQUAL(access(x.out.buf, F_OK), 0);
 	CU_ASSERT_TRUE(out && strstr(out, "(rule confirm:"));
 	free(out);
 	/* everything given: runs, leaves the device attached (it is not rig's) */
