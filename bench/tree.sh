@@ -32,7 +32,7 @@
 # the work folder. No other device is touched.
 #
 # Environment: RIG (default build/rig next to this script), FILES (100000),
-# DIRS (11100; FILES / 9 when FILES is given), DEPTH (3), SIZES
+# DIRS (FILES x 0.111: 11100, 111000 for a million), DEPTH (3), SIZES
 # (inverse-square(1K..20G)), SEED (1), PAIRS (3), THREADS (tree's
 # `threads`; not given: tree's default). The archive tar extracts is in the
 # work folder too: at 1,000,000 files (15.8 GiB) the run needs about 50 GB
@@ -42,7 +42,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 RIG=${RIG:-$here/build/rig}
 FILES=${FILES:-100000}
-DIRS=${DIRS:-$((FILES == 100000 ? 11100 : FILES / 9))}
+DIRS=${DIRS:-$((FILES * 111 / 1000))}
 THREADS=${THREADS:-}
 DEPTH=${DEPTH:-3}
 SIZES=${SIZES:-inverse-square(1K..20G)}
