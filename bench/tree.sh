@@ -3,7 +3,9 @@
 # tree, and its `enumerate` (cold cache) at least as fast as `du -s`, on the
 # same file system? Needs root (loop device, mount, drop_caches).
 #
-# What it does: makes a 4 GiB image file under /var/tmp, attaches it with
+# What it does: makes an image file under /var/tmp (4 GiB; for more than
+# 200,000 files, twice the tree's bytes as `rig plan` estimates them, and
+# an inode for every file and directory, mkfs.ext4 -N), attaches it with
 # `losetup --find --show --direct-io=on` (without direct I/O the loop device
 # caches the image twice and writes run at page-cache speed), makes ext4 with
 # lazy_itable_init=0,lazy_journal_init=0 (else a kernel thread zeroes inode
@@ -30,13 +32,18 @@
 # the work folder. No other device is touched.
 #
 # Environment: RIG (default build/rig next to this script), FILES (100000),
-# DIRS (11100), DEPTH (3), SIZES (inverse-square(1K..20G)), SEED (1), PAIRS (3).
+# DIRS (FILES x 0.111: 11100, 111000 for a million), DEPTH (3), SIZES
+# (inverse-square(1K..20G)), SEED (1), PAIRS (3), THREADS (tree's
+# `threads`; not given: tree's default). The archive tar extracts is in the
+# work folder too: at 1,000,000 files (15.8 GiB) the run needs about 50 GB
+# free under /var/tmp.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 RIG=${RIG:-$here/build/rig}
 FILES=${FILES:-100000}
-DIRS=${DIRS:-11100}
+DIRS=${DIRS:-$((FILES * 111 / 1000))}
+THREADS=${THREADS:-}
 DEPTH=${DEPTH:-3}
 SIZES=${SIZES:-inverse-square(1K..20G)}
 SEED=${SEED:-1}
@@ -84,17 +91,32 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 trap 'exit 129' HUP
 
+threads_key=${THREADS:+, threads: $THREADS}
+tree_step="tree: { files: $FILES, dirs: $DIRS, depth: $DEPTH, sizes: \"$SIZES\"$threads_key }"
+
 mkdir "$mnt"
-truncate -s 4G "$img"
+size=4G
+inodes=()
+if ((FILES > 200000)); then
+	# Twice the tree's bytes (rig plan's estimate with this seed), and inodes
+	# for every entry with a tenth to spare.
+	printf 'rig: 1\nname: size\nseed: %s\ntarget:\n  dirs: ["%s"]\nsteps:\n  - %s\n' \
+		"$SEED" "$mnt" "$tree_step" > "$work/size.yaml"
+	gib=$("$RIG" plan "$work/size.yaml" 2>/dev/null | awk '/total +writes/ { print $3; exit }')
+	[[ -n $gib ]] || die "cannot read the tree's size from rig plan"
+	size=$(awk -v g="$gib" 'BEGIN { printf "%dG", 2 * g + 4 }')
+	inodes=(-N $(((FILES + DIRS) * 11 / 10 + 1000)))
+fi
+truncate -s "$size" "$img"
 dev=$(losetup --find --show --direct-io=on "$img")
 [[ $dev == /dev/loop* ]] || die "losetup gave '$dev'"
 back=$(losetup --noheadings --output BACK-FILE "$dev" | sed 's/[[:space:]]*$//')
 [[ $back == "$img" ]] || die "$dev is backed by '$back', not $img"
-mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$dev"
+mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "${inodes[@]}" "$dev"
 mount "$dev" "$mnt"
 mounted=1
-echo "bench/tree.sh: ext4 on $dev ($img, direct-io), mounted on $mnt"
-echo "bench/tree.sh: $FILES files, $DIRS dirs, depth $DEPTH, sizes $SIZES, seed $SEED; rig $RIG"
+echo "bench/tree.sh: ext4 on $dev ($img, $size, direct-io, $(df --output=itotal "$mnt" | tail -1) inodes), mounted on $mnt"
+echo "bench/tree.sh: $FILES files, $DIRS dirs, depth $DEPTH, sizes $SIZES, seed $SEED, threads ${THREADS:-default}; rig $RIG; load $load"
 
 archive=$work/tree.tar
 now() { date +%s%N; }
@@ -113,7 +135,7 @@ run_rig() { # $1: pair number; sets rig_tree, rig_enum, rig_entries
 		echo "target:"
 		echo "  dirs: [\"$mnt/rig\"]"
 		echo "steps:"
-		echo "  - tree: { files: $FILES, dirs: $DIRS, depth: $DEPTH, sizes: \"$SIZES\" }"
+		echo "  - $tree_step"
 		# du -s on this very tree, cold as enumerate is: the same tree,
 		# the same layout on disk, so the comparison is of the walkers alone.
 		# Before enumerate in even pairs, after it in odd ones: the host may
@@ -166,8 +188,8 @@ for ((p = 1; p <= PAIRS; p++)); do
 		run_rig "$p"
 	fi
 	R_TREE+=("$rig_tree") R_ENUM+=("$rig_enum") T_X+=("$tar_x") T_DU+=("$du_s") S_DU+=("$same_du")
-	printf 'pair %d: rig tree %.3f s, tar -x %.3f s; rig enumerate %.3f s, du -s %.3f s (on rig'"'"'s tree %.3f s)\n' \
-		"$p" "$rig_tree" "$tar_x" "$rig_enum" "$du_s" "$same_du"
+	printf 'pair %d: rig tree %.3f s, tar -x %.3f s; rig enumerate %.3f s, du -s %.3f s (on rig'"'"'s tree %.3f s); load %s\n' \
+		"$p" "$rig_tree" "$tar_x" "$rig_enum" "$du_s" "$same_du" "$(cut -d' ' -f1 /proc/loadavg)"
 done
 
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }

@@ -4,7 +4,8 @@
  * tests are tree_test.c): the seed's cycle {enumerate, churn} in miniature,
  * its samples in results.csv and the runner's flush in enumerate's notes;
  * and enumerate's `order` and `cache` as the store and report.html record
- * them when the plan's cache.flush is off.
+ * them when the plan's cache.flush is off; and the runner's cache drops
+ * counted over a plan of every kind of step.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,6 +141,65 @@ static void test_rig_run(void)
 	free(tmp);
 }
 
+/* Cache flushes only where the plan's cache policy asks for them
+ * (docs/plan-language.md, `cache`: before every read-type step): counted
+ * from the run's time accounting (a cell with flush time had a drop
+ * before it) and the samples' cache column, on a plan with a step of every
+ * kind the enumeration and fill plans have, two volumes in alternate
+ * order. As root: one drop before each of the 6 read-type cells (enumerate
+ * cold and warm, seqread), none before tree, pause, churn or seqwrite, and
+ * enumerate does not drop a second time after the runner's. Not root:
+ * none at all (the drop needs root). */
+static void test_rig_run_flushes(void)
+{
+	char *tmp = test_tmpdir();
+	struct strbuf out = STRBUF_INIT, text = STRBUF_INIT;
+	sb_addf(&text,
+		"rig: 1\nname: flushes\ntarget:\n  dirs: [\"%s/a\", \"%s/b\"]\n"
+		"order: alternate\n"
+		"steps:\n"
+		"  - tree: { files: 200, dirs: 10, depth: 1, sizes: 4K, threads: 3 }\n"
+		"  - pause: { time: 0s }\n"
+		"  - enumerate: { order: fts }\n"
+		"  - churn: { fraction: 10%% }\n"
+		"  - enumerate: { cache: keep }\n"
+		"  - seqwrite: { block: 1M, qd: 2, span: 4M }\n"
+		"  - seqread: { block: 1M, qd: 2, span: 4M }\n",
+		tmp, tmp);
+	CU_ASSERT_EQUAL_FATAL(test_run_plan(tmp, text.buf, "5", &out), 0);
+	int root = geteuid() == 0;
+	char *v = pt_run_query(out.buf, "SELECT count(*) FROM cells");
+	pt_eq_text("cells", v, "14");
+	free(v);
+	v = pt_run_query(out.buf, "SELECT count(*) FROM time_spent WHERE category = 'flush' "
+				  "AND seconds > 0");
+	pt_eq_text("cells with a flush", v, root ? "6" : "0");
+	free(v);
+	v = pt_run_query(out.buf, "SELECT group_concat(step || ' ' || module, ', ') FROM (SELECT "
+				  "c.step, c.module FROM cells c JOIN time_spent t ON t.seq = c.seq "
+				  "WHERE t.category = 'flush' AND t.seconds > 0 ORDER BY c.seq)");
+	pt_eq_text("the cells flushed before", v,
+		   root ? "3 enumerate, 3 enumerate, 5 enumerate, 5 enumerate, 7 seqread, 7 seqread"
+			: "");
+	free(v);
+	v = pt_run_query(out.buf, "SELECT group_concat(module, ', ') FROM (SELECT DISTINCT "
+				  "c.module FROM cells c JOIN samples s ON s.seq = c.seq WHERE s.cache "
+				  "LIKE '%drop_caches%' ORDER BY c.module)");
+	pt_eq_text("modules whose samples say drop_caches", v, root ? "enumerate, seqread" : "");
+	free(v);
+	v = pt_run_query(out.buf, "SELECT group_concat(DISTINCT value) FROM notes WHERE key = "
+				  "'cache' AND seq IN (SELECT seq FROM cells WHERE step = '3')");
+	pt_eq_text("enumerate's own cache note", v,
+		   root ? "cold: drop_caches before the cell"
+			: "not cold: drop_caches was asked but not applied (not root), so the walk "
+			  "may be served from memory");
+	free(v);
+	sb_release(&out);
+	sb_release(&text);
+	test_rmtree(tmp);
+	free(tmp);
+}
+
 /* What `cache` did is in the store and the report, in each order: with
  * cache.flush off, drop drops the caches itself (as root) and keep walks
  * first. */
@@ -195,6 +255,8 @@ void register_tree_run_tests(void)
 {
 	CU_pSuite s = test_suite("tree, enumerate, churn: rig run");
 	test_add(s, "rig run: tree, cycle {enumerate, churn} on dirs", test_rig_run);
+	test_add(s, "rig run: a cache drop before each read-type cell and nowhere else",
+		 test_rig_run_flushes);
 	test_add(s, "rig run: enumerate's order and cache in the store and the report",
 		 test_rig_run_cache);
 }

@@ -3,7 +3,8 @@
  * tree's shape and its inverse-square sizes as the tree draws them
  * (quantiles and means against the analytic ones), reproducibility (the
  * same seed gives the same listing and bytes in two folders, before and
- * after churn), enumerate's counts through churn cycles and its refusal
+ * after churn; with 1 thread and with several), enumerate's counts
+ * through churn cycles and its refusal
  * of a tree that is not what was built, churn's atomicity under a
  * concurrent reader, the memory bound of a million-file plan, cancellation,
  * and what enumerate's `cache` does. `rig run` of them is tree_run_test.c.
@@ -428,6 +429,69 @@ static void test_reproducible(void)
 	free(tmp);
 }
 
+/* Trees built with 1 thread and with several are the same: names, sizes,
+ * bytes and directories (a sorted listing with sizes and content hashes),
+ * whatever shape: files in the root (depth 0), one level, three levels
+ * with files larger than one write (TREE_BLOCK), more leaves than files
+ * (empty leaves), more threads than units of work. A layout that depended
+ * on which thread took which leaves, or when, would differ here. */
+static void test_threads_same_tree(void)
+{
+	static const struct {
+		uint64_t files, dirs, depth, lo, hi;
+	} shapes[] = {
+		{ 700, 0, 0, 512, 64 << 10 },
+		{ 900, 25, 1, 1024, 32 << 10 },
+		{ 2500, 120, 3, 1024, 3 << 20 },
+		{ 60, 300, 2, 100, 4096 },
+	};
+	static const uint64_t counts[] = { 5, 16 };
+	char *tmp = test_tmpdir();
+	struct strbuf dir = STRBUF_INIT;
+	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
+		struct tree_args a = targs(shapes[s].files, shapes[s].dirs, shapes[s].depth,
+					   DIST_INVSQUARE, shapes[s].lo, shapes[s].hi);
+		sb_reset(&dir);
+		sb_addf(&dir, "%s/s%zu-1", tmp, s);
+		mkdir(dir.buf, 0777);
+		struct env one;
+		env_init(&one, dir.buf, 77 + s);
+		a.threads = 1;
+		CU_ASSERT_EQUAL_FATAL(env_run(&one, &rig_module_tree, &a), 0);
+		CU_ASSERT_PTR_NOT_NULL(strstr(one.rec.notes.buf, "threads: 1 "));
+		const struct tree_state *t1 = one.state;
+		char *l1 = listing(t1->root);
+		for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
+			sb_reset(&dir);
+			sb_addf(&dir, "%s/s%zu-%llu", tmp, s, (unsigned long long)counts[c]);
+			mkdir(dir.buf, 0777);
+			struct env many;
+			env_init(&many, dir.buf, 77 + s);
+			a.threads = counts[c];
+			CU_ASSERT_EQUAL_FATAL(env_run(&many, &rig_module_tree, &a), 0);
+			const struct tree_state *tn = many.state;
+			char want[32];
+			snprintf(want, sizeof(want), "threads: %llu ", (unsigned long long)counts[c]);
+			CU_ASSERT_PTR_NOT_NULL(strstr(many.rec.notes.buf, want));
+			CU_ASSERT_EQUAL(rec_get(&many.rec, "files", "files"), (double)shapes[s].files);
+			CU_ASSERT_EQUAL(rec_get(&many.rec, "bytes", "B"), (double)t1->bytes);
+			char *ln = listing(tn->root);
+			CU_ASSERT_STRING_EQUAL(ln, l1);
+			if (strcmp(ln, l1) != 0)
+				fprintf(stderr, "\nshape %zu, %llu threads: the listing differs\n", s,
+					(unsigned long long)counts[c]);
+			check_files(tn); /* and every file is the plan's, not only alike */
+			free(ln);
+			env_release(&many);
+		}
+		free(l1);
+		env_release(&one);
+	}
+	sb_release(&dir);
+	test_rmtree(tmp);
+	free(tmp);
+}
+
 static int count_named(const char *root, const char *name)
 {
 	char *paths[] = { (char *)root, NULL };
@@ -835,6 +899,8 @@ void register_tree_tests(void)
 		 test_inverse_square);
 	test_add(s, "the same seed gives the same tree in two folders, churned alike",
 		 test_reproducible);
+	test_add(s, "1 thread or several build the same tree (listing, sizes, content hashes)",
+		 test_threads_same_tree);
 	test_add(s, "enumerate counts what the tree holds through churn cycles",
 		 test_enumerate_through_churn);
 	test_add(s, "enumerate fails on a tree that is not what was built; errors name paths",

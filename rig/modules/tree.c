@@ -31,20 +31,10 @@
  * The same seed (the runner gives every volume of a phase the same one)
  * gives the same tree, byte for byte, on every volume and every run.
  *
- * Building: the previous tree in <dir>/tree is removed and the removal
- * committed (sync) outside the timing, as are planning the tree and making
- * the payload pool; a sync(2) just before the clock starts leaves only
- * this step's writes to the timed sync. Timed: creating the root, every
- * directory (mkdirat, depth first, each opened once and files created
- * relative to it with openat), every file (O_CREAT|O_EXCL, one write when
- * it is at most 1 MiB, else 1 MiB writes, close), and a final sync of the
- * volume (tree_sync_volume). Files are not fsynced one by one: archivers
- * (tar -x) and copiers do not, and the enumeration article's copier did not; one final
- * sync is the honest middle between timing the page cache and timing a
- * flush per file. Writes are buffered even under cache.direct (a note
- * says so): direct I/O on small files would measure something no copier
- * does. The per-file path allocates nothing: names go into one buffer.
- * tree_build does all this at a given root; with `at` the root is a
+ * Building (tree_build.c): untimed removal of the previous tree, then
+ * timed directories, files and one final sync of the volume, on `threads`
+ * threads (leaf directories in parallel; the tree the same for any
+ * number). tree_build does it at a given root; with `at` the root is a
  * source folder's (source.c), built once per phase.
  *
  * sync(2) flushes every file system, not only the volume; syncfs would be
@@ -57,12 +47,9 @@
 #include "tree.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <fts.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../../platform/platform.h"
@@ -72,7 +59,6 @@
 #include "../util/fault.h"
 #include "../util/payload.h"
 #include "../util/prng.h"
-#include "../util/progress.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
 
@@ -88,6 +74,10 @@ static const struct rig_param tree_params[] = {
 	{ .name = "sizes", .type = PT_DIST, .offset = offsetof(struct tree_args, sizes),
 	  .def = "inverse-square(1K..1M)", .min = 0,
 	  .help = "file sizes: fixed, a range (log-uniform), a list, or inverse-square(MIN..MAX)" },
+	{ .name = "threads", .type = PT_UINT, .offset = offsetof(struct tree_args, threads),
+	  .def = "4", .min = 1, .max = 64,
+	  .help = "threads making the leaf directories and their files in parallel (the tree "
+		  "is the same for any number)" },
 	{ .name = "at", .type = PT_FOLDER, .offset = offsetof(struct tree_args, at),
 	  .folder = FOLDER_MAKES,
 	  .help = "build the tree in this folder (outside the target), once per phase, instead "
@@ -319,12 +309,16 @@ size_t tree_file_path(const struct tree_state *t, uint64_t i, char buf[TREE_PATH
 
 /* --- shared by tree and churn --- */
 
-int tree_write_payload(struct rig_ctx *ctx, struct payload *pay, int fd, uint64_t stream,
-		       uint64_t size)
+int tree_write_payload(struct rig_ctx *ctx, struct payload *pay, unsigned char *buf, int fd,
+		       uint64_t stream, uint64_t size)
 {
 	for (uint64_t off = 0; off < size;) {
 		size_t len = size - off < TREE_BLOCK ? (size_t)(size - off) : TREE_BLOCK;
-		const unsigned char *p = payload_block(pay, stream, off, len);
+		const unsigned char *p = buf;
+		if (buf)
+			payload_copy(pay, stream, off, buf, len);
+		else
+			p = payload_block(pay, stream, off, len);
 		for (size_t done = 0; done < len;) {
 			ssize_t w = fault_write(fd, p + done, len - done);
 			if (w < 0) {
@@ -351,229 +345,9 @@ void tree_sync_volume(int rootfd)
 	(void)plat_full_sync(rootfd); /* best effort: some file systems refuse it on folders */
 }
 
-/* --- building --- */
-
-struct builder {
-	struct rig_ctx *ctx;
-	const struct tree_state *t;
-	struct payload pay;
-	uint64_t files, bytes;          /* written so far */
-	char name[TREE_NAME_MAX];
-	char path[TREE_PATH_MAX];       /* for messages only */
-};
-
-static int dir_error(struct builder *b, unsigned k, uint64_t j, const char *op, int e)
-{
-	tree_dir_path(b->t, k, j, b->path);
-	sb_addf(b->ctx->err, "cannot %s directory %s/%s: %s", op, b->t->root, b->path, strerror(e));
-	return -e;
-}
-
-static int file_error(struct builder *b, uint64_t i, const char *op, int e)
-{
-	tree_file_path(b->t, i, b->path, NULL);
-	sb_addf(b->ctx->err, "cannot %s %s/%s: %s", op, b->t->root, b->path, strerror(e));
-	return -e;
-}
-
-/* Create leaf directory `leaf`'s files in dfd. 0, 1 when cancelled, or a
- * negative errno. */
-static int build_files(struct builder *b, uint64_t leaf, int dfd)
-{
-	const struct tree_state *t = b->t;
-	uint64_t end = tree_leaf_first(t, leaf + 1);
-	for (uint64_t i = tree_leaf_first(t, leaf); i < end; i++) {
-		if (*b->ctx->cancel)
-			return 1;
-		tree_name(t, 0, i, b->name);
-		int fd = openat(dfd, b->name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-		if (fd < 0)
-			return file_error(b, i, "create", errno);
-		uint64_t size = tree_file_size(t, i, 0);
-		int rc = tree_write_payload(b->ctx, &b->pay, fd, tree_file_stream(i, 0), size);
-		if (rc < 0) {
-			close(fd);
-			return file_error(b, i, "write", -rc);
-		}
-		if (close(fd) < 0 && rc == 0)
-			return file_error(b, i, "close", errno);
-		if (rc)
-			return rc;
-		b->files++;
-		b->bytes += size;
-		progress_work(b->ctx->progress, "tree", b->files, t->files, PROGRESS_FILES);
-	}
-	return 0;
-}
-
-/* Create directory q of level k's subtree below fd (q's own descriptor),
- * depth first. Depth is at most 64, so recursion is bounded. */
-static int build_level(struct builder *b, unsigned k, uint64_t q, int fd)
-{
-	const struct tree_state *t = b->t;
-	if (k == t->depth)
-		return build_files(b, q, fd);
-	uint64_t n0 = t->level[k], n1 = t->level[k + 1];
-	uint64_t first = (q * n1 + n0 - 1) / n0, end = ((q + 1) * n1 + n0 - 1) / n0;
-	for (uint64_t j = first; j < end; j++) {
-		if (*b->ctx->cancel)
-			return 1;
-		tree_name(t, k + 1, j, b->name);
-		if (mkdirat(fd, b->name, 0755) < 0)
-			return dir_error(b, k + 1, j, "create", errno);
-		int dfd = openat(fd, b->name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (dfd < 0)
-			return dir_error(b, k + 1, j, "open", errno);
-		int rc = build_level(b, k + 1, j, dfd);
-		close(dfd);
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
-/* Remove what an earlier tree left at root and commit the removal, outside
- * the timing. Anything at root is ours: the folder is named for the module. */
-static int remove_tree(const char *root, struct strbuf *err)
-{
-	struct stat st;
-	if (lstat(root, &st) < 0) {
-		if (errno == ENOENT)
-			return 0;
-		int e = errno;
-		sb_addf(err, "cannot examine %s: %s", root, strerror(e));
-		return -e;
-	}
-	char *paths[] = { (char *)root, NULL };
-	FTS *f = fts_open(paths, FTS_PHYSICAL | FTS_NOCHDIR | FTS_NOSTAT, NULL);
-	if (!f) {
-		int e = errno;
-		sb_addf(err, "cannot walk %s to remove the previous tree: %s", root, strerror(e));
-		return -e;
-	}
-	int rc = 0;
-	FTSENT *e;
-	errno = 0;
-	while (rc == 0 && (e = fts_read(f))) {
-		switch (e->fts_info) {
-		case FTS_D:
-			break;
-		case FTS_DP:
-			if (rmdir(e->fts_accpath) < 0) {
-				rc = -errno;
-				sb_addf(err, "cannot remove directory %s: %s", e->fts_path, strerror(-rc));
-			}
-			break;
-		case FTS_DNR:
-		case FTS_ERR:
-		case FTS_NS:
-			rc = -(e->fts_errno ? e->fts_errno : EIO);
-			sb_addf(err, "cannot walk %s to remove it: %s", e->fts_path, strerror(-rc));
-			break;
-		default:
-			if (unlink(e->fts_accpath) < 0) {
-				rc = -errno;
-				sb_addf(err, "cannot remove %s: %s", e->fts_path, strerror(-rc));
-			}
-			break;
-		}
-		errno = 0;
-	}
-	if (rc == 0 && errno) {
-		rc = -errno;
-		sb_addf(err, "cannot walk %s to remove the previous tree: %s", root, strerror(-rc));
-	}
-	fts_close(f);
-	sync(); /* the removal's commit and discards are not the next tree's cost */
-	return rc;
-}
-
-static void note_shape(struct rig_ctx *ctx, const struct tree_state *t)
-{
-	struct strbuf v = STRBUF_INIT;
-	if (t->depth == 0) {
-		sb_addf(&v, "%llu files in the root", (unsigned long long)t->files);
-	} else {
-		sb_adds(&v, "directories per level ");
-		for (unsigned k = 1; k <= t->depth; k++)
-			sb_addf(&v, "%s%llu", k > 1 ? ", " : "", (unsigned long long)t->level[k]);
-		uint64_t leaves = t->level[t->depth];
-		sb_addf(&v, "; %llu files in %llu leaf directories (%.1f each)",
-			(unsigned long long)t->files, (unsigned long long)leaves,
-			(double)t->files / (double)leaves);
-	}
-	ctx->sink->note(ctx->sink->opaque, "shape", v.buf);
-	sb_release(&v);
-}
-
 static void metric(struct rig_ctx *ctx, const char *name, double value, const char *unit)
 {
 	ctx->sink->metric(ctx->sink->opaque, name, value, unit);
-}
-
-int tree_build(struct rig_ctx *ctx, const struct tree_args *args, const char *root,
-	       struct tree_state **out, struct tree_built *res)
-{
-	*out = NULL;
-	memset(res, 0, sizeof(*res));
-	int rc = remove_tree(root, ctx->err); /* untimed */
-	if (rc < 0)
-		return rc;
-	const char *why = NULL;
-	struct tree_state *t = tree_state_new(args, ctx->seed, root, &why);
-	if (!t) {
-		sb_addf(ctx->err, "cannot plan the tree: %s", why);
-		return -EINVAL;
-	}
-	struct builder *b = xcalloc(1, sizeof(*b));
-	b->ctx = ctx;
-	b->t = t;
-	rc = payload_init(&b->pay, t->payload_seed, TREE_BLOCK);
-	if (rc < 0) {
-		sb_addf(ctx->err, "cannot allocate the payload pool: %s", strerror(-rc));
-		free(b);
-		tree_state_free(t);
-		return rc;
-	}
-	note_shape(ctx, t);
-	if (ctx->direct)
-		ctx->sink->note(ctx->sink->opaque, "direct",
-				"not used by tree: files are written buffered, as archivers and "
-				"copiers do, and one sync of the volume inside the timing makes "
-				"them durable");
-
-	sync(); /* earlier steps' dirty data is not this step's to flush */
-	uint64_t t0 = run_time_mark(ctx->time, RT_MEASURED);
-	int fd = -1;
-	if (mkdir(t->root, 0755) < 0) {
-		rc = -errno;
-		sb_addf(ctx->err, "cannot create directory %s: %s", t->root, strerror(-rc));
-	} else if ((fd = open(t->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-		rc = -errno;
-		sb_addf(ctx->err, "cannot open directory %s: %s", t->root, strerror(-rc));
-	} else {
-		rc = build_level(b, 0, 0, fd);
-		if (rc == 0)
-			tree_sync_volume(fd);
-	}
-	res->ns = run_time_mark(ctx->time, RT_SETUP) - t0;
-	if (fd >= 0)
-		close(fd);
-	payload_release(&b->pay);
-
-	if (rc == 0 && b->bytes != t->bytes) { /* a bug, not a measurement */
-		sb_addf(ctx->err, "tree in %s: wrote %llu bytes, planned %llu", t->root,
-			(unsigned long long)b->bytes, (unsigned long long)t->bytes);
-		rc = -EIO;
-	}
-	res->files = b->files;
-	res->bytes = b->bytes;
-	free(b);
-	if (rc == 0)
-		*out = t;
-	else
-		tree_state_free(t);
-	return rc;
 }
 
 static int tree_run(struct rig_ctx *ctx, const void *a)
@@ -642,7 +416,9 @@ const struct rig_module rig_module_tree = {
 		"directory has about the same number of subdirectories) and `files` files "
 		"spread evenly over the leaf directories, in the volume's folder `tree/`. "
 		"Names, sizes and payload all come from the seed, so every volume of a phase "
-		"gets the identical tree. Timed: creating the directories and files, writing "
+		"gets the identical tree, whatever the number of `threads` building it (leaf "
+		"directories are made and filled in parallel). Timed: creating the "
+		"directories and files, writing "
 		"them (buffered, one write per file up to 1 MiB) and one final sync of the "
 		"volume; files are not synced one by one. A new tree replaces the previous "
 		"one, removed outside the timing. With `at` the tree is built in that folder "

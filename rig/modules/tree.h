@@ -24,6 +24,7 @@ struct tree_args {
 	uint64_t dirs;
 	uint64_t depth;
 	struct size_dist sizes;
+	uint64_t threads; /* threads building it (tree_build.c); 0 counts as 1 */
 	char *at;         /* a source folder (source.h), or NULL: the volume */
 };
 
@@ -46,6 +47,7 @@ struct rig_module;
 extern const struct rig_module rig_module_tree;
 
 #define TREE_SUBDIR "tree"        /* the tree lives in <volume dir>/tree */
+#define TREE_PROGRESS "tree"      /* what the progress line calls the files being made */
 #define TREE_MAX_DEPTH 64         /* the parameter table's bound on depth */
 #define TREE_NAME_MAX 40          /* a name with its NUL: 'd', 20 digits, '-', 12 tag chars */
 #define TREE_PATH_MAX ((TREE_MAX_DEPTH + 1) * TREE_NAME_MAX) /* a path below the root */
@@ -119,10 +121,12 @@ struct rig_ctx;
 struct payload;
 /* Write size bytes of payload stream `stream` from offset 0 to fd (opened
  * for writing at offset 0) in TREE_BLOCK writes: one write for a small
- * file. 0, 1 when cancelled, or a negative errno (the caller names the
- * file in its message). */
-int tree_write_payload(struct rig_ctx *ctx, struct payload *pay, int fd, uint64_t stream,
-		       uint64_t size);
+ * file. buf NULL: the windows of the pool itself (payload_block, one
+ * writer per pool); else each window is copied into buf (TREE_BLOCK bytes,
+ * payload_copy: several threads may share the pool). 0, 1 when cancelled,
+ * or a negative errno (the caller names the file in its message). */
+int tree_write_payload(struct rig_ctx *ctx, struct payload *pay, unsigned char *buf, int fd,
+		       uint64_t stream, uint64_t size);
 /* Make everything written so far durable, inside a step's timing: sync(2),
  * then the platform's full sync of the tree's root directory (best effort;
  * on macOS sync(2) only schedules the writes and F_FULLFSYNC then flushes

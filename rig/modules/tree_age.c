@@ -286,7 +286,7 @@ static int replace_one(struct churner *ch, uint64_t i)
 	int fd = openat(ch->rootfd, ch->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return churn_error(ch, "create", ch->tmp, errno);
-	int rc = tree_write_payload(ch->ctx, &ch->pay, fd, tree_file_stream(i, gen + 1), size);
+	int rc = tree_write_payload(ch->ctx, &ch->pay, NULL, fd, tree_file_stream(i, gen + 1), size);
 	if (rc < 0) {
 		churn_error(ch, "write", ch->tmp, -rc);
 	} else if (rc == 0) {
