@@ -324,9 +324,9 @@ static void test_run_refused_target(void)
 	const char *args[] = { "run", "-q", "-o", out_dir.buf, plan.buf, NULL };
 	char *out = NULL;
 	CU_ASSERT_EQUAL(test_run_rig(args, &out), 2);
-	CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "cannot prepare the target"));
-	CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "nothing was provisioned or measured"));
-	CU_ASSERT_PTR_NULL(out && strstr(out, "rig resume"));
+	CU_ASSERT(out && strstr(out, "cannot prepare the target"));
+	CU_ASSERT(out && strstr(out, "nothing was provisioned or measured"));
+	CU_ASSERT(out && !strstr(out, "rig resume"));
 	free(out);
 	CU_ASSERT_NOT_EQUAL(access(out_dir.buf, F_OK), 0);
 	char *kept = test_read_file(img.buf, NULL);
@@ -340,7 +340,7 @@ static void test_run_refused_target(void)
 	CU_ASSERT_EQUAL_FATAL(mkdir(empty.buf, 0777), 0);
 	const char *eargs[] = { "run", "-q", "--json-progress", "-o", empty.buf, plan.buf, NULL };
 	CU_ASSERT_EQUAL(test_run_rig(eargs, &out), 2);
-	CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "\"status\":\"refused\""));
+	CU_ASSERT(out && strstr(out, "\"status\":\"refused\""));
 	free(out);
 	CU_ASSERT_EQUAL(dir_entries(empty.buf), 0);
 
