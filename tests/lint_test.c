@@ -95,7 +95,10 @@ static void test_planted(void)
 		  1, "a shell or exec with a list" },
 		{ "rig", "execl.c", "\t", "exe" "cl(", "\"/bin/true\", \"true\", NULL);\n", 1,
 		  "a shell or exec with a list" },
+		{ "tests", "ptr_test.c", "\t", "CU_ASSERT_PTR_NOT" "_NULL(", "out && strstr(out, \"x\"));\n", 1,
+		  "a condition asserted as a pointer" },
 		/* look-alikes are left alone */
+		{ "tests", "ptr_ok.c", "\t", "CU_ASSERT_PTR_NOT" "_NULL(", "strstr(out, \"x\"));\n", 0, NULL },
 		{ "rig", "ok.c", "\tint n = ", "my_sys" "tem(", "x) + snprintf(b, 4, \"%d\", 1);\n", 0, NULL },
 		{ "rig", "ok2.c", "\t/* the filesystem(s) */ int ", "ecosys" "tem(", ");\n", 0, NULL },
 		{ "rig", "ok3.c", "\tconst char *s = ", "\"fi" "sh\"", ";\n", 0, NULL },
