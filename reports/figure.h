@@ -98,8 +98,8 @@ int fig_pdf(const struct figure *f, struct strbuf *out);
 /* As PNG bytes at 300 dpi (2100 pixels wide for a double column, 1050 for
  * a single one), the resolution recorded in a pHYs chunk. */
 int fig_png(const struct figure *f, struct strbuf *out);
-/* All three, the PDF and PNG drawn in threads of their own; rc[0..2] are
- * fig_svg's, fig_pdf's and fig_png's. */
+/* All three, one after the other (cairo in one thread: figure_out.c);
+ * rc[0..2] are fig_svg's, fig_pdf's and fig_png's. */
 void fig_all(const struct figure *f, struct strbuf *svg, struct strbuf *pdf, struct strbuf *png,
 	     int rc[3]);
 

@@ -11,7 +11,6 @@
 #include <cairo.h>
 #include <math.h>
 #include <png.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -166,52 +165,18 @@ int fig_png(const struct figure *f, struct strbuf *out)
 	return render(f, out, S_PNG);
 }
 
-/* One surface of fig_all, in a thread of its own. */
-struct render_job {
-	const struct figure *f;
-	struct strbuf *out;
-	enum surf kind;
-	int rc;
-};
-
-static void *render_thread(void *arg)
-{
-	struct render_job *j = arg;
-	j->rc = render(j->f, j->out, j->kind);
-	return NULL;
-}
-
 /*
- * The three surfaces at once: the PDF and the PNG in threads of their own
- * while this thread draws the SVG. On the million-sample report the drift
- * figure's 4,000 markers took a quarter of a second, drawn three times in
- * a row (bench/README.md). Each thread has its own surface and cairo_t,
- * which is all cairo asks; the font caches are cairo's to lock.
- * ThreadSanitizer reports races inside libcairo only, on its pool of clip
- * objects, which cairo hands between threads with atomic operations that
- * the uninstrumented library does not show it.
- *
- * The SVG surface is made before the threads start: cairo numbers its
- * surfaces from one counter and the SVG carries the number (<g
- * id="surfaceN">), so made first it gets the number it got when the three
- * were drawn in turn, and the page stays the same from run to run.
+ * The three surfaces of a figure, one after the other. Drawing the PDF and
+ * the PNG in threads beside the SVG (tried for the million-sample report,
+ * bench/README.md) made cairo 1.16 abort in CI: "cairo_scaled_font_destroy:
+ * Assertion `! scaled_font->cache_frozen' failed", two threads using the
+ * same scaled font from cairo's global cache. The files stay in two
+ * workers (report.c); only cairo is kept to one thread.
  */
 void fig_all(const struct figure *f, struct strbuf *svg, struct strbuf *pdf, struct strbuf *png,
 	     int rc[3])
 {
-	double W, H;
-	cairo_surface_t *s = open_surface(f, svg, S_SVG, &W, &H);
-	struct render_job jobs[2] = { { f, pdf, S_PDF, 0 }, { f, png, S_PNG, 0 } };
-	pthread_t t[2];
-	int started[2];
-	for (int i = 0; i < 2; i++)
-		started[i] = pthread_create(&t[i], NULL, render_thread, &jobs[i]) == 0;
-	rc[0] = draw_surface(f, s, svg, S_SVG, W, H);
-	for (int i = 0; i < 2; i++) {
-		if (started[i])
-			pthread_join(t[i], NULL);
-		else
-			render_thread(&jobs[i]);
-		rc[i + 1] = jobs[i].rc;
-	}
+	rc[0] = render(f, svg, S_SVG);
+	rc[1] = render(f, pdf, S_PDF);
+	rc[2] = render(f, png, S_PNG);
 }
