@@ -51,6 +51,10 @@ struct pctx {
 	size_t depth;
 	/* Steps parsed so far, each use of an alias counted. */
 	size_t nsteps_seen;
+	/* The plan has more than PLAN_MAX_STEPS steps with its aliases
+	 * expanded (counted before parsing them): each list of steps is
+	 * parsed at its first use only, for its own messages. */
+	int lists_once;
 	/* Combinations of sweep values validated so far (plan_bind.c). */
 	uint64_t nbinds;
 	int too_large;  /* "too large" reported once */

@@ -10,6 +10,7 @@
  * `needs` (read after write, enumerate after tree) is checked against plan
  * order: any earlier step, at any depth.
  */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -599,6 +600,9 @@ static void parse_list(struct pctx *c, yaml_node_t *seq, struct scope *sc,
 	size_t k = 0;
 	*out = steps;
 	*n = 0;
+	static const char parsed = 0;
+	if (c->lists_once && !plan_node_once(c, seq, &parsed))
+		return; /* the plan is refused for its size; this list's messages are in */
 	if (!list_allowed(c, seq))
 		return;
 	c->step_path[c->depth++] = seq;
@@ -620,8 +624,90 @@ static void parse_list(struct pctx *c, yaml_node_t *seq, struct scope *sc,
 	*n = k;
 }
 
+/* --- the plan's size, aliases expanded --- */
+
+/* The list of steps of item when it is a cycle or a sweep with one (the
+ * first 'steps' key, as the parse takes it), or NULL. */
+static yaml_node_t *block_list(struct pctx *c, const yaml_node_t *item)
+{
+	if (item->type != YAML_MAPPING_NODE ||
+	    item->data.mapping.pairs.start == item->data.mapping.pairs.top)
+		return NULL;
+	const char *name = plan_node_text(plan_node_at(c, item->data.mapping.pairs.start->key));
+	yaml_node_t *v = plan_node_at(c, item->data.mapping.pairs.start->value);
+	if (!name || (strcmp(name, "cycle") && strcmp(name, "sweep")) || !v ||
+	    v->type != YAML_MAPPING_NODE)
+		return NULL;
+	for (yaml_node_pair_t *pr = v->data.mapping.pairs.start; pr < v->data.mapping.pairs.top; pr++) {
+		const char *key = plan_node_text(plan_node_at(c, pr->key));
+		if (key && !strcmp(key, "steps")) {
+			yaml_node_t *seq = plan_node_at(c, pr->value);
+			return seq && seq->type == YAML_SEQUENCE_NODE ? seq : NULL;
+		}
+	}
+	return NULL;
+}
+
+struct tally {
+	struct pctx *c;
+	uint64_t *count;     /* per node: its steps, once counted */
+	unsigned char *state; /* per node: 0 not counted, 1 being counted, 2 counted */
+};
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* The steps of list seq with every alias expanded, as parse_list counts
+ * them: each item, and the steps of its block. Each list is counted once
+ * (so the work is the document's size, not the expansion's); a list met
+ * again inside itself counts nothing there (parse_list reports it), and
+ * nesting past PLAN_MAX_DEPTH is not followed (reported too). */
+static uint64_t count_list(struct tally *t, yaml_node_t *seq, size_t depth)
+{
+	size_t i = (size_t)(seq - t->c->doc->nodes.start);
+	if (t->state[i] == 2)
+		return t->count[i];
+	if (t->state[i] == 1 || depth > PLAN_MAX_DEPTH)
+		return 0;
+	t->state[i] = 1;
+	uint64_t n = 0;
+	for (yaml_node_item_t *it = seq->data.sequence.items.start; it < seq->data.sequence.items.top; it++) {
+		yaml_node_t *item = plan_node_at(t->c, *it);
+		yaml_node_t *inner = item ? block_list(t->c, item) : NULL;
+		n = add_sat(n, 1);
+		if (inner)
+			n = add_sat(n, count_list(t, inner, depth + 1));
+	}
+	t->count[i] = n;
+	t->state[i] = 2;
+	return n;
+}
+
+static uint64_t count_steps(struct pctx *c, yaml_node_t *seq)
+{
+	size_t nnodes = (size_t)(c->doc->nodes.top - c->doc->nodes.start);
+	struct tally t = { c, xcalloc(nnodes + 1, sizeof(uint64_t)), xcalloc(nnodes + 1, 1) };
+	uint64_t n = count_list(&t, seq, 0);
+	free(t.count);
+	free(t.state);
+	return n;
+}
+
 void plan_parse_steps(struct pctx *c, yaml_node_t *seq, struct plan_step **out, size_t *n)
 {
+	/* Counted first: a plan of a few lines can name millions of steps
+	 * through aliases, and parsing ten thousand of them to find out would
+	 * cost more than all the rest of its parse. */
+	uint64_t total = count_steps(c, seq);
+	if (total > PLAN_MAX_STEPS) {
+		diag_error(c->d, plan_node_mark(seq), "the plan has %s%" PRIu64 " steps with its "
+			   "aliases expanded, more than the %d a plan may have (each use of an alias "
+			   "counts)", total == UINT64_MAX ? "over " : "", total, PLAN_MAX_STEPS);
+		c->too_large = 1;
+		c->lists_once = 1;
+	}
 	parse_list(c, seq, NULL, out, n);
 }
 

@@ -687,14 +687,14 @@ static void test_limits(void)
 
 	/* Thousands of steps through aliases, each using a variable of 20
 	 * values: more bindings than the plan's budget even one value at a
-	 * time (reached before the step limit; one "too large" error). */
+	 * time (8,178 steps, under the step limit; one "too large" error). */
 	struct strbuf sb = STRBUF_INIT;
 	sb_adds(&sb, HDR DIRS "steps:\n  - sweep:\n      t: [");
 	for (int i = 1; i <= 20; i++)
 		sb_addf(&sb, "%s%ds", i > 1 ? ", " : "", i);
 	sb_adds(&sb, "]\n      steps:\n        - cycle: { times: 1, steps: &a0 "
 		     "[ { pause: { time: $t } }, { pause: { time: $t } } ] }\n");
-	for (int i = 1; i < 12; i++)
+	for (int i = 1; i < 11; i++)
 		sb_addf(&sb, "        - cycle: { times: 1, steps: &a%d [ { cycle: { times: 1, "
 			"steps: *a%d } }, { cycle: { times: 1, steps: *a%d } } ] }\n", i, i - 1, i - 1);
 	p = parse(sb.buf, &d);
@@ -702,6 +702,28 @@ static void test_limits(void)
 	e = first_error(&d);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e->msg, "the plan is too large to check"));
+	diag_release(&d);
+	plan_free(p);
+	sb_release(&sb);
+
+	/* One level more doubles it past the step limit: refused before its
+	 * steps are bound, at the plan's list, with the count; each aliased
+	 * list is parsed once, so its own mistake is reported (once). */
+	sb_reset(&sb);
+	sb_adds(&sb, HDR DIRS "steps:\n  - cycle: { times: 1, steps: &a0 [ { pause: { tme: 1s } }, "
+		     "{ null: {} } ] }\n");
+	for (int i = 1; i < 13; i++)
+		sb_addf(&sb, "  - cycle: { times: 1, steps: &a%d [ { cycle: { times: 1, "
+			"steps: *a%d } }, { cycle: { times: 1, steps: *a%d } } ] }\n", i, i - 1, i - 1);
+	p = parse(sb.buf, &d);
+	CU_ASSERT_EQUAL(d.nerrors, 2);
+	e = first_error(&d);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	CU_ASSERT_PTR_NOT_NULL(strstr(e->msg, "the plan has 32751 steps with its aliases expanded, "
+					  "more than the 10000 a plan may have"));
+	CU_ASSERT_EQUAL(e->mark.line, 6);
+	CU_ASSERT_EQUAL(e->mark.col, 3);
+	CU_ASSERT_PTR_NOT_NULL(strstr(d.items[1].msg, "unknown key 'tme' in step 'pause'"));
 	diag_release(&d);
 	plan_free(p);
 	sb_release(&sb);
