@@ -88,11 +88,23 @@ static void add(struct diag *d, enum diag_level level, struct mark m,
 static void add(struct diag *d, enum diag_level level, struct mark m,
 		const char *fmt, va_list ap)
 {
+	/* Formatted on the stack, and copied to the heap only when it is not a
+	 * duplicate: a plan's aliases and sweeps repeat the same message at
+	 * the same place thousands of times. */
+	char small[512];
+	va_list cp;
+	va_copy(cp, ap);
+	int n = vsnprintf(small, sizeof(small), fmt, cp);
+	va_end(cp);
 	struct strbuf sb = STRBUF_INIT;
-	sb_vaddf(&sb, fmt, ap);
+	const char *msg = small;
+	if (n < 0)
+		small[0] = '\0';
+	else if ((size_t)n >= sizeof(small))
+		sb_vaddf(&sb, fmt, ap), msg = sb.buf;
 	if (2 * (d->n + 1) > d->nseen)
 		grow_seen(d);
-	size_t *slot = find_slot(d, item_hash(level, m, sb.buf), level, m, sb.buf);
+	size_t *slot = find_slot(d, item_hash(level, m, msg), level, m, msg);
 	if (*slot) {
 		sb_release(&sb);
 		return;
@@ -101,7 +113,7 @@ static void add(struct diag *d, enum diag_level level, struct mark m,
 	XGROW(d->items, d->n + 1, d->alloc);
 	d->items[d->n].level = level;
 	d->items[d->n].mark = m;
-	d->items[d->n].msg = sb_detach(&sb);
+	d->items[d->n].msg = msg == small ? xstrdup(small) : sb_detach(&sb);
 	d->n++;
 	if (level == DIAG_ERROR)
 		d->nerrors++;
@@ -179,21 +191,16 @@ static void print_source(const struct diag *d, const struct diag_item *it, FILE 
 	const char *line = d->text ? source_line(d->text, it->mark.line, &len) : NULL;
 	if (!line)
 		return;
-	struct strbuf sb = STRBUF_INIT;
-	sb_addf(&sb, "%5d | ", it->mark.line);
-	sb_add(&sb, line, len);
-	sb_adds(&sb, "\n      | ");
+	fprintf(out, "%5d | %.*s\n      | ", it->mark.line, (int)len, line);
 	size_t off = 0;
 	for (int c = 1; c < it->mark.col && off < len; c++) {
-		sb_addch(&sb, line[off] == '\t' ? '\t' : ' ');
+		putc(line[off] == '\t' ? '\t' : ' ', out);
 		off += utf8_char_len(line + off, len - off);
 	}
-	sb_addch(&sb, '^');
+	putc('^', out);
 	for (int c = 1; c < it->mark.len; c++)
-		sb_addch(&sb, '~');
-	sb_addch(&sb, '\n');
-	fputs(sb.buf, out);
-	sb_release(&sb);
+		putc('~', out);
+	putc('\n', out);
 }
 
 static int cmp_items(const void *a, const void *b)
@@ -215,15 +222,16 @@ void diag_print(const struct diag *d, FILE *out)
 	for (size_t i = 0; i < d->n; i++)
 		order[i] = &d->items[i];
 	qsort(order, d->n, sizeof(*order), cmp_items);
+	struct strbuf sb = STRBUF_INIT; /* one for all, reset */
 	for (size_t i = 0; i < d->n; i++) {
-		struct strbuf sb = STRBUF_INIT;
+		sb_reset(&sb);
 		format_head(d, order[i], &sb);
 		sb_addch(&sb, '\n');
 		fputs(sb.buf, out);
-		sb_release(&sb);
 		if (order[i]->mark.line > 0)
 			print_source(d, order[i], out);
 	}
+	sb_release(&sb);
 	free(order);
 }
 
