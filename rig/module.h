@@ -264,6 +264,12 @@ struct rig_module {
 	                                  * metrics that are not in the table */
 	/* Cross-parameter checks after binding; add errors at `at` (the step). */
 	void (*check)(const void *args, struct diag *d, struct mark at);
+	/* The parameters check reads, NULL-terminated; NULL: any. Validation
+	 * then checks each combination of these parameters' sweep values once
+	 * instead of every combination of all of them (rig/plan_bind.c), so
+	 * the list must be complete (tests/plan_bind_test.c compares with
+	 * checking every combination). */
+	const char *const *check_reads;
 	/* Run one cell. 0, or a negative errno with the reason in ctx->err.
 	 * NULL: not available in this build yet (refused before a run starts). */
 	int (*run)(struct rig_ctx *ctx, const void *args);

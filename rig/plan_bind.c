@@ -169,6 +169,43 @@ static void bind_param(const struct bstep *s, size_t i, struct pbind *pb, char *
 	}
 }
 
+/* Whether m->check reads parameter i (m->check_reads; NULL: any). */
+static int check_reads(const struct rig_module *m, size_t i)
+{
+	if (!m->check_reads)
+		return 1;
+	for (const char *const *r = m->check_reads; *r; r++)
+		if (!strcmp(*r, m->params[i].name))
+			return 1;
+	return 0;
+}
+
+/* Which variables a combination must vary for m->check (full mode): all,
+ * unless the module says what its check reads and every parameter it does
+ * not read bound for every value. Then the others stay at their first value:
+ * each combination of the read parameters' values is checked once, in the
+ * order checking every combination first meets it, so the messages and
+ * their order are the same. lim[k]: the values of variable k to go
+ * through. Returns how many combinations that is. */
+static uint64_t check_limits(const struct bstep *s, const struct pbind *pb, size_t np,
+			     size_t *lim)
+{
+	const struct rig_module *m = s->st->module;
+	int narrow = m->check_reads != NULL;
+	for (size_t i = 0; narrow && i < np; i++)
+		for (uint64_t t = 0; !check_reads(m, i) && t < pb[i].ntuples && narrow; t++)
+			narrow = pb[i].ok[t];
+	for (size_t k = 0; k < s->nsweeps; k++)
+		lim[k] = narrow ? 1 : s->sweeps[k]->nvalues;
+	for (size_t i = 0; narrow && i < np; i++)
+		for (size_t j = 0; check_reads(m, i) && j < pb[i].nvars; j++)
+			lim[pb[i].vars[j]] = s->sweeps[pb[i].vars[j]]->nvalues;
+	uint64_t n = 1;
+	for (size_t k = 0; k < s->nsweeps; k++)
+		n *= lim[k];
+	return n;
+}
+
 /* m->check for every combination whose parameters all bound, each put
  * together from the kept fields. The parameters without a variable have
  * one tuple: placed once. */
@@ -179,6 +216,8 @@ static void check_combinations(const struct bstep *s, const struct pbind *pb, si
 	const struct rig_module *m = s->st->module;
 	size_t *vary = xcalloc(np + 1, sizeof(*vary)), nvary = 0;
 	size_t *idx = xcalloc(s->nsweeps + 1, sizeof(*idx));
+	size_t *lim = xcalloc(s->nsweeps + 1, sizeof(*lim));
+	uint64_t combos = s->diagonal ? s->combos : check_limits(s, pb, np, lim);
 	struct diag tmp;
 	diag_init(&tmp, c->d->file, c->d->text);
 	int fixed_ok = 1;
@@ -190,7 +229,7 @@ static void check_combinations(const struct bstep *s, const struct pbind *pb, si
 		else
 			memcpy(args + m->params[i].offset, pb[i].fields, pb[i].size);
 	}
-	for (uint64_t n = 0; fixed_ok && n < s->combos; n++) {
+	for (uint64_t n = 0; fixed_ok && n < combos; n++) {
 		int ok = 1;
 		for (size_t v = 0; v < nvary && ok; v++) {
 			const struct pbind *p = &pb[vary[v]];
@@ -206,11 +245,12 @@ static void check_combinations(const struct bstep *s, const struct pbind *pb, si
 			diag_release(&tmp);
 		}
 		for (size_t k = 0; !s->diagonal && k < s->nsweeps; k++) {
-			if (++idx[k] < s->sweeps[k]->nvalues)
+			if (++idx[k] < lim[k])
 				break;
 			idx[k] = 0;
 		}
 	}
+	free(lim);
 	free(idx);
 	free(vary);
 }

@@ -176,6 +176,60 @@ static void test_lists(void)
 		24);
 }
 
+/* Modules that say which parameters their check reads (check_reads):
+ * when the other parameters bind for every value, each combination of the
+ * read ones is checked once; when one of them fails for some value, every
+ * combination. Either way the messages are those of every combination. */
+static void test_check_reads(void)
+{
+	const char *steps =
+		"  - sweep:\n"
+		"      a: [4K, 8K, 1M]\n"
+		"      steps:\n"
+		"        - sweep:\n"
+		"            b: [4K, 12K, 64K]\n"
+		"            steps:\n"
+		"              - sweep:\n"
+		"                  q: [1, 2, 4, 8]\n"
+		"                  steps:\n"
+		"                    - sweep:\n"
+		"                        t: [1, 2%s]\n"
+		"                        steps:\n"
+		"                          - randread: { block: $a, span: $b, qd: $q, passes: $t, time: 1s }\n"
+		"                          - seqread: { block: $a, span: 64K, qd: $q, threads: $t }\n"
+		"                          - randwrite: { block: 4K, span: $b, qd: $q, time: 1s }\n"
+		"                          - tree: { files: $q, dirs: $t, depth: $t }\n";
+	struct strbuf sb = STRBUF_INIT;
+	sb_adds(&sb, HDR);
+	sb_addf(&sb, steps, "");
+	/* randread: 8K, 1M over 4K; 1M over 12K and 64K. seqread: 1M over 64K;
+	 * 8K blocks: 8 in 64K, fewer than 2 x 8 in flight. */
+	check_against_oracle("check_reads, all bound", sb.buf, 6);
+	sb_reset(&sb);
+	sb_adds(&sb, HDR);
+	sb_addf(&sb, steps, ", 0");
+	/* t = 0: below the minimum of passes and of threads (randread and
+	 * seqread then check every combination; tree takes 0 and stays
+	 * narrow), besides the six. */
+	check_against_oracle("check_reads, one value bad", sb.buf, 8);
+	sb_release(&sb);
+}
+
+/* The names a module's check reads are its parameters. */
+static void test_check_reads_names(void)
+{
+	for (size_t i = 0; rig_modules[i]; i++) {
+		const struct rig_module *m = rig_modules[i];
+		for (const char *const *r = m->check_reads; r && *r; r++) {
+			int found = module_param(m, *r) != NULL;
+			if (!found)
+				printf("\n%s: check_reads names '%s', not a parameter", m->name, *r);
+			CU_ASSERT(found);
+		}
+		CU_ASSERT(!m->check_reads || m->check);
+	}
+}
+
 /* A value as written (not `$name`) does not use a sweep: a sweep whose
  * variable no step names gets its warning, and a sweep without a valid
  * name (an error already) is not looked at. The second plan crashed
@@ -211,4 +265,7 @@ void register_plan_bind_tests(void)
 	test_add(s, "cross-checks of every pair of values, as binding each combination", test_pairs);
 	test_add(s, "lists naming several variables, as binding each combination", test_lists);
 	test_add(s, "values as written use no sweep", test_values_as_written);
+	test_add(s, "a check's own parameters' combinations, as binding each combination",
+		 test_check_reads);
+	test_add(s, "check_reads names parameters", test_check_reads_names);
 }

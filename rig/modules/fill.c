@@ -828,6 +828,9 @@ static int meta_run_cell(struct rig_ctx *ctx, const void *a)
 }
 
 /* ops run in table order; a list in another order would not be honoured. */
+/* What meta_check reads (struct rig_module.check_reads). */
+static const char *const meta_check_reads[] = { "ops", NULL };
+
 static void meta_check(const void *a, struct diag *d, struct mark at)
 {
 	const struct meta_args *args = a;
@@ -923,6 +926,7 @@ const struct rig_module rig_module_meta = {
 	.args_size = sizeof(struct meta_args),
 	.metrics = meta_metrics,
 	.check = meta_check,
+	.check_reads = meta_check_reads,
 	.run = meta_run_cell,
 	.estimate = meta_estimate,
 };

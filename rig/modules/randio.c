@@ -45,6 +45,9 @@ static const struct rig_param randio_params[] = {
 	{ .name = NULL },
 };
 
+/* What randio_check reads (struct rig_module.check_reads). */
+static const char *const randio_check_reads[] = { "block", "span", NULL };
+
 static void randio_check(const void *a, struct diag *d, struct mark at)
 {
 	const struct randio_args *r = a;
@@ -121,6 +124,7 @@ const struct rig_module rig_module_randread = {
 	.args_size = sizeof(struct randio_args),
 	.metrics = randio_metrics,
 	.check = randio_check,
+	.check_reads = randio_check_reads,
 	.run = randread_run,
 	.release_state = randio_release,
 	.estimate = randread_estimate,
@@ -140,6 +144,7 @@ const struct rig_module rig_module_randwrite = {
 	.args_size = sizeof(struct randio_args),
 	.metrics = randio_metrics,
 	.check = randio_check,
+	.check_reads = randio_check_reads,
 	.run = randwrite_run,
 	.release_state = randio_release,
 	.estimate = randwrite_estimate,

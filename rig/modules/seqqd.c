@@ -75,6 +75,9 @@ static const struct rig_metric seqqd_metrics[] = {
 	{ NULL, NULL, NULL, 0 },
 };
 
+/* What seqqd_check reads (struct rig_module.check_reads). */
+static const char *const seqqd_check_reads[] = { "block", "span", "threads", "qd", NULL };
+
 static void seqqd_check(const void *args, struct diag *d, struct mark at)
 {
 	const struct seqqd_args *a = args;
@@ -168,6 +171,7 @@ const struct rig_module rig_module_seqread = {
 	.args_size = sizeof(struct seqqd_args),
 	.metrics = seqqd_metrics,
 	.check = seqqd_check,
+	.check_reads = seqqd_check_reads,
 	.run = seqread_run,
 	.release_state = randio_release,
 	.estimate = seqread_estimate,
@@ -189,6 +193,7 @@ const struct rig_module rig_module_seqwrite = {
 	.args_size = sizeof(struct seqqd_args),
 	.metrics = seqqd_metrics,
 	.check = seqqd_check,
+	.check_reads = seqqd_check_reads,
 	.run = seqwrite_run,
 	.release_state = randio_release,
 	.estimate = seqwrite_estimate,

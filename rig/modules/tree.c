@@ -85,6 +85,9 @@ static const struct rig_param tree_params[] = {
 	{ .name = NULL },
 };
 
+/* What tree_check reads (struct rig_module.check_reads). */
+static const char *const tree_check_reads[] = { "depth", "dirs", NULL };
+
 static void tree_check(const void *a, struct diag *d, struct mark at)
 {
 	const struct tree_args *t = a;
@@ -431,6 +434,7 @@ const struct rig_module rig_module_tree = {
 	.args_size = sizeof(struct tree_args),
 	.metrics = tree_metrics,
 	.check = tree_check,
+	.check_reads = tree_check_reads,
 	.run = tree_run,
 	.release_state = tree_state_free,
 	.estimate = tree_estimate,
