@@ -192,14 +192,18 @@ static uint64_t check_limits(const struct bstep *s, const struct pbind *pb, size
 {
 	const struct rig_module *m = s->st->module;
 	int narrow = m->check_reads != NULL;
-	for (size_t i = 0; narrow && i < np; i++)
-		for (uint64_t t = 0; !check_reads(m, i) && t < pb[i].ntuples && narrow; t++)
-			narrow = pb[i].ok[t];
 	for (size_t k = 0; k < s->nsweeps; k++)
-		lim[k] = narrow ? 1 : s->sweeps[k]->nvalues;
-	for (size_t i = 0; narrow && i < np; i++)
-		for (size_t j = 0; check_reads(m, i) && j < pb[i].nvars; j++)
-			lim[pb[i].vars[j]] = s->sweeps[pb[i].vars[j]]->nvalues;
+		lim[k] = 1;
+	for (size_t i = 0; narrow && i < np; i++) {
+		if (check_reads(m, i))
+			for (size_t j = 0; j < pb[i].nvars; j++)
+				lim[pb[i].vars[j]] = s->sweeps[pb[i].vars[j]]->nvalues;
+		else
+			for (uint64_t t = 0; narrow && t < pb[i].ntuples; t++)
+				narrow = pb[i].ok[t];
+	}
+	for (size_t k = 0; !narrow && k < s->nsweeps; k++)
+		lim[k] = s->sweeps[k]->nvalues;
 	uint64_t n = 1;
 	for (size_t k = 0; k < s->nsweeps; k++)
 		n *= lim[k];

@@ -635,17 +635,12 @@ static yaml_node_t *block_list(struct pctx *c, const yaml_node_t *item)
 		return NULL;
 	const char *name = plan_node_text(plan_node_at(c, item->data.mapping.pairs.start->key));
 	yaml_node_t *v = plan_node_at(c, item->data.mapping.pairs.start->value);
-	if (!name || (strcmp(name, "cycle") && strcmp(name, "sweep")) || !v ||
-	    v->type != YAML_MAPPING_NODE)
+	struct key steps = { "steps", 0, 0 };
+	if (!name || (strcmp(name, "cycle") && strcmp(name, "sweep")) ||
+	    plan_map_keys_quiet(c, v, &steps, 1) < 0 || !steps.val ||
+	    steps.val->type != YAML_SEQUENCE_NODE)
 		return NULL;
-	for (yaml_node_pair_t *pr = v->data.mapping.pairs.start; pr < v->data.mapping.pairs.top; pr++) {
-		const char *key = plan_node_text(plan_node_at(c, pr->key));
-		if (key && !strcmp(key, "steps")) {
-			yaml_node_t *seq = plan_node_at(c, pr->value);
-			return seq && seq->type == YAML_SEQUENCE_NODE ? seq : NULL;
-		}
-	}
-	return NULL;
+	return steps.val;
 }
 
 struct tally {

@@ -827,10 +827,10 @@ static int meta_run_cell(struct rig_ctx *ctx, const void *a)
 	return rc;
 }
 
-/* ops run in table order; a list in another order would not be honoured. */
 /* What meta_check reads (struct rig_module.check_reads). */
 static const char *const meta_check_reads[] = { "ops", NULL };
 
+/* ops run in table order; a list in another order would not be honoured. */
 static void meta_check(const void *a, struct diag *d, struct mark at)
 {
 	const struct meta_args *args = a;
