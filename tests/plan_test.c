@@ -651,6 +651,17 @@ static char *nested_cycles(int depth)
 	return sb_detach(&sb);
 }
 
+/* `levels` cycles, the first over the list [first], each next one over
+ * two cycles of the list before it (aliases &a0, *a0, &a1, ...): the steps
+ * double at every level. */
+static void doubling_cycles(struct strbuf *sb, const char *indent, const char *first, int levels)
+{
+	sb_addf(sb, "%s- cycle: { times: 1, steps: &a0 [ %s ] }\n", indent, first);
+	for (int i = 1; i < levels; i++)
+		sb_addf(sb, "%s- cycle: { times: 1, steps: &a%d [ { cycle: { times: 1, steps: *a%d } }, "
+			"{ cycle: { times: 1, steps: *a%d } } ] }\n", indent, i, i - 1, i - 1);
+}
+
 static void test_limits(void)
 {
 	struct diag d;
@@ -692,11 +703,8 @@ static void test_limits(void)
 	sb_adds(&sb, HDR DIRS "steps:\n  - sweep:\n      t: [");
 	for (int i = 1; i <= 20; i++)
 		sb_addf(&sb, "%s%ds", i > 1 ? ", " : "", i);
-	sb_adds(&sb, "]\n      steps:\n        - cycle: { times: 1, steps: &a0 "
-		     "[ { pause: { time: $t } }, { pause: { time: $t } } ] }\n");
-	for (int i = 1; i < 11; i++)
-		sb_addf(&sb, "        - cycle: { times: 1, steps: &a%d [ { cycle: { times: 1, "
-			"steps: *a%d } }, { cycle: { times: 1, steps: *a%d } } ] }\n", i, i - 1, i - 1);
+	sb_adds(&sb, "]\n      steps:\n");
+	doubling_cycles(&sb, "        ", "{ pause: { time: $t } }, { pause: { time: $t } }", 11);
 	p = parse(sb.buf, &d);
 	CU_ASSERT_EQUAL(d.nerrors, 1);
 	e = first_error(&d);
@@ -710,13 +718,11 @@ static void test_limits(void)
 	 * steps are bound, at the plan's list, with the count; each aliased
 	 * list is parsed once, so its own mistake is reported (once). */
 	sb_reset(&sb);
-	sb_adds(&sb, HDR DIRS "steps:\n  - cycle: { times: 1, steps: &a0 [ { pause: { tme: 1s } }, "
-		     "{ null: {} } ] }\n");
-	for (int i = 1; i < 13; i++)
-		sb_addf(&sb, "  - cycle: { times: 1, steps: &a%d [ { cycle: { times: 1, "
-			"steps: *a%d } }, { cycle: { times: 1, steps: *a%d } } ] }\n", i, i - 1, i - 1);
+	sb_adds(&sb, HDR DIRS "steps:\n");
+	doubling_cycles(&sb, "  ", "{ pause: { tme: 1s } }, { null: {} }", 13);
 	p = parse(sb.buf, &d);
 	CU_ASSERT_EQUAL(d.nerrors, 2);
+	CU_ASSERT_EQUAL_FATAL(d.n, 2);
 	e = first_error(&d);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e->msg, "the plan has 32751 steps with its aliases expanded, "
