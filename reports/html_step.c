@@ -207,11 +207,35 @@ int html_step_figure(struct rdata *d, uint32_t ti, struct figure *f, struct strb
 			if (isnan(d->groups[i].reached))
 				reached = 0;
 		}
+	/* Sweep values written as sizes (4K, 1M): the x axis reads bytes, on
+	 * a log scale when they span a factor of ten or more (block sizes
+	 * double: on a linear axis the small ones crowd at zero). */
+	int sizes = numeric_sweep && !reached;
+	double smin = INFINITY, smax = 0;
+	for (size_t i = g0; sizes && i < g1; i++) {
+		const struct rd_group *g = &d->groups[i];
+		if (g->metric != t->headline)
+			continue;
+		char *end;
+		strtod(g->sweep_value, &end);
+		sizes = *end && strcmp(end, "%") && g->sweep_num > 0;
+		smin = fmin(smin, g->sweep_num);
+		smax = fmax(smax, g->sweep_num);
+	}
 	const char *what;
 	if (t->inner == 'c' || numeric_sweep) {
 		f->kind = FIG_LINES;
 		f->xint = t->inner == 'c';
-		f->xlabel = rd_strdup(d, xlabel_of(t, &xl, d, g0, g1, reached));
+		f->xbytes = sizes;
+		f->xlog = sizes && smax >= 10 * smin;
+		if (f->xlog) {
+			sb_reset(&xl);
+			sb_addf(&xl, "%s (log scale; 1 kB = 10\xc2\xb3 bytes)",
+				t->sweep_var ? t->sweep_var : "value");
+			f->xlabel = rd_strdup(d, xl.buf);
+		} else {
+			f->xlabel = rd_strdup(d, xlabel_of(t, &xl, d, g0, g1, reached));
+		}
 		what = t->inner == 'c' ? "against the cycle"
 		       : reached ? "against the level a fill step reached (mean over repetitions)"
 				 : "against the sweep value";

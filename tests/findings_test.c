@@ -16,7 +16,9 @@
 #include <string.h>
 
 #include "report_util.h"
+#include "reports/figure.h"
 #include "reports/findings.h"
+#include "reports/html_int.h"
 #include "reports/report.h"
 #include "reports/report_data.h"
 #include "reports/summary.h"
@@ -448,6 +450,56 @@ static void test_sweep_one_rep(void)
 	fb_end(&b);
 }
 
+/* The x axis of a step's figure against a sweep: sizes a factor of ten or
+ * more apart on a log axis of bytes (4K to 256K on a linear axis crowd at
+ * zero and their tick labels overlap); percentages on a linear one. */
+static void test_sweep_axis(void)
+{
+	struct fb b;
+	fb_begin(&b, "rig: 1\nname: findings\ntarget:\n  dirs: [/tmp/a]\n"
+		     "steps:\n  - sweep:\n      level: [4K, 16K, 64K, 256K]\n      steps:\n"
+		     "        - randread: { block: $level, qd: 8, span: 64M, time: 1s }\n");
+	int64_t v = fb_volume(&b, "", 0, "a", "ext4", 1, 0);
+	const char *sizes[] = { "4K", "16K", "64K", "256K" };
+	char step[32];
+	for (uint32_t rep = 1; rep <= 3; rep++)
+		for (int k = 0; k < 4; k++) {
+			snprintf(step, sizeof(step), "1.sweep%d.1", k + 1);
+			fb_cell(&b, "", rep, step, "randread", v, 0, sizes[k], "iops",
+				17000.0 / (k + 1) * (1 + 0.01 * noise(&b)), "1/s", NULL, 0, NULL);
+		}
+	struct rdata *d = fb_load(&b);
+	struct figure f;
+	struct strbuf cap = STRBUF_INIT, name = STRBUF_INIT;
+	CU_ASSERT_EQUAL_FATAL(d->ntmpls, 1);
+	CU_ASSERT_EQUAL_FATAL(html_step_figure(d, 0, &f, &cap, &name), 0);
+	CU_ASSERT_TRUE(f.xlog);
+	CU_ASSERT_TRUE(f.xbytes);
+	CU_ASSERT_STRING_EQUAL(f.xlabel, "level (log scale; 1 kB = 10\xc2\xb3 bytes)");
+	fig_release(&f);
+	sb_release(&cap);
+	sb_release(&name);
+	fb_end(&b);
+
+	sweep(&b, 3); /* levels in percent */
+	d = fb_load(&b);
+	sb_init(&cap);
+	sb_init(&name);
+	int drawn = 0;
+	for (uint32_t ti = 0; ti < d->ntmpls; ti++) {
+		if (strcmp(d->tmpls[ti].module, "randread") || html_step_figure(d, ti, &f, &cap, &name))
+			continue;
+		drawn = 1;
+		CU_ASSERT_FALSE(f.xlog);
+		CU_ASSERT_FALSE(f.xbytes);
+		fig_release(&f);
+	}
+	CU_ASSERT_TRUE(drawn);
+	sb_release(&cap);
+	sb_release(&name);
+	fb_end(&b);
+}
+
 /* --- the fallback, and the CSV --- */
 
 static void test_difference_and_csv(void)
@@ -520,5 +572,6 @@ void register_findings_tests(void)
 	test_add(s, "cycles: report.headline chooses the metric", test_cycles_headline);
 	test_add(s, "sweep: onset at the level reached", test_sweep_onset);
 	test_add(s, "sweep with one repetition: no onset claimed", test_sweep_one_rep);
+	test_add(s, "a sweep of sizes drawn on a log axis of bytes, of percentages on a linear one", test_sweep_axis);
 	test_add(s, "dirs: plain differences; findings.csv", test_difference_and_csv);
 }
