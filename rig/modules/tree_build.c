@@ -49,7 +49,11 @@
  * large file's writeback as soon as it is written (sync_file_range), to
  * shorten the final sync: on the shared test machine the timed sync's
  * median was 1.5 s with it and 1.6 s without, within its noise (0.2-3.7 s),
- * so it was not kept.
+ * so it was not kept; writing files of 1 MiB or more with O_DIRECT (a
+ * million-file tree: 48.2 s median of 4 builds against 52.3 s of 2, the
+ * builds spreading 41-56 s): the build is bound by the kernel's CPU for
+ * the small files, not by writeback (bench/README.md, "A million-file
+ * tree: where the time goes").
  */
 #include "tree.h"
 
