@@ -161,16 +161,25 @@ void diag_format_item(const struct diag *d, size_t i, char *buf, size_t size)
 	sb_release(&sb);
 }
 
-/* The 1-based line of text, without its newline; NULL past the end. */
-static const char *source_line(const char *text, int line, size_t *len)
+/* Where diag_print is in the text: items are printed in line order, so
+ * the text is walked once for all of them, not from its start for each. */
+struct cursor {
+	const char *p; /* the start of line `line` */
+	int line;
+};
+
+/* The 1-based line of the text, without its newline; NULL past the end.
+ * line must not be below the cursor's. */
+static const char *source_line(struct cursor *cur, int line, size_t *len)
 {
-	const char *p = text;
-	for (int l = 1; l < line; l++) {
-		p = strchr(p, '\n');
-		if (!p)
+	while (cur->line < line) {
+		const char *nl = strchr(cur->p, '\n');
+		if (!nl)
 			return NULL;
-		p++;
+		cur->p = nl + 1;
+		cur->line++;
 	}
+	const char *p = cur->p;
 	size_t n = strcspn(p, "\r\n");
 	if (!*p && line > 1)
 		return NULL;
@@ -185,22 +194,32 @@ static size_t utf8_char_len(const char *p, size_t left)
 	return n > left ? left : n;
 }
 
-static void print_source(const struct diag *d, const struct diag_item *it, FILE *out)
+/* The item's source line and a caret under its span, appended to sb. */
+static void add_source(struct cursor *cur, const struct diag_item *it, struct strbuf *sb)
 {
 	size_t len;
-	const char *line = d->text ? source_line(d->text, it->mark.line, &len) : NULL;
+	const char *line = cur->p ? source_line(cur, it->mark.line, &len) : NULL;
 	if (!line)
 		return;
-	fprintf(out, "%5d | %.*s\n      | ", it->mark.line, (int)len, line);
+	sb_addf(sb, "%5d | ", it->mark.line);
+	sb_add(sb, line, len);
+	sb_adds(sb, "\n      | ");
+	/* The caret line: at most a byte per byte of the line, then the span;
+	 * room made once, written in place (these loops run per character). */
+	size_t tildes = it->mark.len > 1 ? (size_t)it->mark.len - 1 : 0;
+	sb_grow(sb, len + tildes + 2);
+	char *o = sb->buf + sb->len;
 	size_t off = 0;
 	for (int c = 1; c < it->mark.col && off < len; c++) {
-		putc(line[off] == '\t' ? '\t' : ' ', out);
+		*o++ = line[off] == '\t' ? '\t' : ' ';
 		off += utf8_char_len(line + off, len - off);
 	}
-	putc('^', out);
-	for (int c = 1; c < it->mark.len; c++)
-		putc('~', out);
-	putc('\n', out);
+	*o++ = '^';
+	memset(o, '~', tildes);
+	o += tildes;
+	*o++ = '\n';
+	*o = '\0';
+	sb->len = (size_t)(o - sb->buf);
 }
 
 static int cmp_items(const void *a, const void *b)
@@ -223,13 +242,14 @@ void diag_print(const struct diag *d, FILE *out)
 		order[i] = &d->items[i];
 	qsort(order, d->n, sizeof(*order), cmp_items);
 	struct strbuf sb = STRBUF_INIT; /* one for all, reset */
+	struct cursor cur = { d->text, 1 };
 	for (size_t i = 0; i < d->n; i++) {
 		sb_reset(&sb);
 		format_head(d, order[i], &sb);
 		sb_addch(&sb, '\n');
-		fputs(sb.buf, out);
 		if (order[i]->mark.line > 0)
-			print_source(d, order[i], out);
+			add_source(&cur, order[i], &sb);
+		fwrite(sb.buf, 1, sb.len, out);
 	}
 	sb_release(&sb);
 	free(order);

@@ -1153,6 +1153,18 @@ static void test_platforms(void)
 	plan_free(p);
 }
 
+/* What diag_print writes for d (free it). */
+static char *printed(const struct diag *d)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	diag_print(d, f);
+	fclose(f);
+	return buf;
+}
+
 static void test_diag_format(void)
 {
 	struct diag d;
@@ -1163,12 +1175,7 @@ static void test_diag_format(void)
 	diag_format_item(&d, 0, line, sizeof(line));
 	CU_ASSERT_STRING_EQUAL(line, "plan.yaml:6:17: error: unknown key 'qdepth' in step 'randread' "
 			       "(did you mean 'qd'?)");
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	diag_print(&d, f);
-	fclose(f);
+	char *buf = printed(&d);
 	CU_ASSERT_STRING_EQUAL(buf, "plan.yaml:6:17: error: unknown key 'qdepth' in step 'randread' "
 			       "(did you mean 'qd'?)\n"
 			       "    6 |   - randread: { qdepth: 4 }\n"
@@ -1183,10 +1190,7 @@ static void test_diag_format(void)
 	diag_warning(&d, (struct mark){ 1, 1, 1 }, "first");
 	diag_error(&d, (struct mark){ 0, 0, 0 }, "whole file");
 	CU_ASSERT_EQUAL(d.nerrors, 2);
-	buf = NULL;
-	f = open_memstream(&buf, &len);
-	diag_print(&d, f);
-	fclose(f);
+	buf = printed(&d);
 	CU_ASSERT_STRING_EQUAL(buf, "f.yaml: error: whole file\n"
 			       "f.yaml:1:1: warning: first\n"
 			       "    1 | a\n"
@@ -1194,6 +1198,28 @@ static void test_diag_format(void)
 			       "f.yaml:2:5: error: second\n"
 			       "    2 | \tb: x\n"
 			       "      | \t   ^\n");
+	free(buf);
+	diag_release(&d);
+
+	/* Reported out of order, two on one line, one past the text's end,
+	 * columns counted in characters: printed in line order, each line
+	 * found once (diag_print walks the text once). */
+	diag_init(&d, "g.yaml", "one\ntwo\nthr\xc3\xa9" "e: x\n");
+	diag_error(&d, (struct mark){ 3, 8, 1 }, "c");
+	diag_error(&d, (struct mark){ 9, 1, 1 }, "past");
+	diag_error(&d, (struct mark){ 1, 2, 2 }, "a");
+	diag_error(&d, (struct mark){ 3, 1, 5 }, "b");
+	buf = printed(&d);
+	CU_ASSERT_STRING_EQUAL(buf, "g.yaml:1:2: error: a\n"
+			       "    1 | one\n"
+			       "      |  ^~\n"
+			       "g.yaml:3:1: error: b\n"
+			       "    3 | thr\xc3\xa9" "e: x\n"
+			       "      | ^~~~~\n"
+			       "g.yaml:3:8: error: c\n"
+			       "    3 | thr\xc3\xa9" "e: x\n"
+			       "      |        ^\n"
+			       "g.yaml:9:1: error: past\n");
 	free(buf);
 	diag_release(&d);
 
