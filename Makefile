@@ -219,6 +219,9 @@ clean:
 #                               report (the input is kept in build/fuzz/).
 #   make fuzz-NAME              build and run one harness.
 #   make fuzz-cov-NAME          line coverage of what its corpus reaches.
+#   make fuzz-arena-test        the plan harness's arena for libyaml's memory
+#                               (fuzz/yaml_arena.c) catches what it must;
+#                               part of `make check` on Linux.
 #   make valgrind               the end-to-end suites against an unsanitized
 #                               rig (-O1 -g) run under valgrind memcheck;
 #                               part of `make check`.
