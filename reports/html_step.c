@@ -19,6 +19,7 @@
 #include "reports/findings.h"
 #include "reports/html_int.h"
 #include "reports/summary.h"
+#include "rig/units.h"
 #include "rig/util/fit.h"
 #include "rig/util/xalloc.h"
 
@@ -217,8 +218,11 @@ int html_step_figure(struct rdata *d, uint32_t ti, struct figure *f, struct strb
 		if (g->metric != t->headline)
 			continue;
 		char *end;
-		strtod(g->sweep_value, &end);
-		sizes = *end && strcmp(end, "%") && g->sweep_num > 0;
+		uint64_t bytes;
+		const char *why;
+		strtod(g->sweep_value, &end); /* a unit after the number, and a size's */
+		sizes = *end && units_parse_size(g->sweep_value, &bytes, &why) == 0 &&
+			g->sweep_num > 0;
 		smin = fmin(smin, g->sweep_num);
 		smax = fmax(smax, g->sweep_num);
 	}

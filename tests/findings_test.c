@@ -481,6 +481,29 @@ static void test_sweep_axis(void)
 	sb_release(&name);
 	fb_end(&b);
 
+	/* Durations carry a unit too, but are not bytes. */
+	fb_begin(&b, "rig: 1\nname: findings\ntarget:\n  dirs: [/tmp/a]\n"
+		     "steps:\n  - sweep:\n      level: [1s, 10s, 100s]\n      steps:\n"
+		     "        - randread: { time: $level }\n");
+	v = fb_volume(&b, "", 0, "a", "ext4", 1, 0);
+	const char *times[] = { "1s", "10s", "100s" };
+	for (uint32_t rep = 1; rep <= 3; rep++)
+		for (int k = 0; k < 3; k++) {
+			snprintf(step, sizeof(step), "1.sweep%d.1", k + 1);
+			fb_cell(&b, "", rep, step, "randread", v, 0, times[k], "iops",
+				17000.0 * (1 + 0.01 * noise(&b)), "1/s", NULL, 0, NULL);
+		}
+	d = fb_load(&b);
+	sb_init(&cap);
+	sb_init(&name);
+	CU_ASSERT_EQUAL_FATAL(html_step_figure(d, 0, &f, &cap, &name), 0);
+	CU_ASSERT_FALSE(f.xbytes);
+	CU_ASSERT_FALSE(f.xlog);
+	fig_release(&f);
+	sb_release(&cap);
+	sb_release(&name);
+	fb_end(&b);
+
 	sweep(&b, 3); /* levels in percent */
 	d = fb_load(&b);
 	sb_init(&cap);
