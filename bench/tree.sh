@@ -3,6 +3,19 @@
 # tree, and its `enumerate` (cold cache) at least as fast as `du -s`, on the
 # same file system? Needs root (loop device, mount, drop_caches).
 #
+# FILL=1 (the default) fills free memory with clean page cache (a sparse
+# file read once, in the work folder) before each timed build, rig's and
+# tar's alike, so that both take the pages they write into from the page
+# cache's reclaim and neither from free memory. On a virtual machine that
+# hands freed memory back to its host (free page reporting: this test
+# machine's kernel reports every freed 2 MiB block at once), a page taken
+# from free memory is faulted in from the host on first touch: 0.24-0.32
+# GB/s here, against 19-23 GB/s for memory touched before (bench/README.md,
+# "Free memory on this machine"). Without FILL, tar -x, whose archive is in
+# the page cache, takes most pages by reclaim, while rig takes fresh ones:
+# at a million files the comparison measured the host, not the writers.
+# FILL=0 leaves memory as it is.
+#
 # What it does: makes an image file under /var/tmp (4 GiB; for more than
 # 200,000 files, twice the tree's bytes as `rig plan` estimates them, and
 # an inode for every file and directory, mkfs.ext4 -N), attaches it with
@@ -34,9 +47,9 @@
 # Environment: RIG (default build/rig next to this script), FILES (100000),
 # DIRS (FILES x 0.111: 11100, 111000 for a million), DEPTH (3), SIZES
 # (inverse-square(1K..20G)), SEED (1), PAIRS (3), THREADS (tree's
-# `threads`; not given: tree's default). The archive tar extracts is in the
-# work folder too: at 1,000,000 files (15.8 GiB) the run needs about 50 GB
-# free under /var/tmp.
+# `threads`; not given: tree's default), FILL (1). The archive tar
+# extracts is in the work folder too: at 1,000,000 files (15.8 GiB) the run
+# needs about 50 GB free under /var/tmp.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -48,6 +61,7 @@ DEPTH=${DEPTH:-3}
 SIZES=${SIZES:-inverse-square(1K..20G)}
 SEED=${SEED:-1}
 PAIRS=${PAIRS:-3}
+FILL=${FILL:-1}
 
 die() { echo "bench/tree.sh: $*" >&2; exit 2; }
 [[ $EUID -eq 0 ]] || die "needs root (losetup, mount, drop_caches)"
@@ -116,12 +130,26 @@ mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "${inodes[@]}" "$dev"
 mount "$dev" "$mnt"
 mounted=1
 echo "bench/tree.sh: ext4 on $dev ($img, $size, direct-io, $(df --output=itotal "$mnt" | tail -1) inodes), mounted on $mnt"
-echo "bench/tree.sh: $FILES files, $DIRS dirs, depth $DEPTH, sizes $SIZES, seed $SEED, threads ${THREADS:-default}; rig $RIG; load $load"
+echo "bench/tree.sh: $FILES files, $DIRS dirs, depth $DEPTH, sizes $SIZES, seed $SEED, threads ${THREADS:-default}, fill $FILL; rig $RIG; load $load"
 
 archive=$work/tree.tar
 now() { date +%s%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b - a) / 1e9 }'; }
 drop_caches() { sync; echo 3 > /proc/sys/vm/drop_caches; }
+
+# With FILL=1: read a sparse file as big as free memory less 1 GiB into
+# the page cache (untimed), so the build that follows takes its pages by
+# reclaim (see the top). The file stays (a removed file's pages are freed
+# at once); the cleanup removes it with the work folder.
+fill_cache() {
+	[[ $FILL == 1 ]] || return 0
+	local free_kib
+	free_kib=$(awk '/^MemFree:/ { print $2 }' /proc/meminfo)
+	((free_kib > 2 * 1048576)) || return 0
+	truncate -s "$(((free_kib - 1048576) * 1024))" "$work/ballast"
+	cat "$work/ballast" > /dev/null
+	sync
+}
 
 # value of metric $2 of module $1 in results.csv $3 (fields 5, 16, 17)
 metric() { awk -F, -v m="$1" -v k="$2" '$5 == m && $16 == k { print $17 }' "$3"; }
@@ -148,6 +176,7 @@ run_rig() { # $1: pair number; sets rig_tree, rig_enum, rig_entries
 			echo "  - exec: { run: [tar, -cf, \"$archive\", -C, \"{dir}\", tree] }"
 		fi
 	} > "$plan"
+	fill_cache
 	"$RIG" run -q -o "$out" "$plan" > "$work/rig$1.log" 2>&1 ||
 		{ cat "$work/rig$1.log" >&2; die "rig run failed"; }
 	rig_tree=$(metric tree seconds "$out/results.csv")
@@ -162,6 +191,7 @@ run_tar() { # sets tar_x, du_s
 	local dst=$mnt/x
 	mkdir "$dst"
 	cat "$archive" > /dev/null # into the page cache, untimed
+	fill_cache
 	sync
 	local t0 t1
 	t0=$(now)
