@@ -448,10 +448,15 @@ static void test_race_macos(void)
 	sb_addf(&text, "rig: 1\nname: lockmac\ntarget:\n  disk: { device: disk4, confirm: "
 		       "\"WDC WD20SPZX-22UA7T0\" }\nlayouts:\n  - name: one\n    partitions:\n"
 		       "      - { name: A, fs: apfs, size: rest }\n"
-		       "report: { formats: [csv] }\nsteps:\n  - null: { time: 3s }\n");
+		       "report: { formats: [csv] }\nsteps:\n  - null: { time: 60s }\n");
 	CU_ASSERT_EQUAL_FATAL(test_write_file(x.plan, text.buf), 0);
 	/* The first run is in its cell (provisioned, no diskutil call until
-	 * its teardown); the second must not reach diskutil at all. */
+	 * its teardown); the second must not reach diskutil at all. The cell
+	 * lasts 60 s: the refused run and `rig devices` must both come before
+	 * the first run's teardown releases the disk, and under the sanitizers
+	 * they call the bash fakes some 40 times (`rig devices` alone took 16 s
+	 * on a loaded machine); with 3 s a clean-clone CI run saw the disk free
+	 * by then. Holding the lock in this process instead would end the wait. */
 	sb_addf(&first, "%s/first", x.dir);
 	sb_addf(&second, "%s/second", x.dir);
 	sb_addf(&log, "%s/first.log", x.dir);
