@@ -140,7 +140,8 @@ drop_caches() { sync; echo 3 > /proc/sys/vm/drop_caches; }
 # With FILL=1: read a sparse file as big as free memory less 1 GiB into
 # the page cache (untimed), so the build that follows takes its pages by
 # reclaim (see the top). The file stays (a removed file's pages are freed
-# at once); the cleanup removes it with the work folder.
+# at once); the cleanup removes it with the work folder. Nothing to sync:
+# the file is only read, and both builds sync before their clocks start.
 fill_cache() {
 	[[ $FILL == 1 ]] || return 0
 	local free_kib
@@ -148,7 +149,6 @@ fill_cache() {
 	((free_kib > 2 * 1048576)) || return 0
 	truncate -s "$(((free_kib - 1048576) * 1024))" "$work/ballast"
 	cat "$work/ballast" > /dev/null
-	sync
 }
 
 # value of metric $2 of module $1 in results.csv $3 (fields 5, 16, 17)

@@ -453,10 +453,10 @@ static void test_race_macos(void)
 	/* The first run is in its cell (provisioned, no diskutil call until
 	 * its teardown); the second must not reach diskutil at all. The cell
 	 * lasts 60 s: the refused run and `rig devices` must both come before
-	 * the first run's teardown releases the disk, and under the sanitizers
-	 * they call the bash fakes some 40 times (`rig devices` alone took 16 s
-	 * on a loaded machine); with 3 s a clean-clone CI run saw the disk free
-	 * by then. Holding the lock in this process instead would end the wait. */
+	 * the first run's teardown releases the disk, and under the sanitizers,
+	 * calling the bash fakes for every disk, they are slow (`rig devices`
+	 * alone took 16 s with a CI run beside it); with 3 s a clean-clone CI
+	 * run saw the disk free by then. Holding the lock in this process instead would end the wait. */
 	sb_addf(&first, "%s/first", x.dir);
 	sb_addf(&second, "%s/second", x.dir);
 	sb_addf(&log, "%s/first.log", x.dir);
