@@ -50,8 +50,15 @@ static void install_signals(struct sigaction *old_int, struct sigaction *old_ter
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
 	sa.sa_flags = 0; /* no SA_RESTART: blocking calls return EINTR */
+	runner_cancel = 0;
 	sigaction(SIGINT, &sa, old_int);
 	sigaction(SIGTERM, &sa, old_term);
+}
+
+static void restore_signals(const struct sigaction *old_int, const struct sigaction *old_term)
+{
+	sigaction(SIGINT, old_int, NULL);
+	sigaction(SIGTERM, old_term, NULL);
 }
 
 /* The seed: --seed, the plan's, or drawn now (and recorded). */
@@ -179,22 +186,21 @@ static enum run_status run_body(struct run *run, const struct schedule *sched, s
 		run_dir_event(&run->dir, "warning", "fault injection is active (RIG_FAULT=%s): "
 			      "failures in this run are made on purpose", fault_spec());
 	}
-	struct sigaction old_int, old_term;
-	runner_cancel = 0;
-	install_signals(&old_int, &old_term);
-
-	if (run_provision_prepare(&run->prov, err) < 0) {
+	/* Interrupted before this point (the handlers are in place from the
+	 * start of runner_run and runner_resume): nothing is prepared, so
+	 * nothing is kept, as when refused. */
+	int refused = runner_cancel ? (sb_adds(err, "interrupted before the target was prepared"), -1)
+				    : run_provision_prepare(&run->prov, err);
+	if (refused < 0) {
 		/* Refused (a safety rule, the confirm, an image rig did not
-		 * make, not root, tools missing): nothing was provisioned or
-		 * measured. A resume leaves the run as it was (resumable once
-		 * the reason is gone), its reports too; a run's folder is
-		 * discarded by runner_run. */
+		 * make, not root, tools missing) or interrupted: nothing was
+		 * provisioned or measured. A resume leaves the run as it was
+		 * (resumable once the reason is gone), its reports too; a run's
+		 * folder is discarded by runner_run. */
 		if (run->resume)
 			run_dir_event(&run->dir, "info", "rig resume refused: %s", err->buf);
-		progress_finish(&run->progress, "refused");
+		progress_finish(&run->progress, runner_cancel ? "interrupted" : "refused");
 		progress_end(&run->progress);
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGTERM, &old_term, NULL);
 		sb_release(&msg);
 		return RUN_NOT_STARTED;
 	}
@@ -208,8 +214,6 @@ stop_teardown:
 			run->prov.perr.buf);
 	run_provision_finish(&run->prov);
 	run_account_scope(run, -1, 0);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
 	{
 		char ended[40];
 		const char *status;
@@ -231,6 +235,7 @@ stop_teardown:
 			run_resume_end(run->resume, run, ended, status);
 		store_end_run(run->dir.store, ended, status, err->len ? err->buf : NULL, &serr);
 		run_time_mark(&run->time, RT_OTHER);
+		fault_point("ended"); /* a signal now: the reports are still written */
 		sb_release(&serr);
 		if (err->len)
 			run_dir_event(&run->dir, "info", "run %s: %s", status, err->buf);
@@ -253,8 +258,8 @@ stop_teardown:
 	return result;
 }
 
-enum run_status runner_run(const struct plan *p, const struct run_options *o,
-			   struct strbuf *run_dir, struct strbuf *err)
+static enum run_status run_plan(const struct plan *p, const struct run_options *o,
+				struct strbuf *run_dir, struct strbuf *err)
 {
 	struct run run;
 	run_init(&run, p, o);
@@ -329,6 +334,7 @@ enum run_status runner_run(const struct plan *p, const struct run_options *o,
 	run_time_mark(&run.time, RT_OTHER);
 	if (begun < 0)
 		goto out;
+	fault_point("started");
 	run_account_estimate(&run, &sched);
 	snprintf(run.key, sizeof(run.key), "%s/%.16s/%llu", sr.id, sr.plan_sha256,
 		 (unsigned long long)sr.seed);
@@ -377,8 +383,8 @@ refused:
 	return RUN_NOT_STARTED;
 }
 
-enum run_status runner_resume(const char *dir, const struct run_options *opt,
-			      struct strbuf *run_dir, struct strbuf *info, struct strbuf *err)
+static enum run_status resume_run(const char *dir, const struct run_options *opt,
+				   struct strbuf *run_dir, struct strbuf *info, struct strbuf *err)
 {
 	struct run_options o = *opt;
 	struct run_resume rs;
@@ -421,6 +427,7 @@ enum run_status runner_resume(const char *dir, const struct run_options *opt,
 	result = RUN_FAILED;
 	if (run_dir_open_log(&run.dir, 1, err) < 0)
 		goto out;
+	fault_point("started");
 	setup_run(&run);
 	run.resume = &rs;
 	if (!o.quiet && !o.json_progress)
@@ -435,4 +442,32 @@ out:
 	run_release(&run);
 	run_resume_release(&rs);
 	return result;
+}
+
+/*
+ * The handlers are in place for the whole of a run or a resume, from before
+ * anything is made to after the reports: SIGINT or SIGTERM only sets
+ * runner_cancel, so no moment (the run's row written and the target not yet
+ * prepared, the end recorded and the reports not yet written) leaves a run
+ * marked running or without its reports. A signal before anything was
+ * prepared ends it as not started (run_body).
+ */
+enum run_status runner_run(const struct plan *p, const struct run_options *o,
+			   struct strbuf *run_dir, struct strbuf *err)
+{
+	struct sigaction old_int, old_term;
+	install_signals(&old_int, &old_term);
+	enum run_status st = run_plan(p, o, run_dir, err);
+	restore_signals(&old_int, &old_term);
+	return st;
+}
+
+enum run_status runner_resume(const char *dir, const struct run_options *o,
+			      struct strbuf *run_dir, struct strbuf *info, struct strbuf *err)
+{
+	struct sigaction old_int, old_term;
+	install_signals(&old_int, &old_term);
+	enum run_status st = resume_run(dir, o, run_dir, info, err);
+	restore_signals(&old_int, &old_term);
+	return st;
 }

@@ -7,7 +7,11 @@
  * results.csv and files.csv.
  *
  * Ctrl-C (SIGINT) or SIGTERM stops between operations: the current cell is
- * marked interrupted, teardown runs, and everything measured is kept.
+ * marked interrupted, teardown runs, and everything measured is kept. The
+ * handlers are in place from the start of runner_run or runner_resume to
+ * their return: a signal before the target is prepared ends it as not
+ * started (runner_cancel set), one after the run's end is recorded lets the
+ * reports be written.
  * A failed cell stops the run (later cells usually depend on it, as `read`
  * on `write`), marked failed with the reason; what was measured is kept.
  */
@@ -45,8 +49,9 @@ enum run_status { RUN_OK = 0, RUN_FAILED = 1, RUN_NOT_STARTED = 2 };
  * Run a valid plan. Returns RUN_OK, RUN_FAILED (the run folder exists and
  * holds what was measured; err says why), or RUN_NOT_STARTED (nothing was
  * provisioned or measured; err says why: a module not available in this
- * build, the target in use, or refused when prepared: a safety rule, the
- * confirm, an image file rig did not make, not root). A run not started
+ * build, the target in use, refused when prepared: a safety rule, the
+ * confirm, an image file rig did not make, not root; or interrupted before
+ * the target was prepared, runner_cancel then set). A run not started
  * leaves no run folder: the one it made is removed again (an empty one
  * named with -o is left empty), so there is nothing to resume.
  * run_dir receives the run folder's path when one was made and kept.

@@ -46,6 +46,7 @@ static void test_grammar(void)
 		"io:fsync:*:EDQUOT", "signal:SIGINT:before-spawn:sgdisk:1",
 		"signal:SIGTERM:after-spawn:losetup --find:1", "signal:SIGKILL:io:write:40",
 		"spawn:umount:1,io:write:2:EROFS,signal:SIGHUP:io:read:3+",
+		"signal:SIGINT:at:started:1", "signal:SIGTERM:at:ended:*",
 	};
 	struct strbuf e = STRBUF_INIT;
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
@@ -70,6 +71,7 @@ static void test_grammar(void)
 		{ "signal:SIGINT:sgdisk:1", "signal takes SIG:before-spawn:NAME:N" },
 		{ "signal:INT:before-spawn:sgdisk:1", "'INT' is not SIGINT" },
 		{ "signal:SIGINT:during-spawn:sgdisk:1", "'during-spawn' is not before-spawn" },
+		{ "signal:SIGINT:at:midway:1", "'midway' is not started or ended" },
 		{ "crash:now", "'crash' is not spawn, io or signal" },
 		{ "io:write:1:EIO,bogus", "rule 'bogus'" },
 	};
@@ -494,6 +496,53 @@ static void test_dirs_signal_at_write(void)
 	dx_done(&x);
 }
 
+static void test_dirs_signal_at_run_edges(void)
+{
+	/* A signal where the run's row is written but the target not yet
+	 * prepared: not started, the folder rig made removed, exit 1. */
+	struct dx x;
+	dx_init(&x, "  - write: { files: 2, size: 64K, block: 64K }\n");
+	const char *args[] = { "run", "-q", "-o", x.out.buf, x.plan.buf, NULL };
+	char *out = NULL;
+	CU_ASSERT_EQUAL(rig_fault("signal:SIGTERM:at:started:1", args, &out), 1);
+	CU_ASSERT_TRUE(out && strstr(out, "interrupted before the target was prepared (nothing "
+					  "was provisioned or measured; the run folder"));
+	free(out);
+	CU_ASSERT_NOT_EQUAL(access(x.out.buf, F_OK), 0);
+	CU_ASSERT_TRUE(dx_clean(&x));
+
+	/* Where the run's end is recorded and the reports not yet written:
+	 * completed, with its reports. */
+	CU_ASSERT_EQUAL(rig_fault("signal:SIGINT:at:ended:1", args, &out), 0);
+	free(out);
+	CU_ASSERT_TRUE(eq(q(&x, "SELECT status FROM run"), "completed"));
+	struct strbuf f = STRBUF_INIT;
+	sb_addf(&f, "%s/results.csv", x.out.buf);
+	CU_ASSERT_EQUAL(access(f.buf, R_OK), 0);
+	sb_reset(&f);
+	sb_addf(&f, "%s/report.html", x.out.buf);
+	CU_ASSERT_EQUAL(access(f.buf, R_OK), 0);
+	sb_release(&f);
+
+	/* rig resume interrupted where it has reopened the log: the run is left
+	 * as it was, and resumes later. */
+	test_rmtree(x.out.buf);
+	CU_ASSERT_EQUAL(rig_fault("signal:SIGINT:io:write:3", args, &out), 1);
+	free(out);
+	const char *resume[] = { "resume", "-q", x.out.buf, NULL };
+	CU_ASSERT_EQUAL(rig_fault("signal:SIGTERM:at:started:1", resume, &out), 1);
+	CU_ASSERT_TRUE(out && strstr(out, "rig resume: interrupted before the target was prepared"));
+	free(out);
+	CU_ASSERT_TRUE(eq(q(&x, "SELECT status FROM run"), "interrupted"));
+	CU_ASSERT_TRUE(eq(q(&x, "SELECT group_concat(status, ' ') FROM (SELECT status FROM cells "
+				"ORDER BY seq)"), "done interrupted"));
+	CU_ASSERT_EQUAL(rig_fault(NULL, resume, &out), 0);
+	free(out);
+	CU_ASSERT_TRUE(eq(q(&x, "SELECT status FROM run"), "completed"));
+	CU_ASSERT_TRUE(dx_clean(&x));
+	dx_done(&x);
+}
+
 static void test_bad_spec(void)
 {
 	char *tmp = test_tmpdir();
@@ -739,6 +788,8 @@ void register_fault_tests(void)
 	test_add(s, "dirs: EIO in randread, both engines", test_dirs_random_io);
 	test_add(s, "dirs: ENOSPC in fill is the level reached", test_dirs_fill_enospc);
 	test_add(s, "dirs: SIGINT at the 3rd write", test_dirs_signal_at_write);
+	test_add(s, "dirs: SIGINT/SIGTERM after the run's row, before the reports",
+		 test_dirs_signal_at_run_edges);
 
 	CU_pSuite r = test_suite("fault injection on image targets (Linux, root)");
 	if (!pt_require_provisioning(r, "loop devices, partitions, mkfs and mount"))

@@ -99,8 +99,9 @@ static const struct {
 	  "warning at start.\n" },
 	{ "exit",
 	  "Exit status: 0 ok; 1 the run failed or was interrupted (what was measured\n"
-	  "is kept; `rig resume RUN` continues it); 2 bad usage, an invalid plan, or a\n"
-	  "run refused before it started (its target in use by another run, ...).\n" },
+	  "is kept; `rig resume RUN` continues it; interrupted before its target was\n"
+	  "prepared, it leaves no run folder); 2 bad usage, an invalid plan, or a run\n"
+	  "refused before it started (its target in use by another run, ...).\n" },
 };
 
 #define NTOPICS (sizeof(topics) / sizeof(topics[0]))

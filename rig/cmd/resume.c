@@ -65,7 +65,7 @@ int cmd_resume(int argc, char **argv)
 		rc = EXIT_FAILED;
 	} else {
 		fprintf(stderr, "rig resume: %s\n", err.buf);
-		rc = EXIT_USAGE;
+		rc = runner_cancel ? EXIT_FAILED : EXIT_USAGE; /* interrupted is not refused */
 	}
 	sb_release(&full);
 	sb_release(&dir);

@@ -112,7 +112,7 @@ int cmd_run(int argc, char **argv)
 		break;
 	default:
 		fprintf(stderr, "rig run: %s\n", err.buf);
-		rc = EXIT_USAGE;
+		rc = runner_cancel ? EXIT_FAILED : EXIT_USAGE; /* interrupted is not refused */
 		break;
 	}
 	sb_release(&argv_text);

@@ -20,13 +20,14 @@
 #define MAX_RULES 16
 #define MAX_WORDS 6
 
-enum kind { K_SPAWN, K_IO, K_SIG_BEFORE, K_SIG_AFTER, K_SIG_IO };
+enum kind { K_SPAWN, K_IO, K_SIG_BEFORE, K_SIG_AFTER, K_SIG_IO, K_SIG_AT };
 
 struct rule {
 	enum kind kind;
 	char *words[MAX_WORDS]; /* the command's first words (spawn and signal at spawn) */
 	size_t nwords;
 	enum fault_op op;
+	const char *point;      /* signal at a point of the runner: one of points[] */
 	unsigned long n;        /* the occurrence, from 1 */
 	int from;               /* also every later one */
 	int status;             /* spawn: fake exit status */
@@ -54,6 +55,9 @@ static const struct { const char *name; int value; } signals[] = {
 };
 
 static const char *const ops[] = { "write", "read", "fsync" };
+
+/* The runner's named points (fault.h: signal:SIG:at:POINT:N). */
+static const char *const points[] = { "started", "ended" };
 
 static void clear_rules(void)
 {
@@ -186,8 +190,8 @@ static int parse_rule(char *s, struct rule *r, struct strbuf *err)
 	}
 	if (!strcmp(f[0], "signal")) {
 		if (n != 5) {
-			sb_adds(err, "signal takes SIG:before-spawn:NAME:N, SIG:after-spawn:NAME:N "
-				     "or SIG:io:OP:N");
+			sb_adds(err, "signal takes SIG:before-spawn:NAME:N, SIG:after-spawn:NAME:N, "
+				     "SIG:io:OP:N or SIG:at:POINT:N");
 			return -1;
 		}
 		for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); i++)
@@ -210,8 +214,17 @@ static int parse_rule(char *s, struct rule *r, struct strbuf *err)
 				sb_addf(err, "'%s' is not write, read or fsync", f[3]);
 				return -1;
 			}
+		} else if (!strcmp(f[2], "at")) {
+			r->kind = K_SIG_AT;
+			for (size_t i = 0; i < sizeof(points) / sizeof(points[0]); i++)
+				if (!strcmp(f[3], points[i]))
+					r->point = points[i];
+			if (!r->point) {
+				sb_addf(err, "'%s' is not started or ended", f[3]);
+				return -1;
+			}
 		} else {
-			sb_addf(err, "'%s' is not before-spawn, after-spawn or io", f[2]);
+			sb_addf(err, "'%s' is not before-spawn, after-spawn, io or at", f[2]);
 			return -1;
 		}
 		if (parse_count(f[4], r) < 0) {
@@ -344,6 +357,15 @@ int fault_io(enum fault_op op)
 			e = r->err;
 	}
 	return e;
+}
+
+void fault_point(const char *point)
+{
+	for (size_t i = 0; i < nrules; i++) {
+		struct rule *r = &rules[i];
+		if (r->kind == K_SIG_AT && !strcmp(r->point, point) && fires(r))
+			send(r->sig);
+	}
 }
 
 int fault_full_sync(int fd)

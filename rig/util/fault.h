@@ -17,7 +17,12 @@
  *   signal:SIG:before-spawn:NAME:N   SIG (SIGINT, SIGTERM, SIGHUP, SIGQUIT,
  *   signal:SIG:after-spawn:NAME:N    SIGKILL, SIGUSR1, SIGUSR2) is sent to rig
  *   signal:SIG:io:OP:N               just before / after the Nth command NAME,
- *                                    or before the Nth OP
+ *   signal:SIG:at:POINT:N            before the Nth OP, or at the Nth time the
+ *                                    runner passes POINT: "started" (rig run:
+ *                                    the run row is written; rig resume: the
+ *                                    log is reopened; the target is not yet
+ *                                    prepared) or "ended" (the run's end is
+ *                                    recorded, the reports not yet written)
  *
  * NAME is a command's first words: "mkfs.ext4", "losetup --detach",
  * "diskutil partitionDisk" (argv[0] compared by its last path component).
@@ -66,6 +71,10 @@ int fault_spawn_before(const char *const *argv, int *status, struct strbuf *outp
 /* After the command (real or faked) was logged: the signals of after-spawn
  * rules. */
 void fault_spawn_after(const char *const *argv);
+
+/* The runner at one of its named points ("started", "ended"): sends the
+ * signals of the rules at it. */
+void fault_point(const char *point);
 
 /* Module I/O: sends the signals of io rules for op, then returns 0, or the
  * positive errno the operation must fail with (it is then not done). */
