@@ -193,6 +193,11 @@ uint64_t plat_mem_bytes(void)
 	return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : 0;
 }
 
+int plat_vmm_present(void)
+{
+	return 0; /* virt_read reads /proc/cpuinfo and /sys */
+}
+
 int plat_mount_flags(const char *dir, struct strbuf *sb)
 {
 	struct statvfs st;

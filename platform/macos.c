@@ -132,6 +132,13 @@ uint64_t plat_mem_bytes(void)
 	return mem;
 }
 
+int plat_vmm_present(void)
+{
+	int v = 0;
+	size_t len = sizeof(v);
+	return sysctlbyname("kern.hv_vmm_present", &v, &len, NULL, 0) == 0 && v ? 1 : 0;
+}
+
 int plat_mount_flags(const char *dir, struct strbuf *sb)
 {
 	struct statfs st;

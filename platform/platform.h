@@ -25,6 +25,10 @@ struct strbuf;
 void plat_cpu(struct strbuf *sb);
 /* Physical memory in bytes, 0 when unknown. */
 uint64_t plat_mem_bytes(void);
+/* 1 when the system says it runs under a hypervisor (macOS: sysctl
+ * kern.hv_vmm_present), else 0; on Linux always 0: virt_read
+ * (rig/util/virt.h) reads /proc and /sys. */
+int plat_vmm_present(void);
 
 /* The mount flags of the file system holding dir, as words ("rw,nosuid,
  * noatime"; macOS adds "journaled", "local", "nobrowse", "noowners"):

@@ -34,6 +34,7 @@
 #include "util/fault.h"
 #include "util/sysinfo.h"
 #include "util/timeutil.h"
+#include "util/virt.h"
 
 volatile sig_atomic_t runner_cancel;
 
@@ -345,6 +346,15 @@ static enum run_status run_plan(const struct plan *p, const struct run_options *
 		sb_addf(&mem, "%llu", (unsigned long long)plat_mem_bytes());
 		store_add_note(run.dir.store, 0, "cpu", cpu.buf, &e2);
 		store_add_note(run.dir.store, 0, "memory_bytes", mem.buf, &e2);
+		/* A virtual machine whose host takes back freed memory makes
+		 * buffered writes slower than the bare machine (util/virt.h). */
+		struct virt_facts vf;
+		virt_read("", &vf);
+		vf.vm |= plat_vmm_present();
+		sb_reset(&cpu);
+		virt_describe(&vf, &cpu);
+		if (cpu.len)
+			store_add_note(run.dir.store, 0, "virtualization", cpu.buf, &e2);
 		sb_release(&cpu);
 		sb_release(&mem);
 		sb_release(&e2);
