@@ -1,18 +1,29 @@
 /*
- * The test runner: registers every suite the Makefile found (suites.inc),
- * runs them with CUnit's basic interface, and exits with the number of
- * failures, so `make check` fails when any assertion does. CUnit's summary
- * is the last thing printed. RIG_TEST_ONLY=a,b runs only the suites whose
- * names contain one of those words (the others count as inactive).
+ * The test runner: registers every suite the Makefile found (suites.inc) and
+ * runs the active ones in this process, printing each test's and each
+ * suite's wall time as it ends and every failed assertion with its test.
+ *
+ *   rig-tests                 every suite (RIG_TEST_ONLY/NAME/SKIP narrow it)
+ *   rig-tests -v              the same, naming every test as it starts
+ *   rig-tests --list          the suites' names, one a line, with their tier
+ *   rig-tests --suite NAME    that suite alone (its exact name)
+ *   rig-tests --results FILE  also write what ran to FILE (tests/check reads it)
+ *
+ * It ends with the two totals lines of tests/check's summary and exits 1 when
+ * any assertion or test failed. tests/check (make check, make test) starts one
+ * runner per suite, several at a time; run by hand, one runner runs them all.
  *
  * The rig processes the tests start take their target locks in a folder of
- * this test process (RIG_LOCK_DIR, rig/util/lock.h) unless one is given,
- * so test runs side by side, and real runs, never meet in /run/rig.
+ * this test process (RIG_LOCK_DIR, rig/util/lock.h) unless one is given, so
+ * test runs side by side, and real runs, never meet in /run/rig.
  */
-#include <CUnit/Basic.h>
+#include <CUnit/CUnit.h>
+#include <CUnit/TestRun.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "test.h"
 
@@ -20,8 +31,125 @@
 #include "suites.inc"
 #undef SUITE
 
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static FILE *results;
+static int verbose;
+static double test_started, suite_started;
+static unsigned suite_failed_tests;
+
+/* Whether name contains one of the comma-separated words. */
+static int matches_any(const char *name, const char *words)
+{
+	int keep = 0;
+	char *copy = strdup(words), *save = NULL;
+	for (char *w = strtok_r(copy, ",", &save); w && !keep; w = strtok_r(NULL, ",", &save))
+		keep = strstr(name, w) != NULL;
+	free(copy);
+	return keep;
+}
+
+/* Names go into a tab-separated file: no tab or newline in them. */
+static void put_field(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		fputc(*s == '\t' || *s == '\n' ? ' ' : *s, f);
+}
+
+static void on_suite_start(const CU_pSuite s)
+{
+	if (!s->fActive)
+		return;
+	suite_started = now();
+	suite_failed_tests = 0;
+	printf("suite %s\n", s->pName);
+	fflush(stdout);
+}
+
+static void on_test_start(const CU_pTest t, const CU_pSuite s)
+{
+	test_started = now();
+	if (verbose) {
+		printf("  start %s\n", t->pName);
+		fflush(stdout);
+	}
+}
+
+static void on_test_complete(const CU_pTest t, const CU_pSuite s, const CU_pFailureRecord f)
+{
+	double secs = now() - test_started;
+	unsigned nfail = 0;
+	for (CU_pFailureRecord r = f; r && r->pTest == t; r = r->pNext)
+		nfail++;
+	printf("  %7.2fs %s %s\n", secs, nfail ? "FAIL" : "ok  ", t->pName);
+	for (CU_pFailureRecord r = f; r && r->pTest == t; r = r->pNext)
+		printf("           %s:%u: %s\n", r->strFileName ? r->strFileName : "?", r->uiLineNumber,
+		       r->strCondition ? r->strCondition : "");
+	fflush(stdout);
+	if (nfail)
+		suite_failed_tests++;
+	if (results) {
+		fputs("test\t", results);
+		put_field(results, s->pName);
+		fputc('\t', results);
+		put_field(results, t->pName);
+		fprintf(results, "\t%.3f\t%s\n", secs, nfail ? "fail" : "pass");
+		fflush(results);
+	}
+}
+
+static void on_suite_complete(const CU_pSuite s, const CU_pFailureRecord f)
+{
+	if (!s->fActive)
+		return;
+	double secs = now() - suite_started;
+	printf("  %7.2fs suite %s%s\n", secs, s->pName, suite_failed_tests ? ": FAILED" : "");
+	fflush(stdout);
+	if (results) {
+		fputs("suite\t", results);
+		put_field(results, s->pName);
+		fprintf(results, "\t%.3f\t%s\n", secs, suite_failed_tests ? "fail" : "pass");
+		fflush(results);
+	}
+}
+
+static void on_suite_setup_failure(const CU_pSuite s)
+{
+	printf("  suite %s: its setup failed\n", s->pName);
+}
+
+/* The tier tests/check orders the suites by (docs/testing.md): a suite
+ * that asks for root is "root"; one whose name says it drives rig end to
+ * end, "e2e"; the rest "unit". Set by the suites through test.h. */
+static const char *tier_of(CU_pSuite s)
+{
+	return test_suite_tier(s->pName);
+}
+
 int main(int argc, char **argv)
 {
+	const char *only_suite = NULL, *results_path = NULL;
+	int list = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-v"))
+			verbose = 1;
+		else if (!strcmp(argv[i], "--list"))
+			list = 1;
+		else if (!strcmp(argv[i], "--suite") && i + 1 < argc)
+			only_suite = argv[++i];
+		else if (!strcmp(argv[i], "--results") && i + 1 < argc)
+			results_path = argv[++i];
+		else {
+			fprintf(stderr, "usage: %s [-v] [--list] [--suite NAME] [--results FILE]\n",
+				argv[0]);
+			return 2;
+		}
+	}
 	/* The sanitized rig processes the suites start: fontconfig's own leak
 	 * suppressed from a file (tests/lsan.supp), since rig carries no hooks. */
 	if (!getenv("LSAN_OPTIONS")) {
@@ -31,52 +159,81 @@ int main(int argc, char **argv)
 			 src && *src ? src : ".");
 		setenv("LSAN_OPTIONS", opts, 1);
 	}
+	if (CU_initialize_registry() != CUE_SUCCESS) {
+		fprintf(stderr, "cannot initialize CUnit\n");
+		return 1;
+	}
+	/* --list reads the registry only: the suites' root checks stay quiet. */
+	if (list)
+		test_quiet_registration(1);
+#define SUITE(fn) fn();
+#include "suites.inc"
+#undef SUITE
+	if (list) {
+		for (CU_pSuite s = CU_get_registry()->pSuite; s; s = s->pNext)
+			printf("%s\t%s\n", tier_of(s), s->pName);
+		CU_cleanup_registry();
+		return 0;
+	}
+	const char *only = getenv("RIG_TEST_ONLY");
+	int found = 0;
+	for (CU_pSuite s = CU_get_registry()->pSuite; s; s = s->pNext) {
+		if (only_suite) {
+			int me = !strcmp(s->pName, only_suite);
+			found |= me;
+			if (!me)
+				CU_set_suite_active(s, CU_FALSE);
+		} else if (only && *only && !matches_any(s->pName, only))
+			CU_set_suite_active(s, CU_FALSE);
+	}
+	if (only_suite && !found) {
+		fprintf(stderr, "rig-tests: no suite named '%s' (rig-tests --list)\n", only_suite);
+		CU_cleanup_registry();
+		return 2;
+	}
+	const char *names = getenv("RIG_TEST_NAME");
+	if (names && *names)
+		for (CU_pSuite s = CU_get_registry()->pSuite; s; s = s->pNext)
+			for (CU_pTest t = s->pTest; t; t = t->pNext)
+				if (!matches_any(t->pName, names))
+					CU_set_test_active(t, CU_FALSE);
+	if (results_path && !(results = fopen(results_path, "w"))) {
+		perror(results_path);
+		CU_cleanup_registry();
+		return 2;
+	}
 	char *locks = NULL;
 	if (!getenv("RIG_LOCK_DIR")) {
 		locks = test_tmpdir();
 		setenv("RIG_LOCK_DIR", locks, 1);
 	}
-	if (CU_initialize_registry() != CUE_SUCCESS) {
-		fprintf(stderr, "cannot initialize CUnit\n");
-		return 1;
+	CU_set_fail_on_inactive(CU_FALSE);
+	CU_set_suite_start_handler(on_suite_start);
+	CU_set_test_start_handler(on_test_start);
+	CU_set_test_complete_handler(on_test_complete);
+	CU_set_suite_complete_handler(on_suite_complete);
+	CU_set_suite_init_failure_handler(on_suite_setup_failure);
+	CU_set_suite_cleanup_failure_handler(on_suite_setup_failure);
+	CU_run_all_tests();
+	CU_pRunSummary sum = CU_get_run_summary();
+	unsigned asserts_failed = sum->nAssertsFailed, tests_failed = sum->nTestsFailed;
+	/* A suite whose setup or cleanup failed has a failure record but no failed test. */
+	for (CU_pFailureRecord r = CU_get_failure_list(); r; r = r->pNext)
+		if (r->type == CUF_SuiteInitFailed || r->type == CUF_SuiteCleanupFailed)
+			tests_failed++;
+	unsigned asserts_passed = sum->nAsserts - sum->nAssertsFailed;
+	unsigned tests_passed = sum->nTestsRun - sum->nTestsFailed;
+	if (results) {
+		fprintf(results, "counts\t%u\t%u\t%u\t%u\t%u\n", asserts_passed, asserts_failed,
+			tests_passed, tests_failed, sum->nTestsInactive);
+		fclose(results);
 	}
-#define SUITE(fn) fn();
-#include "suites.inc"
-#undef SUITE
-	/* RIG_TEST_ONLY=a,b: only the suites whose names contain a or b. */
-	const char *only = getenv("RIG_TEST_ONLY");
-	if (only && *only) {
-		for (CU_pSuite s = CU_get_registry()->pSuite; s; s = s->pNext) {
-			int keep = 0;
-			char *words = strdup(only), *save = NULL;
-			for (char *w = strtok_r(words, ",", &save); w && !keep; w = strtok_r(NULL, ",", &save))
-				keep = strstr(s->pName, w) != NULL;
-			free(words);
-			CU_set_suite_active(s, keep);
-		}
-	}
-	/* RIG_TEST_NAME=a,b: within those suites, only the tests whose names contain a or b. */
-	const char *names = getenv("RIG_TEST_NAME");
-	if (names && *names) {
-		for (CU_pSuite s = CU_get_registry()->pSuite; s; s = s->pNext)
-			for (CU_pTest t = s->pTest; t; t = t->pNext) {
-				int keep = 0;
-				char *words = strdup(names), *save = NULL;
-				for (char *w = strtok_r(words, ",", &save); w && !keep;
-				     w = strtok_r(NULL, ",", &save))
-					keep = strstr(t->pName, w) != NULL;
-				free(words);
-				CU_set_test_active(t, keep);
-			}
-	}
-	CU_basic_set_mode(argc > 1 ? CU_BRM_VERBOSE : CU_BRM_NORMAL);
-	CU_basic_run_tests();
-	unsigned failed = CU_get_number_of_failures();
-	unsigned failed_runs = CU_get_number_of_tests_failed();
+	printf("asserts: %u passed, %u failed\n", asserts_passed, asserts_failed);
+	printf("tests: %u passed, %u failed\n", tests_passed, tests_failed);
 	CU_cleanup_registry();
 	if (locks) {
 		test_rmtree(locks);
 		free(locks);
 	}
-	return (failed || failed_runs) ? 1 : 0;
+	return (asserts_failed || tests_failed) ? 1 : 0;
 }

@@ -10,8 +10,20 @@
 
 #include <CUnit/CUnit.h>
 
-/* Add a suite; aborts the runner if CUnit cannot. */
+/* Add a suite; aborts the runner if CUnit cannot. A suite is in one of
+ * the tiers tests/check runs in order (docs/testing.md): "unit" (what
+ * test_suite adds: no rig process, or a few quick ones), "e2e" (drives the
+ * rig binary end to end on folders and the macOS fakes), "root" (loop
+ * devices, FUSE, mounts: what test_require_root asks for) and
+ * "root-exclusive" (root, and must not run beside another root suite: it
+ * counts or changes something machine-wide). */
 CU_pSuite test_suite(const char *name);
+CU_pSuite test_suite_e2e(const char *name);
+CU_pSuite test_suite_exclusive(const char *name);
+/* The tier of the suite of that name ("unit" if none was set). */
+const char *test_suite_tier(const char *name);
+/* While registering for rig-tests --list: no SKIPPED messages. */
+void test_quiet_registration(int quiet);
 void test_add(CU_pSuite s, const char *name, void (*fn)(void));
 /* Deactivate suite s with a message unless running as root. Returns 1 if root. */
 int test_require_root(CU_pSuite s, const char *why);

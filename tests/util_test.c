@@ -14,6 +14,40 @@
 #include "rig/util/xalloc.h"
 #include "test.h"
 
+/* Each suite's tier (test.h), by name: a few dozen suites, looked up once each. */
+struct tier_entry {
+	char *name;
+	const char *tier;
+};
+static struct tier_entry *tiers;
+static size_t ntiers;
+static int quiet_registration;
+
+static void set_tier(const char *name, const char *tier)
+{
+	for (size_t i = 0; i < ntiers; i++)
+		if (!strcmp(tiers[i].name, name)) {
+			tiers[i].tier = tier;
+			return;
+		}
+	tiers = xrealloc(tiers, (ntiers + 1) * sizeof(*tiers));
+	tiers[ntiers].name = xstrdup(name);
+	tiers[ntiers++].tier = tier;
+}
+
+const char *test_suite_tier(const char *name)
+{
+	for (size_t i = 0; i < ntiers; i++)
+		if (!strcmp(tiers[i].name, name))
+			return tiers[i].tier;
+	return "unit";
+}
+
+void test_quiet_registration(int quiet)
+{
+	quiet_registration = quiet;
+}
+
 CU_pSuite test_suite(const char *name)
 {
 	CU_pSuite s = CU_add_suite(name, NULL, NULL);
@@ -21,6 +55,20 @@ CU_pSuite test_suite(const char *name)
 		fprintf(stderr, "cannot add suite %s\n", name);
 		exit(1);
 	}
+	return s;
+}
+
+CU_pSuite test_suite_e2e(const char *name)
+{
+	CU_pSuite s = test_suite(name);
+	set_tier(name, "e2e");
+	return s;
+}
+
+CU_pSuite test_suite_exclusive(const char *name)
+{
+	CU_pSuite s = test_suite(name);
+	set_tier(name, "root-exclusive");
 	return s;
 }
 
@@ -46,16 +94,20 @@ void test_add(CU_pSuite s, const char *name, void (*fn)(void))
 		exit(1);
 	}
 	if (test_skipped(name)) {
-		printf("SKIPPED test '%s' ($RIG_TEST_SKIP)\n", name);
+		if (!quiet_registration)
+			printf("SKIPPED test '%s' ($RIG_TEST_SKIP)\n", name);
 		CU_set_test_active(t, CU_FALSE);
 	}
 }
 
 int test_require_root(CU_pSuite s, const char *why)
 {
+	if (strcmp(test_suite_tier(s->pName), "root-exclusive"))
+		set_tier(s->pName, "root");
 	if (geteuid() == 0)
 		return 1;
-	printf("SKIPPED suite '%s': needs root (%s)\n", s->pName, why);
+	if (!quiet_registration)
+		printf("SKIPPED suite '%s': needs root (%s)\n", s->pName, why);
 	CU_set_suite_active(s, CU_FALSE);
 	return 0;
 }
