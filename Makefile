@@ -1,9 +1,13 @@
 # rig: build, test, install. GNU make.
 #
 #   make              build/rig (warnings are errors)
-#   make check        build with AddressSanitizer + UndefinedBehaviorSanitizer
-#                     into build/san and run every test suite (what CI runs;
-#                     SUITES=walk,tree: only the suites whose names contain those)
+#   make check        the whole gate (what CI runs): build with AddressSanitizer
+#                     + UndefinedBehaviorSanitizer into build/san, then lint,
+#                     every suite, valgrind, packages, PostgreSQL and the fleet,
+#                     several at a time (CHECK_JOBS); ends with the slowest and
+#                     the totals (SUITES=walk,tree: only those suites)
+#   make test         the inner loop: lint, the unit and end-to-end suites (no
+#                     root needed, a few minutes)
 #   make run          build and run configs/quick.yaml
 #   make install      PREFIX=/usr/local: binary, configs, man page, bash and zsh
 #                     completions (BASH_COMPLETION_DIR, ZSH_COMPLETION_DIR)
@@ -140,12 +144,51 @@ $(BUILD)/san/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
 
-# The tests run the sanitized rig binary too (end-to-end suites).
-check test: lint portable check-macos $(BUILD)/san/rig $(BUILD)/san/rig-tests $(TOOLS)
-	RIG_BIN=$(abspath $(BUILD)/san/rig) RIG_SRC=$(CURDIR) RIG_TEST_ONLY=$(SUITES) \
+# ---- make check and make test ----------------------------------------------
+# tests/tools/check (docs/testing.md) builds first (CHECK_BUILD, -j the CPUs),
+# then runs the stages (make targets, with their tier) and every suite, each
+# in a runner process of its own, CHECK_JOBS at a time: lint first, then
+# the unit suites, end to end on folders and fakes, root suites, and the
+# system stages; longest first within a tier (the last run's times in
+# build/check/times.tsv). It ends with the 15 slowest and the totals.
+# SUITES=walk,tree: only the suites whose names contain those words, no stages.
+NPROC      := $(shell getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
+CHECK_JOBS ?= $(shell echo $$(( 2 * $(NPROC) )))
+CHECK_TOOL := $(BUILD)/tools/check
+CHECK_DIR  := $(BUILD)/check
+# What the suites and `make test`'s stages need; make check's stages add theirs.
+TEST_BUILD  := $(BUILD)/san/rig $(BUILD)/san/rig-tests $(TOOLS) $(SAN_MAIN_OBJ)
+CHECK_BUILD := $(TEST_BUILD) $(BUILD)/rig
+CHECK_STAGES := lint:lint lint:portable lint:check-macos lint:fuzz-syntax system:valgrind \
+                system:pg-test
+TEST_STAGES  := lint:lint
+
+$(CHECK_TOOL): tests/tools/check.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(PLATFORM_DEFS) $(WARN) $(OPT) -o $@ $<
+
+# The suites' environment: the sanitized rig, this tree, the synthetic disk.
+CHECK_ENV := RIG_BIN=$(abspath $(BUILD)/san/rig) RIG_SRC=$(CURDIR) \
 	RIG_FUSE_HDD=$(if $(TOOLS),$(abspath $(TOOLS))) \
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
-	$(BUILD)/san/rig-tests
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
+
+.PHONY: check-build test-build probe
+
+# Every tool the tests call is there (./setup --probe names what is missing).
+probe:
+	@sh setup --probe
+
+check: probe $(CHECK_TOOL)
+	@$(CHECK_ENV) $(CHECK_TOOL) -j$(CHECK_JOBS) --dir $(CHECK_DIR) --make "$(MAKE)" \
+		--first check-build $(if $(SUITES),--only "$(SUITES)") \
+		$(addprefix --stage ,$(CHECK_STAGES)) --suites $(BUILD)/san/rig-tests
+
+# The inner loop: no root needed, lint, the unit and end-to-end suites.
+test: probe $(CHECK_TOOL)
+	@$(CHECK_ENV) $(CHECK_TOOL) -j$(CHECK_JOBS) --dir $(BUILD)/test --make "$(MAKE)" \
+		--first test-build --tiers lint,unit,e2e $(if $(SUITES),--only "$(SUITES)") \
+		$(addprefix --stage ,$(TEST_STAGES)) --suites $(BUILD)/san/rig-tests
+# ---- end of make check and make test ----------------------------------------
 
 lint: externs
 	@sh scripts/lint
@@ -259,11 +302,11 @@ FUZZ_ASAN_OPTIONS ?= quarantine_size_mb=16:malloc_context_size=8
 
 .PHONY: fuzz fuzz-build fuzz-syntax fuzz-arena-test valgrind $(FUZZ_RUNS)
 
-# Part of make check, before its own suites: the harnesses compile, and the
-# end-to-end suites pass under valgrind.
-check: fuzz-syntax valgrind
+# Part of make check (CHECK_STAGES): the harnesses compile, the plan
+# harness's arena catches what it must, and the end-to-end suites pass
+# under valgrind.
 ifeq ($(PLATFORM),linux)
-check: fuzz-arena-test
+CHECK_STAGES += lint:fuzz-arena-test
 endif
 
 # Files whose comparisons libFuzzer does not trace (-fsanitize=fuzzer
@@ -302,6 +345,10 @@ $(FUZZ_ARENA_TEST): fuzz/yaml_arena_test.c fuzz/yaml_arena.c fuzz/yaml_arena.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(filter-out -MMD -MP,$(BASE_CFLAGS)) -O1 -g -fsanitize=address -o $@ \
 		fuzz/yaml_arena_test.c fuzz/yaml_arena.c $(PKG_LIBS)
+
+ifeq ($(PLATFORM),linux)
+CHECK_BUILD  += $(FUZZ_ARENA_TEST)
+endif
 
 fuzz-arena-test: $(FUZZ_ARENA_TEST)
 	@set -e; t=$(FUZZ_ARENA_TEST); log=$(BUILD)/fuzz/arena-test.log; \
@@ -368,6 +415,9 @@ VG_MAIN_OBJ := $(call objs,$(BUILD)/vg,rig/main.c)
 VALGRIND_SUITES ?= rig run (dirs,command line,exec,meta,fill,seqio,rig report and rig compare,report.html in,provisioning
 VALGRIND_SKIP   ?= linux-ten-partitions
 VALGRIND    := $(shell command -v valgrind 2>/dev/null)
+ifneq ($(VALGRIND),)
+CHECK_BUILD += $(BUILD)/vg/rig
+endif
 
 $(BUILD)/vg/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -526,7 +576,7 @@ deb-test: deb
 	bash tests/deb/chroot-test $(DEB) $(DEB_TEST_CACHE) $(VERSION)
 
 ifeq ($(PLATFORM),linux)
-check: deb-test
+CHECK_STAGES += system:deb-test
 endif
 
 # mandoc's warnings and errors fail; its style notes (input lines over 80
@@ -569,9 +619,12 @@ fleet-test: $(BUILD)/rig $(BUILD)/san/rig-tests
 pg-test: $(BUILD)/rig $(BUILD)/san/rig-tests
 	RIG_TESTS=$(abspath $(BUILD)/san/rig-tests) bash tests/pg/pg-test $(BUILD)/rig
 
-check: pg-test
-
 ifeq ($(PLATFORM),linux)
-check: fleet-test
+CHECK_STAGES += system:fleet-test
 endif
 # ---- end of the fleet test block -----------------------------------------------
+
+# What make check and make test build before their jobs (defined last: the
+# blocks above add to CHECK_BUILD).
+check-build: $(CHECK_BUILD)
+test-build: $(TEST_BUILD)

@@ -266,7 +266,7 @@ static void test_across_hosts(void)
 
 void register_compare_runs_tests(void)
 {
-	CU_pSuite s = test_suite("rig compare across runs");
+	CU_pSuite s = test_suite_e2e("rig compare across runs");
 	test_add(s, "quantities the plan sets are left out, and differing ones said", test_settings_left_out);
 	test_add(s, "Fieller's interval against Welch's p: marked and explained", test_fieller_welch_note);
 	test_add(s, "the default output is a new folder compare-<first run>-<n>", test_default_folder);

@@ -474,7 +474,7 @@ static void test_within_cli(void)
 
 void register_compare_tests(void)
 {
-	CU_pSuite s = test_suite("rig compare --within");
+	CU_pSuite s = test_suite_e2e("rig compare --within");
 	test_add(s, "numbers against values computed by hand; incomplete and resumed runs",
 		 test_within_numbers);
 	test_add(s, "the reference: volume names, then file systems, then baselines", test_within_reference);

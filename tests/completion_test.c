@@ -429,7 +429,7 @@ static void test_zsh_options(void)
 
 void register_completion_tests(void)
 {
-	CU_pSuite s = test_suite("shell completions");
+	CU_pSuite s = test_suite_e2e("shell completions");
 	test_add(s, "bash -n and zsh -n", test_syntax);
 	test_add(s, "bash: each command's options are rig help's", test_bash_options);
 	test_add(s, "bash: an option's argument, or the command's words", test_bash_option_arguments);

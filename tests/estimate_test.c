@@ -459,7 +459,7 @@ void register_estimate_tests(void)
 	test_add(s, "a disk of unknown size: no check, said", test_unknown_size);
 	test_add(s, "rig plan and validate: the fixtures' warnings", test_fixture_warnings);
 	test_add(s, "rig run refuses a file larger than its volume", test_run_refuses);
-	CU_pSuite q = test_suite("estimate-actual");
+	CU_pSuite q = test_suite_e2e("estimate-actual");
 	test_add(q, "configs/quick.yaml: estimate within 20% of the bytes written", test_quick_actual);
 	CU_pSuite h = test_suite("estimate-actual-halves");
 	if (pt_require_provisioning(h, "loop devices for configs/linux-fs-halves.yaml"))

@@ -596,7 +596,7 @@ static void test_run_exec_fails(void)
 
 void register_exec_tests(void)
 {
-	CU_pSuite s = test_suite("exec");
+	CU_pSuite s = test_suite_e2e("exec");
 	test_add(s, "placeholders {dir} {device} {volume}; other braces kept", test_expand);
 	test_add(s, "{device} without a device is an error naming the argument", test_expand_no_device);
 	test_add(s, "fio JSON: recorded randread", test_fio_fixture_randread);

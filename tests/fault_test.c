@@ -776,7 +776,7 @@ static void test_disk_target_faults(void)
 
 void register_fault_tests(void)
 {
-	CU_pSuite s = test_suite("fault injection (RIG_FAULT)");
+	CU_pSuite s = test_suite_e2e("fault injection (RIG_FAULT)");
 	test_add(s, "rules: grammar and errors", test_grammar);
 	test_add(s, "commands failed by name and occurrence, dry runs left alone", test_spawn_faults);
 	test_add(s, "spawner_fault: injects, logs, else hands on to the spawner it wraps",

@@ -492,7 +492,7 @@ static void test_ext4_release(void)
 
 void register_fill_tests(void)
 {
-	CU_pSuite s = test_suite("fill");
+	CU_pSuite s = test_suite_e2e("fill");
 	test_add(s, "asked to go down with no filler: level recorded, nothing removed",
 		 test_fill_down_without_filler);
 	test_add(s, "a volume folder that is not there", test_fill_errors);

@@ -699,7 +699,7 @@ static void test_race_image(void)
 
 void register_lock_tests(void)
 {
-	CU_pSuite s = test_suite("target locks");
+	CU_pSuite s = test_suite_e2e("target locks");
 	test_add(s, "lock file names: readable, escaped, long keys cut and hashed", test_file_names);
 	test_add(s, "two holders exclude each other; the record names the run; release empties it",
 		 test_two_holders);
@@ -707,7 +707,7 @@ void register_lock_tests(void)
 		 test_race_dirs);
 	test_add(s, "kill -9 leaves no lock; rig resume refused while another run holds the target",
 		 test_kill_and_resume);
-	CU_pSuite m = test_suite("target locks: macos fakes");
+	CU_pSuite m = test_suite_e2e("target locks: macos fakes");
 	test_add(m, "a second run on disk4 is refused before any diskutil call", test_race_macos);
 	CU_pSuite r = test_suite("target locks (root: loop disk, image)");
 	if (!pt_require_provisioning(r, "loop devices, mkfs and mount"))

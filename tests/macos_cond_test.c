@@ -205,7 +205,7 @@ static void test_plan_lists(void)
 
 void register_macos_cond_tests(void)
 {
-	CU_pSuite s = test_suite("macos volume conditions and snapshots (fake tools)");
+	CU_pSuite s = test_suite_e2e("macos volume conditions and snapshots (fake tools)");
 	test_add(s, "rig run: mdutil, defragment, snapshots kept and deleted, in order",
 		 test_conditions_and_snapshots);
 	test_add(s, "rig run: a volume Time Machine excludes gets no snapshot: refused",

@@ -424,7 +424,7 @@ static void test_resume(void)
 
 void register_macos_keep_tests(void)
 {
-	CU_pSuite s = test_suite("macos keep layouts (fake diskutil resizeContainer, resizeVolume)");
+	CU_pSuite s = test_suite_e2e("macos keep layouts (fake diskutil resizeContainer, resizeVolume)");
 	test_add(s, "rig run: apfs-grown-halves, the halves article's method", test_grown);
 	test_add(s, "rig run: the first layout keeps the disk as found", test_as_found);
 	test_add(s, "rig run: not the state to keep: stopped before any change", test_mismatch);

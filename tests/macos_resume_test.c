@@ -354,7 +354,7 @@ static void test_disk(void)
 
 void register_macos_resume_tests(void)
 {
-	CU_pSuite s = test_suite("macos resume (fake diskutil and hdiutil)");
+	CU_pSuite s = test_suite_e2e("macos resume (fake diskutil and hdiutil)");
 	test_add(s, "killed in a null cell: the attached image and its volumes are kept",
 		 test_kept);
 	test_add(s, "kill -9 at 9 points of an image run (and in a resume): every cell once, "

@@ -640,7 +640,7 @@ static void test_every_command_fails_once(void)
 
 void register_macos_run_tests(void)
 {
-	CU_pSuite s = test_suite("macos backend end to end (fake diskutil and hdiutil)");
+	CU_pSuite s = test_suite_e2e("macos backend end to end (fake diskutil and hdiutil)");
 	test_add(s, "rig run: hfs-apfs-halves, both orders", test_halves);
 	test_add(s, "rig run: ten containers", test_ten_containers);
 	test_add(s, "rig run: image target, remount, detach busy twice", test_image_busy_detach);

@@ -483,7 +483,7 @@ static void test_devices(void)
 
 void register_macos_safety_tests(void)
 {
-	CU_pSuite s = test_suite("macos safety and layouts (recorded Macs, fake diskutil)");
+	CU_pSuite s = test_suite_e2e("macos safety and layouts (recorded Macs, fake diskutil)");
 	test_add(s, "the refusal table: every rule from fixture-derived devices", test_refusals);
 	test_add(s, "facts: root trace, internal, solid state unknown, TotalSize", test_facts);
 	test_add(s, "layout sizes in bytes from TotalSize", test_sizes);

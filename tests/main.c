@@ -7,10 +7,12 @@
  *   rig-tests -v              the same, naming every test as it starts
  *   rig-tests --list          the suites' names, one a line, with their tier
  *   rig-tests --suite NAME    that suite alone (its exact name)
- *   rig-tests --results FILE  also write what ran to FILE (tests/check reads it)
+ *   rig-tests --results FILE  also write what ran to FILE; with
+ *                             RIG_TEST_RESULTS_DIR set, a new file there
+ *                             (tests/tools/check sums them all)
  *
- * It ends with the two totals lines of tests/check's summary and exits 1 when
- * any assertion or test failed. tests/check (make check, make test) starts one
+ * It ends with the two totals lines of tests/tools/check's summary and exits 1 when
+ * any assertion or test failed. tests/tools/check (make check, make test) starts one
  * runner per suite, several at a time; run by hand, one runner runs them all.
  *
  * The rig processes the tests start take their target locks in a folder of
@@ -123,7 +125,7 @@ static void on_suite_setup_failure(const CU_pSuite s)
 	printf("  suite %s: its setup failed\n", s->pName);
 }
 
-/* The tier tests/check orders the suites by (docs/testing.md): a suite
+/* The tier tests/tools/check orders the suites by (docs/testing.md): a suite
  * that asks for root is "root"; one whose name says it drives rig end to
  * end, "e2e"; the rest "unit". Set by the suites through test.h. */
 static const char *tier_of(CU_pSuite s)
@@ -197,7 +199,18 @@ int main(int argc, char **argv)
 			for (CU_pTest t = s->pTest; t; t = t->pNext)
 				if (!matches_any(t->pName, names))
 					CU_set_test_active(t, CU_FALSE);
-	if (results_path && !(results = fopen(results_path, "w"))) {
+	/* Under tests/tools/check every runner writes into its results folder. */
+	const char *results_dir = getenv("RIG_TEST_RESULTS_DIR");
+	if (results_path)
+		results = fopen(results_path, "w");
+	else if (results_dir && *results_dir) {
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/runner-XXXXXX.tsv", results_dir);
+		int fd = mkstemps(path, 4);
+		results = fd < 0 ? NULL : fdopen(fd, "w");
+		results_path = results_dir;
+	}
+	if (results_path && !results) {
 		perror(results_path);
 		CU_cleanup_registry();
 		return 2;

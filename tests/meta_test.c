@@ -327,7 +327,7 @@ static void test_run_meta_plan(void)
 
 void register_meta_tests(void)
 {
-	CU_pSuite s = test_suite("meta");
+	CU_pSuite s = test_suite_e2e("meta");
 	test_add(s, "random order: a reproducible permutation", test_perm_bijection);
 	test_add(s, "random order: consecutive elements spread out", test_perm_spread);
 	test_add(s, "all ops: four rates, folder left empty", test_meta_all_ops);

@@ -285,7 +285,7 @@ static void test_fleet_plan(void)
 
 void register_plan_vars_tests(void)
 {
-	CU_pSuite s = test_suite("plan --var");
+	CU_pSuite s = test_suite_e2e("plan --var");
 	test_add(s, "module parameters and the schedule's bindings", test_params_and_schedule);
 	test_add(s, "messages at the $name, saying --var", test_messages_at_use);
 	test_add(s, "the target: device, confirm, image path and size", test_target);

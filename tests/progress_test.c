@@ -261,7 +261,7 @@ static void test_json(void)
 
 void register_progress_tests(void)
 {
-	CU_pSuite s = test_suite("progress line");
+	CU_pSuite s = test_suite_e2e("progress line");
 	test_add(s, "elapsed and ETA text", test_format_seconds);
 	test_add(s, "on a terminal: redrawn, ETA decreasing, last value", test_terminal);
 	test_add(s, "on a terminal: an error starts its own line", test_terminal_error);

@@ -661,7 +661,7 @@ static void test_run_options(void)
 
 void register_provision_tests(void)
 {
-	CU_pSuite c = test_suite("provisioning: rig plan and options (no root)");
+	CU_pSuite c = test_suite_e2e("provisioning: rig plan and options (no root)");
 	test_add(c, "rig plan lists the backend's exact commands", test_plan_lists_commands);
 	test_add(c, "--image-size, --allow, rig devices", test_run_options);
 

@@ -828,7 +828,7 @@ static void test_sysroot_needs_fake(void)
 
 void register_refusal_tests(void)
 {
-	CU_pSuite s = test_suite("refusal suite: dangerous targets, judged by the command log");
+	CU_pSuite s = test_suite_e2e("refusal suite: dangerous targets, judged by the command log");
 	test_add(s, "every row refused before a destructive command (or erased: controls)",
 		 test_refusals);
 	test_add(s, "a recorded machine needs a spawner that runs nothing", test_sysroot_needs_fake);

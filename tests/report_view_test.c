@@ -272,9 +272,9 @@ static void test_run_report_compare(void)
 
 void register_report_view_tests(void)
 {
-	CU_pSuite e = test_suite("rig report and rig compare (end to end)");
+	CU_pSuite e = test_suite_e2e("rig report and rig compare (end to end)");
 	test_add(e, "run, report, compare two runs", test_run_report_compare);
-	CU_pSuite s = test_suite("report.html in headless Chromium");
+	CU_pSuite s = test_suite_e2e("report.html in headless Chromium");
 	free(chromium_bin);
 	chromium_bin = find_in_path("chromium");
 	if (!chromium_bin)

@@ -1242,7 +1242,7 @@ static void test_elsewhere_image(void)
 
 void register_resume_tests(void)
 {
-	CU_pSuite s = test_suite("resume");
+	CU_pSuite s = test_suite_e2e("resume");
 	test_add(s, "where a resumed run starts: blocks, module state, cut-off cells",
 		 test_point_dirs);
 	test_add(s, "reprovision: repeat makes every repetition its own block", test_point_blocks);

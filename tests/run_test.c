@@ -525,14 +525,14 @@ static void test_plan_schedule_output(void)
 
 void register_run_tests(void)
 {
-	CU_pSuite s = test_suite("rig run (dirs, null module)");
+	CU_pSuite s = test_suite_e2e("rig run (dirs, null module)");
 	test_add(s, "a plan with cycle and sweep runs end to end", test_run_null_plan);
 	test_add(s, "a failed cell stops the run and keeps what was measured", test_run_failed_cell);
 	test_add(s, "Ctrl-C stops promptly and keeps what was measured", test_run_interrupted);
 	test_add(s, "refused before anything changes", test_run_refused);
 	test_add(s, "a target refused when prepared leaves no run folder", test_run_refused_target);
 	test_add(s, "rig report redraws from the store alone", test_report_redraws);
-	CU_pSuite c = test_suite("command line");
+	CU_pSuite c = test_suite_e2e("command line");
 	test_add(c, "validate, plan, help, exit statuses", test_cli_commands);
 	test_add(c, "rig plan shows the realized order", test_plan_schedule_output);
 }

@@ -485,7 +485,7 @@ static void test_end_to_end(void)
 
 void register_seqio_tests(void)
 {
-	CU_pSuite s = test_suite("seqio (write, read)");
+	CU_pSuite s = test_suite_e2e("seqio (write, read)");
 	test_add(s, "fixed sizes and lists used in turn", test_sizes_fixed_and_list);
 	test_add(s, "log-uniform sizes: seeded, in bounds, uniform in log", test_sizes_loguniform);
 	test_add(s, "write then read, direct: exact sizes, payload on disk", test_write_read_direct);

@@ -626,7 +626,7 @@ static void test_diskmark_plan(void)
 
 void register_seqqd_tests(void)
 {
-	CU_pSuite s = test_suite("seqqd (seqread, seqwrite)");
+	CU_pSuite s = test_suite_e2e("seqqd (seqread, seqwrite)");
 	test_add(s, "parameters refused at their file:line:column", test_validation);
 	test_add(s, "the disk-mark rows validate", test_valid);
 	test_add(s, "psync: per-pass samples, a sweep moves span bytes, seqread reuses the file",

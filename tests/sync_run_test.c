@@ -179,7 +179,7 @@ static void test_killed_and_resumed(void)
 
 void register_sync_run_tests(void)
 {
-	CU_pSuite s = test_suite("sync: rig run, churn by copy");
+	CU_pSuite s = test_suite_e2e("sync: rig run, churn by copy");
 	test_add(s, "rig run: tree at a folder, sync, cycle {enumerate, churn at, sync} on dirs",
 		 test_rig_run);
 	test_add(s, "rig run killed in a cycle and resumed: the source changed once per phase",

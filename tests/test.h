@@ -11,7 +11,7 @@
 #include <CUnit/CUnit.h>
 
 /* Add a suite; aborts the runner if CUnit cannot. A suite is in one of
- * the tiers tests/check runs in order (docs/testing.md): "unit" (what
+ * the tiers tests/tools/check runs in order (docs/testing.md): "unit" (what
  * test_suite adds: no rig process, or a few quick ones), "e2e" (drives the
  * rig binary end to end on folders and the macOS fakes), "root" (loop
  * devices, FUSE, mounts: what test_require_root asks for) and

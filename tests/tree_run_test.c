@@ -253,7 +253,7 @@ static void test_rig_run_cache(void)
 
 void register_tree_run_tests(void)
 {
-	CU_pSuite s = test_suite("tree, enumerate, churn: rig run");
+	CU_pSuite s = test_suite_e2e("tree, enumerate, churn: rig run");
 	test_add(s, "rig run: tree, cycle {enumerate, churn} on dirs", test_rig_run);
 	test_add(s, "rig run: a cache drop before each read-type cell and nowhere else",
 		 test_rig_run_flushes);
