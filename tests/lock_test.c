@@ -448,16 +448,15 @@ static void test_race_macos(void)
 	sb_addf(&text, "rig: 1\nname: lockmac\ntarget:\n  disk: { device: disk4, confirm: "
 		       "\"WDC WD20SPZX-22UA7T0\" }\nlayouts:\n  - name: one\n    partitions:\n"
 		       "      - { name: A, fs: apfs, size: rest }\n"
-		       "report: { formats: [csv] }\nsteps:\n  - null: { time: 60s }\n");
+		       "report: { formats: [csv] }\nsteps:\n  - null: { time: 600s }\n");
 	CU_ASSERT_EQUAL_FATAL(test_write_file(x.plan, text.buf), 0);
 	/* The first run is in its cell (provisioned, no diskutil call until
 	 * its teardown); the second must not reach diskutil at all. The cell
-	 * would last 60 s: the refused run and `rig devices` must both come
-	 * before the first run's teardown releases the disk, and under the
-	 * sanitizers, calling the bash fakes for every disk, they are slow
-	 * (`rig devices` alone took 16 s with a CI run beside it; with a 3 s
-	 * cell a clean-clone CI run saw the disk free by then). Once they are
-	 * done, Ctrl-C ends it: interrupted, torn down. */
+	 * would last 10 minutes, so that the refused run and `rig devices`
+	 * come before the first run's teardown releases the disk however slow
+	 * the machine is (with other suites beside it, the fakes for every
+	 * disk are slow); once they are done, Ctrl-C ends it: interrupted,
+	 * torn down. The test takes as long as its checks. */
 	sb_addf(&first, "%s/first", x.dir);
 	sb_addf(&second, "%s/second", x.dir);
 	sb_addf(&log, "%s/first.log", x.dir);
@@ -465,7 +464,7 @@ static void test_race_macos(void)
 	const char *run1[] = { "run", "--platform", "macos", "--yes", "-q", "-o", first.buf, x.plan,
 			       NULL };
 	bg_start(&b, log.buf, x.bin, run1);
-	CU_ASSERT_TRUE(wait_query(first.buf, "SELECT count(*) FROM cells", "1", 30000));
+	CU_ASSERT_TRUE(wait_query(first.buf, "SELECT count(*) FROM cells", "1", 300000));
 	char *before = fx_file(&x, "calls.log"), *out = NULL;
 	const char *run2[] = { "run", "--platform", "macos", "--yes", "-q", "-o", second.buf, x.plan,
 			       NULL };

@@ -14,12 +14,11 @@
  * the tiers tests/tools/check runs in order (docs/testing.md): "unit" (what
  * test_suite adds: no rig process, or a few quick ones), "e2e" (drives the
  * rig binary end to end on folders and the macOS fakes), "root" (loop
- * devices, FUSE, mounts: what test_require_root asks for) and
- * "root-exclusive" (root, and must not run beside another root suite: it
- * counts or changes something machine-wide). */
+ * devices, FUSE, mounts: what test_require_root asks for). Each suite
+ * runs in a process of its own, beside others: one that needs root makes
+ * its loop devices, mounts and folders its own and counts only those. */
 CU_pSuite test_suite(const char *name);
 CU_pSuite test_suite_e2e(const char *name);
-CU_pSuite test_suite_exclusive(const char *name);
 /* The tier of the suite of that name ("unit" if none was set). */
 const char *test_suite_tier(const char *name);
 /* While registering for rig-tests --list: no SKIPPED messages. */

@@ -65,12 +65,6 @@ CU_pSuite test_suite_e2e(const char *name)
 	return s;
 }
 
-CU_pSuite test_suite_exclusive(const char *name)
-{
-	CU_pSuite s = test_suite(name);
-	set_tier(name, "root-exclusive");
-	return s;
-}
 
 /* Whether the test's name contains one of the '|'-separated texts of
  * $RIG_TEST_SKIP (`make valgrind` leaves out its slowest tests this way). */
@@ -102,8 +96,7 @@ void test_add(CU_pSuite s, const char *name, void (*fn)(void))
 
 int test_require_root(CU_pSuite s, const char *why)
 {
-	if (strcmp(test_suite_tier(s->pName), "root-exclusive"))
-		set_tier(s->pName, "root");
+	set_tier(s->pName, "root");
 	if (geteuid() == 0)
 		return 1;
 	if (!quiet_registration)

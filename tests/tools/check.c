@@ -26,9 +26,8 @@
  *   --only WORDS    only the suites whose names contain one of the
  *                   comma-separated words (stages are left out)
  *
- * Tiers run in this order: (build,) lint, unit, e2e, root, system. A job of a later
- * tier starts only when every job of the earlier ones has started. A suite
- * of tier root-exclusive runs with no other root or system job beside it.
+ * Tiers run in this order: (build,) lint, unit, e2e, root, system. A job of
+ * a later tier starts only when every job of the earlier ones has started.
  * The runner processes write their results into DIR/results through
  * RIG_TEST_RESULTS_DIR (tests/main.c), the valgrind pass's and the
  * PostgreSQL tests' runners too, so the totals count every process.
@@ -49,7 +48,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *const tier_order[] = { "build", "lint", "unit", "e2e", "root", "root-exclusive", "system" };
+static const char *const tier_order[] = { "build", "lint", "unit", "e2e", "root", "system" };
 #define NTIERS (sizeof(tier_order) / sizeof(tier_order[0]))
 
 enum state { WAITING, RUNNING, DONE };
@@ -399,19 +398,10 @@ static int running_in(int lo, int hi)
 	return n;
 }
 
-/* Whether j may start beside what runs: a root-exclusive suite with no
- * other root or system job, and none of those beside it. */
+/* Whether j may start: when every job of the tiers before it has. */
 static int may_start(const struct job *j)
 {
-	int root = tier_index("root"), excl = tier_index("root-exclusive"),
-	    sys = tier_index("system");
-	if (!tier_open(j->tier))
-		return 0;
-	if (running_in(excl, excl))
-		return j->tier < root;
-	if (j->tier == excl)
-		return running_in(root, sys) == 0;
-	return 1;
+	return tier_open(j->tier);
 }
 
 static void on_signal(int sig)
