@@ -98,6 +98,17 @@ TOOLS    := $(BUILD)/tools/fuse-hdd
 endif
 endif
 
+# Test tools (both platforms): the macOS backend's fake diskutil, hdiutil,
+# mdutil, purge and tmutil, one program (tests/tools/fake-macos/main.c says
+# what it fakes) with rig's strings and files helpers. $(BUILD)/tools/macos
+# holds the links to it, those names and fake-macos: the tests' PATH entry,
+# given them as RIG_FAKE_MACOS_DIR.
+FAKE_MACOS_SRC := $(wildcard tests/tools/fake-macos/*.c) rig/util/strbuf.c rig/util/xalloc.c \
+                  rig/util/files.c
+FAKE_MACOS_HDR := $(wildcard tests/tools/fake-macos/*.h) rig/util/strbuf.h rig/util/xalloc.h \
+                  rig/util/files.h
+TOOLS    += $(BUILD)/tools/fake-macos
+
 LIB_OBJ      := $(call objs,$(BUILD),$(LIB_SRC))
 MAIN_OBJ     := $(call objs,$(BUILD),rig/main.c)
 SAN_LIB_OBJ  := $(call objs,$(BUILD)/san,$(LIB_SRC))
@@ -124,6 +135,12 @@ $(BUILD)/tools/fuse-hdd: tests/tools/fuse-hdd.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 $(PLATFORM_DEFS) $(WARN) $(OPT) $(shell pkg-config --cflags fuse3) \
 		-o $@ $< $(shell pkg-config --libs fuse3) -lpthread
+
+$(BUILD)/tools/fake-macos: $(FAKE_MACOS_SRC) $(FAKE_MACOS_HDR)
+	@mkdir -p $(BUILD)/tools/macos
+	$(CC) -std=c11 $(PLATFORM_DEFS) $(WARN) $(OPT) -I. -o $@ $(FAKE_MACOS_SRC)
+	@for t in diskutil hdiutil mdutil purge tmutil fake-macos; do \
+		ln -sf ../fake-macos $(BUILD)/tools/macos/$$t || exit 1; done
 
 $(BUILD)/san/rig-tests: $(SAN_LIB_OBJ) $(SAN_TEST_OBJ)
 	$(CC) $(SAN_FLAGS) -o $@ $^ $(PKG_LIBS) $(TEST_PKG_LIBS) -lpthread -lm
@@ -169,7 +186,8 @@ $(CHECK_TOOL): tests/tools/check.c
 
 # The suites' environment: the sanitized rig, this tree, the synthetic disk.
 CHECK_ENV := RIG_BIN=$(abspath $(BUILD)/san/rig) RIG_SRC=$(CURDIR) \
-	RIG_FUSE_HDD=$(if $(TOOLS),$(abspath $(TOOLS))) \
+	RIG_FUSE_HDD=$(abspath $(filter %/fuse-hdd,$(TOOLS))) \
+	RIG_FAKE_MACOS_DIR=$(abspath $(BUILD)/tools/macos) \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
 
 .PHONY: check-build test-build probe
@@ -441,7 +459,8 @@ valgrind: $(BUILD)/vg/rig $(BUILD)/san/rig-tests $(TOOLS)
 	RIG_VG_VALGRIND=$(VALGRIND) \
 	RIG_VG_LOGS=$(abspath $(BUILD)/vg/logs) RIG_TEST_ONLY="$(VALGRIND_SUITES)" \
 	RIG_TEST_SKIP="$(VALGRIND_SKIP)" \
-	RIG_SRC=$(CURDIR) RIG_FUSE_HDD=$(if $(TOOLS),$(abspath $(TOOLS))) \
+	RIG_SRC=$(CURDIR) RIG_FUSE_HDD=$(abspath $(filter %/fuse-hdd,$(TOOLS))) \
+	RIG_FAKE_MACOS_DIR=$(abspath $(BUILD)/tools/macos) \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	$(BUILD)/san/rig-tests
 	sh tests/valgrind/check-logs $(BUILD)/vg/logs

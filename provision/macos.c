@@ -315,7 +315,7 @@ static int check_tools(struct provision_ctx *ctx, const struct mx *s)
 	if (!missing.len)
 		return 0;
 	sb_addf(ctx->err, "missing tools: %s (they come with macOS; on Linux, only the fake "
-			  "ones of tests/tools/macos can stand in for them)", missing.buf);
+			  "ones of build/tools/macos can stand in for them)", missing.buf);
 	sb_release(&missing);
 	return -ENOENT;
 }

@@ -195,7 +195,7 @@ extern const struct backend_ops provision_macos_ops; /* image and disk targets o
  * C, so `rig plan` can list a plan's commands anywhere. The Linux backend
  * refuses to run anywhere but Linux; the macOS backend runs whatever
  * diskutil and hdiutil are first on PATH (on Linux only the fake ones of
- * tests/tools/macos exist). */
+ * build/tools/macos, built from tests/tools/fake-macos/, exist). */
 const struct backend_ops *provision_backend(const struct plan *p, struct strbuf *err);
 
 #endif

@@ -1,6 +1,6 @@
 /*
  * Volume conditions and the snapshot step on the macOS backend, end to end
- * with the fakes of tests/tools/macos (mdutil, tmutil and the diskutil
+ * with the fakes of tests/tools/fake-macos/ (mdutil, tmutil and the diskutil
  * verbs apfs defragment / listSnapshots / deleteSnapshot are synthesized
  * there: no real capture of them was found). Asserts the exact commands
  * in order, the facts recorded, and what is refused.

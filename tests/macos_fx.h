@@ -2,7 +2,8 @@
  * The fake macOS machine of the end-to-end suites of the macOS backend
  * (tests/macos_run_test.c, tests/macos_keep_test.c): its state folder and
  * run paths, `fake-macos ctl`, its call log, and the checks that print
- * what differs. The fake itself is tests/tools/macos/fake-macos.
+ * what differs. The fake itself is tests/tools/fake-macos/, built into
+ * test_fake_macos_dir().
  */
 #ifndef RIG_TESTS_MACOS_FX_H
 #define RIG_TESTS_MACOS_FX_H
@@ -16,7 +17,7 @@
 
 struct fx {
 	char *dir;     /* the test's folder */
-	char *bin;     /* tests/tools/macos */
+	char *bin;     /* the fake tools' folder: test_fake_macos_dir() */
 	char *state;   /* DIR/fake: RIG_FAKE_MACOS */
 	char *run;     /* DIR/run */
 	char *plan;    /* DIR/plan.yaml */
@@ -27,7 +28,7 @@ static inline void ctl(struct fx *x, const char *a, const char *b, const char *c
 {
 	struct strbuf tool = STRBUF_INIT;
 	sb_addf(&tool, "%s/fake-macos", x->bin);
-	const char *argv[] = { "bash", tool.buf, "ctl", a, b, c, d, e, f, g, NULL };
+	const char *argv[] = { tool.buf, "ctl", a, b, c, d, e, f, g, NULL };
 	CU_ASSERT_EQUAL(pt_cmd(argv, NULL), 0);
 	sb_release(&tool);
 }
@@ -38,7 +39,7 @@ static inline void fx_init(struct fx *x, int no_disk)
 {
 	struct strbuf sb = STRBUF_INIT;
 	x->dir = test_tmpdir();
-	sb_addf(&sb, "%s/tests/tools/macos", test_src());
+	sb_adds(&sb, test_fake_macos_dir());
 	x->bin = sb_detach(&sb);
 	sb_addf(&sb, "%s/fake", x->dir);
 	x->state = sb_detach(&sb);

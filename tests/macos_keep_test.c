@@ -1,7 +1,7 @@
 /*
  * Layouts that keep their first partition (`keep: true`, provision/macos.c,
  * docs/plan-language.md) end to end on Linux, with the fake diskutil of
- * tests/tools/macos: the halves article's method (a whole APFS container shrunk to
+ * tests/tools/fake-macos/: the halves article's method (a whole APFS container shrunk to
  * half with HFS+ added after it, then the other way round with
  * resizeVolume), a disk as found, a disk that is not the state a keep
  * layout starts from (stopped before any command changes it), diskutil's

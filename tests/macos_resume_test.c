@@ -1,6 +1,6 @@
 /*
  * rig resume on the macOS backend (provision/macos_resume.c), on Linux with
- * the fake diskutil and hdiutil of tests/tools/macos: `rig run --platform
+ * the fake diskutil and hdiutil of tests/tools/fake-macos/: `rig run --platform
  * macos` of an image-target plan killed with SIGKILL at repeatable points
  * (RIG_FAULT=signal:SIGKILL:..., after each provisioning command, in the
  * write and read cells, in the teardown; once the resume killed too), then
@@ -27,7 +27,7 @@
 
 struct mfx {
 	char *dir;    /* the test's folder: the plan, the image, the runs */
-	char *bin;    /* tests/tools/macos */
+	char *bin;    /* the fake tools' folder: test_fake_macos_dir() */
 	char *plan;
 	char *ref;    /* the uninterrupted run */
 	char *state;  /* the fake's state of the current case */
@@ -70,9 +70,9 @@ static void mfx_case(struct mfx *x, const char *name)
 	x->run = sb_detach(&sb);
 	setenv("RIG_FAKE_MACOS", x->state, 1);
 	sb_addf(&sb, "%s/fake-macos", x->bin);
-	const char *argv[] = { "bash", sb.buf, "ctl", "boot", NULL };
+	const char *argv[] = { sb.buf, "ctl", "boot", NULL };
 	CU_ASSERT_EQUAL(pt_cmd(argv, NULL), 0);
-	const char *add[] = { "bash", sb.buf, "ctl", "add-disk", "disk4", "2000398934016",
+	const char *add[] = { sb.buf, "ctl", "add-disk", "disk4", "2000398934016",
 			      "WDC WD20SPZX-22UA7T0", "external", "rotational", "USB", NULL };
 	if (x->disk)
 		CU_ASSERT_EQUAL(pt_cmd(add, NULL), 0);
@@ -86,8 +86,7 @@ static void mfx_init(struct mfx *x, const char *pause, int disk)
 	x->disk = disk;
 	x->dir = test_tmpdir();
 	struct strbuf sb = STRBUF_INIT;
-	sb_addf(&sb, "%s/tests/tools/macos", test_src());
-	x->bin = sb_detach(&sb);
+	x->bin = xstrdup(test_fake_macos_dir());
 	x->plan = path_in(x->dir, "plan.yaml");
 	x->image = path_in(x->dir, "d.img.dmg");
 	struct strbuf target = STRBUF_INIT;

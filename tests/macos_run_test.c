@@ -1,7 +1,7 @@
 /*
  * End-to-end tests of the macOS backend (provision/macos.c) on Linux: `rig
  * run --platform macos` and `rig plan --platform macos` with the fake
- * diskutil and hdiutil of tests/tools/macos first on PATH. The fake keeps
+ * diskutil and hdiutil of tests/tools/fake-macos/ first on PATH. The fake keeps
  * the state of a fake disk (partitionDisk then list shows the new layout),
  * mounts volumes as folders under its state folder (so the modules really
  * run), logs every call, and injects faults. Each test asserts the exact

@@ -5,7 +5,7 @@
  * from them by changing one key, said in each row), served to the facts
  * reader by a replay of argument vectors; the byte sizes of layouts; the
  * check of what diskutil made; and `rig devices --platform macos` against
- * the fake diskutil of tests/tools/macos.
+ * the fake diskutil of tests/tools/fake-macos/.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -384,9 +384,7 @@ static void test_check(void)
 
 static char *fake_bin(void)
 {
-	struct strbuf sb = STRBUF_INIT;
-	sb_addf(&sb, "%s/tests/tools/macos", test_src());
-	return sb_detach(&sb);
+	return xstrdup(test_fake_macos_dir());
 }
 
 static int fake_ctl(const char *bin, const char *const *args)
@@ -395,7 +393,6 @@ static int fake_ctl(const char *bin, const char *const *args)
 	struct strbuf tool = STRBUF_INIT;
 	sb_addf(&tool, "%s/fake-macos", bin);
 	size_t n = 0;
-	argv[n++] = "bash";
 	argv[n++] = tool.buf;
 	argv[n++] = "ctl";
 	for (size_t i = 0; args[i] && n < 11; i++)

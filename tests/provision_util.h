@@ -56,7 +56,7 @@ void pt_eq_text(const char *what, const char *got, const char *want);
 void pt_has(const char *what, const char *got, const char *want);
 void pt_lacks(const char *what, const char *got, const char *bad);
 
-/* The fake macOS tools (tests/tools/macos) left nothing of rig's mounted:
+/* The fake macOS tools (tests/tools/fake-macos/) left nothing of rig's mounted:
  * STATE/Volumes is empty. */
 void pt_mac_clean(const char *state);
 

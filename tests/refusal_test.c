@@ -14,7 +14,7 @@
  *
  * Rows are per platform: a driver per platform runs a row and returns the
  * command log. The macOS driver runs the real macOS backend in process,
- * with the fake diskutil and hdiutil of tests/tools/macos first on PATH,
+ * with the fake diskutil and hdiutil of tests/tools/fake-macos/ first on PATH,
  * and judges the fake's own record of the calls (calls.log): the boot
  * disk, the disk behind the boot container (APFS physical store ->
  * ParentWholeDisk), internal and virtual disks, a partition, a volume at /
@@ -109,7 +109,7 @@ static void sdc_gone(const char *root)
 }
 
 /* macOS: root is the fake's state folder (disks/ID: key=value facts;
- * parts/ID: a disk's partitions; see tests/tools/macos/fake-macos). */
+ * parts/ID: a disk's partitions; see tests/tools/fake-macos/main.c). */
 
 static void mac_set(const char *root, const char *disk, const char *key, const char *value)
 {
@@ -523,7 +523,7 @@ static int linux_driver(const struct row *row, struct outcome *o)
 /* --- the macOS driver --- */
 
 /*
- * The fake machines (tests/tools/macos/fake-macos keeps them as files):
+ * The fake machines (tests/tools/fake-macos/ keeps them as files):
  *   mac          the boot disk disk0 (internal SSD; container disk1 holds /),
  *                disk3 an internal hard disk, disk4 a free external one,
  *                disk5 external with a volume at /System/Volumes/Update,
@@ -543,9 +543,9 @@ static void mac_ctl(const char *bin, const char *const *args)
 {
 	struct strbuf tool = STRBUF_INIT;
 	sb_addf(&tool, "%s/fake-macos", bin);
-	const char *argv[12] = { "bash", tool.buf, "ctl" };
+	const char *argv[12] = { tool.buf, "ctl" };
 	for (size_t i = 0; args[i] && i < 8; i++)
-		argv[3 + i] = args[i];
+		argv[2 + i] = args[i];
 	CU_ASSERT_EQUAL(pt_cmd(argv, NULL), 0);
 	sb_release(&tool);
 }
@@ -625,7 +625,7 @@ static int macos_driver(const struct row *row, struct outcome *o)
 	struct strbuf root = STRBUF_INIT, bin = STRBUF_INIT, path = STRBUF_INIT, text = STRBUF_INIT,
 		      calls = STRBUF_INIT;
 	sb_addf(&root, "%s/fake", tmp);
-	sb_addf(&bin, "%s/tests/tools/macos", test_src());
+	sb_adds(&bin, test_fake_macos_dir());
 	sb_addf(&calls, "%s/calls.log", root.buf);
 	CU_ASSERT_EQUAL_FATAL(mkdir(root.buf, 0755), 0);
 	char *old_path = getenv("PATH") ? xstrdup(getenv("PATH")) : NULL;

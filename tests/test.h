@@ -31,6 +31,11 @@ int test_require_root(CU_pSuite s, const char *why);
  * valgrind` tests/valgrind/rig) and the source tree ($RIG_SRC). */
 const char *test_rig_bin(void);
 const char *test_src(void);
+/* The folder of the fake macOS tools ($RIG_FAKE_MACOS_DIR, the Makefile's
+ * build/tools/macos): diskutil, hdiutil, mdutil, purge, tmutil and
+ * fake-macos (for `fake-macos ctl ...`), links to the program built from
+ * tests/tools/fake-macos/. Put first on PATH for rig. */
+const char *test_fake_macos_dir(void);
 /* A fresh temporary directory (mkdtemp under $TMPDIR or /tmp); caller frees
  * the string and removes the tree with test_rmtree(). */
 char *test_tmpdir(void);

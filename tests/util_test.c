@@ -117,6 +117,12 @@ const char *test_src(void)
 	return s ? s : ".";
 }
 
+const char *test_fake_macos_dir(void)
+{
+	const char *d = getenv("RIG_FAKE_MACOS_DIR");
+	return d && *d ? d : "build/tools/macos";
+}
+
 char *test_tmpdir(void)
 {
 	const char *base = getenv("TMPDIR");

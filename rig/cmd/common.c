@@ -26,7 +26,7 @@ const struct rig_cmd cmd_table[] = {
 	  "      --seed N          seed every random choice (overrides the plan's)\n"
 	  "      --platform NAME   linux or macos (default: this machine's); macos on Linux\n"
 	  "                        runs the macOS backend with the diskutil and hdiutil\n"
-	  "                        first on PATH (only the test fakes of tests/tools/macos)\n"
+	  "                        first on PATH (only the test fakes of build/tools/macos)\n"
 	  "      --fs-map MAP      rewrite file systems, e.g. apfs=ext4,hfs+=xfs\n"
 	  "      --var NAME=VALUE  the value of $NAME where no sweep binds it: module\n"
 	  "                        parameters, and the target's device, confirm, image\n"
@@ -192,7 +192,7 @@ const struct rig_cmd cmd_table[] = {
 	  "refuses it. Changes nothing.\n"
 	  "\n"
 	  "      --platform NAME   linux or macos (default: this machine's); macos uses the\n"
-	  "                        diskutil first on PATH (on Linux: tests/tools/macos)\n" },
+	  "                        diskutil first on PATH (on Linux: build/tools/macos)\n" },
 	{ "help", cmd_help, "show help on a command, a module or a topic",
 	  "usage: rig help [COMMAND | MODULE | TOPIC]\n" },
 	{ "version", cmd_version, "print rig's version", "usage: rig --version\n" },
