@@ -18,6 +18,9 @@
 # inside it, and removes it; a chroot with anything still mounted in it is
 # never removed.
 t0=$(date +%s)
+# The test's own output, for the cleanup: a signal's trap runs inside the
+# redirections of the command it interrupted (a log file).
+exec {deb_stdout}>&1 {deb_stderr}>&2
 say() { echo "$tag: [$(($(date +%s) - t0)) s] $*"; }
 
 deb_need() {
@@ -101,6 +104,7 @@ deb_detach_loops() {
 deb_cleanup() {
 	local rc=$? m
 	trap '' INT TERM HUP
+	exec 1>&"$deb_stdout" 2>&"$deb_stderr"
 	deb_stop_root_procs
 	while read -r m; do
 		[ -n "$m" ] || continue
