@@ -649,6 +649,7 @@ static void test_seek_and_rate(void)
 void register_hdd_tests(void)
 {
 	CU_pSuite s = test_suite("a synthetic hard disk (fuse-hdd): rig recovers its profile");
+	test_suite_alone(s, "rates measured through FUSE within 5% of the profile");
 	if (!test_require_root(s, "loop devices and FUSE"))
 		return;
 	const char *bin = getenv("RIG_FUSE_HDD");

@@ -6,6 +6,7 @@
  *   rig-tests                 every suite (RIG_TEST_ONLY/NAME/SKIP narrow it)
  *   rig-tests -v              the same, naming every test as it starts
  *   rig-tests --list          the suites' names, one a line, with their tier
+ *                             (and "alone" after a suite that measures time)
  *   rig-tests --suite NAME    that suite alone (its exact name)
  *   rig-tests --results FILE  also write what ran to FILE; with
  *                             RIG_TEST_RESULTS_DIR set, a new file there
@@ -173,7 +174,8 @@ int main(int argc, char **argv)
 #undef SUITE
 	if (list) {
 		for (CU_pSuite s = CU_get_registry()->pSuite; s; s = s->pNext)
-			printf("%s\t%s\n", tier_of(s), s->pName);
+			printf("%s\t%s%s\n", tier_of(s), s->pName,
+			       test_suite_is_alone(s->pName) ? "\talone" : "");
 		CU_cleanup_registry();
 		return 0;
 	}

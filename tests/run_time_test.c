@@ -340,6 +340,7 @@ static void test_v3_store(void)
 void register_run_time_tests(void)
 {
 	CU_pSuite s = test_suite_e2e("time accounting");
+	test_suite_alone(s, "the accounted seconds against the process's wall time");
 	test_add(s, "the accountant: categories add up, marks are the module's instants",
 		 test_accountant);
 	test_add(s, "a run records where its time went; report, time.csv, results.json",

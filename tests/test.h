@@ -21,6 +21,12 @@ CU_pSuite test_suite(const char *name);
 CU_pSuite test_suite_e2e(const char *name);
 /* The tier of the suite of that name ("unit" if none was set). */
 const char *test_suite_tier(const char *name);
+/* Suite s asserts on wall time or rates (the synthetic disk's speeds, where
+ * a run's time went): tests/tools/check runs it with nothing beside it, since
+ * other suites' load on the CPUs would be measured too. why says what. */
+void test_suite_alone(CU_pSuite s, const char *why);
+/* Whether test_suite_alone marked the suite of that name. */
+int test_suite_is_alone(const char *name);
 /* While registering for rig-tests --list: no SKIPPED messages. */
 void test_quiet_registration(int quiet);
 void test_add(CU_pSuite s, const char *name, void (*fn)(void));

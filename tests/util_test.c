@@ -18,6 +18,7 @@
 struct tier_entry {
 	char *name;
 	const char *tier;
+	int alone;
 };
 static struct tier_entry *tiers;
 static size_t ntiers;
@@ -32,6 +33,7 @@ static void set_tier(const char *name, const char *tier)
 		}
 	tiers = xrealloc(tiers, (ntiers + 1) * sizeof(*tiers));
 	tiers[ntiers].name = xstrdup(name);
+	tiers[ntiers].alone = 0;
 	tiers[ntiers++].tier = tier;
 }
 
@@ -41,6 +43,23 @@ const char *test_suite_tier(const char *name)
 		if (!strcmp(tiers[i].name, name))
 			return tiers[i].tier;
 	return "unit";
+}
+
+void test_suite_alone(CU_pSuite s, const char *why)
+{
+	(void)why; /* for the reader of the suite */
+	set_tier(s->pName, test_suite_tier(s->pName));
+	for (size_t i = 0; i < ntiers; i++)
+		if (!strcmp(tiers[i].name, s->pName))
+			tiers[i].alone = 1;
+}
+
+int test_suite_is_alone(const char *name)
+{
+	for (size_t i = 0; i < ntiers; i++)
+		if (!strcmp(tiers[i].name, name))
+			return tiers[i].alone;
+	return 0;
 }
 
 void test_quiet_registration(int quiet)

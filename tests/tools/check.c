@@ -10,7 +10,7 @@
  *   tests: N passed, F failed
  *
  * Usage (the Makefile's check and test rules give the arguments):
- *   check [-j N] --dir DIR [--first NAME] [--stage TIER:NAME ...]
+ *   check [-j N] --dir DIR [--hints FILE] [--first NAME] [--stage TIER:NAME ...]
  *         [--suites RIG_TESTS] [--tiers T1,T2] [--only WORDS]
  *
  *   -j N            jobs at once (default twice the CPUs: most suites wait
@@ -18,6 +18,7 @@
  *   --dir DIR       logs/ (one per job), results/ (what each runner wrote),
  *                   times.tsv (this run's times: next run's order)
  *   --make MAKE     the make that runs stages (default make)
+ *   --hints FILE    times to order by where DIR/times.tsv has none
  *   --first NAME    a make target run alone before everything (the build);
  *                   when it fails nothing else runs
  *   --stage T:NAME  a make target run as a job of tier T
@@ -26,8 +27,13 @@
  *   --only WORDS    only the suites whose names contain one of the
  *                   comma-separated words (stages are left out)
  *
- * Tiers run in this order: (build,) lint, unit, e2e, root, system. A job of
- * a later tier starts only when every job of the earlier ones has started.
+ * Tiers run in this order: (build,) lint, unit, e2e, then root and system
+ * together. A job of a later tier starts only when every job of the earlier
+ * ones has started.
+ * A suite that measures time (rig-tests --list marks it "alone") runs after
+ * every other job has ended, with nothing beside it, one at a time.
+ * Longest first: by DIR/times.tsv, or where that has no time for a job (a
+ * clean clone), by the --hints file (the times of a run, committed).
  * The runner processes write their results into DIR/results through
  * RIG_TEST_RESULTS_DIR (tests/main.c), the valgrind pass's and the
  * PostgreSQL tests' runners too, so the totals count every process.
@@ -50,6 +56,9 @@
 
 static const char *const tier_order[] = { "build", "lint", "unit", "e2e", "root", "system" };
 #define NTIERS (sizeof(tier_order) / sizeof(tier_order[0]))
+/* When each tier may start: root suites and system stages together, longest
+ * first, so that the longest stage (fleet-test) does not start last. */
+static const int tier_rank[NTIERS] = { 0, 1, 2, 3, 4, 4 };
 
 enum state { WAITING, RUNNING, DONE };
 
@@ -64,6 +73,7 @@ struct job {
 	double started, seconds;
 	int status;          /* wait status */
 	int suite;           /* a CUnit suite: its log has start/FAIL lines */
+	int alone;           /* it measures time: runs with nothing beside it */
 };
 
 static struct job *jobs;
@@ -138,7 +148,7 @@ static char *log_name(const char *name)
 	return path;
 }
 
-static void add_job(const char *name, int tier, char **argv, int suite)
+static struct job *add_job(const char *name, int tier, char **argv, int suite)
 {
 	jobs = realloc(jobs, (njobs + 1) * sizeof(*jobs));
 	if (!jobs)
@@ -150,6 +160,7 @@ static void add_job(const char *name, int tier, char **argv, int suite)
 	j->argv = argv;
 	j->suite = suite;
 	j->log = log_name(name);
+	return j;
 }
 
 static char **vec(int n, ...)
@@ -175,7 +186,8 @@ static int matches_any(const char *name, const char *words)
 	return keep;
 }
 
-/* One job per suite the runner lists ("TIER\tNAME" lines). */
+/* One job per suite the runner lists: "TIER\tNAME" lines, or
+ * "TIER\tNAME\talone" for a suite that measures time (tests/test.h). */
 static void add_suites(const char *bin, const char *only)
 {
 	char *cmd[] = { (char *)bin, "--list", NULL };
@@ -205,9 +217,13 @@ static void add_suites(const char *bin, const char *only)
 			continue;
 		*tab = '\0';
 		const char *name = tab + 1;
+		char *flag = strchr(name, '\t');
+		if (flag)
+			*flag++ = '\0';
 		if (only && *only && !matches_any(name, only))
 			continue;
-		add_job(name, tier_index(line), vec(4, bin, "-v", "--suite", name), 1);
+		struct job *j = add_job(name, tier_index(line), vec(4, bin, "-v", "--suite", name), 1);
+		j->alone = flag && !strcmp(flag, "alone");
 	}
 	free(line);
 	fclose(f);
@@ -216,12 +232,13 @@ static void add_suites(const char *bin, const char *only)
 		die("%s --list failed", bin);
 }
 
-/* The last run's times (DIR/times.tsv: NAME\tSECONDS) order this one. */
-static void read_hints(void)
+/* Times (NAME\tSECONDS lines) that order this run: the last run's
+ * (DIR/times.tsv) over the committed hints. */
+static const char *hints;
+
+static void read_times(const char *path)
 {
-	char *path = xasprintf("%s/times.tsv", dir);
 	FILE *f = fopen(path, "r");
-	free(path);
 	if (!f)
 		return;
 	char *line = NULL;
@@ -242,6 +259,15 @@ static void read_hints(void)
 	fclose(f);
 }
 
+static void read_hints(void)
+{
+	if (hints)
+		read_times(hints);
+	char *path = xasprintf("%s/times.tsv", dir);
+	read_times(path);
+	free(path);
+}
+
 static void write_times(void)
 {
 	char *path = xasprintf("%s/times.tsv", dir);
@@ -258,8 +284,8 @@ static void write_times(void)
 static int by_order(const void *a, const void *b)
 {
 	const struct job *x = a, *y = b;
-	if (x->tier != y->tier)
-		return x->tier - y->tier;
+	if (tier_rank[x->tier] != tier_rank[y->tier])
+		return tier_rank[x->tier] - tier_rank[y->tier];
 	if (x->hint != y->hint)
 		return x->hint < y->hint ? 1 : -1;
 	return 0;
@@ -385,7 +411,8 @@ static void report_failure(const struct job *j)
 static int tier_open(int tier)
 {
 	for (size_t i = 0; i < njobs; i++)
-		if (jobs[i].tier < tier && jobs[i].state == WAITING)
+		if (tier_rank[jobs[i].tier] < tier_rank[tier] && jobs[i].state == WAITING &&
+		    !jobs[i].alone)
 			return 0;
 	return 1;
 }
@@ -398,9 +425,20 @@ static int running_in(int lo, int hi)
 	return n;
 }
 
-/* Whether j may start: when every job of the tiers before it has. */
+/* Whether j may start: when every job of the tiers before it has. A suite
+ * that measures time waits until every other job has ended, then runs with
+ * nothing beside it (one at a time); while it runs, nothing else starts. */
 static int may_start(const struct job *j)
 {
+	int running = 0, others_left = 0;
+	for (size_t i = 0; i < njobs; i++) {
+		running += jobs[i].state == RUNNING;
+		others_left += !jobs[i].alone && jobs[i].state != DONE && &jobs[i] != j;
+		if (jobs[i].state == RUNNING && jobs[i].alone)
+			return 0;
+	}
+	if (j->alone)
+		return running == 0 && others_left == 0;
 	return tier_open(j->tier);
 }
 
@@ -417,8 +455,8 @@ static void on_alarm(int sig)
 /* One finished job's line; a failure's output follows at once. */
 static void finished(struct job *j, size_t done)
 {
-	printf("[%3zu/%zu] %7.1fs %-4s %-6s %s\n", done, njobs, j->seconds, failed(j) ? "FAIL" : "ok",
-	       tier_order[j->tier], j->name);
+	printf("[%3zu/%zu] %7.1fs %-4s %-6s %s%s\n", done, njobs, j->seconds,
+	       failed(j) ? "FAIL" : "ok", tier_order[j->tier], j->name, j->alone ? " (alone)" : "");
 	if (failed(j))
 		report_failure(j);
 	fflush(stdout);
@@ -650,6 +688,9 @@ int main(int argc, char **argv)
 	const char *make = "make", *first = NULL, *suites = NULL, *tiers = NULL, *only = NULL;
 	const char *stages[64];
 	int nstages = 0;
+	/* The build and each stage are makes of their own, given the CPUs. */
+	char jflag[32];
+	snprintf(jflag, sizeof(jflag), "-j%ld", ncpu > 0 ? ncpu : 1);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "-j") && v)
@@ -660,6 +701,8 @@ int main(int argc, char **argv)
 			dir = argv[++i];
 		else if (!strcmp(a, "--make") && v)
 			make = argv[++i];
+		else if (!strcmp(a, "--hints") && v)
+			hints = argv[++i];
 		else if (!strcmp(a, "--first") && v)
 			first = argv[++i];
 		else if (!strcmp(a, "--stage") && v && nstages < 64)
@@ -671,7 +714,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--only") && v)
 			only = argv[++i];
 		else
-			die("usage: check [-j N] --dir DIR [--make MAKE] [--first TARGET] "
+			die("usage: check [-j N] --dir DIR [--make MAKE] [--hints FILE] [--first TARGET] "
 			    "[--stage TIER:TARGET]... [--suites RIG_TESTS] [--tiers LIST] [--only WORDS]");
 	}
 	if (!dir)
@@ -694,7 +737,8 @@ int main(int argc, char **argv)
 	sigaction(SIGALRM, &wake, NULL);
 
 	if (first) {
-		add_job(first, tier_index("build"), vec(3, make, "--no-print-directory", first), 0);
+		add_job(first, tier_index("build"), vec(4, make, "--no-print-directory", jflag, first),
+			0);
 		read_hints();
 		printf("check: %s\n", first);
 		if (run_jobs(0, 1, results)) {
@@ -715,7 +759,7 @@ int main(int argc, char **argv)
 			continue;
 		if (only && *only)
 			continue;
-		add_job(colon + 1, t, vec(3, make, "--no-print-directory", colon + 1), 0);
+		add_job(colon + 1, t, vec(4, make, "--no-print-directory", jflag, colon + 1), 0);
 	}
 	if (suites) {
 		size_t n = njobs;
