@@ -42,6 +42,12 @@ const char *test_src(void);
  * fake-macos (for `fake-macos ctl ...`), links to the program built from
  * tests/tools/fake-macos/. Put first on PATH for rig. */
 const char *test_fake_macos_dir(void);
+/* How many times longer than natively a rig process may take: 1, or 10
+ * under make valgrind (RIG_VG_VALGRIND set: memcheck runs rig 10 to 50
+ * times slower). A bound on how promptly rig reacts is multiplied by it:
+ * the sanitized suites check the promptness, valgrind the memory on the
+ * same path. */
+int test_slowdown(void);
 /* A fresh temporary directory (mkdtemp under $TMPDIR or /tmp); caller frees
  * the string and removes the tree with test_rmtree(). */
 char *test_tmpdir(void);

@@ -142,6 +142,12 @@ const char *test_fake_macos_dir(void)
 	return d && *d ? d : "build/tools/macos";
 }
 
+int test_slowdown(void)
+{
+	const char *vg = getenv("RIG_VG_VALGRIND");
+	return vg && *vg ? 10 : 1;
+}
+
 char *test_tmpdir(void)
 {
 	const char *base = getenv("TMPDIR");
