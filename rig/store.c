@@ -503,6 +503,31 @@ fail:
 	return NULL;
 }
 
+/*
+ * The first read of the file (*st: its row). SQLite can answer it
+ * SQLITE_BUSY without calling the busy handler, when another connection is
+ * recovering the WAL a killed writer left, or closing it as the last one, at
+ * that instant (seen: rig resume refused with "database is locked" while a
+ * test read the store of the run it had just killed); a user's sqlite3 or
+ * rig report beside a starting resume is such a reader. Retried for up to
+ * STORE_BUSY_MS, as the busy handler waits.
+ */
+static int first_read(struct store *s, sqlite3_stmt **st)
+{
+	for (int waited = 0;; waited += 10) {
+		int rc = sqlite3_prepare_v2(s->db, "PRAGMA application_id", -1, st, NULL);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_step(*st);
+		if (rc == SQLITE_ROW)
+			return 0;
+		if ((rc & 0xff) != SQLITE_BUSY || waited >= STORE_BUSY_MS)
+			return -1;
+		sqlite3_finalize(*st);
+		*st = NULL;
+		sqlite3_sleep(10);
+	}
+}
+
 /* 0 if the open database is a rig store of our schema version or of an
  * older one we migrate (*ver says which). */
 static int check_schema(struct store *s, int64_t *version, struct strbuf *err)
@@ -510,8 +535,7 @@ static int check_schema(struct store *s, int64_t *version, struct strbuf *err)
 	sqlite3_stmt *st = NULL;
 	int64_t app = 0, ver = 0;
 	/* The first read is where SQLite notices a file that is no database. */
-	if (sqlite3_prepare_v2(s->db, "PRAGMA application_id", -1, &st, NULL) != SQLITE_OK ||
-	    sqlite3_step(st) != SQLITE_ROW) {
+	if (first_read(s, &st) < 0) {
 		if (err)
 			sb_addf(err, "cannot open results store %s: not a rig results store (%s)",
 				s->path, sqlite3_errmsg(s->db));

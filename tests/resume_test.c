@@ -327,13 +327,13 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-/* Start rig with args, its output discarded. */
-static pid_t start_quiet(const char *const *args)
+/* Start rig with args, its output into the file log (NULL: discarded). */
+static pid_t start_logged(const char *const *args, const char *log)
 {
 	const char **argv = test_rig_argv(args);
 	pid_t pid = fork();
 	if (pid == 0) {
-		int fd = open("/dev/null", O_WRONLY);
+		int fd = log ? open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644) : open("/dev/null", O_WRONLY);
 		dup2(fd, 1);
 		dup2(fd, 2);
 		execv(argv[0], (char *const *)argv);
@@ -347,7 +347,7 @@ static pid_t start_quiet(const char *const *args)
  * unless it ended. Returns its exit status, or -SIGKILL when killed. */
 static int run_killed(const char *const *args, double ms)
 {
-	pid_t pid = start_quiet(args);
+	pid_t pid = start_logged(args, NULL);
 	double t0 = now_ms();
 	int status = 0;
 	for (;;) {
@@ -364,20 +364,29 @@ static int run_killed(const char *const *args, double ms)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -SIGKILL;
 }
 
-/* Start rig with args (output discarded); kill -9 it once sql, asked of the
- * run folder out's results.db, gives "1" (the event: a cell is running, a
- * resume is recorded), waiting at most RUN_EVENT_MS. Returns its exit status,
- * -SIGKILL when killed at the event, -SIGALRM when the event never came. */
+/* Start rig with args; kill -9 it once sql, asked of the run folder out's
+ * results.db, gives "1" (the event: a cell is running, a resume is
+ * recorded), waiting at most RUN_EVENT_MS. Returns its exit status (and
+ * prints its output: it ended before the event), -SIGKILL when killed at
+ * the event, -SIGALRM when the event never came. */
 #define RUN_EVENT_MS 120000.0
 static int run_killed_when(const char *const *args, const char *out, const char *sql)
 {
-	pid_t pid = start_quiet(args);
+	struct strbuf log = STRBUF_INIT;
+	sb_addf(&log, "%s.log", out);
+	pid_t pid = start_logged(args, log.buf);
 	double t0 = now_ms();
 	int status = 0, seen = 0;
 	for (;;) {
 		pid_t w = waitpid(pid, &status, WNOHANG);
-		if (w == pid)
+		if (w == pid) {
+			char *text = test_read_file(log.buf, NULL);
+			printf("\n  rig %s ended before the event (%s): status %d, output:\n%s\n", args[0],
+			       sql, status, text ? text : "");
+			free(text);
+			sb_release(&log);
 			return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+		}
 		char *v = pt_run_query(out, sql);
 		seen = v && strcmp(v, "1") == 0;
 		free(v);
@@ -388,6 +397,8 @@ static int run_killed_when(const char *const *args, const char *out, const char 
 	}
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
+	unlink(log.buf);
+	sb_release(&log);
 	if (!seen)
 		return -SIGALRM;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -SIGKILL;
