@@ -52,7 +52,9 @@ int prov_journal_image_made(struct provision_ctx *ctx, const char *image)
 	int done = 0;
 	if (!ctx->journal || !ctx->journal->last(ctx->journal->opaque, image, "*-image", &action, &done))
 		return 0;
-	int made = !strcmp(action, "create-image");
+	/* A delete that never ended (killed between its row and the unlink)
+	 * was of the run's own image: still the run's to delete. */
+	int made = !strcmp(action, "create-image") || (!strcmp(action, "delete-image") && done < 0);
 	free(action);
 	return made;
 }

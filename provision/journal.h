@@ -37,7 +37,8 @@ int prov_journal_run(struct provision_ctx *ctx, const char *action, const char *
  * Whether the run made the image file and had not removed or kept it
  * when it stopped: of its journal rows create-image, delete-image and
  * keep-image, the newest is create-image (ended or not; attaching and
- * detaching it do not change whose it is).
+ * detaching it do not change whose it is), or a delete-image that never
+ * ended (killed before the file was removed).
  * A kill between creating the file and writing its table leaves a file
  * without rig's mark, which the image check would refuse as someone else's.
  */

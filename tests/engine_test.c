@@ -14,6 +14,7 @@
 
 #include "provision/driver.h"
 #include "provision/engine.h"
+#include "provision/journal.h"
 #include "provision/linux.h"
 #include "provision/macos.h"
 #include "provision/provision.h"
@@ -446,6 +447,52 @@ static void test_aliases(void)
 	diag_release(&d);
 }
 
+/* A journal whose newest "*-image" row is the one the test sets. */
+struct last_row {
+	const char *action; /* NULL: no row */
+	int done;
+};
+
+static int last_of(void *opaque, const char *object, const char *actions, char **action,
+		   int *done)
+{
+	const struct last_row *r = opaque;
+	if (!r->action)
+		return 0;
+	*action = xstrdup(r->action);
+	*done = r->done;
+	return 1;
+}
+
+/* Whose the image is, after a kill, from the journal's newest image row. */
+static void test_image_made(void)
+{
+	const struct {
+		struct last_row row;
+		int made;
+	} cases[] = {
+		{ { NULL, 0 }, 0 },
+		{ { "create-image", 1 }, 1 },
+		{ { "create-image", -1 }, 1 },  /* killed while creating it */
+		{ { "create-image", 0 }, 1 },
+		{ { "delete-image", 1 }, 0 },   /* deleted */
+		{ { "delete-image", -1 }, 1 },  /* killed before the unlink */
+		{ { "delete-image", 0 }, 0 },   /* the unlink failed: reported then */
+		{ { "keep-image", 1 }, 0 },
+		{ { "keep-image", -1 }, 0 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct last_row row = cases[i].row;
+		struct prov_journal j = { .last = last_of, .opaque = &row };
+		struct provision_ctx ctx = { .journal = &j };
+		int got = prov_journal_image_made(&ctx, "/var/tmp/x.img");
+		if (got != cases[i].made)
+			printf("\n  %s done=%d: made %d, want %d\n", row.action ? row.action : "(none)",
+			       row.done, got, cases[i].made);
+		CU_ASSERT_EQUAL(got, cases[i].made);
+	}
+}
+
 void register_engine_tests(void)
 {
 	CU_pSuite s = test_suite("provisioning engine (primitives in order)");
@@ -456,4 +503,6 @@ void register_engine_tests(void)
 	test_add(s, "teardown goes on and reports every failure", test_teardown_collects);
 	test_add(s, "layouts fitted by the drivers' fit", test_fit_layouts);
 	test_add(s, "file-system aliases", test_aliases);
+	test_add(s, "after a kill, the image is the run's by its newest journal row",
+		 test_image_made);
 }
