@@ -46,13 +46,16 @@ deb_new_root() {
 	[ -n "$suite" ] || { say "no VERSION_CODENAME in /etc/os-release" >&2; exit 1; }
 	arch=$(dpkg --print-architecture)
 	mirror=${RIG_DEB_MIRROR:-}
+	# Either file may be missing (a debootstrapped Debian has only
+	# sources.list; Debian 12's installer writes only debian.sources): with
+	# pipefail, cat's failure would end the script here without a word.
 	if [ -z "$mirror" ]; then
 		mirror=$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null |
-			sed -n 's/^URIs:[[:space:]]*\([^[:space:]]*\/debian\)\/*$/\1/p' | head -n 1)
+			sed -n 's/^URIs:[[:space:]]*\([^[:space:]]*\/debian\)\/*$/\1/p' | head -n 1 || true)
 	fi
 	if [ -z "$mirror" ]; then
 		mirror=$(sed -n 's/^deb[[:space:]]\{1,\}\(http[^[:space:]]*\/debian\)\/*[[:space:]].*/\1/p' \
-			/etc/apt/sources.list 2>/dev/null | head -n 1)
+			/etc/apt/sources.list 2>/dev/null | head -n 1 || true)
 	fi
 	mirror=${mirror:-http://deb.debian.org/debian}
 
