@@ -270,7 +270,11 @@ uninstall:
 clean:
 	rm -rf $(BUILD)
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# Only the compilers' files, below an obj/ folder: build/ also holds deb-test's
+# chroot (DEB_TEST_CACHE), whose /etc/rc2.d a make started while it is being
+# unpacked would read as a makefile ("Is a directory. Stop.").
+-include $(shell find $(BUILD) -path '*/deb-chroot' -prune -o -path '*/obj/*.d' -type f -print \
+	2>/dev/null)
 
 # ---- fuzzing and valgrind -------------------------------------------------
 # Kept in one block so that other changes to this Makefile merge cleanly.
