@@ -567,7 +567,7 @@ DEB_ARCH  := $(shell dpkg --print-architecture 2>/dev/null)
 DEB       := $(BUILD)/rig_$(DEB_VERSION)_$(DEB_ARCH).deb
 MANDOC    := $(shell command -v mandoc 2>/dev/null)
 
-.PHONY: dist distcheck deb deb-test setup-test lint-pkg
+.PHONY: dist distcheck deb deb-test deb-cleanup-test setup-test lint-pkg
 
 dist:
 	@mkdir -p $(BUILD)
@@ -604,8 +604,14 @@ DEB_TEST_CACHE ?= $(BUILD)/deb-chroot
 deb-test: deb
 	bash tests/deb/chroot-test $(DEB) $(DEB_TEST_CACHE) $(VERSION)
 
+# The chroot tests' cleanup (tests/deb/lib.sh) on a loop device over a file
+# in the chroot, its file system mounted there too, after a failure and a
+# TERM: nothing may be left (root only, SKIPPED otherwise; a few seconds).
+deb-cleanup-test:
+	bash tests/deb/cleanup-test $(BUILD)/deb-cleanup
+
 ifeq ($(PLATFORM),linux)
-CHECK_STAGES += system:deb-test
+CHECK_STAGES += system:deb-test root:deb-cleanup-test
 endif
 
 # The README's first command on a fresh minimal Debian: ./setup in the

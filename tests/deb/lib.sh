@@ -13,10 +13,11 @@
 #   deb_install ARCHIVES PKG...  apt-get install, with the .deb files kept in
 #                         ARCHIVES from earlier runs, and the new ones kept there
 #
-# Cleaning up stops what still runs in the chroot, unmounts what is mounted
-# below it (deepest first), detaches the loop devices whose backing file is
-# inside it, and removes it; a chroot with anything still mounted in it is
-# never removed.
+# Cleaning up stops what still runs in the chroot, lists the loop devices
+# whose backing file is inside it, unmounts what is mounted below it (deepest
+# first), detaches those loops, unmounts what they held, and removes it; a
+# chroot with anything still mounted in it is never removed
+# (tests/deb/cleanup-test checks this).
 t0=$(date +%s)
 # The test's own output, for the cleanup: a signal's trap runs inside the
 # redirections of the command it interrupted (a log file).
@@ -91,29 +92,42 @@ deb_stop_root_procs() {
 	sleep 0.5
 }
 
-# Loop devices backed by a file inside the chroot, each by its exact name,
-# its partitions' nodes removed first.
-deb_detach_loops() {
+# Loop devices backed by a file inside the chroot, read before anything is
+# unmounted: a lazy unmount of the file system that holds the file (a FUSE
+# disk) turns its path into one relative to that mount ("/disk"), which
+# matches nothing here.
+deb_loops_below() {
 	command -v losetup >/dev/null 2>&1 || return 0
 	local dev file
 	while read -r dev file; do
-		case $file in "$root"/*) ;; *) continue ;; esac
-		say "detaching $dev (backed by $file)" >&2
-		partx -d "$dev" 2>/dev/null || true
-		losetup -d "$dev" || true
+		case $file in "$root"/*) echo "$dev $file" ;; esac
 	done < <(losetup -n -l -O NAME,BACK-FILE 2>/dev/null)
 }
 
+deb_unmount_below() { # [-l]: lazily what a plain unmount cannot
+	local m
+	while read -r m; do
+		[ -n "$m" ] || continue
+		umount "$m" 2>/dev/null || { [ "${1-}" = -l ] && umount -l "$m"; } || true
+	done < <(deb_mounts_below)
+}
+
 deb_cleanup() {
-	local rc=$? m
+	local rc=$? loops dev file
 	trap '' INT TERM HUP
 	exec 1>&"$deb_stdout" 2>&"$deb_stderr"
 	deb_stop_root_procs
-	while read -r m; do
-		[ -n "$m" ] || continue
-		umount "$m" 2>/dev/null || umount -l "$m" || true
-	done < <(deb_mounts_below)
-	deb_detach_loops
+	loops=$(deb_loops_below)
+	# The loops' partitions first (mounted last), then each loop by its
+	# exact name, then what the loops held open.
+	deb_unmount_below
+	while read -r dev file; do
+		[ -n "$dev" ] || continue
+		say "detaching $dev (backed by $file)" >&2
+		partx -d "$dev" 2>/dev/null || true
+		losetup -d "$dev" || true
+	done <<<"$loops"
+	deb_unmount_below -l
 	# Never remove a tree with something mounted in it.
 	if grep -q " $root/" /proc/self/mounts; then
 		say "still mounted under $root; not removing it:" >&2
