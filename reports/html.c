@@ -25,6 +25,7 @@
 #include "reports/html_int.h"
 #include "reports/report_out.h"
 #include "rig/plan.h"
+#include "rig/schedule.h"
 #include "rig/util/xalloc.h"
 
 /* At most this much of one command's output goes into the page. */
@@ -378,8 +379,11 @@ static void provenance(struct hctx *c, const struct rdata *d)
 	fact(h, "plan", r->plan_file ? r->plan_file : r->plan_name);
 	fact(h, "plan SHA-256", r->plan_sha256);
 	struct strbuf tmp = STRBUF_INIT;
-	sb_addf(&tmp, "%s (%s)", r->seed ? r->seed : "?",
-		r->seed_drawn ? "drawn at run time; rig run --seed repeats it" : "from the plan");
+	sb_addf(&tmp, "%s (%s; %s)", r->seed ? r->seed : "?",
+		r->seed_drawn ? "drawn at run time; rig run --seed repeats it" : "from the plan",
+		r->seed_scheme == SEED_LAYOUT
+			? "each layout drew its own workload: layouts differ in their data too"
+			: "every layout the same workload at each repetition");
 	fact(h, "seed", tmp.buf);
 	fact(h, "rig version", r->rig_version);
 	fact(h, "command line", r->argv);

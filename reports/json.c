@@ -128,6 +128,8 @@ static void run_obj(struct strbuf *b, const struct rdata *d)
 	kstr(b, "seed", r->seed, &f);
 	key(b, "seed_drawn", &f);
 	sb_adds(b, r->seed_drawn ? "true" : "false");
+	key(b, "seed_scheme", &f);
+	sb_addf(b, "%u", r->seed_scheme);
 	kstr(b, "rig_version", r->rig_version, &f);
 	kstr(b, "host", r->host, &f);
 	kstr(b, "os", r->os, &f);

@@ -236,6 +236,10 @@ static int load_run(struct rdata *d, sqlite3 *db, struct strbuf *err)
 	r->status = rd_strdup(d, col_text(st, 14));
 	r->error = rd_strdup(d, col_text(st, 15));
 	r->options_json = rd_strdup(d, col_text(st, 16));
+	struct resume_options ro;
+	resume_parse_options(r->options_json, &ro);
+	r->seed_scheme = ro.seeds ? ro.seeds : SEED_LAYOUT;
+	resume_options_release(&ro);
 	if (!r->id)
 		r->id = "";
 	if (!r->plan_name)

@@ -29,6 +29,7 @@ struct rd_run {
 	const char *id, *plan_name, *plan_file, *plan_text, *plan_sha256;
 	const char *seed;           /* decimal text, as stored */
 	int seed_drawn;
+	unsigned seed_scheme;       /* schedule_cell_seed's (SEED_LAYOUT, SEED_COMMON) */
 	const char *rig_version, *host, *os, *platform, *argv;
 	const char *started_utc, *ended_utc; /* ended NULL: still running or crashed */
 	const char *status;         /* running completed failed interrupted */

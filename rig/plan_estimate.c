@@ -303,7 +303,9 @@ static void walk_cell(struct walk *w, const struct cell *c, struct diag *scratch
 		if (&vs->slots[k] != slot)
 			others += vs->slots[k].bytes;
 	struct est_cell ec = {
-		.seed = schedule_cell_seed(w->o->seed, plan_layout_name(p, c->layout), c),
+		.seed = schedule_cell_seed(w->o->seed,
+					   w->o->seed_scheme ? w->o->seed_scheme : SEED_CURRENT,
+					   plan_layout_name(p, c->layout), c),
 		.exact = w->o->seed_known,
 		.capacity = vs->capacity,
 		.others = others,

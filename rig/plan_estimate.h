@@ -54,6 +54,7 @@ struct strbuf;
 struct plan_est_options {
 	uint64_t seed;
 	int seed_known;         /* the run's seed: sizes drawn as the run draws them */
+	unsigned seed_scheme;   /* schedule_cell_seed's; 0: SEED_CURRENT */
 	uint64_t image_size;    /* --image-size; 0: the plan's */
 	uint64_t disk_size;     /* a disk target's size in bytes when read; 0: unknown */
 	double rate;            /* bytes/s assumed; 0: PLAN_EST_RATE_* of the target kind */

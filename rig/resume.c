@@ -209,6 +209,10 @@ int resume_parse_options(const char *json, struct resume_options *o)
 		o->no_fit_check = json_object_get_boolean(v);
 	if (json_object_object_get_ex(j, "cwd", &v) && json_object_is_type(v, json_type_string))
 		o->cwd = xstrdup(json_object_get_string(v));
+	/* Runs recorded before the key drew each layout's workload apart. */
+	o->seeds = SEED_LAYOUT;
+	if (json_object_object_get_ex(j, "seeds", &v) && json_object_is_type(v, json_type_int))
+		o->seeds = (unsigned)json_object_get_int64(v);
 	json_object_put(j);
 	return 0;
 }

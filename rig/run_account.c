@@ -76,8 +76,8 @@ void run_account_estimate(struct run *run, const struct schedule *s)
 {
 	const struct plan *p = run->plan;
 	struct plan_est_options o = {
-		.seed = run->seed, .seed_known = 1, .image_size = run->opt->image_size,
-		.layout = -1,
+		.seed = run->seed, .seed_known = 1, .seed_scheme = run->seed_scheme,
+		.image_size = run->opt->image_size, .layout = -1,
 	};
 	struct plan_est e;
 	struct diag d;

@@ -242,7 +242,7 @@ static int run_cell(struct run *run, const struct schedule *sched, const struct 
 		.dir = vol->dir,
 		.device = vol->device,
 		.volume = vol->name,
-		.seed = schedule_cell_seed(run->seed, lname, c),
+		.seed = schedule_cell_seed(run->seed, run->seed_scheme, lname, c),
 		.rep = c->rep,
 		.cycle = c->cycle,
 		.instance = instance.buf,

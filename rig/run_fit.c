@@ -34,8 +34,8 @@ int run_fit_check(struct run *run, const struct schedule *s, size_t li, struct s
 		}
 	}
 	struct plan_est_options o = {
-		.seed = run->seed, .seed_known = 1, .image_size = run->opt->image_size,
-		.capacity = cap, .used = used, .layout = (long)li,
+		.seed = run->seed, .seed_known = 1, .seed_scheme = run->seed_scheme,
+		.image_size = run->opt->image_size, .capacity = cap, .used = used, .layout = (long)li,
 	};
 	struct plan_est e;
 	struct diag d;

@@ -208,6 +208,11 @@ int run_resume_plan(struct run_resume *rs, struct run_options *o, struct strbuf 
 			     "by a rig without resume, results store schema 1); it cannot be resumed");
 		return -1;
 	}
+	if (rec->seeds != SEED_LAYOUT && rec->seeds != SEED_COMMON) {
+		sb_addf(err, "the run drew its workload by seed scheme %u, which this rig does not "
+			     "know (a newer rig recorded it); resume it with that rig", rec->seeds);
+		return -1;
+	}
 	rs->popt.platform = rec->platform ? rec->platform : prov_driver_host();
 	rs->popt.fs_map = rec->fs_map;
 	rs->popt.vars = (const char *const *)rec->vars;

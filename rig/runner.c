@@ -118,8 +118,8 @@ static void options_json(const struct run_options *o, struct strbuf *j)
 	}
 	sb_addch(j, ']');
 	sb_addf(j, ",\"image_size\":%llu,\"allow\":%u,\"force\":%s,\"no_fit_check\":%s,"
-		"\"cwd\":", (unsigned long long)o->image_size, o->allow, o->force ? "true" : "false",
-		o->no_fit_check ? "true" : "false");
+		"\"seeds\":%u,\"cwd\":", (unsigned long long)o->image_size, o->allow,
+		o->force ? "true" : "false", o->no_fit_check ? "true" : "false", SEED_CURRENT);
 	if (getcwd(cwd, sizeof(cwd)))
 		sb_add_json(j, cwd);
 	else
@@ -271,6 +271,7 @@ static enum run_status run_plan(const struct plan *p, const struct run_options *
 	if (run_provision_use(&run.prov, p, err) < 0)
 		goto refused;
 	run.seed = o->has_seed ? o->seed : p->has_seed ? p->seed : draw_seed();
+	run.seed_scheme = SEED_CURRENT;
 	int seed_drawn = !o->has_seed && !p->has_seed;
 	struct schedule sched;
 	if (schedule_build(p, run.seed, &sched) < 0) {
@@ -417,6 +418,7 @@ static enum run_status resume_run(const char *dir, const struct run_options *opt
 	if (run_provision_use(&run.prov, rs.plan, err) < 0)
 		goto out;
 	run.seed = rs.info.seed;
+	run.seed_scheme = rs.rec.seeds;
 	snprintf(run.key, sizeof(run.key), "%s/%.16s/%llu", rs.info.id ? rs.info.id : "",
 		 rs.info.plan_sha256 ? rs.info.plan_sha256 : "", (unsigned long long)run.seed);
 	if (schedule_build(rs.plan, run.seed, &sched) < 0) {

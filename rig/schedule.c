@@ -353,10 +353,14 @@ void schedule_free(struct schedule *s)
 	memset(s, 0, sizeof(*s));
 }
 
-uint64_t schedule_cell_seed(uint64_t seed, const char *layout, const struct cell *c)
+uint64_t schedule_cell_seed(uint64_t seed, unsigned scheme, const char *layout,
+			    const struct cell *c)
 {
 	struct strbuf label = STRBUF_INIT;
-	sb_addf(&label, "cell/%s/%u/%s", layout, c->rep, c->path);
+	if (scheme == SEED_LAYOUT)
+		sb_addf(&label, "cell/%s/%u/%s", layout, c->rep, c->path);
+	else
+		sb_addf(&label, "cell/%u/%s", c->rep, c->path);
 	uint64_t s = prng_derive_seed(seed, label.buf);
 	sb_release(&label);
 	return s;

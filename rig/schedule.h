@@ -55,12 +55,22 @@ int schedule_build(const struct plan *p, uint64_t seed, struct schedule *s);
 void schedule_free(struct schedule *s);
 
 /*
- * A cell's seed, what its module gets as rig_ctx.seed: the same for every
- * volume of a phase (so `tree` builds the identical tree on each),
- * different for every layout (its name, "" for dirs), repetition and
- * step instance. Modules that want per-volume streams derive further.
+ * A cell's seed, what its module gets as rig_ctx.seed: a function of the
+ * run's seed, the repetition and the step's path (which names its cycle
+ * and sweep value), so every volume of a phase, and every layout at the
+ * same repetition, gets the same draws (common random numbers: sizes,
+ * tree, churn selection). Modules that want per-volume streams (the
+ * payload) derive further. The derivation is versioned and recorded with
+ * each run (options_json's "seeds"), so a resume of an older run draws as
+ * it did:
+ *
+ *   SEED_LAYOUT (1)  runs before December 2026: the layout's name ("" for dirs)
+ *                    too, so each layout drew its own workload
+ *   SEED_COMMON (2)  common random numbers (SEED_CURRENT)
  */
-uint64_t schedule_cell_seed(uint64_t seed, const char *layout, const struct cell *c);
+enum { SEED_LAYOUT = 1, SEED_COMMON = 2, SEED_CURRENT = SEED_COMMON };
+uint64_t schedule_cell_seed(uint64_t seed, unsigned scheme, const char *layout,
+			    const struct cell *c);
 
 /*
  * Row r (0-based) of the Williams design for n volumes, written into

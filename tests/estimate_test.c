@@ -156,7 +156,7 @@ static void test_draws_match_modules(void)
 		"  - tree: { files: 3000, dirs: 30, depth: 2, sizes: \"inverse-square(1K..20M)\" }\n",
 		42, 1, NULL), 0);
 	CU_ASSERT_EQUAL_FATAL(fx.s.n, 2);
-	uint64_t ws = schedule_cell_seed(42, "", &fx.s.cells[0]);
+	uint64_t ws = schedule_cell_seed(42, SEED_CURRENT, "", &fx.s.cells[0]);
 	uint64_t sizes[7];
 	struct seqio_args wa = { 0 };
 	const char *why = NULL;
@@ -167,7 +167,7 @@ static void test_draws_match_modules(void)
 		want += (double)sizes[i];
 	struct tree_args ta = { .files = 3000, .dirs = 30, .depth = 2 };
 	CU_ASSERT_EQUAL_FATAL(units_parse_dist("inverse-square(1K..20M)", &ta.sizes, &why), 0);
-	struct tree_state *t = tree_state_new(&ta, schedule_cell_seed(42, "", &fx.s.cells[1]),
+	struct tree_state *t = tree_state_new(&ta, schedule_cell_seed(42, SEED_CURRENT, "", &fx.s.cells[1]),
 					      "/nowhere", &why);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
 	want += (double)t->bytes;
@@ -443,6 +443,17 @@ static void test_halves_actual(void)
 	const char *pairs[] = { "/var/tmp/rig-halves.img", img.buf, "repeat: 4", "repeat: 1", NULL };
 	run_actual("linux-fs-halves", pairs, dir, 1200ull << 20, "1200M",
 		   "configs/linux-fs-halves.yaml, seed 5, 1 repetition, 1200M image");
+	/* Common random numbers: the write cells of both layouts, on both
+	 * volumes, wrote the same sizes (4 cells, one list of 8 sizes). */
+	sb_addf(&what, "%s/out", dir);
+	char *v = pt_run_query(what.buf,
+			       "SELECT count(*) || ' ' || count(DISTINCT g) FROM (SELECT seq, "
+			       "group_concat(bytes, ' ') g FROM (SELECT f.seq, f.bytes FROM "
+			       "file_samples f JOIN cells c ON c.seq = f.seq WHERE c.module = 'write' "
+			       "ORDER BY f.seq, f.file) GROUP BY seq)");
+	CU_ASSERT_STRING_EQUAL(v ? v : "", "4 1");
+	free(v);
+	sb_reset(&what);
 	CU_ASSERT_EQUAL(pt_leftovers(dir, &what), 0);
 	test_rmtree(dir);
 	free(dir);

@@ -308,7 +308,7 @@ static void verify_file(struct fixture *f, const struct randio_args *a, int psyn
 
 	struct payload pl;
 	size_t pool = a->block > RANDIO_FILL_CHUNK ? (size_t)a->block : RANDIO_FILL_CHUNK;
-	CU_ASSERT_EQUAL_FATAL(payload_init(&pl, randio_payload_seed(f->v.ctx.seed), pool), 0);
+	CU_ASSERT_EQUAL_FATAL(payload_init(&pl, randio_payload_seed(f->v.ctx.seed, f->v.ctx.volume), pool), 0);
 	uint64_t fill = prng_derive_seed(f->v.ctx.seed, "randio/fill");
 	struct strbuf path = STRBUF_INIT;
 	sb_addf(&path, "%s/%s", f->v.dir, RANDIO_FILE);

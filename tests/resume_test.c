@@ -24,7 +24,10 @@
 #include "rig/plan.h"
 #include "rig/resume.h"
 #include "rig/schedule.h"
+#include "rig/modules/seqio.h"
 #include "rig/store.h"
+#include "rig/units.h"
+#include "rig/util/prng.h"
 #include "rig/util/strbuf.h"
 #include "rig/util/xalloc.h"
 #include "provision/linux.h"
@@ -1036,6 +1039,86 @@ static void test_v1_run(void)
 	fx_close(&f);
 }
 
+/* The sizes `write: { files: 4, size: 4K..64K }` draws as step 2 of
+ * repetition 1 on a dirs target (layout "") with seed 7, file by file. */
+static char *crn_sizes(unsigned scheme)
+{
+	struct size_dist d;
+	const char *why = NULL;
+	struct strbuf sb = STRBUF_INIT;
+	if (units_parse_dist("4K..64K", &d, &why) < 0)
+		return sb_detach(&sb);
+	struct cell c = { .rep = 1, .path = (char *)"2" };
+	uint64_t sizes[4];
+	seqio_draw_sizes(&d, prng_derive_seed(schedule_cell_seed(7, scheme, "", &c), "seqio/sizes"),
+			 sizes, 4);
+	for (size_t i = 0; i < 4; i++)
+		sb_addf(&sb, "%s%llu", i ? " " : "", (unsigned long long)sizes[i]);
+	units_dist_release(&d);
+	return sb_detach(&sb);
+}
+
+/* The run as a rig before common random numbers would have left it, stopped
+ * before its second cell: options_json with `seeds` set to what `set`
+ * says (SQL; NULL: removed), cell 2 and its samples gone. */
+static int crn_stop(const char *out, const char *set)
+{
+	struct strbuf sql = STRBUF_INIT, db = STRBUF_INIT;
+	sb_addf(&db, "%s/results.db", out);
+	sb_addf(&sql, "UPDATE run SET status = 'interrupted', options_json = %s;"
+		      "DELETE FROM file_samples WHERE seq = 2; DELETE FROM samples WHERE seq = 2;"
+		      "DELETE FROM notes WHERE seq = 2; DELETE FROM cells WHERE seq = 2;",
+		set ? set : "json_remove(options_json, '$.seeds')");
+	sqlite3 *h = NULL;
+	int rc = sqlite3_open(db.buf, &h) == SQLITE_OK &&
+		 sqlite3_exec(h, sql.buf, NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+	sqlite3_close(h);
+	sb_release(&sql);
+	sb_release(&db);
+	return rc;
+}
+
+/* Common random numbers (schedule_cell_seed): a new run records scheme 2
+ * and draws by it; a run recorded before (no `seeds` in its options)
+ * resumes with the draws it began with, the layout's name in each cell's
+ * seed; a scheme this rig does not know is refused. */
+static void test_seed_scheme(void)
+{
+	struct fx f;
+	fx_open(&f, "rig: 1\nname: crn\nseed: 7\ntarget:\n  dirs: [\"%s/a\"]\n",
+		"report: { formats: [csv] }\nsteps:\n  - null: {}\n"
+		"  - write: { files: 4, size: 4K..64K }\n");
+	const char *sizes_q = "SELECT group_concat(bytes, ' ') FROM (SELECT bytes FROM file_samples"
+			      " WHERE superseded = 0 ORDER BY file)";
+	char *o = NULL, *now = crn_sizes(SEED_COMMON), *before = crn_sizes(SEED_LAYOUT);
+	CU_ASSERT_STRING_NOT_EQUAL(now, before);
+	const char *run[] = { "run", "-q", "-o", f.out.buf, f.plan.buf, NULL };
+	CU_ASSERT_EQUAL_FATAL(test_run_rig(run, &o), 0);
+	free(o);
+	char *v = pt_run_query(f.out.buf, "SELECT json_extract(options_json, '$.seeds') FROM run");
+	CU_ASSERT_STRING_EQUAL(v ? v : "", "2");
+	free(v);
+	v = pt_run_query(f.out.buf, sizes_q);
+	CU_ASSERT_STRING_EQUAL(v ? v : "", now);
+	free(v);
+
+	CU_ASSERT_EQUAL_FATAL(crn_stop(f.out.buf, NULL), 0);
+	const char *res[] = { "resume", "-q", f.out.buf, NULL };
+	CU_ASSERT_EQUAL(test_run_rig(res, &o), 0);
+	free(o);
+	v = pt_run_query(f.out.buf, sizes_q);
+	CU_ASSERT_STRING_EQUAL(v ? v : "", before);
+	free(v);
+
+	CU_ASSERT_EQUAL_FATAL(crn_stop(f.out.buf, "json_set(options_json, '$.seeds', 9)"), 0);
+	CU_ASSERT_EQUAL(test_run_rig(res, &o), 2);
+	CU_ASSERT(o && strstr(o, "seed scheme 9, which this rig does not know"));
+	free(o);
+	free(now);
+	free(before);
+	fx_close(&f);
+}
+
 /* rig run -q -o OUT PLAN in folder cwd (NULL: this one), killed with
  * SIGKILL once its second cell has started (db: its results.db). */
 static void run_killed_in_cell_2(const char *cwd, const char *out, const char *plan,
@@ -1309,6 +1392,8 @@ void register_resume_tests(void)
 	test_add(s, "a version 1 run: reported as it is, migrated by resume, not resumed",
 		 test_v1_run);
 	test_add(s, "killed in a null cell: the work folders are kept", test_kept_dirs);
+	test_add(s, "a run from before common random numbers resumes with its own draws",
+		 test_seed_scheme);
 	test_add(s, "resumed from another folder: relative paths mean what they meant, rig's "
 		    "working folder is not changed", test_elsewhere_dirs);
 	test_add(s, "kill -9 at 20 random points of a dirs run: resume gives every cell once",

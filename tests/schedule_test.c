@@ -1111,6 +1111,80 @@ static void test_limits_accept(void)
 	plan_del(p);
 }
 
+/* Seed 42, repetition 2, path 3.cycle2.1: SEED_COMMON's, and SEED_LAYOUT's
+ * for layout L1 (what rig drew before common random numbers). */
+#define SEED_COMMON_PIN UINT64_C(8107037190332837638)
+#define SEED_LAYOUT_PIN UINT64_C(5876955830554682765)
+
+/* Cells that are the same draw: the same repetition and step path. */
+static int same_draw(const struct cell *a, const struct cell *b)
+{
+	return a->rep == b->rep && !strcmp(a->path, b->path);
+}
+
+/* Over every shape with layouts and every order: under SEED_COMMON two
+ * cells share their seed exactly when they are the same draw (so every
+ * layout and volume gets the same workload at a repetition, and each
+ * repetition and step instance a new one); under SEED_LAYOUT, the layouts
+ * of the runs before it, cells of different layouts never share it. */
+static int check_seeds(const struct plan *p, const struct schedule *s)
+{
+	uint64_t *common = xcalloc(s->n, sizeof(*common)), *old = xcalloc(s->n, sizeof(*old));
+	for (size_t i = 0; i < s->n; i++) {
+		const char *ln = plan_layout_name(p, s->cells[i].layout);
+		common[i] = schedule_cell_seed(42, SEED_COMMON, ln, &s->cells[i]);
+		old[i] = schedule_cell_seed(42, SEED_LAYOUT, ln, &s->cells[i]);
+	}
+	int ok = 1;
+	for (size_t i = 0; i < s->n && ok; i++)
+		for (size_t j = i + 1; j < s->n && ok; j++) {
+			const struct cell *a = &s->cells[i], *b = &s->cells[j];
+			int same = same_draw(a, b);
+			if ((common[i] == common[j]) != same) {
+				fail_at(__LINE__, "cells %u (layout %u rep %u %s) and %u (layout %u rep "
+					"%u %s): seeds %s", a->seq, a->layout, a->rep, a->path,
+					b->seq, b->layout, b->rep, b->path,
+					same ? "differ" : "are equal");
+				ok = 0;
+			}
+			if (same && a->layout != b->layout && old[i] == old[j]) {
+				fail_at(__LINE__, "cells %u and %u: scheme 1 ignores the layout", a->seq,
+					b->seq);
+				ok = 0;
+			}
+		}
+	free(common);
+	free(old);
+	return ok;
+}
+
+static void test_cell_seeds(void)
+{
+	size_t checked = 0;
+	for (size_t si = 0; si < sizeof(shapes) / sizeof(shapes[0]); si++) {
+		if (shapes[si].nlayouts < 2)
+			continue;
+		for (size_t oi = 0; oi < NORDERS; oi++) {
+			struct plan *p = shape_plan(&shapes[si], all_orders[oi]);
+			struct schedule s;
+			set_case("%s, order %s", shapes[si].name, plan_order_name(all_orders[oi]));
+			CU_ASSERT_EQUAL_FATAL(schedule_build(p, 42, &s), 0);
+			CU_ASSERT(check_seeds(p, &s));
+			checked += s.n;
+			schedule_free(&s);
+			plan_del(p);
+		}
+	}
+	CU_ASSERT(checked > 0);
+	/* Both derivations pinned: a resume of a recorded run must draw as it
+	 * did, so neither may change. */
+	struct cell c = { .rep = 2, .path = (char *)"3.cycle2.1" };
+	CU_ASSERT_EQUAL(schedule_cell_seed(42, SEED_COMMON, "L1", &c),
+			schedule_cell_seed(42, SEED_COMMON, "L2", &c));
+	CU_ASSERT_EQUAL(schedule_cell_seed(42, SEED_COMMON, "L1", &c), SEED_COMMON_PIN);
+	CU_ASSERT_EQUAL(schedule_cell_seed(42, SEED_LAYOUT, "L1", &c), SEED_LAYOUT_PIN);
+}
+
 void register_schedule_tests(void)
 {
 	CU_pSuite s = test_suite("schedule");
@@ -1127,4 +1201,6 @@ void register_schedule_tests(void)
 	test_add(s, "cell and phase counts", test_counts);
 	test_add(s, "invalid plans are rejected with -EINVAL", test_invalid);
 	test_add(s, "a million cells", test_limits_accept);
+	test_add(s, "cell seeds: every layout the same draws; the old scheme pinned",
+		 test_cell_seeds);
 }

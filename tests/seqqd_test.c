@@ -380,7 +380,7 @@ static void data_with(const char *engine)
 	CU_ASSERT_EQUAL_FATAL(run(&f, "seqwrite", &a, engine), 0);
 	unsigned char *file = read_whole(rnd.buf, a.span);
 	struct payload pl;
-	CU_ASSERT_EQUAL_FATAL(payload_init(&pl, randio_payload_seed(f.v.ctx.seed), RANDIO_FILL_CHUNK), 0);
+	CU_ASSERT_EQUAL_FATAL(payload_init(&pl, randio_payload_seed(f.v.ctx.seed, f.v.ctx.volume), RANDIO_FILL_CHUNK), 0);
 	uint64_t fill = prng_derive_seed(f.v.ctx.seed, "randio/fill");
 	size_t unwritten = 0, zeros = 0;
 	for (uint64_t off = 0; off < a.span; off += a.block) {

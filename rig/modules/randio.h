@@ -110,8 +110,10 @@ static inline uint64_t randio_slot_offset(const struct randio_stream *s, unsigne
 	return (uint64_t)slot * s->block;
 }
 
-/* The payload pool's seed for a cell. */
-uint64_t randio_payload_seed(uint64_t cell_seed);
+/* The payload pool's seed for a cell on a volume (rig_ctx.volume; NULL
+ * as ""): the volume's name is mixed in, so no two volumes of a phase
+ * write the same bytes (the cell seed is the same on all). */
+uint64_t randio_payload_seed(uint64_t cell_seed, const char *volume);
 
 /* Worker i's share of ops requests among n workers (ops/n, the first
  * ops%n get one more). The same split gives thread t of a sequential job

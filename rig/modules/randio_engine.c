@@ -68,9 +68,13 @@ void randio_stream_sequential(struct randio_stream *s, uint64_t base, uint64_t s
 	s->seq_i = 0;
 }
 
-uint64_t randio_payload_seed(uint64_t cell_seed)
+uint64_t randio_payload_seed(uint64_t cell_seed, const char *volume)
 {
-	return prng_derive_seed(cell_seed, "randio/payload");
+	struct strbuf label = STRBUF_INIT;
+	sb_addf(&label, "randio/payload/%s", volume ? volume : "");
+	uint64_t s = prng_derive_seed(cell_seed, label.buf);
+	sb_release(&label);
+	return s;
 }
 
 uint64_t randio_budget(uint64_t ops, unsigned n, unsigned i)

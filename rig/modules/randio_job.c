@@ -136,7 +136,7 @@ static int write_all(int fd, const void *buf, size_t len, uint64_t off)
 static int make_payload(struct rig_ctx *ctx, struct payload *pl, uint64_t block)
 {
 	size_t len = block > RANDIO_FILL_CHUNK ? (size_t)block : RANDIO_FILL_CHUNK;
-	int rc = payload_init(pl, randio_payload_seed(ctx->seed), len);
+	int rc = payload_init(pl, randio_payload_seed(ctx->seed, ctx->volume), len);
 	if (rc < 0)
 		sb_addf(ctx->err, "cannot allocate the payload pool: %s", strerror(-rc));
 	return rc;
