@@ -50,6 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model_int.h"
 #include "stats.h"
 #include "util/xalloc.h"
 
@@ -115,6 +116,11 @@ static void fill_est(struct model_est *e, double est, double var, double df)
 	}
 }
 
+void model_est_fill(struct model_est *e, double est, double var, double df)
+{
+	fill_est(e, est, var, df);
+}
+
 /* w[0..m) -= beta (v'w) v: the Householder reflection I - beta v v'. */
 static void reflect(const double *v, double beta, double *w, size_t m)
 {
@@ -126,13 +132,8 @@ static void reflect(const double *v, double beta, double *w, size_t m)
 		w[i] -= s * v[i];
 }
 
-/*
- * Least squares by Householder QR: X is n x p row-major, n >= p >= 1.
- * Fills coef[p], xtxinv[p*p] = (X'X)^-1 and *rss (not rounded to 0), or
- * returns -1 when X does not have full column rank.
- */
-static int qr_lsq(const double *X, const double *y, size_t n, size_t p, double *coef,
-		  double *xtxinv, double *rss)
+int model_qr_lsq(const double *X, const double *y, size_t n, size_t p, double *coef,
+		 double *xtxinv, double *rss, double *logdet)
 {
 	/* a: X column by column, becoming R above the diagonal and the
 	 * reflection vectors on and below it; diag: R's diagonal. */
@@ -180,6 +181,11 @@ static int qr_lsq(const double *X, const double *y, size_t n, size_t p, double *
 		coef[i] = s / diag[i];
 	}
 	*rss = sum_sq(qty + p, n - p);
+	if (logdet) { /* log |X'X| = log |R'R| with the columns' scales */
+		*logdet = 0;
+		for (size_t k = 0; k < p; k++)
+			*logdet += 2 * (log(fabs(diag[k])) + log(scale[k]));
+	}
 	/* R^-1 (upper triangular, row-major in rinv), then R^-1 R^-T. */
 	double *rinv = xcalloc(p * p, sizeof(double));
 	for (size_t j = 0; j < p; j++) {
@@ -231,7 +237,7 @@ int model_ols_fit(const double *X, const double *y, size_t n, size_t p, double *
 	out->cov = cov;
 	out->rss = out->df = out->s2 = NAN;
 	double rss;
-	if (p == 0 || n < p || qr_lsq(X, y, n, p, coef, cov, &rss)) {
+	if (p == 0 || n < p || model_qr_lsq(X, y, n, p, coef, cov, &rss, NULL)) {
 		fill_nan(coef, p);
 		fill_nan(cov, p * p);
 		return -1;
@@ -648,7 +654,7 @@ int model_steepening(const double *x, const double *y, size_t n, double *knot,
 		for (size_t i = 0; i < m; i++)
 			X[3 * i + 2] = gx[i] > gx[j] ? sqrt(gw[i]) * (gx[i] - gx[j]) / range : 0;
 		double rss;
-		if (qr_lsq(X, yw, m, 3, coef, xtx, &rss) == 0 && rss < best_rss) {
+		if (model_qr_lsq(X, yw, m, 3, coef, xtx, &rss, NULL) == 0 && rss < best_rss) {
 			best_rss = rss;
 			best = j;
 			memcpy(best_coef, coef, sizeof(coef));
