@@ -35,7 +35,7 @@
 #include "rig/util/xalloc.h"
 
 const char findings_csv_header[] =
-	"step,metric,kind,groups,estimate,unit,ci_low,ci_high,p,n,verdict,sentence";
+	"step,metric,kind,groups,estimate,unit,ci_low,ci_high,p,n,verdict,sentence,units";
 
 static const char *const kind_names[] = {
 	"position", "filesystem", "interaction", "trend", "ratio", "onset", "difference",
@@ -371,6 +371,9 @@ int findings_write_csv(const struct rdata *d, const char *path, struct strbuf *e
 		csv_add_double(b, f->p);
 		sb_addf(b, ",%zu,%s,", f->n, f->effect ? "effect" : "no-clear-effect");
 		sb_add_csv(b, f->sentence);
+		sb_addch(b, ',');
+		if (f->units)
+			sb_addf(b, "%zu", f->units);
 		sb_addch(b, '\n');
 	}
 	return rout_commit(&o, err);

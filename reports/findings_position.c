@@ -11,20 +11,24 @@
 #include <string.h>
 
 #include "reports/findings_int.h"
+#include "reports/findings_units.h"
 #include "reports/html_int.h"
 #include "rig/plan.h"
 #include "rig/util/xalloc.h"
 
 /* --- positions: a crossed design, or a trend over three or more --- */
 
+/* An observation: value, levels, position, and the volume (a row of the
+ * store's volumes: one per provisioning) and repetition it came from. */
 struct obs {
 	double *y;
-	uint32_t *a, *b;
+	uint32_t *a, *b, *unit, *rep;
 	double *x;
 	size_t n, alloc;
 };
 
-static void obs_add(struct obs *o, double y, uint32_t a, uint32_t b, double x)
+static void obs_add(struct obs *o, double y, uint32_t a, uint32_t b, double x,
+		    const struct rd_cell *c)
 {
 	if (o->n == o->alloc) {
 		o->alloc = o->alloc ? 2 * o->alloc : 64;
@@ -32,11 +36,15 @@ static void obs_add(struct obs *o, double y, uint32_t a, uint32_t b, double x)
 		o->x = xrealloc(o->x, o->alloc * sizeof(double));
 		o->a = xrealloc(o->a, o->alloc * sizeof(uint32_t));
 		o->b = xrealloc(o->b, o->alloc * sizeof(uint32_t));
+		o->unit = xrealloc(o->unit, o->alloc * sizeof(uint32_t));
+		o->rep = xrealloc(o->rep, o->alloc * sizeof(uint32_t));
 	}
 	o->y[o->n] = y;
 	o->a[o->n] = a;
 	o->b[o->n] = b;
 	o->x[o->n] = x;
+	o->unit[o->n] = c->vol;
+	o->rep[o->n] = c->rep;
 	o->n++;
 }
 
@@ -46,6 +54,8 @@ static void obs_free(struct obs *o)
 	free(o->x);
 	free(o->a);
 	free(o->b);
+	free(o->unit);
+	free(o->rep);
 }
 
 /* Does the file system tell the volumes apart (each name one fs, each fs one name)? */
@@ -198,6 +208,37 @@ static uint32_t level_index(struct levels *l, const char *name)
 	return (uint32_t)l->n++;
 }
 
+/* What the position rows rest on: " It rests on N provisioned volumes"
+ * (and how they were compared when the between-volume variance could not
+ * be estimated). */
+static void units_sentence(struct strbuf *sb, const struct fnd_units *u)
+{
+	sb_addf(sb, " It rests on %zu provisioned volume%s", u->units, u->units == 1 ? "" : "s");
+	if (!u->mixed)
+		sb_adds(sb, " (their means compared: the spread between volumes could not be told "
+			    "from the spread between passes)");
+	sb_adds(sb, ".");
+}
+
+/* With one provisioned volume per combination, the file-system (or
+ * volume) difference is confounded with where the files landed. */
+static void placement_sentence(struct strbuf *sb, const struct fnd_units *u, int by_fs)
+{
+	if (u->min_cell != 1)
+		return;
+	sb_addf(sb, " With one provisioned volume per %s and position, this difference cannot be "
+		    "told apart from where the files happened to land",
+		by_fs ? "file system" : "volume name");
+	if (u->needed)
+		sb_addf(sb, "; %u provisioning%s of each (repeat: { times: %u, provision: each }) "
+			    "would narrow its interval to about ±5%%", u->needed,
+			u->needed == 1 ? "" : "s", u->needed);
+	else
+		sb_adds(sb, "; how many provisionings would separate them cannot be estimated from "
+			    "these volumes");
+	sb_adds(sb, ".");
+}
+
 int fnd_crossed(struct fctx *c, uint32_t ti)
 {
 	struct rdata *d = c->d;
@@ -276,9 +317,9 @@ int fnd_crossed(struct fctx *c, uint32_t ti)
 		while (positions[b] != g->position)
 			b++;
 		for (size_t k = g->first; k < g->first + g->n; k++) {
-			double v = d->samples[d->order[k]].value;
-			if (!isnan(v))
-				obs_add(&o, v, a, b, g->position);
+			const struct rd_sample *s = &d->samples[d->order[k]];
+			if (!isnan(s->value))
+				obs_add(&o, s->value, a, b, g->position, &d->cells[s->cell]);
 		}
 	}
 	const char *metric = rd_str(d, t->headline);
@@ -286,21 +327,31 @@ int fnd_crossed(struct fctx *c, uint32_t ti)
 	int done = 0;
 	if (crossed_design) {
 		struct model_crossed m;
-		if (model_crossed_fit(o.y, o.a, o.b, o.n, la.n, npos, &m) == 0) {
+		struct fnd_units u;
+		struct fnd_unit_obs uo = { .y = o.y, .a = o.a, .b = o.b, .rep = o.rep, .unit = o.unit,
+					   .n = o.n, .na = la.n, .nb = npos };
+		int fitted = model_crossed_fit(o.y, o.a, o.b, o.n, la.n, npos, &m) == 0;
+		if (fitted) {
+			uo.log_scale = m.log_scale;
+			uo.a_m0 = m.a_mean[0];
+			uo.b_m0 = m.b_mean[0];
+		}
+		if (fitted && fnd_units_fit(&uo, &u) == 0) {
 			done = 1;
 			uint32_t fam = ++c->nfamily;
 			int pos_eff = 0, fs_eff = 0;
 			for (size_t k = 1; k < npos; k++)
-				pos_eff |= fnd_excludes_zero(&m.b_pct[k]);
+				pos_eff |= fnd_excludes_zero(&u.b[k]);
 			for (size_t k = 1; k < la.n; k++)
-				fs_eff |= fnd_excludes_zero(&m.a_pct[k]);
+				fs_eff |= fnd_excludes_zero(&u.a[k]);
 			const char *fname = by_fs ? "the file system" : "the volume";
 			for (size_t k = 1; k < npos; k++) {
 				sb_reset(&c->tmp);
 				sb_addf(&c->tmp, "%s vs %s", pname[k], pname[0]);
 				struct rd_finding *f = fnd_add_row(c, ti, t->headline, FND_POSITION, c->tmp.buf);
-				const struct model_est *e = &m.b_pct[k];
+				const struct model_est *e = &u.b[k];
 				fnd_est_row(f, e, o.n, fam);
+				f->units = u.units;
 				sb_reset(&c->sb);
 				if (k == 1) {
 					if (pos_eff && !fs_eff)
@@ -322,14 +373,17 @@ int fnd_crossed(struct fctx *c, uint32_t ti)
 				if (!f->effect)
 					sb_adds(&c->sb, ": no clear effect");
 				sb_adds(&c->sb, ".");
+				if (k == 1)
+					units_sentence(&c->sb, &u);
 				fnd_set_sentence(c, f);
 			}
 			for (size_t k = 1; k < la.n; k++) {
 				sb_reset(&c->tmp);
 				sb_addf(&c->tmp, "%s vs %s", la.name[k], la.name[0]);
 				struct rd_finding *f = fnd_add_row(c, ti, t->headline, FND_FILESYSTEM, c->tmp.buf);
-				const struct model_est *e = &m.a_pct[k];
+				const struct model_est *e = &u.a[k];
 				fnd_est_row(f, e, o.n, fam);
+				f->units = u.units;
 				sb_reset(&c->sb);
 				sb_addf(&c->sb, "%s: %s ", by_fs ? "file system" : "volume", la.name[k]);
 				fnd_add_value(&c->sb, m.a_mean[k], unit);
@@ -339,54 +393,80 @@ int fnd_crossed(struct fctx *c, uint32_t ti)
 				html_pct(&c->sb, e->est);
 				fnd_add_ci_p(&c->sb, e->lo, e->hi, e->p, 1);
 				sb_adds(&c->sb, f->effect ? ": an effect." : ": no clear effect.");
+				placement_sentence(&c->sb, &u, by_fs);
 				fnd_set_sentence(c, f);
 			}
 			sb_reset(&c->tmp);
 			sb_addf(&c->tmp, "position x %s", by_fs ? "file system" : "volume");
 			struct rd_finding *f = fnd_add_row(c, ti, t->headline, FND_INTERACTION, c->tmp.buf);
-			f->estimate = m.int_pct.est;
-			f->ci_low = m.int_pct.lo;
-			f->ci_high = m.int_pct.hi;
-			f->p = m.int_p;
+			f->estimate = u.inter.est;
+			f->ci_low = u.inter.lo;
+			f->ci_high = u.inter.hi;
+			f->p = u.int_p;
 			f->n = o.n;
+			f->units = u.units;
 			f->family = fam;
-			f->effect = !isnan(m.int_p) && m.int_p < 0.05;
+			f->effect = !isnan(u.int_p) && u.int_p < 0.05;
 			f->strength = isnan(m.int_pct.lo) ? (f->effect ? 1 : 0)
 							  : fnd_strength(f->estimate, f->ci_low, f->ci_high, 0);
 			sb_reset(&c->sb);
-			if (isnan(m.int_p)) {
+			if (isnan(u.int_p)) {
 				sb_addf(&c->sb, "interaction: not testable (%s)",
-					m.int_df2 > 0 ? "a combination of position and level was not measured"
-						      : "no repetitions beyond one per combination");
+					u.min_cell == 0 ? "a combination of position and level was not measured"
+					: u.min_cell == 1 ? "one provisioned volume per combination: nothing "
+							    "to test against"
+							  : "no spread between the volumes of a combination");
 			} else {
 				sb_addf(&c->sb, "interaction: the position effect %s between %ss",
 					f->effect ? "differs" : "does not clearly differ",
 					by_fs ? "file system" : "volume");
-				if (!isnan(m.int_pct.est)) {
+				if (!isnan(u.inter.est)) {
 					sb_adds(&c->sb, ", by ");
-					html_pct(&c->sb, m.int_pct.est);
-					fnd_add_ci_p(&c->sb, m.int_pct.lo, m.int_pct.hi, m.int_p, 1);
+					html_pct(&c->sb, u.inter.est);
+					fnd_add_ci_p(&c->sb, u.inter.lo, u.inter.hi, u.int_p, 1);
 				} else {
-					sb_addf(&c->sb, " (F = %.2f on %.0f and %.0f df, ", m.int_f, m.int_df1,
-						m.int_df2);
-					fnd_add_p(&c->sb, m.int_p);
+					sb_addf(&c->sb, " (F = %.2f on %.0f and %.0f df, ", u.int_f, u.int_df1,
+						u.int_df2);
+					fnd_add_p(&c->sb, u.int_p);
 					sb_adds(&c->sb, ")");
 				}
 			}
 			sb_adds(&c->sb, ".");
 			fnd_set_sentence(c, f);
-			model_crossed_release(&m);
+			fnd_units_release(&u);
 		}
+		if (fitted)
+			model_crossed_release(&m);
 	}
 	if (!done && npos >= 3 && one_fs(d, t)) {
+		/* The line through the provisioned volumes' means: the passes
+		 * over a volume share where its files are. */
+		double *ux = xcalloc(o.n, sizeof(double)), *uy = xcalloc(o.n, sizeof(double));
+		double *un = xcalloc(o.n, sizeof(double));
+		uint32_t *uid = xcalloc(o.n, sizeof(uint32_t));
+		size_t nu = 0;
+		for (size_t i = 0; i < o.n; i++) {
+			size_t j = 0;
+			while (j < nu && uid[j] != o.unit[i])
+				j++;
+			if (j == nu) {
+				uid[nu] = o.unit[i];
+				ux[nu++] = o.x[i];
+			}
+			uy[j] += o.y[i];
+			un[j]++;
+		}
+		for (size_t j = 0; j < nu; j++)
+			uy[j] /= un[j];
 		struct model_trend tr;
-		if (model_trend_fit(o.x, o.y, o.n, &tr) == 0) {
+		if (model_trend_fit(ux, uy, nu, &tr) == 0) {
 			done = 1;
 			sb_reset(&c->tmp);
 			sb_addf(&c->tmp, "%s vs %s", pname[npos - 1], pname[0]);
 			struct rd_finding *f = fnd_add_row(c, ti, t->headline, FND_POSITION, c->tmp.buf);
 			const struct model_est *e = &tr.change_pct;
 			fnd_est_row(f, e, o.n, 0);
+			f->units = nu;
 			sb_reset(&c->sb);
 			sb_addf(&c->sb, "%s %s by ", metric, e->est < 0 ? "falls" : "rises");
 			sb_addf(&c->sb, "%.1f%% from %s to %s along the disk", fabs(e->est), pname[0],
@@ -401,7 +481,7 @@ int fnd_crossed(struct fctx *c, uint32_t ti)
 			sb_adds(&c->sb, " per position");
 			double knot;
 			struct model_est extra;
-			if (model_steepening(o.x, o.y, o.n, &knot, &extra)) {
+			if (model_steepening(ux, uy, nu, &knot, &extra)) {
 				sb_addf(&c->sb, "; the %s steepens after position %.0f (",
 					e->est < 0 ? "fall" : "rise", knot);
 				fnd_add_p(&c->sb, extra.p);
@@ -409,9 +489,14 @@ int fnd_crossed(struct fctx *c, uint32_t ti)
 			}
 			if (!f->effect)
 				sb_adds(&c->sb, ": no clear effect");
-			sb_adds(&c->sb, ".");
+			sb_addf(&c->sb, ". It rests on the means of %zu provisioned volume%s.", nu,
+				nu == 1 ? "" : "s");
 			fnd_set_sentence(c, f);
 		}
+		free(ux);
+		free(uy);
+		free(un);
+		free(uid);
 	}
 	obs_free(&o);
 	return done;

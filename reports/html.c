@@ -385,6 +385,16 @@ static void provenance(struct hctx *c, const struct rdata *d)
 			? "each layout drew its own workload: layouts differ in their data too"
 			: "every layout the same workload at each repetition");
 	fact(h, "seed", tmp.buf);
+	if (d->plan && d->plan->target.kind != TARGET_DIRS) {
+		sb_reset(&tmp);
+		if (d->plan->reprovision == REPROVISION_REPEAT)
+			sb_addf(&tmp, "afresh for every repetition (repeat: provision: each): each "
+				      "repetition's volumes are units of their own");
+		else
+			sb_addf(&tmp, "once per layout: its %u repetition%s share where the file systems "
+				      "put the files", d->plan->repeat, d->plan->repeat == 1 ? "" : "s");
+		fact(h, "provisioning", tmp.buf);
+	}
 	fact(h, "rig version", r->rig_version);
 	fact(h, "command line", r->argv);
 	fact(h, "host", r->host);

@@ -29,6 +29,7 @@
 #include "reports/findings.h"
 #include "reports/summary.h"
 #include "rig/plan.h"
+#include "rig/plan.h"
 #include "rig/util/strbuf.h"
 
 #define JSON_FORMAT_VERSION 2
@@ -191,6 +192,8 @@ static void report_obj(struct strbuf *b, const struct rdata *d)
 	sb_addch(b, ']');
 	kstr(b, "plan_problem", d->plan_problem, &f);
 	kstr(b, "fs_map", d->fs_map, &f);
+	kstr(b, "provision", !d->plan || d->plan->target.kind == TARGET_DIRS ? NULL
+			     : d->plan->reprovision == REPROVISION_REPEAT ? "each" : "once", &f);
 	sb_addch(b, '}');
 }
 
@@ -258,6 +261,11 @@ static void findings(struct strbuf *b, const struct rdata *d)
 		kint(b, "n", (long long)f->n, &fi);
 		kstr(b, "verdict", f->effect ? "effect" : "no-clear-effect", &fi);
 		kstr(b, "sentence", f->sentence, &fi);
+		key(b, "units", &fi);
+		if (f->units)
+			sb_addf(b, "%zu", f->units);
+		else
+			sb_adds(b, "null");
 		sb_addch(b, '}');
 	}
 	sb_adds(b, "]");

@@ -297,7 +297,7 @@ int model_fieller(double a, double b, double vaa, double vbb, double vab, double
 
 /* An effect e on the fitted scale as a percentage: 100 (exp(e) - 1) on
  * the log scale, 100 e / m0 on y's own. */
-static void to_pct(const struct model_est *e, int log_scale, double m0, struct model_est *out)
+void model_pct(const struct model_est *e, int log_scale, double m0, struct model_est *out)
 {
 	*out = *e;
 	if (log_scale) {
@@ -423,7 +423,7 @@ static void interaction(const double *z, const uint32_t *a, const uint32_t *b, s
 		c[col[3]] += 1;
 		struct model_est e;
 		model_ols_contrast(&full, c, &e);
-		to_pct(&e, out->log_scale, out->b_mean[0], &out->int_pct);
+		model_pct(&e, out->log_scale, out->b_mean[0], &out->int_pct);
 	}
 	free(col);
 	free(cell);
@@ -445,7 +445,7 @@ static void effect(const struct model_ols *f, size_t k, size_t idx, int log_scal
 	c[idx] = 1;
 	struct model_est e;
 	model_ols_contrast(f, c, &e);
-	to_pct(&e, log_scale, m0, out);
+	model_pct(&e, log_scale, m0, out);
 	free(c);
 }
 

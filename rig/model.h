@@ -119,6 +119,12 @@ int model_crossed_fit(const double *y, const uint32_t *a, const uint32_t *b, siz
 		      size_t na, size_t nb, struct model_crossed *out);
 void model_crossed_release(struct model_crossed *c);
 
+/* An effect e (a coefficient with its interval) as a percentage:
+ * 100 (exp(e) - 1) on the log scale (se 100 exp(e) se), 100 e / m0 on y's
+ * own scale (est, se, lo and hi NaN when m0 is not positive); t, p and df
+ * stay. model_crossed_fit's percentages are these. */
+void model_pct(const struct model_est *e, int log_scale, double m0, struct model_est *out);
+
 /*
  * A straight line y = b0 + b1 x by least squares over n points (x need
  * not be distinct; at least two distinct x and n >= 3 for an interval).

@@ -312,6 +312,56 @@ static const char *const order_names[] = {
 };
 static const char *const reprovision_names[] = { "layout", "repeat", NULL };
 
+/*
+ * repeat: N, or repeat: { times: N, provision: once | each } (each: every
+ * repetition on file systems made afresh, so that where they put the files
+ * is replicated too; the same as reprovision: repeat, which may say it
+ * instead but not the opposite).
+ */
+static const char *const provision_names[] = { "once", "each", NULL };
+
+static void parse_repeat(struct pctx *c, const struct key *rk, const struct key *pk)
+{
+	struct plan *p = c->p;
+	int v;
+	yaml_node_t *prov = NULL;
+	const char *said = "provision: each";
+	if (rk->key && rk->val->type == YAML_MAPPING_NODE) {
+		struct key k[] = { { "times", 0, 0 }, { "provision", 0, 0 } };
+		if (plan_map_keys(c, rk->val, k, NKEYS(k), "in repeat",
+				  "'repeat' (N or { times, provision })") == 0) {
+			uint64_t r;
+			if (plan_require_key(c, &k[0], rk->val, "in repeat") &&
+			    plan_key_uint(c, &k[0], 1, PLAN_MAX_COUNT, &r) == 0)
+				p->repeat = (uint32_t)r;
+			if (k[1].key && plan_key_choice(c, &k[1], provision_names, &v) == 0) {
+				prov = k[1].val;
+				p->reprovision = v ? REPROVISION_REPEAT : REPROVISION_LAYOUT;
+			}
+		}
+	} else if (rk->key) {
+		uint64_t r;
+		if (plan_key_uint(c, rk, 1, PLAN_MAX_COUNT, &r) == 0)
+			p->repeat = (uint32_t)r;
+	}
+	if (pk->key && plan_key_choice(c, pk, reprovision_names, &v) == 0) {
+		if (prov && v != (int)p->reprovision)
+			diag_error(c->d, plan_node_mark(pk->val), "'reprovision: %s' contradicts 'provision: "
+				   "%s' in repeat (line %d): say it once, in repeat", reprovision_names[v],
+				   provision_names[p->reprovision == REPROVISION_REPEAT],
+				   plan_node_mark(prov).line);
+		else
+			p->reprovision = (enum plan_reprovision)v;
+		if (!prov) {
+			prov = pk->val;
+			said = "reprovision: repeat";
+		}
+	}
+	if (prov && p->reprovision == REPROVISION_REPEAT && p->target.kind == TARGET_DIRS)
+		diag_error(c->d, plan_node_mark(prov), "'%s' needs an image or disk target: rig cannot "
+			   "provision a dirs target afresh", said);
+}
+
 /* In the order of the K_ names below (rig help plan-language is checked
  * against this list). */
 const char *const plan_top_keys[] = {
@@ -380,17 +430,7 @@ static void parse_root(struct pctx *c, yaml_node_t *root)
 	int v;
 	if (k[K_ORDER].key && plan_key_choice(c, &k[K_ORDER], order_names, &v) == 0)
 		p->order = (enum plan_order)v;
-	if (k[K_REPEAT].key) {
-		uint64_t r;
-		if (plan_key_uint(c, &k[K_REPEAT], 1, PLAN_MAX_COUNT, &r) == 0)
-			p->repeat = (uint32_t)r;
-	}
-	if (k[K_REPROVISION].key && plan_key_choice(c, &k[K_REPROVISION], reprovision_names, &v) == 0) {
-		p->reprovision = (enum plan_reprovision)v;
-		if (v == REPROVISION_REPEAT && p->target.kind == TARGET_DIRS)
-			diag_error(c->d, plan_node_mark(k[K_REPROVISION].val), "'reprovision: repeat' needs an "
-				   "image or disk target: rig cannot provision a dirs target afresh");
-	}
+	parse_repeat(c, &k[K_REPEAT], &k[K_REPROVISION]);
 	parse_cache(c, &k[K_CACHE]);
 	if (plan_require_key(c, &k[K_STEPS], root, "in the plan")) {
 		yaml_node_t *seq = plan_key_seq(c, &k[K_STEPS], "a list of steps");

@@ -326,9 +326,10 @@ int run_cells_walk(struct run *run, const struct schedule *sched, size_t from, s
 				break;
 			}
 			run_account_scope(run, (long)c->layout, 0);
-			/* A resume records the volumes it provisions, whatever the cell. */
-			rc = run_provision_layout(&run->prov, c->layout,
-						  c->first_of_layout || i == from, err);
+			/* Every provisioning records its volumes (a resume's too,
+			 * whatever the cell): the volumes of each repetition
+			 * provisioned afresh are units of their own in the store. */
+			rc = run_provision_layout(&run->prov, c->layout, err);
 			if (rc < 0)
 				break;
 			/* A layout started afresh is checked before its data is written

@@ -148,7 +148,7 @@ int run_provision_teardown(struct run_prov *pv)
 	return rc;
 }
 
-static int provision_layout(struct run_prov *pv, size_t li, int record, struct strbuf *err)
+static int provision_layout(struct run_prov *pv, size_t li, struct strbuf *err)
 {
 	const char *lname = plan_layout_name(pv->plan, li);
 	if (pv->plan->target.kind != TARGET_DIRS) {
@@ -163,8 +163,6 @@ static int provision_layout(struct run_prov *pv, size_t li, int record, struct s
 		return rc;
 	}
 	pv->slots = xcalloc(pv->nvols * pv->nmodules, sizeof(void *));
-	if (!record)
-		return 0;
 	for (size_t v = 0; v < pv->nvols; v++) {
 		struct volume *vol = &pv->vols[v];
 		struct store_volume sv = {
@@ -188,10 +186,10 @@ static int provision_layout(struct run_prov *pv, size_t li, int record, struct s
 	return 0;
 }
 
-int run_provision_layout(struct run_prov *pv, size_t li, int record, struct strbuf *err)
+int run_provision_layout(struct run_prov *pv, size_t li, struct strbuf *err)
 {
 	enum run_time_cat was = run_time_swap(pv->time, RT_PROVISION);
-	int rc = provision_layout(pv, li, record, err);
+	int rc = provision_layout(pv, li, err);
 	run_time_swap(pv->time, was);
 	return rc;
 }

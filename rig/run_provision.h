@@ -71,8 +71,9 @@ void run_provision_setup(struct run_prov *pv, const struct run_options *o, struc
 
 /* prepare; on failure "cannot prepare the target: ..." in err, after finish. */
 int run_provision_prepare(struct run_prov *pv, struct strbuf *err);
-/* Provision layout li; record: its volumes go into the store (with their ids). */
-int run_provision_layout(struct run_prov *pv, size_t li, int record, struct strbuf *err);
+/* Provision layout li; its volumes go into the store (with their ids), a
+ * row each per provisioning. */
+int run_provision_layout(struct run_prov *pv, size_t li, struct strbuf *err);
 /* A resumed run keeps the provisioning the backend verified: the recorded
  * volumes (pv->presume) become this process's, with their store ids. */
 void run_provision_keep(struct run_prov *pv, const int64_t *ids);

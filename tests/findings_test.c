@@ -23,6 +23,7 @@
 #include "reports/report_data.h"
 #include "reports/summary.h"
 #include "rig/model.h"
+#include "rig/model_mixed.h"
 #include "rig/store.h"
 #include "rig/util/strbuf.h"
 #include "rig/util/xalloc.h"
@@ -142,26 +143,103 @@ static const char halves_plan[] =
 	"  by: [layout, position]\n";
 
 /* Position 2 is 30% slower than position 1 (160 and 112 MB/s); the file
- * system adds fs_pct percent; noise +-1%. */
-static void halves(struct fb *b, double fs_pct, int reps)
+ * system adds fs_pct percent; noise +-1%. each: every repetition on
+ * volumes provisioned afresh (rows of their own); a provisioned volume's
+ * placement adds up to +-unit_pct percent, the same for all its passes. */
+static void halves_units(struct fb *b, double fs_pct, int reps, int each, double unit_pct)
 {
 	fb_begin(b, halves_plan);
 	const char *lay[2] = { "apfs-first", "hfs-first" };
 	const char *names[2][2] = { { "APFS", "HFS" }, { "HFS", "APFS" } };
 	const char *fss[2][2] = { { "apfs", "hfs+" }, { "hfs+", "apfs" } };
 	int64_t v[2][2];
+	double place[2][2];
 	for (uint32_t li = 0; li < 2; li++)
-		for (uint32_t p = 0; p < 2; p++)
-			v[li][p] = fb_volume(b, lay[li], li, names[li][p], fss[li][p], p + 1, 1);
-	for (uint32_t li = 0; li < 2; li++)
-		for (uint32_t rep = 1; rep <= (uint32_t)reps; rep++)
+		for (uint32_t rep = 1; rep <= (uint32_t)reps; rep++) {
+			for (uint32_t p = 0; p < 2 && (rep == 1 || each); p++) {
+				v[li][p] = fb_volume(b, lay[li], li, names[li][p], fss[li][p], p + 1, 1);
+				place[li][p] = 1 + 2 * unit_pct / 100 * noise(b);
+			}
 			for (int p = 0; p < 2; p++) {
-				double rate = (p ? 112.0 : 160.0) * (1 + 0.02 * noise(b));
+				double rate = (p ? 112.0 : 160.0) * place[li][p] * (1 + 0.02 * noise(b));
 				if (!strcmp(names[li][p], "HFS"))
 					rate *= 1 + fs_pct / 100;
 				fb_cell(b, lay[li], rep, "1", "write", v[li][p], 0, NULL, "rate", rate,
 					"MB/s", NULL, 0, NULL);
 			}
+		}
+}
+
+static void halves(struct fb *b, double fs_pct, int reps)
+{
+	halves_units(b, fs_pct, reps, 0, 0);
+}
+
+/* The position and file-system rows fitted again here from the samples:
+ * log rate on apfs/hfs+ (a), position (b), repetition (a block) with a
+ * random intercept per volume (mixed), or each volume's mean on a and b. */
+static void refit(const struct rdata *d, int mixed, struct model_est *pos, struct model_est *fs)
+{
+	size_t n = d->nsamples, p = mixed ? 5 : 3, nu = d->nvols;
+	double *X = xcalloc(n * 5, sizeof(double)), *y = xcalloc(n, sizeof(double));
+	uint32_t *g = xcalloc(n, sizeof(uint32_t));
+	double *um = xcalloc(nu, sizeof(double)), *cnt = xcalloc(nu, sizeof(double));
+	double *Xu = xcalloc(nu * 3, sizeof(double));
+	for (size_t i = 0; i < n; i++) {
+		const struct rd_cell *c = &d->cells[d->samples[i].cell];
+		const struct rd_volume *v = &d->vols[c->vol];
+		y[i] = log(d->samples[i].value);
+		g[i] = c->vol;
+		double row[5] = { 1, strcmp(v->fs, "apfs") != 0, v->position - 1, c->rep == 2,
+				  c->rep == 3 };
+		memcpy(X + i * p, row, p * sizeof(double));
+		memcpy(Xu + c->vol * 3, row, 3 * sizeof(double));
+		um[c->vol] += y[i];
+		cnt[c->vol]++;
+	}
+	double cb[5] = { 0, 0, 1, 0, 0 }, ca[5] = { 0, 1, 0, 0, 0 };
+	struct model_est e;
+	if (mixed) {
+		struct model_mixed m;
+		CU_ASSERT_EQUAL_FATAL(model_mixed_fit(X, y, g, n, p, nu, &m), 0);
+		CU_ASSERT_FALSE(m.singular);
+		model_mixed_contrast(&m, cb, &e);
+		model_pct(&e, 1, NAN, pos);
+		model_mixed_contrast(&m, ca, &e);
+		model_pct(&e, 1, NAN, fs);
+		model_mixed_release(&m);
+	} else {
+		for (size_t j = 0; j < nu; j++)
+			um[j] /= cnt[j];
+		double coef[3], cov[9];
+		struct model_ols f;
+		CU_ASSERT_EQUAL_FATAL(model_ols_fit(Xu, um, nu, 3, coef, cov, &f), 0);
+		model_ols_contrast(&f, cb, &e);
+		model_pct(&e, 1, NAN, pos);
+		model_ols_contrast(&f, ca, &e);
+		model_pct(&e, 1, NAN, fs);
+	}
+	free(X);
+	free(y);
+	free(g);
+	free(um);
+	free(cnt);
+	free(Xu);
+}
+
+/* The halves' three rows (a fatal failure when one is missing); all rows
+ * printed when the position has no effect or the file system one. */
+static void halves_rows(const struct rdata *d, const struct rd_finding **pos,
+			const struct rd_finding **fs, const struct rd_finding **ix)
+{
+	*pos = row(d, FND_POSITION, "position 2 vs position 1");
+	*fs = row(d, FND_FILESYSTEM, "hfs+ vs apfs");
+	*ix = row(d, FND_INTERACTION, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(*pos);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(*fs);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(*ix);
+	if (!(*pos)->effect || (*fs)->effect)
+		dump(d);
 }
 
 static void test_halves_position_not_fs(void)
@@ -169,19 +247,20 @@ static void test_halves_position_not_fs(void)
 	struct fb b;
 	halves(&b, 0, 3);
 	struct rdata *d = fb_load(&b);
-	const struct rd_finding *pos = row(d, FND_POSITION, "position 2 vs position 1");
-	const struct rd_finding *fs = row(d, FND_FILESYSTEM, "hfs+ vs apfs");
-	const struct rd_finding *ix = row(d, FND_INTERACTION, NULL);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(pos);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(fs);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(ix);
-	if (!pos->effect || fs->effect)
-		dump(d);
+	const struct rd_finding *pos, *fs, *ix;
+	halves_rows(d, &pos, &fs, &ix);
 	CU_ASSERT_TRUE(pos->effect);
 	CU_ASSERT_TRUE(fabs(pos->estimate + 30) < 1.5);
 	CU_ASSERT_TRUE(pos->ci_low < pos->estimate && pos->estimate < pos->ci_high);
-	CU_ASSERT_TRUE(pos->p < 0.001);
+	CU_ASSERT_TRUE(pos->p < 0.05);
 	CU_ASSERT_EQUAL(pos->n, 12);
+	/* four provisioned volumes, one per file system and position */
+	CU_ASSERT_EQUAL(pos->units, 4);
+	CU_ASSERT_EQUAL(fs->units, 4);
+	CU_ASSERT_PTR_NOT_NULL(strstr(pos->sentence, "It rests on 4 provisioned volumes"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(fs->sentence, "With one provisioned volume per file system "
+					  "and position, this difference cannot be told apart from "
+					  "where the files happened to land"));
 	CU_ASSERT_STRING_EQUAL(pos->unit, "%");
 	CU_ASSERT_FALSE(fs->effect);
 	CU_ASSERT_TRUE(fs->ci_low < 0 && fs->ci_high > 0);
@@ -191,25 +270,43 @@ static void test_halves_position_not_fs(void)
 	CU_ASSERT_EQUAL(d->findings[0].kind, FND_POSITION);
 	CU_ASSERT_PTR_NOT_NULL(strstr(pos->sentence, "rate follows position, not the file system"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(fs->sentence, "no clear effect"));
-	/* the row is the model's: fitted again here on the same samples */
-	double y[12];
-	uint32_t a[12], bb[12];
-	size_t n = 0;
-	for (size_t i = 0; i < d->nsamples && n < 12; i++) {
-		const struct rd_cell *c = &d->cells[d->samples[i].cell];
-		const struct rd_volume *v = &d->vols[c->vol];
-		y[n] = d->samples[i].value;
-		a[n] = strcmp(v->fs, "apfs") != 0;
-		bb[n] = (uint32_t)v->position - 1;
-		n++;
-	}
-	struct model_crossed m;
-	CU_ASSERT_EQUAL_FATAL(model_crossed_fit(y, a, bb, n, 2, 2, &m), 0);
-	CU_ASSERT_DOUBLE_EQUAL(pos->estimate, m.b_pct[1].est, 1e-9);
-	CU_ASSERT_DOUBLE_EQUAL(pos->ci_low, m.b_pct[1].lo, 1e-9);
-	CU_ASSERT_DOUBLE_EQUAL(fs->estimate, m.a_pct[1].est, 1e-9);
-	CU_ASSERT_DOUBLE_EQUAL(ix->p, m.int_p, 1e-12);
-	model_crossed_release(&m);
+	/* the rows are the model's: fitted again here on the same samples */
+	int mixed = strstr(pos->sentence, "their means compared") == NULL;
+	struct model_est ep, ef;
+	refit(d, mixed, &ep, &ef);
+	CU_ASSERT_DOUBLE_EQUAL(pos->estimate, ep.est, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(pos->ci_low, ep.lo, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(pos->p, ep.p, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(fs->estimate, ef.est, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(fs->ci_high, ef.hi, 1e-9);
+	/* one volume per combination: the interaction has nothing to be tested against */
+	CU_ASSERT_TRUE(isnan(ix->p));
+	CU_ASSERT_PTR_NOT_NULL(strstr(ix->sentence, "one provisioned volume per combination"));
+	fb_end(&b);
+}
+
+/* Provisioning replicated (provision: each, 3 repetitions: 12 volumes),
+ * each volume's placement adding up to +-3%, no file-system effect: the
+ * mixed model's rows, resting on 12 volumes, and no placement sentence. */
+static void test_halves_replicated(void)
+{
+	struct fb b;
+	halves_units(&b, 0, 3, 1, 3);
+	struct rdata *d = fb_load(&b);
+	const struct rd_finding *pos, *fs, *ix;
+	halves_rows(d, &pos, &fs, &ix);
+	CU_ASSERT_EQUAL(pos->units, 12);
+	CU_ASSERT_TRUE(pos->effect);
+	CU_ASSERT_FALSE(fs->effect);
+	CU_ASSERT_PTR_NOT_NULL(strstr(pos->sentence, "It rests on 12 provisioned volumes."));
+	CU_ASSERT_PTR_NULL(strstr(fs->sentence, "cannot be told apart"));
+	struct model_est ep, ef;
+	refit(d, 1, &ep, &ef);
+	CU_ASSERT_DOUBLE_EQUAL(pos->estimate, ep.est, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(pos->ci_high, ep.hi, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(fs->p, ef.p, 1e-9);
+	/* three volumes per combination: the interaction is tested on them */
+	CU_ASSERT_FALSE(isnan(ix->p));
 	fb_end(&b);
 }
 
@@ -288,6 +385,27 @@ static void test_ten_positions(void)
 	CU_ASSERT_PTR_NULL(strstr(f->sentence, "steepens"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(f->sentence, "rate falls by"));
 	CU_ASSERT_FALSE(f->family);
+	/* the line goes through the ten volumes' means, not the 30 passes */
+	CU_ASSERT_EQUAL(f->units, 10);
+	CU_ASSERT_EQUAL(f->n, 30);
+	CU_ASSERT_PTR_NOT_NULL(strstr(f->sentence, "It rests on the means of 10 provisioned volumes."));
+	double x[10], y[10] = { 0 };
+	for (size_t i = 0; i < d->nsamples; i++) {
+		const struct rd_cell *c = &d->cells[d->samples[i].cell];
+		if (strcmp(c->module, "write"))
+			continue;
+		x[d->vols[c->vol].position - 1] = d->vols[c->vol].position;
+		y[d->vols[c->vol].position - 1] += d->samples[i].value / 3;
+	}
+	struct model_trend tr;
+	CU_ASSERT_EQUAL_FATAL(model_trend_fit(x, y, 10, &tr), 0);
+	const struct rd_finding *w = NULL;
+	for (size_t i = 0; i < d->nfindings; i++)
+		if (d->findings[i].kind == FND_POSITION && !strcmp(d->tmpls[d->findings[i].tmpl].module, "write"))
+			w = &d->findings[i];
+	CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+	CU_ASSERT_DOUBLE_EQUAL(w->estimate, tr.change_pct.est, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(w->ci_low, tr.change_pct.lo, 1e-9);
 	fb_end(&b);
 }
 
@@ -543,7 +661,7 @@ static void test_difference_and_csv(void)
 	char ***rows = NULL;
 	CU_ASSERT_EQUAL_FATAL(rfx_csv_parse(text, &rows), 0);
 	CU_ASSERT_STRING_EQUAL(findings_csv_header,
-			       "step,metric,kind,groups,estimate,unit,ci_low,ci_high,p,n,verdict,sentence");
+			       "step,metric,kind,groups,estimate,unit,ci_low,ci_high,p,n,verdict,sentence,units");
 	/* the header as written is the one documented */
 	CU_ASSERT_STRING_EQUAL(rows[0][0], "step");
 	struct strbuf doc = STRBUF_INIT;
@@ -555,14 +673,14 @@ static void test_difference_and_csv(void)
 	size_t ncol = 0;
 	while (rows[0][ncol])
 		ncol++;
-	CU_ASSERT_EQUAL(ncol, 12);
+	CU_ASSERT_EQUAL(ncol, 13);
 	int diff = 0;
 	for (size_t r = 1; rows[r]; r++) {
 		size_t nc = 0;
 		while (rows[r][nc])
 			nc++;
-		CU_ASSERT_EQUAL(nc, 12);
-		if (nc < 12)
+		CU_ASSERT_EQUAL(nc, 13);
+		if (nc < 13)
 			continue;
 		CU_ASSERT_TRUE(!strcmp(rows[r][10], "effect") || !strcmp(rows[r][10], "no-clear-effect"));
 		/* dirs have no positions: plain differences (and the cycle and sweep rows) */
@@ -588,6 +706,7 @@ void register_findings_tests(void)
 	CU_pSuite s = test_suite("findings: the design recognised, rows from the models");
 	test_add(s, "halves in both orders: position, not file system", test_halves_position_not_fs);
 	test_add(s, "halves with a file-system effect too", test_halves_fs_effect);
+	test_add(s, "halves on provisioning replicated: the volumes as units", test_halves_replicated);
 	test_add(s, "halves with one repetition: interaction not testable", test_halves_one_rep);
 	test_add(s, "ten positions: first-to-last change", test_ten_positions);
 	test_add(s, "ten positions: where the fall steepens", test_ten_positions_knee);

@@ -125,6 +125,18 @@ static const struct bad_case bad_cases[] = {
 	  "random, sequential; did you mean 'latin'?)", 1 },
 	{ "reprovision repeat on dirs", HDR DIRS "reprovision: repeat\n" STEPS, 5, 14,
 	  "'reprovision: repeat' needs an image or disk target", 1 },
+	{ "provision each on dirs", HDR DIRS "repeat: { times: 2, provision: each }\n" STEPS, 5, 32,
+	  "'provision: each' needs an image or disk target", 1 },
+	{ "repeat without times", HDR DIRS "repeat: { provision: once }\n" STEPS, 5, 9,
+	  "missing key 'times' in repeat", 1 },
+	{ "provision typo", HDR DIRS "repeat: { times: 2, provision: every }\n" STEPS, 5, 32,
+	  "unknown value 'every' for 'provision' (expected one of once, each", 1 },
+	{ "repeat key typo", HDR DIRS "repeat: { times: 2, provison: once }\n" STEPS, 5, 21,
+	  "unknown key 'provison' in repeat", 1 },
+	{ "provision contradicted", HDR IMG "layouts:\n  - name: l\n    partitions:\n"
+	  "      - { name: a, fs: ext4, size: rest }\n"
+	  "repeat: { times: 2, provision: each }\nreprovision: layout\n" STEPS, 10, 14,
+	  "'reprovision: layout' contradicts 'provision: each' in repeat (line 9)", 1 },
 	{ "remount on dirs", HDR DIRS "cache: { remount: true }\n" STEPS, 5, 19,
 	  "'remount' needs an image or disk target", 1 },
 	{ "cache yes", HDR DIRS "cache: { direct: yes }\n" STEPS, 5, 18,

@@ -240,6 +240,46 @@ static void test_fs_halves(void)
 	px_done(&x);
 }
 
+/* repeat: { provision: each }: every repetition on file systems made
+ * afresh, its volumes recorded as rows (units) of their own, and the
+ * report says so. */
+static void test_provision_each(void)
+{
+	struct px x;
+	px_init(&x, "rig: 1\nname: each\nseed: 3\ntarget:\n  image: { path: IMG, size: 96M }\n"
+		    "layouts:\n  - name: l\n    partitions:\n      - { name: a, fs: ext4, size: 50% }\n"
+		    "      - { name: b, fs: ext4, size: rest }\n"
+		    "repeat: { times: 2, provision: each }\nreport: { formats: [json] }\n"
+		    "steps:\n  - write: { files: 1, size: 1M }\n");
+	const char *args[] = { "run", "-q", "-o", x.out.buf, x.plan.buf, NULL };
+	CU_ASSERT_EQUAL(run_ok(args), 0);
+	/* one mkfs per volume per repetition, in the store and in commands.log */
+	check_eq(pt_run_query(x.out.buf, "SELECT count(*) FROM commands WHERE argv LIKE "
+					 "'mkfs.ext4 %'"), "4");
+	struct strbuf p = STRBUF_INIT;
+	sb_addf(&p, "%s/commands.log", x.out.buf);
+	char *log = test_read_file(p.buf, NULL);
+	size_t n = 0;
+	for (const char *at = log; at && (at = strstr(at, "$ mkfs.ext4 ")); at++)
+		n++;
+	CU_ASSERT_EQUAL(n, 4);
+	free(log);
+	/* the volumes of each provisioning are rows of their own, and the
+	 * cells of each repetition ran on theirs */
+	check_eq(pt_run_query(x.out.buf, "SELECT count(*) || ' ' || count(DISTINCT name) FROM volumes"),
+		 "4 2");
+	check_eq(pt_run_query(x.out.buf, "SELECT group_concat(n, ' ') FROM (SELECT count(DISTINCT "
+					 "volume_id) n FROM cells GROUP BY rep ORDER BY rep)"), "2 2");
+	check_eq(pt_run_query(x.out.buf, "SELECT count(DISTINCT volume_id) FROM cells"), "4");
+	sb_reset(&p);
+	sb_addf(&p, "%s/results.json", x.out.buf);
+	char *json = test_read_file(p.buf, NULL);
+	CU_ASSERT(json && strstr(json, "\"provision\":\"each\""));
+	free(json);
+	sb_release(&p);
+	px_done(&x);
+}
+
 static void test_remount_btrfs(void)
 {
 	struct px x;
@@ -671,6 +711,8 @@ void register_provision_tests(void)
 	test_add(s, "linux-ten-partitions: volumes, positions, byte ranges, sgdisk -p",
 		 test_ten_partitions);
 	test_add(s, "linux-fs-halves in both orders, reprovisioned", test_fs_halves);
+	test_add(s, "repeat: provision: each: a mkfs per volume per repetition, volumes per "
+		    "provisioning", test_provision_each);
 	test_add(s, "cache.remount and btrfs", test_remount_btrfs);
 	test_add(s, "a failing mkfs.xfs: partial layout undone, samples kept", test_fake_mkfs_fails);
 	test_add(s, "SIGINT in the middle of a write", test_sigint_mid_write);
