@@ -10,6 +10,9 @@
 #include <stdio.h>
 #include <sys/statvfs.h>
 #include <sys/vfs.h>
+#include <sys/ioctl.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
 #include <time.h>
 
 #include "platform.h"
@@ -219,4 +222,76 @@ int plat_mount_flags(const char *dir, struct strbuf *sb)
 		if (st.f_flag & flags[i].flag)
 			sb_addf(sb, ",%s", flags[i].name);
 	return 0;
+}
+
+/* btrfs's FIEMAP gives addresses in its own logical space, mapped to the
+ * devices by its chunk tree: not byte offsets on the partition. */
+#define BTRFS_MAGIC 0x9123683EL
+#define EXTENT_BATCH 64
+
+int plat_file_extent(int fd, uint64_t *lo, uint64_t *hi, const char **why)
+{
+	struct statfs sf;
+	if (fstatfs(fd, &sf) == 0 && (long)sf.f_type == BTRFS_MAGIC) {
+		*why = "btrfs maps its own addresses to the device (FIEMAP gives btrfs's)";
+		return -1;
+	}
+	size_t size = sizeof(struct fiemap) + EXTENT_BATCH * sizeof(struct fiemap_extent);
+	struct fiemap *fm = calloc(1, size);
+	if (!fm) {
+		*why = "out of memory";
+		return -1;
+	}
+	uint64_t start = 0, min = UINT64_MAX, max = 0;
+	int last = 0, rc = 0;
+	*why = NULL;
+	while (!last) {
+		memset(fm, 0, size);
+		fm->fm_start = start;
+		fm->fm_length = FIEMAP_MAX_OFFSET - start;
+		fm->fm_flags = FIEMAP_FLAG_SYNC;
+		fm->fm_extent_count = EXTENT_BATCH;
+		if (ioctl(fd, FS_IOC_FIEMAP, fm) < 0) {
+			*why = errno == EOPNOTSUPP || errno == ENOTTY
+				       ? "the file system does not say where a file's data is (no FIEMAP)"
+				       : "FIEMAP failed";
+			rc = -1;
+			break;
+		}
+		if (fm->fm_mapped_extents == 0)
+			break;
+		for (unsigned i = 0; i < fm->fm_mapped_extents; i++) {
+			const struct fiemap_extent *e = &fm->fm_extents[i];
+			if (e->fe_flags & (FIEMAP_EXTENT_UNKNOWN | FIEMAP_EXTENT_DELALLOC)) {
+				*why = "the file's data is not placed yet";
+				rc = -1;
+			} else if (e->fe_flags & (FIEMAP_EXTENT_ENCODED | FIEMAP_EXTENT_DATA_ENCRYPTED)) {
+				*why = "the file's data is compressed or encrypted where it is stored";
+				rc = -1;
+			} else if (e->fe_flags & (FIEMAP_EXTENT_DATA_INLINE | FIEMAP_EXTENT_DATA_TAIL |
+						  FIEMAP_EXTENT_NOT_ALIGNED)) {
+				*why = "the file's data is stored inline with its metadata";
+				rc = -1;
+			}
+			if (e->fe_physical < min)
+				min = e->fe_physical;
+			if (e->fe_physical + e->fe_length > max)
+				max = e->fe_physical + e->fe_length;
+			start = e->fe_logical + e->fe_length;
+			if (e->fe_flags & FIEMAP_EXTENT_LAST)
+				last = 1;
+		}
+		if (rc < 0)
+			break;
+	}
+	free(fm);
+	if (rc == 0 && min == UINT64_MAX) {
+		*why = "the file has no data on the device";
+		rc = -1;
+	}
+	if (rc == 0) {
+		*lo = min;
+		*hi = max;
+	}
+	return rc;
 }

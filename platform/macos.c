@@ -162,3 +162,36 @@ int plat_mount_flags(const char *dir, struct strbuf *sb)
 			sb_addf(sb, ",%s", flags[i].name);
 	return 0;
 }
+
+int plat_file_extent(int fd, uint64_t *lo, uint64_t *hi, const char **why)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0 || st.st_size <= 0) {
+		*why = "the file has no data on the device";
+		return -1;
+	}
+	/* Placed before it is asked where: F_LOG2PHYS_EXT answers for
+	 * allocated blocks. */
+	fsync(fd);
+	uint64_t min = UINT64_MAX, max = 0;
+	off_t off = 0;
+	while (off < st.st_size) {
+		struct log2phys l = { .l2p_contigbytes = st.st_size - off, .l2p_devoffset = off };
+		errno = 0;
+		if (fcntl(fd, F_LOG2PHYS_EXT, &l) < 0 || l.l2p_contigbytes <= 0) {
+			*why = errno == ENOTSUP || errno == EINVAL
+				       ? "the file system does not say where a file's data is "
+					 "(no F_LOG2PHYS_EXT)"
+				       : "F_LOG2PHYS_EXT failed";
+			return -1;
+		}
+		if ((uint64_t)l.l2p_devoffset < min)
+			min = (uint64_t)l.l2p_devoffset;
+		if ((uint64_t)(l.l2p_devoffset + l.l2p_contigbytes) > max)
+			max = (uint64_t)(l.l2p_devoffset + l.l2p_contigbytes);
+		off += l.l2p_contigbytes;
+	}
+	*lo = min;
+	*hi = max;
+	return 0;
+}

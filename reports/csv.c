@@ -60,9 +60,10 @@ static const char results_sql[] =
 	" WHERE x.superseded = 0"
 	" ORDER BY x.seq, x.id";
 
-static const char files_header[] = LEAD_HEADER ",file,bytes,seconds,rate";
+static const char files_header[] =
+	LEAD_HEADER ",file,bytes,seconds,rate,disk_offset_min,disk_offset_max";
 static const char files_sql[] =
-	"SELECT " LEAD_SELECT ", x.file, x.bytes, x.seconds"
+	"SELECT " LEAD_SELECT ", x.file, x.bytes, x.seconds, x.disk_offset_min, x.disk_offset_max"
 	" FROM file_samples x LEFT JOIN cells c ON c.seq = x.seq"
 	" LEFT JOIN volumes v ON v.id = c.volume_id"
 	" WHERE x.superseded = 0"
@@ -380,8 +381,9 @@ static int neg_errno(void)
 
 /*
  * Write header, then for every row of sql: the run id and every selected
- * column; with_rate adds files.csv's rate computed from the last two
- * selected columns (bytes, seconds).
+ * column; with_rate adds files.csv's rate computed from the third- and
+ * fourth-last selected columns (bytes, seconds), after them and before the
+ * last two (the disk offsets).
  */
 static int write_table(struct store *s, const char *path, const char *header,
 		       const char *sql, int with_rate, struct strbuf *err)
@@ -425,13 +427,14 @@ static int write_table(struct store *s, const char *path, const char *header,
 			break;
 		}
 		sb_add_csv(&row, run_id);
+		int tail = with_rate ? 2 : 0;
 		for (int i = 0; i < ncols; i++) {
+			if (with_rate && i == ncols - tail) {
+				sb_addch(&row, ',');
+				add_rate(&row, st, ncols - tail - 2, ncols - tail - 1);
+			}
 			sb_addch(&row, ',');
 			add_column(&row, st, i);
-		}
-		if (with_rate) {
-			sb_addch(&row, ',');
-			add_rate(&row, st, ncols - 2, ncols - 1);
 		}
 		sb_addch(&row, '\n');
 		/* Flush in large pieces, not per row. */

@@ -239,6 +239,54 @@ static void placement_sentence(struct strbuf *sb, const struct fnd_units *u, int
 	sb_adds(sb, ".");
 }
 
+/* Where the files of step ti of each level sit within their volumes:
+ * the recorded places (files.csv's disk offsets) over the volumes' byte
+ * ranges, lowest and highest, in percent; NaN for a level none of whose
+ * files has a place. */
+static void placement_of(const struct rdata *d, uint32_t ti, const struct levels *la, int by_fs,
+			 double *lo, double *hi)
+{
+	for (size_t k = 0; k < la->n; k++) {
+		lo[k] = INFINITY;
+		hi[k] = -INFINITY;
+	}
+	for (size_t i = 0; i < d->nfiles; i++) {
+		const struct rd_file *f = &d->files[i];
+		const struct rd_cell *cl = &d->cells[f->cell];
+		const struct rd_volume *v = &d->vols[cl->vol];
+		if (cl->tmpl != ti || f->disk_offset[0] < 0 || !v->has_offsets ||
+		    v->off_end <= v->off_start)
+			continue;
+		const char *lev = by_fs ? v->fs : v->name;
+		size_t k = 0;
+		while (k < la->n && (!lev || strcmp(la->name[k], lev)))
+			k++;
+		if (k == la->n)
+			continue;
+		double len = (double)(v->off_end - v->off_start);
+		lo[k] = fmin(lo[k], 100 * (double)(f->disk_offset[0] - v->off_start) / len);
+		hi[k] = fmax(hi[k], 100 * (double)(f->disk_offset[1] - v->off_start) / len);
+	}
+	for (size_t k = 0; k < la->n; k++)
+		if (isinf(lo[k]))
+			lo[k] = hi[k] = NAN;
+}
+
+/* The file-system row's sentence on where the two levels put their data:
+ * said when their spans' middles are more than 10 points apart or one
+ * span is more than twice the other. */
+static void where_sentence(struct strbuf *sb, const char *a, double alo, double ahi, const char *b,
+			   double blo, double bhi)
+{
+	if (isnan(alo) || isnan(blo))
+		return;
+	double wa = ahi - alo, wb = bhi - blo;
+	int differ = fabs((alo + ahi) / 2 - (blo + bhi) / 2) > 10 || wa > 2 * wb || wb > 2 * wa;
+	sb_addf(sb, " %s's files sit between %.1f%% and %.1f%% of its volumes, %s's between %.1f%% "
+		    "and %.1f%%%s", a, alo, ahi, b, blo, bhi,
+		differ ? ": part of the difference may be placement." : ", about the same places.");
+}
+
 int fnd_crossed(struct fctx *c, uint32_t ti)
 {
 	struct rdata *d = c->d;
@@ -345,6 +393,8 @@ int fnd_crossed(struct fctx *c, uint32_t ti)
 			for (size_t k = 1; k < la.n; k++)
 				fs_eff |= fnd_excludes_zero(&u.a[k]);
 			const char *fname = by_fs ? "the file system" : "the volume";
+			double plo[64], phi[64];
+			placement_of(d, ti, &la, by_fs, plo, phi);
 			for (size_t k = 1; k < npos; k++) {
 				sb_reset(&c->tmp);
 				sb_addf(&c->tmp, "%s vs %s", pname[k], pname[0]);
@@ -393,6 +443,8 @@ int fnd_crossed(struct fctx *c, uint32_t ti)
 				html_pct(&c->sb, e->est);
 				fnd_add_ci_p(&c->sb, e->lo, e->hi, e->p, 1);
 				sb_adds(&c->sb, f->effect ? ": an effect." : ": no clear effect.");
+				where_sentence(&c->sb, la.name[k], plo[k], phi[k], la.name[0], plo[0],
+					       phi[0]);
 				placement_sentence(&c->sb, &u, by_fs);
 				fnd_set_sentence(c, f);
 			}

@@ -187,6 +187,8 @@ static void factor_col(struct rout *o, const char *name, const struct rdata *d, 
 }
 
 /* Integers; with zero_null, 0 is written as null (no cycle, no pass). */
+/* zero_null: 1 writes 0 as null, NEG_NULL a negative value (not known). */
+#define NEG_NULL 2
 static void int_col(struct rout *o, const char *name, const struct rdata *d, size_t n, int_of get,
 		    int zero_null)
 {
@@ -194,7 +196,7 @@ static void int_col(struct rout *o, const char *name, const struct rdata *d, siz
 	for (size_t i = 0; i < n; i++) {
 		col_next(o, i);
 		long long v = get(d, i);
-		if (zero_null && !v)
+		if ((zero_null == 1 && !v) || (zero_null == NEG_NULL && v < 0))
 			sb_add(&o->buf, "null", 4);
 		else
 			sb_add_int(&o->buf, v);
@@ -329,6 +331,8 @@ static double f_rate(const struct rdata *d, size_t i)
 	return f->seconds > 0 ? (double)f->bytes / f->seconds / 1e6 : NAN;
 }
 static const char *f_file(const struct rdata *d, size_t i) { return d->files[i].file; }
+static long long f_off_min(const struct rdata *d, size_t i) { return d->files[i].disk_offset[0]; }
+static long long f_off_max(const struct rdata *d, size_t i) { return d->files[i].disk_offset[1]; }
 
 void json_files(struct rout *o, const struct rdata *d)
 {
@@ -340,5 +344,7 @@ void json_files(struct rout *o, const struct rdata *d)
 	int_col(o, "bytes", d, n, f_bytes, 0);
 	real_col(o, "seconds", d, n, f_seconds, NULL);
 	real_col(o, "rate", d, n, f_rate, NULL);
+	int_col(o, "disk_offset_min", d, n, f_off_min, NEG_NULL);
+	int_col(o, "disk_offset_max", d, n, f_off_max, NEG_NULL);
 	sb_addch(b, '}');
 }

@@ -120,7 +120,8 @@ static const char results_header[] =
 	"sweep_var,sweep_value,seq,start_utc,metric,value,unit,cache,pass\n";
 static const char files_header[] =
 	"run,layout,rep,step,module,volume,fs,position,offset_start,offset_end,cycle,"
-	"sweep_var,sweep_value,seq,start_utc,file,bytes,seconds,rate\n";
+	"sweep_var,sweep_value,seq,start_utc,file,bytes,seconds,rate,disk_offset_min,"
+	"disk_offset_max\n";
 
 /* Each interned string as a CSV field, quoted when it must be, made once:
  * a sample's metric, unit and cache are copied, not scanned again. */
@@ -212,6 +213,11 @@ int rcsv_write_files(const struct rdata *d, const char *path, struct strbuf *err
 		sb_addch(&o.buf, ',');
 		if (f->seconds > 0)
 			csv_add_double(&o.buf, (double)f->bytes / f->seconds / 1e6);
+		for (int i = 0; i < 2; i++) {
+			sb_addch(&o.buf, ',');
+			if (f->disk_offset[i] >= 0)
+				sb_add_int(&o.buf, f->disk_offset[i]);
+		}
 		sb_addch(&o.buf, '\n');
 		rout_flush_some(&o);
 	}

@@ -489,8 +489,8 @@ static void adopt_samples(struct rdata *d, struct sample_job *j, const struct se
 static int load_files(struct rdata *d, sqlite3 *db, const struct seqmap *m, struct strbuf *err)
 {
 	sqlite3_stmt *st;
-	int rc = prepare(db, "SELECT seq, file, bytes, seconds FROM file_samples"
-			     " WHERE superseded = 0 ORDER BY id", &st, err);
+	int rc = prepare(db, "SELECT seq, file, bytes, seconds, disk_offset_min, disk_offset_max"
+			     " FROM file_samples WHERE superseded = 0 ORDER BY id", &st, err);
 	if (rc < 0)
 		return rc;
 	size_t alloc = 0;
@@ -504,6 +504,9 @@ static int load_files(struct rdata *d, sqlite3 *db, const struct seqmap *m, stru
 		f->file = rd_strdup(d, col_text(st, 1) ? col_text(st, 1) : "");
 		f->bytes = sqlite3_column_int64(st, 2);
 		f->seconds = sqlite3_column_type(st, 3) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 3);
+		for (int i = 0; i < 2; i++)
+			f->disk_offset[i] = sqlite3_column_type(st, 4 + i) == SQLITE_NULL
+						    ? -1 : sqlite3_column_int64(st, 4 + i);
 	}
 	sqlite3_finalize(st);
 	return step_done(db, rc, err);

@@ -71,6 +71,8 @@ struct rd_file {
 	const char *file;
 	int64_t bytes;
 	double seconds;
+	int64_t disk_offset[2];     /* where its data sits on the disk, lowest and highest
+				     * byte offset; -1: not known */
 };
 
 struct rd_note { uint32_t seq; const char *key, *value; };  /* seq 0: the run */

@@ -186,7 +186,18 @@ struct rig_sink {
 	void (*file)(void *opaque, const char *file, uint64_t bytes, double seconds);
 	/* A note recorded with the cell (fallbacks, engines used). */
 	void (*note)(void *opaque, const char *key, const char *value);
+	/* Where the data of a file the next `file` call names sits on the
+	 * volume's device: [lo, hi) bytes, or why (not NULL) it cannot be
+	 * said. NULL in a sink that does not keep it; modules call it through
+	 * place_file. */
+	void (*place)(void *opaque, const char *file, uint64_t lo, uint64_t hi, const char *why);
 };
+
+struct rig_ctx;
+/* Ask the platform where the data of the file at path (named `file` to
+ * the sink) sits (plat_file_extent) and tell the sink, before its `file`
+ * sample; outside any timed interval: it opens the file again. */
+void place_file(const struct rig_ctx *ctx, const char *file, const char *path);
 
 struct rig_volume_info;
 

@@ -47,6 +47,13 @@ struct cell_sink {
 	const char *headline;  /* the module's headline metric; NULL: the first measured */
 	struct strbuf first;   /* the first metric measured, when headline is NULL */
 	struct run_time *time; /* the sink's writes count as store writes */
+	/* Where the next file's data sits on the whole disk (sink_place),
+	 * for the file of that name; the volume's byte range gives its
+	 * partition's start. */
+	const struct volume *vol;
+	struct strbuf at_file;
+	uint64_t at[2];
+	int noted_place;
 };
 
 /* The cache column: what was actually applied to this cell's data I/O. */
@@ -79,9 +86,36 @@ static void sink_file(void *opaque, const char *file, uint64_t bytes, double sec
 {
 	struct cell_sink *cs = opaque;
 	enum run_time_cat was = run_time_swap(cs->time, RT_STORE);
-	if (store_add_file_sample(cs->store, cs->seq, file, bytes, seconds, &cs->err) < 0)
+	const uint64_t *at = cs->at_file.len && !strcmp(cs->at_file.buf, file) ? cs->at : NULL;
+	if (store_add_file_sample_at(cs->store, cs->seq, file, bytes, seconds, at, &cs->err) < 0)
 		cs->failed = 1;
+	sb_reset(&cs->at_file);
 	run_time_swap(cs->time, was);
+}
+
+static void sink_note(void *opaque, const char *key, const char *value);
+
+/* A file's place on the volume's device, made a place on the whole disk
+ * by the partition's start; why it is unknown noted once per cell. */
+static void sink_place(void *opaque, const char *file, uint64_t lo, uint64_t hi, const char *why)
+{
+	struct cell_sink *cs = opaque;
+	sb_reset(&cs->at_file);
+	if (!why && !cs->vol->has_offsets)
+		why = "the volume is a folder of a dirs target: where its file system starts on "
+		      "the disk is not known";
+	if (why) {
+		if (!cs->noted_place++) {
+			struct strbuf v = STRBUF_INIT;
+			sb_addf(&v, "where the files' data sits on the disk is not recorded: %s", why);
+			sink_note(cs, "disk_offset", v.buf);
+			sb_release(&v);
+		}
+		return;
+	}
+	sb_adds(&cs->at_file, file);
+	cs->at[0] = cs->vol->offset_start + lo;
+	cs->at[1] = cs->vol->offset_start + hi;
 }
 
 static void sink_note(void *opaque, const char *key, const char *value)
@@ -235,7 +269,9 @@ static int run_cell(struct run *run, const struct schedule *sched, const struct 
 	sb_init(&cs.err);
 	sb_init(&cs.method);
 	sb_init(&cs.first);
-	struct rig_sink sink = { &cs, sink_metric, sink_file, sink_note };
+	cs.vol = vol;
+	sb_init(&cs.at_file);
+	struct rig_sink sink = { &cs, sink_metric, sink_file, sink_note, sink_place };
 	struct strbuf merr = STRBUF_INIT, instance = STRBUF_INIT;
 	sb_addf(&instance, "%s/phase%u", run->key, c->phase);
 	struct rig_ctx ctx = {
@@ -297,6 +333,7 @@ static int run_cell(struct run *run, const struct schedule *sched, const struct 
 	sb_release(&instance);
 	sb_release(&cs.err);
 	sb_release(&cs.method);
+	sb_release(&cs.at_file);
 	sb_release(&cs.first);
 	sb_release(&flushed);
 	params_free(m, args);

@@ -92,8 +92,8 @@ static const char *const stmt_sql[ST_COUNT] = {
 			" WHERE seq = ?1",
 	[ST_SAMPLE] = "INSERT INTO samples (seq, metric, value, unit, cache)"
 		      " VALUES (?1, ?2, ?3, ?4, ?5)",
-	[ST_FILE_SAMPLE] = "INSERT INTO file_samples (seq, file, bytes, seconds)"
-			   " VALUES (?1, ?2, ?3, ?4)",
+	[ST_FILE_SAMPLE] = "INSERT INTO file_samples (seq, file, bytes, seconds, disk_offset_min,"
+			   " disk_offset_max) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
 	[ST_NOTE] = "INSERT INTO notes (seq, key, value) VALUES (?1, ?2, ?3)",
 	[ST_COMMAND] = "INSERT INTO commands (start_utc, argv, status, seconds, output)"
 		       " VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -304,6 +304,25 @@ static const char migrate_v4_sql[] =
 	"  provision_s   REAL\n"
 	");\n";
 
+/*
+ * Version 4 -> 5: where each file's data sits on the whole disk, the
+ * lowest and highest byte offset (FIEMAP, F_LOG2PHYS_EXT, plus the
+ * partition's start); NULL where that cannot be said.
+ */
+static const char migrate_v5_sql[] =
+	"ALTER TABLE file_samples ADD COLUMN disk_offset_min INTEGER;\n"
+	"ALTER TABLE file_samples ADD COLUMN disk_offset_max INTEGER;\n";
+
+/* An older store opened read-only: a view with the version 5 columns
+ * shadows its file_samples (for a version 1 store with the version 2
+ * column too). */
+static const char shadow_v4_sql[] =
+	"CREATE TEMP VIEW file_samples AS SELECT *, NULL AS disk_offset_min,"
+	" NULL AS disk_offset_max FROM main.file_samples;\n";
+static const char shadow_v4_from_v1_sql[] =
+	"CREATE TEMP VIEW file_samples AS SELECT *, 0 AS superseded, NULL AS disk_offset_min,"
+	" NULL AS disk_offset_max FROM main.file_samples;\n";
+
 /* An older store opened read-only: empty tables in temp shadow what it
  * lacks (before version 4: the time accounting). */
 static const char shadow_v3_sql[] =
@@ -328,7 +347,6 @@ static const char shadow_v1_sql[] =
 	"CREATE TEMP VIEW run AS SELECT *, NULL AS options_json FROM main.run;\n"
 	"CREATE TEMP VIEW cells AS SELECT *, 1 AS attempts FROM main.cells;\n"
 	"CREATE TEMP VIEW samples AS SELECT *, 0 AS superseded FROM main.samples;\n"
-	"CREATE TEMP VIEW file_samples AS SELECT *, 0 AS superseded FROM main.file_samples;\n"
 	"CREATE TEMP VIEW notes AS SELECT *, 0 AS superseded FROM main.notes;\n"
 	"CREATE TEMP TABLE resumes (id INTEGER PRIMARY KEY, started_utc TEXT, ended_utc TEXT,"
 	" argv TEXT, rig_version TEXT, first_unfinished INTEGER, from_seq INTEGER,"
@@ -485,6 +503,7 @@ struct store *store_create(const char *path, struct strbuf *err)
 	sb_adds(&sql, migrate_v2_sql);
 	sb_adds(&sql, migrate_v3_sql);
 	sb_adds(&sql, migrate_v4_sql);
+	sb_adds(&sql, migrate_v5_sql);
 	sb_addf(&sql, "PRAGMA application_id = %d;\n", STORE_APPLICATION_ID);
 	sb_addf(&sql, "PRAGMA user_version = %d;\n", STORE_SCHEMA_VERSION);
 	sb_adds(&sql, "COMMIT;\n");
@@ -581,22 +600,34 @@ static int check_schema(struct store *s, int64_t *version, struct strbuf *err)
  * in one transaction, when opened for writing; as temporary views and
  * tables when read-only.
  */
+/* What makes a store of version ver (older than this one) read as this
+ * version on a read-only connection: temporary views and tables. */
+static void shadow_sql(int64_t ver, struct strbuf *sql)
+{
+	if (ver < 2)
+		sb_adds(sql, shadow_v1_sql);
+	if (ver < 3)
+		sb_adds(sql, shadow_v2_sql);
+	if (ver < 4)
+		sb_adds(sql, shadow_v3_sql);
+	if (ver < 5)
+		sb_adds(sql, ver < 2 ? shadow_v4_from_v1_sql : shadow_v4_sql);
+}
+
 static int migrate(struct store *s, int64_t ver, struct strbuf *err)
 {
 	struct strbuf sql = STRBUF_INIT;
 	if (s->readonly) {
-		if (ver < 2)
-			sb_adds(&sql, shadow_v1_sql);
-		if (ver < 3)
-			sb_adds(&sql, shadow_v2_sql);
-		sb_adds(&sql, shadow_v3_sql);
+		shadow_sql(ver, &sql);
 	} else {
 		sb_adds(&sql, "BEGIN IMMEDIATE;\n");
 		if (ver < 2)
 			sb_adds(&sql, migrate_v2_sql);
 		if (ver < 3)
 			sb_adds(&sql, migrate_v3_sql);
-		sb_adds(&sql, migrate_v4_sql);
+		if (ver < 4)
+			sb_adds(&sql, migrate_v4_sql);
+		sb_adds(&sql, migrate_v5_sql);
 		sb_addf(&sql, "PRAGMA user_version = %d;\n", STORE_SCHEMA_VERSION);
 		sb_adds(&sql, "COMMIT;\n");
 	}
@@ -659,13 +690,13 @@ int store_reader_setup(struct sqlite3 *db)
 	    sqlite3_step(st) == SQLITE_ROW)
 		ver = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
-	if (ver == 1 && sqlite3_exec(db, shadow_v1_sql, NULL, NULL, NULL) != SQLITE_OK)
-		return -EIO;
-	if (ver >= 1 && ver < 3 && sqlite3_exec(db, shadow_v2_sql, NULL, NULL, NULL) != SQLITE_OK)
-		return -EIO;
-	if (ver >= 1 && ver < 4 && sqlite3_exec(db, shadow_v3_sql, NULL, NULL, NULL) != SQLITE_OK)
-		return -EIO;
-	return 0;
+	if (ver < 1 || ver >= STORE_SCHEMA_VERSION)
+		return 0;
+	struct strbuf sql = STRBUF_INIT;
+	shadow_sql(ver, &sql);
+	int rc = sqlite3_exec(db, sql.buf, NULL, NULL, NULL) == SQLITE_OK ? 0 : -EIO;
+	sb_release(&sql);
+	return rc;
 }
 
 struct sqlite3 *store_db(struct store *s)
@@ -866,6 +897,12 @@ int store_add_sample(struct store *s, uint32_t seq, const char *metric,
 int store_add_file_sample(struct store *s, uint32_t seq, const char *file,
 			  uint64_t bytes, double seconds, struct strbuf *err)
 {
+	return store_add_file_sample_at(s, seq, file, bytes, seconds, NULL, err);
+}
+
+int store_add_file_sample_at(struct store *s, uint32_t seq, const char *file, uint64_t bytes,
+			     double seconds, const uint64_t *at, struct strbuf *err)
+{
 	char what[160];
 	snprintf(what, sizeof(what), "record file sample '%.100s' of cell %" PRIu32,
 		 file ? file : "(null)", seq);
@@ -878,6 +915,14 @@ int store_add_file_sample(struct store *s, uint32_t seq, const char *file,
 	if (ret < 0)
 		return ret;
 	bind_double(st, 4, seconds);
+	for (int i = 0; i < 2; i++) {
+		if (!at) {
+			sqlite3_bind_null(st, 5 + i);
+		} else if ((ret = bind_u64(s, st, 5 + i, at[i], err, what)) < 0) {
+			sqlite3_reset(st);
+			return ret;
+		}
+	}
 	return stmt_run(s, st, err, what);
 }
 

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define STORE_SCHEMA_VERSION 4
+#define STORE_SCHEMA_VERSION 5
 
 struct strbuf;
 struct store;
@@ -101,6 +101,11 @@ int store_add_sample(struct store *s, uint32_t seq, const char *metric,
 		     struct strbuf *err);
 int store_add_file_sample(struct store *s, uint32_t seq, const char *file,
 			  uint64_t bytes, double seconds, struct strbuf *err);
+/* The same with where the file's data sits on the whole disk: at[0] and
+ * at[1], the lowest and highest byte offset it occupies (NULL: unknown,
+ * stored as NULL). */
+int store_add_file_sample_at(struct store *s, uint32_t seq, const char *file, uint64_t bytes,
+			     double seconds, const uint64_t *at, struct strbuf *err);
 /* seq 0: a note about the whole run rather than one cell. */
 int store_add_note(struct store *s, uint32_t seq, const char *key,
 		   const char *value, struct strbuf *err);

@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PGSTORE_SCHEMA_VERSION 1
+#define PGSTORE_SCHEMA_VERSION 2
 
 struct strbuf;
 struct pgstore;

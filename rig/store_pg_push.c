@@ -224,16 +224,19 @@ static int push_findings(struct push *u, struct store *s)
 				  "CREATE TEMP TABLE findings_in (rank bigint GENERATED ALWAYS AS IDENTITY,"
 				  " step text, metric text, kind text, groups text, estimate double precision,"
 				  " unit text, ci_low double precision, ci_high double precision,"
-				  " p double precision, n bigint, verdict text, sentence text) ON COMMIT DROP",
+				  " p double precision, n bigint, verdict text, sentence text, units bigint)"
+				  " ON COMMIT DROP",
 				  "store the findings", u->err);
 	if (rc == 0)
 		rc = copy_in(u, "COPY findings_in (step, metric, kind, groups, estimate, unit, ci_low,"
-			     " ci_high, p, n, verdict, sentence) FROM STDIN (FORMAT csv, HEADER true)",
+			     " ci_high, p, n, verdict, sentence, units) FROM STDIN (FORMAT csv, HEADER true)",
 			     NULL, &csv, "store the findings");
 	if (rc == 0) {
 		struct strbuf sql = STRBUF_INIT;
-		sb_addf(&sql, "INSERT INTO rig.findings SELECT %s, rank, step, metric, kind, groups,"
-			" estimate, unit, ci_low, ci_high, p, n, verdict, sentence FROM findings_in",
+		sb_addf(&sql, "INSERT INTO rig.findings (run_no, rank, step, metric, kind, groups,"
+			" estimate, unit, ci_low, ci_high, p, n, verdict, sentence, units) SELECT %s, rank,"
+			" step, metric, kind, groups, estimate, unit, ci_low, ci_high, p, n, verdict,"
+			" sentence, units FROM findings_in",
 			u->run_no);
 		rc = pgstore_exec(u->p, sql.buf, "store the findings", u->err);
 		sb_release(&sql);

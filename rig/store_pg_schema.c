@@ -9,7 +9,7 @@
  * version is newer than this rig's is refused by push and by --db alike.
  * Readers (--db) never migrate: they need the version they know.
  *
- * The columns mirror the SQLite store's (version 4) under the same names,
+ * The columns mirror the SQLite store's (version 5) under the same names,
  * so one list per table drives both directions and a pulled run is the
  * pushed one by construction. Integers are bigint (SQLite's are 64-bit),
  * reals double precision, JSON and times text as the run recorded them
@@ -49,7 +49,8 @@ const struct pgs_table pgstore_tables[] = {
 	  " start_utc, end_utc, status, error, attempts",
 	  "iitittiitttttti", "seq" },
 	{ "samples", "samples", "id, seq, metric, value, unit, cache, superseded", "iitrtti", "id" },
-	{ "file_samples", "file_samples", "id, seq, file, bytes, seconds, superseded", "iitiri",
+	{ "file_samples", "file_samples",
+	  "id, seq, file, bytes, seconds, superseded, disk_offset_min, disk_offset_max", "iitiriii",
 	  "id" },
 	{ "notes", "notes", "id, seq, key, value, superseded", "iitti", "id" },
 	{ "commands", "commands", "id, start_utc, argv, status, seconds, output", "ittirt", "id" },
@@ -182,6 +183,14 @@ static const char migrate_v1_sql[] =
 	"  DELETE FROM rig.runs WHERE run_no = n\n"
 	"$$;\n";
 
+/* Version 2: the SQLite store's version 5 (where each file's data sits on
+ * the disk) and the findings' units (the provisioned volumes a row rests
+ * on). */
+static const char migrate_v2_sql[] =
+	"ALTER TABLE rig.file_samples ADD COLUMN disk_offset_min bigint,\n"
+	"  ADD COLUMN disk_offset_max bigint;\n"
+	"ALTER TABLE rig.findings ADD COLUMN units bigint;\n";
+
 /* In order; a migration's index + 1 is its version. Never edit one that
  * has shipped: add the next. */
 static const struct {
@@ -189,6 +198,7 @@ static const struct {
 	const char *sql;
 } migrations[] = {
 	{ "runs of SQLite store version 4, and their findings", migrate_v1_sql },
+	{ "where files sit on the disk (store version 5), the findings' units", migrate_v2_sql },
 };
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == PGSTORE_SCHEMA_VERSION,
 	       "a migration per schema version");

@@ -25,13 +25,15 @@
 
 /* The contract (docs/plan-language.md, "Run folders"), spelled out here
  * rather than taken from csv.c, so a change to either is caught. `pass`
- * came later, after the first columns, which stay as they were. */
+ * and the disk offsets came later, after the first columns, which stay as
+ * they were. */
 static const char contract_results_header[] =
 	"run,layout,rep,step,module,volume,fs,position,offset_start,offset_end,"
 	"cycle,sweep_var,sweep_value,seq,start_utc,metric,value,unit,cache,pass";
 static const char contract_files_header[] =
 	"run,layout,rep,step,module,volume,fs,position,offset_start,offset_end,"
-	"cycle,sweep_var,sweep_value,seq,start_utc,file,bytes,seconds,rate";
+	"cycle,sweep_var,sweep_value,seq,start_utc,file,bytes,seconds,rate,disk_offset_min,"
+	"disk_offset_max";
 
 #define RUN_ID "20240102T030405Z-csv-test"
 #define VOL3 "line\nbreak \xc3\x9c" /* LF and a UTF-8 Ü */
@@ -52,9 +54,9 @@ static const char contract_files_header[] =
 #define FIELDS3 RUN_ID, "", "2", "3.sweep1.1", "fill", VOL3, "", "3", "", "", "", \
 		"fill", SWEEP_VALUE, "3", "2024-01-02T03:04:07Z"
 
-#define NCOLS 20        /* room for the widest file: results.csv */
+#define NCOLS 21        /* room for the widest file: files.csv */
 #define RESULTS_COLS 20
-#define FILES_COLS 19
+#define FILES_COLS 21
 
 /* Cell 2 recorded `seconds` twice (passes): numbered 1 and 2 in the
  * order measured; everything measured once has an empty pass. */
@@ -87,20 +89,21 @@ static const char want_results_text[] =
 static const char *const want_files_rows[][NCOLS] = {
 	{ "run", "layout", "rep", "step", "module", "volume", "fs", "position",
 	  "offset_start", "offset_end", "cycle", "sweep_var", "sweep_value", "seq",
-	  "start_utc", "file", "bytes", "seconds", "rate" },
-	{ FIELDS1, "f1", "2000000", "0.5", "4" },
-	{ FIELDS1, "dir/f,2", "3", "0", "" },
-	{ FIELDS2, "g", "1048576", "0.25", "4.194304" },
-	{ FIELDS3, "f3", "3", "3", "1e-06" },
+	  "start_utc", "file", "bytes", "seconds", "rate", "disk_offset_min", "disk_offset_max" },
+	{ FIELDS1, "f1", "2000000", "0.5", "4", "1048576", "3145728" },
+	{ FIELDS1, "dir/f,2", "3", "0", "", "", "" },
+	{ FIELDS2, "g", "1048576", "0.25", "4.194304", "", "" },
+	{ FIELDS3, "f3", "3", "3", "1e-06", "", "" },
 };
 
 static const char want_files_text[] =
 	"run,layout,rep,step,module,volume,fs,position,offset_start,offset_end,"
-	"cycle,sweep_var,sweep_value,seq,start_utc,file,bytes,seconds,rate\n"
-	LEAD1 "f1,2000000,0.5,4\n"
-	LEAD1 "\"dir/f,2\",3,0,\n"
-	LEAD2 "g,1048576,0.25,4.194304\n"
-	LEAD3 "f3,3,3,1e-06\n";
+	"cycle,sweep_var,sweep_value,seq,start_utc,file,bytes,seconds,rate,disk_offset_min,"
+	"disk_offset_max\n"
+	LEAD1 "f1,2000000,0.5,4,1048576,3145728\n"
+	LEAD1 "\"dir/f,2\",3,0,,,\n"
+	LEAD2 "g,1048576,0.25,4.194304,,\n"
+	LEAD3 "f3,3,3,1e-06,,\n";
 
 #define NROWS(a) (sizeof(a) / sizeof(a[0]))
 
@@ -151,7 +154,8 @@ static struct store *make_store(const char *path)
 	CU_ASSERT_EQUAL(store_add_sample(s, 2, "seconds", 0.2, "s", "direct+drop_caches", &err), 0);
 
 	CU_ASSERT_EQUAL(store_add_file_sample(s, 3, "f3", 3, 3.0, &err), 0);
-	CU_ASSERT_EQUAL(store_add_file_sample(s, 1, "f1", 2000000, 0.5, &err), 0);
+	const uint64_t at[2] = { 1048576, 3145728 };
+	CU_ASSERT_EQUAL(store_add_file_sample_at(s, 1, "f1", 2000000, 0.5, at, &err), 0);
 	CU_ASSERT_EQUAL(store_add_file_sample(s, 2, "g", 1048576, 0.25, &err), 0);
 	CU_ASSERT_EQUAL(store_add_file_sample(s, 1, "dir/f,2", 3, 0.0, &err), 0);
 	if (err.len)

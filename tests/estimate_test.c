@@ -440,7 +440,8 @@ static void test_halves_actual(void)
 	char *dir = test_tmpdir();
 	struct strbuf img = STRBUF_INIT, what = STRBUF_INIT;
 	sb_addf(&img, "%s/halves.img", dir);
-	const char *pairs[] = { "/var/tmp/rig-halves.img", img.buf, "repeat: 4", "repeat: 1", NULL };
+	const char *pairs[] = { "/var/tmp/rig-halves.img", img.buf,
+				"repeat: { times: 4, provision: each }", "repeat: 1", NULL };
 	run_actual("linux-fs-halves", pairs, dir, 1200ull << 20, "1200M",
 		   "configs/linux-fs-halves.yaml, seed 5, 1 repetition, 1200M image");
 	/* Common random numbers: the write cells of both layouts, on both

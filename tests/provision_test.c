@@ -206,7 +206,7 @@ static void test_fs_halves(void)
 	sb_addf(&path, "path: %s, size: 2G", x.img.buf);
 	const char *pairs[] = {
 		"path: /var/tmp/rig-halves.img, size: 2G", path.buf,
-		"repeat: 4", "repeat: 2",
+		"repeat: { times: 4, provision: each }", "repeat: 2",
 		"write: { files: 8, sizes: 1M..64M }", "write: { files: 2, sizes: 1M..8M }",
 		"span: 256M, time: 3s", "span: 16M, time: 300ms",
 		NULL, NULL,
@@ -300,6 +300,18 @@ static void test_remount_btrfs(void)
 					 "'mount -t btrfs %'"), "2");
 	check_eq(pt_run_query(x.out.buf, "SELECT count(*) FROM commands WHERE argv LIKE "
 					 "'mkfs.btrfs -f -q -L B %'"), "1");
+	/* where the files sit: ext4's within its partition (2 write and 2 read
+	 * samples), btrfs's not said (its addresses are its own), with why */
+	check_eq(pt_run_query(x.out.buf, "SELECT count(*) || ' ' || count(f.disk_offset_min)"
+					 " FROM file_samples f JOIN cells c ON c.seq = f.seq JOIN volumes v"
+					 " ON v.id = c.volume_id WHERE v.name = 'B'"), "4 0");
+	check_eq(pt_run_query(x.out.buf, "SELECT count(*) || ' ' || total(f.disk_offset_min >="
+					 " v.offset_start AND f.disk_offset_max <= v.offset_end AND"
+					 " f.disk_offset_max > f.disk_offset_min)"
+					 " FROM file_samples f JOIN cells c ON c.seq = f.seq JOIN volumes v"
+					 " ON v.id = c.volume_id WHERE v.name = 'E'"), "4 4.0");
+	check_eq(pt_run_query(x.out.buf, "SELECT count(*) FROM notes WHERE key = 'disk_offset' AND"
+					 " value LIKE '%btrfs maps its own addresses%'"), "2");
 	px_done(&x);
 }
 
@@ -622,7 +634,8 @@ static void test_plan_lists_commands(void)
 	CU_ASSERT_EQUAL(test_run_rig(args, &out), 0);
 	static const char *const want[] = {
 		"RUN stands for the run folder, /dev/loopN for the loop device",
-		"layout ext4-first (gpt): 1:ext4 ext4 50%, 2:xfs xfs rest\n  provision:\n"
+		"layout ext4-first (gpt): 1:ext4 ext4 50%, 2:xfs xfs rest\n"
+		"  provision (again before every repetition):\n"
 		"    # create the sparse file /var/tmp/rig-halves.img of 2147483648 bytes\n"
 		"    $ losetup --find --show --direct-io=on /var/tmp/rig-halves.img\n"
 		"    $ sgdisk --clear --set-alignment=2048 --disk-guid=72696721-",

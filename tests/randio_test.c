@@ -177,7 +177,7 @@ struct fixture {
 static void fx_init(struct fixture *f, uint64_t seed)
 {
 	memset(f, 0, sizeof(*f));
-	f->rs = (struct rig_sink){ &f->sink, fs_metric, fs_file, fs_note };
+	f->rs = (struct rig_sink){ &f->sink, fs_metric, fs_file, fs_note, NULL };
 	iot_vol_init(&f->v, seed, &f->rs);
 }
 

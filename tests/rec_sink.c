@@ -62,7 +62,7 @@ static void rec_note(void *o, const char *key, const char *value)
 
 struct rig_sink rec_sink(struct rec *r)
 {
-	return (struct rig_sink){ r, rec_metric, rec_file, rec_note };
+	return (struct rig_sink){ r, rec_metric, rec_file, rec_note, NULL };
 }
 
 double rec_get(const struct rec *r, const char *name, const char *unit)

@@ -128,7 +128,7 @@ static int run_halves(struct disk *k, const char *name)
 {
 	const char *pairs[] = {
 		"image: { path: /var/tmp/rig-halves.img, size: 2G }", NULL,
-		"repeat: 4", "repeat: 1",
+		"repeat: { times: 4, provision: each }", "repeat: 1",
 		"write: { files: 8, sizes: 1M..64M }", "write: { files: 1, size: 1M }",
 		"  - randread: { block: 4K, qd: 32, span: 256M, time: 3s }\n", "",
 		NULL, NULL,

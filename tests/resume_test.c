@@ -154,9 +154,10 @@ static const struct store_run srun = {
 };
 
 /* What rig 0.1 wrote: schema version 1, made here from a new store by
- * taking back what versions 2 to 4 added (rig/store.c, migrate_v2_sql to
- * migrate_v4_sql), so the product needs no constructor for old stores. */
+ * taking back what versions 2 to 5 added (rig/store.c, migrate_v2_sql to
+ * migrate_v5_sql), so the product needs no constructor for old stores. */
 static const char downgrade_to_v1[] =
+	V5_DOWN
 	"DROP TABLE time_spent;\n"
 	"DROP TABLE estimates;\n"
 	"DROP TABLE journal;\n"
@@ -189,7 +190,13 @@ static struct store *store_with_cell(const char *path, int version, struct store
 	c->volume_id = v.id;
 	CU_ASSERT_EQUAL(store_cell_start(s, c, "t1", &err), 0);
 	CU_ASSERT_EQUAL(store_add_sample(s, c->seq, "m", 1.0, "s", "", &err), 0);
-	CU_ASSERT_EQUAL(store_add_file_sample(s, c->seq, "f", 10, 0.5, &err), 0);
+	if (version == 1) { /* rig 0.1's columns */
+		CU_ASSERT_EQUAL(sqlite3_exec(store_db(s), "INSERT INTO file_samples (seq, file, bytes,"
+					     " seconds) VALUES (1, 'f', 10, 0.5)", NULL, NULL, NULL),
+				SQLITE_OK);
+	} else {
+		CU_ASSERT_EQUAL(store_add_file_sample(s, c->seq, "f", 10, 0.5, &err), 0);
+	}
 	CU_ASSERT_EQUAL(store_add_note(s, c->seq, "k", "v", &err), 0);
 	sb_release(&err);
 	return s;
@@ -255,7 +262,7 @@ static void test_store_restart_and_migration(void)
 	v = pt_query(path.buf, "SELECT (SELECT user_version FROM pragma_user_version) || ' ' ||"
 			       " (SELECT sum(superseded) FROM samples) || ' ' ||"
 			       " (SELECT attempts FROM cells)");
-	CU_ASSERT_STRING_EQUAL(v ? v : "", "4 1 2");
+	CU_ASSERT_STRING_EQUAL(v ? v : "", "5 1 2");
 	free(v);
 	/* The migrated schema is the one a new store gets. */
 	char *a = pt_query(path.buf, "SELECT group_concat(sql, ';') FROM (SELECT sql FROM sqlite_master"
@@ -272,8 +279,8 @@ static void test_store_restart_and_migration(void)
 	sb_reset(&path);
 	sb_addf(&path, "%s/v2-old.db", dir);
 	s = store_with_cell(path.buf, 0, &c);
-	CU_ASSERT_EQUAL(sqlite3_exec(store_db(s), "DROP TABLE time_spent; DROP TABLE estimates;"
-				     " DROP TABLE journal; PRAGMA user_version = 2;",
+	CU_ASSERT_EQUAL(sqlite3_exec(store_db(s), V5_DOWN "DROP TABLE time_spent;"
+				     " DROP TABLE estimates; DROP TABLE journal; PRAGMA user_version = 2;",
 				     NULL, NULL, NULL), SQLITE_OK);
 	store_close(s);
 	s = store_open(path.buf, 1, &err);
@@ -305,7 +312,7 @@ static void test_store_restart_and_migration(void)
 	free(state);
 	store_close(s);
 	v = pt_query(path.buf, "PRAGMA user_version");
-	CU_ASSERT_STRING_EQUAL(v ? v : "", "4");
+	CU_ASSERT_STRING_EQUAL(v ? v : "", "5");
 	free(v);
 	sb_release(&path);
 	sb_release(&err);
@@ -999,7 +1006,7 @@ static void test_v1_run(void)
 	sb_addf(&p, "%s/results.db", f.out.buf);
 	sqlite3 *db;
 	CU_ASSERT_EQUAL_FATAL(sqlite3_open(p.buf, &db), SQLITE_OK);
-	CU_ASSERT_EQUAL(sqlite3_exec(db, "ALTER TABLE run DROP COLUMN options_json;"
+	CU_ASSERT_EQUAL(sqlite3_exec(db, V5_DOWN "ALTER TABLE run DROP COLUMN options_json;"
 				     "ALTER TABLE cells DROP COLUMN attempts;"
 				     "ALTER TABLE samples DROP COLUMN superseded;"
 				     "ALTER TABLE file_samples DROP COLUMN superseded;"
@@ -1033,7 +1040,7 @@ static void test_v1_run(void)
 	CU_ASSERT(o && strstr(o, "results store schema 1"));
 	free(o);
 	v = pt_query(p.buf, "PRAGMA user_version");
-	CU_ASSERT_STRING_EQUAL(v ? v : "", "4");
+	CU_ASSERT_STRING_EQUAL(v ? v : "", "5");
 	free(v);
 	sb_release(&p);
 	fx_close(&f);

@@ -472,7 +472,16 @@ static void test_end_to_end(void)
 	for (const char *s = files; *s; s++)
 		lines += *s == '\n';
 	CU_ASSERT_EQUAL(lines, 1 + 3 * 4 * 2); /* header, 3 files x 4 cells x 2 modules */
-	CU_ASSERT_PTR_NOT_NULL(strstr(files, ",file,bytes,seconds,rate\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(files, ",file,bytes,seconds,rate,disk_offset_min,"
+					    "disk_offset_max\n"));
+	/* a dirs target: where the files sit on the disk is not known (empty) */
+	size_t rows = 0, empty = 0;
+	for (const char *s = strchr(files, '\n'); s && s[1]; s = strchr(s + 1, '\n')) {
+		const char *e = strchr(s + 1, '\n');
+		rows++;
+		empty += e && e - s > 2 && e[-1] == ',' && e[-2] == ',';
+	}
+	CU_ASSERT_EQUAL(empty, rows);
 	free(files);
 
 	sb_release(&plan);

@@ -311,13 +311,13 @@ static void test_wrong_files(void)
 	sb_reset(&msg);
 	sb_addf(&msg, "cannot open results store %s: schema version %d is newer", path,
 		STORE_SCHEMA_VERSION + 1);
-	set_pragma(path, "PRAGMA user_version = 5");
+	set_pragma(path, "PRAGMA user_version = 6");
 	expect_open_fails(path, 1, msg.buf, "use a newer rig");
 	expect_open_fails(path, 0, msg.buf, NULL);
 	set_pragma(path, "PRAGMA user_version = 0");
-	expect_open_fails(path, 0, "schema version 0 is older than the version this rig reads (4)",
+	expect_open_fails(path, 0, "schema version 0 is older than the version this rig reads (5)",
 			  NULL);
-	set_pragma(path, "PRAGMA user_version = 4");
+	set_pragma(path, V5_DOWN "PRAGMA user_version = 4");
 	struct strbuf err = STRBUF_INIT;
 	struct store *s = store_open(path, 0, &err);
 	CU_ASSERT_PTR_NOT_NULL(s);

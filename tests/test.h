@@ -42,6 +42,11 @@ const char *test_src(void);
  * fake-macos (for `fake-macos ctl ...`), links to the program built from
  * tests/tools/fake-macos/. Put first on PATH for rig. */
 const char *test_fake_macos_dir(void);
+
+/* SQL that takes back what results store version 5 added (rig/store.c,
+ * migrate_v5_sql), for the tests that make older stores from new ones. */
+#define V5_DOWN "ALTER TABLE file_samples DROP COLUMN disk_offset_min;" \
+		" ALTER TABLE file_samples DROP COLUMN disk_offset_max; "
 /* How many times longer than natively a rig process may take: 1, or 10
  * under make valgrind (RIG_VG_VALGRIND set: memcheck runs rig 10 to 50
  * times slower). A bound on how promptly rig reacts is multiplied by it:

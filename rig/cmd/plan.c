@@ -131,7 +131,7 @@ static void dry_cells(struct dry *d, const struct plan *p, const struct cell *ce
 		struct prov_snapshots ps = { 0 };
 		sb_init(&ps.skip);
 		if (params_bind(m, cl->step->params, cl->bindings, args, &dg, cl->step->mark) == 0) {
-			struct rig_sink sink = { vol->name, NULL, NULL, dry_sink_note };
+			struct rig_sink sink = { vol->name, NULL, NULL, dry_sink_note, NULL };
 			struct rig_ctx ctx = {
 				.dir = vol->dir,
 				.volume = vol->name,

@@ -502,9 +502,11 @@ static int fill_up(struct rig_ctx *ctx, struct fill_state *s, double to, uint64_
 			sb_release(&v);
 			noted_direct = 1;
 		}
-		if (written)
+		if (written) {
+			place_file(ctx, path.buf + strlen(s->dir) + 1, path.buf);
 			ctx->sink->file(ctx->sink->opaque, path.buf + strlen(s->dir) + 1, written,
 					(double)fns / 1e9);
+		}
 		if (rc == FW_CANCELLED) {
 			*cancelled = 1;
 			break;

@@ -482,6 +482,7 @@ static int write_run(struct rig_ctx *ctx, const void *a)
 		}
 		bytes[k] = (double)f->size;
 		secs[k] = (double)ns / 1e9;
+		place_file(ctx, f->name, path.buf);
 		ctx->sink->file(ctx->sink->opaque, f->name, f->size, secs[k]);
 	}
 	payload_release(&w.pay);
@@ -634,6 +635,7 @@ static int read_run(struct rig_ctx *ctx, const void *a)
 		}
 		bytes[k] = (double)f->size;
 		secs[k] = (double)ns / 1e9;
+		place_file(ctx, f->name, path.buf);
 		ctx->sink->file(ctx->sink->opaque, f->name, f->size, secs[k]);
 	}
 	if (rc == 0 && !cancelled)

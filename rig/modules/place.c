@@ -1,0 +1,26 @@
+/*
+ * Where a measured file's data sits, for the sink (module.h: place_file):
+ * the platform's answer (FIEMAP, F_LOG2PHYS_EXT) on a descriptor of its
+ * own, so that the modules' timed intervals do not include it.
+ */
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "../../platform/platform.h"
+#include "../module.h"
+
+void place_file(const struct rig_ctx *ctx, const char *file, const char *path)
+{
+	if (!ctx->sink || !ctx->sink->place)
+		return;
+	uint64_t lo = 0, hi = 0;
+	const char *why = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		why = "the file could not be opened to ask where its data is";
+	} else {
+		plat_file_extent(fd, &lo, &hi, &why);
+		close(fd);
+	}
+	ctx->sink->place(ctx->sink->opaque, file, lo, hi, why);
+}
