@@ -26,6 +26,7 @@
 #include "platform/platform.h"
 #include "rig/module.h"
 #include "rig/modules/tree.h"
+#include "rig/schedule.h"
 #include "rig/util/payload.h"
 #include "rig/util/prng.h"
 #include "rig/util/strbuf.h"
@@ -357,6 +358,40 @@ static void check_files(const struct tree_state *t)
 	CU_ASSERT_EQUAL(total, t->bytes);
 	sb_release(&path);
 	payload_release(&p);
+}
+
+/* Common random numbers: the cells of two layouts at one repetition
+ * (schedule_cell_seed) build trees of the same names, sizes and bytes,
+ * and churn them alike; the seeds of runs before (SEED_LAYOUT) did not. */
+static void test_layouts_same_tree(void)
+{
+	char *tmp = test_tmpdir();
+	const char *lay[3] = { "hfs-first", "apfs-first", "hfs-first" };
+	const unsigned scheme[3] = { SEED_COMMON, SEED_COMMON, SEED_LAYOUT };
+	struct cell cl = { .rep = 2, .path = (char *)"1" };
+	struct tree_args a = targs(300, 12, 2, DIST_INVSQUARE, 1024, 64 << 10);
+	struct churn_args ch = { .fraction = 20 };
+	struct env e[3];
+	char *ls[3];
+	for (int i = 0; i < 3; i++) {
+		struct strbuf d = STRBUF_INIT;
+		sb_addf(&d, "%s/%d", tmp, i);
+		mkdir(d.buf, 0777);
+		env_init(&e[i], d.buf, schedule_cell_seed(7, scheme[i], lay[i], &cl));
+		CU_ASSERT_EQUAL_FATAL(env_run(&e[i], &rig_module_tree, &a), 0);
+		e[i].ctx.cycle = 1;
+		CU_ASSERT_EQUAL(env_run(&e[i], &rig_module_churn, &ch), 0);
+		ls[i] = listing(((struct tree_state *)e[i].state)->root);
+		sb_release(&d);
+	}
+	CU_ASSERT_STRING_EQUAL(ls[0], ls[1]);
+	CU_ASSERT_STRING_NOT_EQUAL(ls[0], ls[2]);
+	for (int i = 0; i < 3; i++) {
+		free(ls[i]);
+		env_release(&e[i]);
+	}
+	test_rmtree(tmp);
+	free(tmp);
 }
 
 static void test_reproducible(void)
@@ -899,6 +934,8 @@ void register_tree_tests(void)
 		 test_inverse_square);
 	test_add(s, "the same seed gives the same tree in two folders, churned alike",
 		 test_reproducible);
+	test_add(s, "two layouts' cells at a repetition build and churn the same tree",
+		 test_layouts_same_tree);
 	test_add(s, "1 thread or several build the same tree (listing, sizes, content hashes)",
 		 test_threads_same_tree);
 	test_add(s, "enumerate counts what the tree holds through churn cycles",
