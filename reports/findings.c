@@ -216,6 +216,28 @@ size_t fnd_group_values(const struct rdata *d, const struct rd_group *g, double 
 	return n;
 }
 
+size_t fnd_units_of(const struct rdata *d, const size_t *gi, size_t ng)
+{
+	/* A row rests on a few groups of a few volumes: a scan is enough. */
+	uint32_t *seen = NULL;
+	size_t n = 0, alloc = 0;
+	for (size_t i = 0; i < ng; i++) {
+		const struct rd_group *g = &d->groups[gi[i]];
+		for (size_t k = g->first; k < g->first + g->n; k++) {
+			uint32_t v = d->cells[d->samples[d->order[k]].cell].vol;
+			size_t j = 0;
+			while (j < n && seen[j] != v)
+				j++;
+			if (j == n) {
+				XGROW(seen, n + 1, alloc);
+				seen[n++] = v;
+			}
+		}
+	}
+	free(seen);
+	return n;
+}
+
 /* --- series: the headline groups of one step, per layout and volume --- */
 
 

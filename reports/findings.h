@@ -50,7 +50,7 @@ struct rd_finding {
 	int effect;                 /* the interval excludes 0 (1 for a ratio); an onset found */
 	const char *sentence;       /* plain UTF-8 text */
 	uint32_t family;            /* rows of one analysis share it (a crossed design's three) */
-	size_t units;               /* provisioned volumes the row rests on; 0: not counted */
+	size_t units;               /* provisioned volumes (store volume rows) the row rests on */
 	double strength;            /* sort key: distance from "no effect" in half-intervals */
 };
 

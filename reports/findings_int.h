@@ -56,6 +56,9 @@ void fnd_set_sentence(struct fctx *c, struct rd_finding *f);
 
 /* "volume" or "volume in layout" when there are several layouts. */
 void fnd_group_label(struct strbuf *sb, const struct rdata *d, const struct rd_group *g);
+/* The provisioned volumes (rows of the store's volumes) the samples of
+ * groups gi[0..ng) come from: what a row resting on them rests on. */
+size_t fnd_units_of(const struct rdata *d, const size_t *gi, size_t ng);
 /* The finite values of group g into out (room for g->n); how many. */
 size_t fnd_group_values(const struct rdata *d, const struct rd_group *g, double *out);
 /* The headline groups of template t as series; free with fnd_free_series. */

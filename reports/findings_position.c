@@ -147,6 +147,8 @@ void fnd_difference(struct fctx *c, uint32_t ti)
 		fnd_group_label(&c->tmp, d, hi);
 	}
 	struct rd_finding *f = fnd_add_row(c, ti, t->headline, FND_DIFFERENCE, c->tmp.buf);
+	size_t used[2] = { (size_t)((x ? x : hi) - d->groups), (size_t)((x ? b : hi) - d->groups) };
+	f->units = fnd_units_of(d, used, x ? 2 : 1);
 	sb_reset(&c->sb);
 	if (!x) {
 		f->unit = rd_strdup(d, unit);

@@ -59,6 +59,8 @@ static void between(struct fctx *c, uint32_t ti, const struct series *sx, const 
 		struct rd_finding *f = fnd_add_row(c, ti, t->headline, FND_RATIO, c->sb.buf);
 		ratio_row(f, &df);
 		f->n = gx->s.n + gb->s.n;
+		size_t pair[2] = { (size_t)(gx - d->groups), (size_t)(gb - d->groups) };
+		f->units = fnd_units_of(d, pair, 2);
 		const char *unit = rd_str(d, gx->unit);
 		sb_reset(&c->sb);
 		sb_addf(&c->sb, "at cycle %u %s is ", gx->cycle, gx->volume);
@@ -112,6 +114,7 @@ void fnd_cycles(struct fctx *c, uint32_t ti)
 		struct model_trend tr;
 		if (model_trend_fit(x, y, m, &tr) == 0) {
 			struct rd_finding *f = fnd_add_row(c, ti, t->headline, FND_TREND, c->tmp.buf);
+			f->units = fnd_units_of(d, s[k].gi, s[k].n);
 			f->estimate = tr.slope.est;
 			f->ci_low = tr.slope.lo;
 			f->ci_high = tr.slope.hi;
@@ -145,6 +148,8 @@ void fnd_cycles(struct fctx *c, uint32_t ti)
 		struct rd_finding *f = fnd_add_row(c, ti, t->headline, FND_RATIO, c->sb.buf);
 		ratio_row(f, &df);
 		f->n = first->s.n + last->s.n;
+		size_t ends[2] = { (size_t)(first - d->groups), (size_t)(last - d->groups) };
+		f->units = fnd_units_of(d, ends, 2);
 		sb_reset(&c->sb);
 		sb_addf(&c->sb, "%s: cycle %u is ", c->tmp.buf, last->cycle);
 		char than[32];
@@ -339,6 +344,7 @@ void fnd_sweeps(struct fctx *c, uint32_t ti)
 		sb_reset(&c->sb);
 		sb_addf(&c->sb, "%s: onset against %s %s", c->tmp.buf, var, first->sweep_value);
 		struct rd_finding *f = fnd_add_row(c, ti, t->headline, FND_ONSET, c->sb.buf);
+		f->units = fnd_units_of(d, s[k].gi, s[k].n);
 		const char *su = strchr(first->sweep_value, '%') ? "%" : "";
 		f->unit = su;
 		f->n = 0;

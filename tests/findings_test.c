@@ -531,6 +531,11 @@ static void test_cycles(void)
 	CU_ASSERT_STRING_EQUAL(r1->unit, "ratio");
 	CU_ASSERT_TRUE(r1->effect && r1->ci_low > 1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(r1->sentence, "at cycle 1 APFS is 3.01\xc3\x97 slower than HFS (95% CI 2.9"));
+	/* one volume each (provisioned once): a trend and a volume's own ratio
+	 * rest on it, a ratio between two volumes on both */
+	CU_ASSERT_EQUAL(ta->units, 1);
+	CU_ASSERT_EQUAL(ra->units, 1);
+	CU_ASSERT_EQUAL(r1->units, 2);
 	fb_end(&b);
 }
 
@@ -717,6 +722,8 @@ static void test_difference_and_csv(void)
 		if (nc < 13)
 			continue;
 		CU_ASSERT_TRUE(!strcmp(rows[r][10], "effect") || !strcmp(rows[r][10], "no-clear-effect"));
+		/* every row says how many volumes it rests on */
+		CU_ASSERT_TRUE(atoi(rows[r][12]) >= 1);
 		/* dirs have no positions: plain differences (and the cycle and sweep rows) */
 		CU_ASSERT_TRUE(strcmp(rows[r][2], "position") && strcmp(rows[r][2], "filesystem"));
 		if (!strcmp(rows[r][0], "1")) {
@@ -724,6 +731,7 @@ static void test_difference_and_csv(void)
 			CU_ASSERT_STRING_EQUAL(rows[r][2], "difference");
 			CU_ASSERT_STRING_EQUAL(rows[r][5], "%");
 			CU_ASSERT_STRING_EQUAL(rows[r][3], "xfs vs ext4");
+			CU_ASSERT_STRING_EQUAL(rows[r][12], "2");
 		}
 	}
 	CU_ASSERT_EQUAL(diff, 1);
