@@ -63,12 +63,6 @@ static void design_row(double *row, uint32_t a, uint32_t b, size_t na, size_t nb
 		row[na - 1 + k] = b == k;
 }
 
-static void pct_of(const struct model_est *e, const struct fnd_unit_obs *o, double m0,
-		   struct model_est *out)
-{
-	model_pct(e, o->log_scale, m0, out);
-}
-
 /* The main effects from the mixed model: 0, or -1 when the between-volume
  * variance cannot be estimated. *v1 the variance of a volume's mean. */
 static int by_mixed(const struct fnd_unit_obs *o, const double *z, const uint32_t *unit,
@@ -93,9 +87,9 @@ static int by_mixed(const struct fnd_unit_obs *o, const double *z, const uint32_
 			struct model_est e;
 			model_mixed_contrast(&m, c, &e);
 			if (k < o->na)
-				pct_of(&e, o, o->a_m0, &u->a[k]);
+				model_pct(&e, o->log_scale, o->a_m0, &u->a[k]);
 			else
-				pct_of(&e, o, o->b_m0, &u->b[k - o->na + 1]);
+				model_pct(&e, o->log_scale, o->b_m0, &u->b[k - o->na + 1]);
 		}
 		free(c);
 		*v1 = m.s2_u + m.s2_e * (double)nu / (double)o->n;
@@ -170,9 +164,9 @@ int fnd_units_fit(const struct fnd_unit_obs *o, struct fnd_units *u)
 			struct model_est e;
 			model_ols_contrast(&f, c, &e);
 			if (k < o->na)
-				pct_of(&e, o, o->a_m0, &u->a[k]);
+				model_pct(&e, o->log_scale, o->a_m0, &u->a[k]);
 			else
-				pct_of(&e, o, o->b_m0, &u->b[k - o->na + 1]);
+				model_pct(&e, o->log_scale, o->b_m0, &u->b[k - o->na + 1]);
 		}
 		free(c);
 	}
@@ -203,17 +197,9 @@ int fnd_units_fit(const struct fnd_unit_obs *o, struct fnd_units *u)
 				m[k] = cell_sum[k] / (double)cell_n[k];
 				var += s2 / (double)cell_n[k];
 			}
-			struct model_est e = { .df = df2 };
-			e.est = m[3] - m[2] - m[1] + m[0];
-			e.se = sqrt(var);
-			double q = stats_t_quantile(0.5 + STATS_LEVEL / 2, df2);
-			e.lo = e.est - q * e.se;
-			e.hi = e.est + q * e.se;
-			e.t = e.se > 0 ? e.est / e.se : NAN;
-			e.p = e.se > 0 ? stats_t_two_sided(e.t, df2) : NAN;
-			if (!(e.se > 0))
-				e.lo = e.hi = e.est;
-			pct_of(&e, o, o->b_m0, &u->inter);
+			struct model_est e;
+			model_est_fill(&e, m[3] - m[2] - m[1] + m[0], var, df2);
+			model_pct(&e, o->log_scale, o->b_m0, &u->inter);
 		}
 	}
 	/* How many volumes per combination an interval of +-5% for a's effect

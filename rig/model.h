@@ -119,6 +119,12 @@ int model_crossed_fit(const double *y, const uint32_t *a, const uint32_t *b, siz
 		      size_t na, size_t nb, struct model_crossed *out);
 void model_crossed_release(struct model_crossed *c);
 
+/* An estimate with variance var at df degrees of freedom: its 95% interval
+ * (Student's t), and its t-test when its standard error is above 0 (an
+ * interval of zero width and no t or p at 0; NaN for what df or var do not
+ * allow). */
+void model_est_fill(struct model_est *e, double est, double var, double df);
+
 /* An effect e (a coefficient with its interval) as a percentage:
  * 100 (exp(e) - 1) on the log scale (se 100 exp(e) se), 100 e / m0 on y's
  * own scale (est, se, lo and hi NaN when m0 is not positive); t, p and df

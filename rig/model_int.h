@@ -7,8 +7,6 @@
 
 #include <stddef.h>
 
-struct model_est;
-
 /*
  * Least squares by Householder QR: X is n x p row-major, n >= p >= 1.
  * Fills coef[p], xtxinv[p*p] = (X'X)^-1, *rss (not rounded to 0) and, when
@@ -17,10 +15,5 @@ struct model_est;
  */
 int model_qr_lsq(const double *X, const double *y, size_t n, size_t p, double *coef,
 		 double *xtxinv, double *rss, double *logdet);
-
-/* An estimate with variance var at df degrees of freedom: its 95% interval
- * (Student's t), and its t-test when its standard error is above 0 (NaN
- * for what df or var do not allow; model.h's conventions). */
-void model_est_fill(struct model_est *e, double est, double var, double df);
 
 #endif
