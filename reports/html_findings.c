@@ -226,8 +226,9 @@ void html_findings(struct hctx *c, struct rdata *d)
 	}
 	sb_adds(h, "</ul>\n<p class=\"small\">Every row is also in <code>findings.csv</code>. "
 		   "Percentages of a crossed design come from a two-factor model on the logarithm "
-		   "of the metric; trends and ratios from least squares and Fieller's interval "
-		   "(Methods).</p>\n");
+		   "of the metric with the provisioned volumes as the units (a random intercept "
+		   "per volume, or the volumes' means); trends and ratios from least squares and "
+		   "Fieller's interval (Methods).</p>\n");
 	int differences = 0;
 	for (size_t i = 0; i < d->nfindings; i++)
 		differences |= d->findings[i].kind == FND_DIFFERENCE;
