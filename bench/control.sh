@@ -6,13 +6,15 @@
 # file-system difference to find: at the 5% level at most about 1 in 20
 # volume rows may say `effect`; every position row should.
 #
-#   bench/control.sh [once|each]    RIG=build/rig, SEEDS="41 42 ... 50", REPEAT=3
+#   bench/control.sh [once|each]    RIG=build/rig, SEEDS="41 42 ... 50", REPEAT=3,
+#                                   FILES=8, SIZE=16M, DISK=1G
 #
 # once: repeat: N (every layout provisioned once); each: repeat: { times: N,
 # provision: each }. Prints one line per seed and step (the volume and
 # position rows' estimate, interval, verdict and units) and the counts.
 # Needs root, the provisioning tools and build/tools/fuse-hdd (make tools).
-# Everything it makes is removed on every exit path: the loop device by
+# Everything it makes is removed on every exit path (KEEP=1 keeps the folder
+# with its runs, for a look): the loop device by
 # its name, the FUSE mount, the fuse-hdd process it started, its folder.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,6 +22,9 @@ RIG=${RIG:-build/rig}
 FUSE_HDD=${FUSE_HDD:-build/tools/fuse-hdd}
 SEEDS=${SEEDS:-41 42 43 44 45 46 47 48 49 50}
 REPEAT=${REPEAT:-3}
+FILES=${FILES:-8}
+SIZE=${SIZE:-16M}
+DISK=${DISK:-1G}
 MODE=${1:-once}
 [ "$(id -u)" -eq 0 ] || { echo "bench/control.sh: needs root (loop devices, mkfs, mount)"; exit 2; }
 [ -x "$RIG" ] && [ -x "$FUSE_HDD" ] || { echo "bench/control.sh: needs $RIG and $FUSE_HDD (make, make tools)"; exit 2; }
@@ -31,12 +36,12 @@ cleanup() {
 	[ -n "$LOOP" ] && losetup -d "$LOOP"
 	mountpoint -q "$WORK/mnt" && umount "$WORK/mnt"
 	[ -n "$FPID" ] && kill "$FPID" 2>/dev/null && wait "$FPID" 2>/dev/null
-	rm -rf "$WORK"
+	[ -n "${KEEP:-}" ] && { echo "kept $WORK"; return; }; rm -rf "$WORK"
 }
 trap cleanup EXIT INT TERM
 
 mkdir "$WORK/mnt"
-"$FUSE_HDD" --backing="$WORK/backing" --size=1G --outer=150 --inner=80 "$WORK/mnt" -f \
+"$FUSE_HDD" --backing="$WORK/backing" --size="$DISK" --outer=150 --inner=80 "$WORK/mnt" -f \
 	>"$WORK/fuse-hdd.log" 2>&1 &
 FPID=$!
 for _ in $(seq 500); do [ -e "$WORK/mnt/disk" ] && break; sleep 0.01; done
@@ -62,7 +67,7 @@ order: counterbalance
 $rep
 cache: { direct: true }
 steps:
-  - write: { files: 8, size: 16M }
+  - write: { files: $FILES, size: $SIZE }
   - read: {}
 report: { formats: [csv] }
 EOF

@@ -14,289 +14,22 @@
  * Needs root, /dev/fuse and the fuse-hdd binary ($RIG_FUSE_HDD, built by
  * `make check`); the suite says SKIPPED otherwise. About half a minute.
  */
-#include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <signal.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "provision/linux.h"
+#include "hdd_util.h"
 #include "provision_util.h"
 #include "report_util.h"
-#include "rig/util/strbuf.h"
-#include "rig/util/xalloc.h"
 #include "test.h"
 
 #ifndef O_DIRECT
 #define O_DIRECT 0 /* macOS: the suite is skipped there (no fuse-hdd) */
 #endif
-
-struct hdd {
-	double outer, inner;  /* bytes per second at offset 0 and at the end */
-	char *fusedir;        /* the FUSE mount and its backing file */
-	char *tmp;            /* plans and run folders */
-	struct strbuf mnt, back, disk;
-	uint64_t size;
-	pid_t pid;
-	char *loop;           /* /dev/loopN */
-};
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-	nanosleep(&ts, NULL);
-}
-
-static int hdd_start(struct hdd *h, const char *size, uint64_t bytes, double outer, double inner,
-		     const char *seek_ms, const char *wear_ms)
-{
-	memset(h, 0, sizeof(*h));
-	h->outer = outer;
-	h->inner = inner;
-	h->fusedir = test_tmpdir();
-	h->tmp = test_tmpdir();
-	h->size = bytes;
-	sb_init(&h->mnt);
-	sb_init(&h->back);
-	sb_init(&h->disk);
-	sb_addf(&h->mnt, "%s/mnt", h->fusedir);
-	sb_addf(&h->back, "%s/backing", h->fusedir);
-	sb_addf(&h->disk, "%s/disk", h->mnt.buf);
-	mkdir(h->mnt.buf, 0755);
-	struct strbuf a_back = STRBUF_INIT, a_size = STRBUF_INIT, a_out = STRBUF_INIT,
-		      a_in = STRBUF_INIT, log = STRBUF_INIT;
-	sb_addf(&a_back, "--backing=%s", h->back.buf);
-	sb_addf(&a_size, "--size=%s", size);
-	sb_addf(&a_out, "--outer=%g", outer / 1e6);
-	sb_addf(&a_in, "--inner=%g", inner / 1e6);
-	sb_addf(&log, "%s/fuse-hdd.log", h->fusedir);
-	h->pid = fork();
-	if (h->pid == 0) {
-		int fd = open(log.buf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		const char *bin = getenv("RIG_FUSE_HDD");
-		struct strbuf a_seek = STRBUF_INIT;
-		struct strbuf a_wear = STRBUF_INIT;
-		sb_addf(&a_seek, "--seek-ms=%s", seek_ms ? seek_ms : "0");
-		sb_addf(&a_wear, "--wear=%s", wear_ms ? wear_ms : "0");
-		execl(bin, "fuse-hdd", a_back.buf, a_size.buf, a_out.buf, a_in.buf, a_seek.buf,
-		      a_wear.buf, h->mnt.buf, "-f", (char *)NULL);
-		_exit(127);
-	}
-	sb_release(&a_back);
-	sb_release(&a_size);
-	sb_release(&a_out);
-	sb_release(&a_in);
-	sb_release(&log);
-	struct stat st;
-	for (int i = 0; i < 500; i++) {
-		if (stat(h->disk.buf, &st) == 0 && (uint64_t)st.st_size == bytes)
-			break;
-		sleep_ms(10);
-	}
-	if (stat(h->disk.buf, &st) < 0) {
-		fprintf(stderr, "\nfuse-hdd did not come up\n");
-		return -1;
-	}
-	const char *lo[] = { "losetup", "--find", "--show", "--direct-io=on", h->disk.buf, NULL };
-	char *out = NULL;
-	if (pt_cmd(lo, &out) != 0 || !out || strncmp(out, "/dev/loop", 9)) {
-		fprintf(stderr, "\nlosetup over fuse-hdd failed: %s\n", out ? out : "");
-		free(out);
-		return -1;
-	}
-	out[strcspn(out, "\n")] = '\0';
-	h->loop = out;
-	return 0;
-}
-
-static void hdd_stop(struct hdd *h)
-{
-	/* rig's own leftovers first: nothing of the runs may stay mounted */
-	struct strbuf what = STRBUF_INIT;
-	int n = pt_leftovers(h->tmp, &what);
-	if (n)
-		fprintf(stderr, "\nleft behind:\n%s", what.buf);
-	CU_ASSERT_EQUAL(n, 0);
-	sb_release(&what);
-	if (h->loop) {
-		/* rig keeps a disk's partitions; this test made the device, it removes them */
-		if (linux_partition_count("", strrchr(h->loop, '/') + 1)) {
-			const char *px[] = { "partx", "--delete", h->loop, NULL };
-			pt_cmd(px, NULL);
-		}
-		const char *det[] = { "losetup", "--detach", h->loop, NULL };
-		CU_ASSERT_EQUAL(pt_cmd(det, NULL), 0);
-		free(h->loop);
-	}
-	if (h->pid > 0) {
-		const char *um[] = { "fusermount3", "-u", h->mnt.buf, NULL };
-		if (pt_cmd(um, NULL) != 0) {
-			const char *lz[] = { "umount", "--lazy", h->mnt.buf, NULL };
-			pt_cmd(lz, NULL);
-		}
-		int status;
-		for (int i = 0; i < 300 && waitpid(h->pid, &status, WNOHANG) == 0; i++)
-			sleep_ms(10);
-		if (waitpid(h->pid, &status, WNOHANG) == 0) {
-			kill(h->pid, SIGKILL);
-			waitpid(h->pid, &status, 0);
-		}
-	}
-	/* and nothing of the synthetic disk either */
-	struct strbuf w2 = STRBUF_INIT;
-	CU_ASSERT_EQUAL(pt_leftovers(h->fusedir, &w2), 0);
-	sb_release(&w2);
-	test_rmtree(h->tmp);
-	test_rmtree(h->fusedir);
-	free(h->tmp);
-	free(h->fusedir);
-	sb_release(&h->mnt);
-	sb_release(&h->back);
-	sb_release(&h->disk);
-}
-
-/* The profile's rate over [a, b): bytes / time of a full pass. */
-static double profile_rate(const struct hdd *h, double a, double b)
-{
-	double k = (h->inner - h->outer) / (double)h->size;
-	double t = log((h->outer + k * b) / (h->outer + k * a)) / k;
-	return (b - a) / t / 1e6; /* MB/s */
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-/*
- * Where the files were recorded (files.csv's disk_offset_min/max, here the
- * store's) against the rates they were read at: each read file's rate is
- * compared with the profile's over its recorded place. *n: the files with
- * a place. Returns the median of |rate / profile - 1|, NaN without any.
- */
-static double placed_read_error(const struct hdd *h, const char *run, size_t *n)
-{
-	struct strbuf p = STRBUF_INIT;
-	sb_addf(&p, "%s/results.db", run);
-	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL;
-	double err[4096];
-	*n = 0;
-	if (sqlite3_open_v2(p.buf, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-	    sqlite3_prepare_v2(db, "SELECT f.bytes, f.seconds, f.disk_offset_min, f.disk_offset_max"
-				   " FROM file_samples f JOIN cells c ON c.seq = f.seq"
-				   " WHERE c.module = 'read' AND f.disk_offset_min IS NOT NULL",
-			       -1, &st, NULL) == SQLITE_OK) {
-		while (sqlite3_step(st) == SQLITE_ROW && *n < 4096) {
-			double rate = sqlite3_column_double(st, 0) / sqlite3_column_double(st, 1) / 1e6;
-			double want = profile_rate(h, sqlite3_column_double(st, 2),
-						   sqlite3_column_double(st, 3));
-			err[(*n)++] = fabs(rate / want - 1);
-		}
-	}
-	sqlite3_finalize(st);
-	sqlite3_close(db);
-	sb_release(&p);
-	if (!*n)
-		return NAN;
-	qsort(err, *n, sizeof(double), cmp_double);
-	return *n % 2 ? err[*n / 2] : (err[*n / 2 - 1] + err[*n / 2]) / 2;
-}
-
-/* rig run of configs/CONFIG.yaml with the pairs replaced; fs_map: --fs-map's value, or NULL. */
-static int run_plan_mapped(struct hdd *h, const char *config, const char *const *pairs,
-			   const char *name, struct strbuf *out_dir, const char *fs_map)
-{
-	char *text = pt_config(config, pairs);
-	if (!text)
-		return -1;
-	struct strbuf plan = STRBUF_INIT;
-	sb_addf(&plan, "%s/%s.yaml", h->tmp, name);
-	sb_addf(out_dir, "%s/%s", h->tmp, name);
-	test_write_file(plan.buf, text);
-	free(text);
-	const char *args[12] = { "run", "-q", "--yes", "--allow", "loop", "-o", out_dir->buf };
-	size_t n = 7;
-	if (fs_map) {
-		args[n++] = "--fs-map";
-		args[n++] = fs_map;
-	}
-	args[n++] = plan.buf;
-	args[n] = NULL;
-	char *out = NULL;
-	int rc = test_run_rig(args, &out);
-	if (rc != 0)
-		fprintf(stderr, "\nrig exited %d:\n%s\n", rc, out);
-	free(out);
-	sb_release(&plan);
-	return rc;
-}
-
-static int run_plan(struct hdd *h, const char *config, const char *const *pairs, const char *name,
-		    struct strbuf *out_dir)
-{
-	return run_plan_mapped(h, config, pairs, name, out_dir, NULL);
-}
-
-/*
- * The best rate a module measured on the volume at `position` of `layout`
- * over the repetitions. The best, not the mean: the model never runs faster
- * than its profile, while a busy host (a parallel `make check`, sanitizers)
- * only ever slows a transfer down, so the best of two is the estimate of
- * what the disk can do that such noise cannot bias.
- */
-static double rate_of(const char *run, const char *layout, int position, const char *module)
-{
-	struct strbuf q = STRBUF_INIT;
-	sb_addf(&q, "SELECT max(s.value) FROM samples s JOIN cells c ON c.seq = s.seq "
-		    "JOIN volumes v ON v.id = c.volume_id WHERE s.metric = 'rate' AND "
-		    "c.layout = '%s' AND v.layout = '%s' AND v.position = %d AND c.module = '%s'",
-		layout, layout, position, module);
-	char *v = pt_run_query(run, q.buf);
-	double r = v ? atof(v) : 0;
-	free(v);
-	sb_release(&q);
-	return r;
-}
-
-/* A row of RUN/findings.csv: its estimate and verdict; 0 when found. */
-static int finding_of(const char *run, const char *step, const char *kind, const char *groups,
-		      double *estimate, char *verdict, size_t vlen)
-{
-	struct strbuf p = STRBUF_INIT;
-	sb_addf(&p, "%s/findings.csv", run);
-	char *text = test_read_file(p.buf, NULL);
-	sb_release(&p);
-	char ***rows = NULL;
-	int rc = -1;
-	if (text && rfx_csv_parse(text, &rows) == 0) {
-		for (size_t r = 1; rows[r] && rc; r++) {
-			size_t n = 0;
-			while (rows[r][n])
-				n++;
-			if (n == 13 && !strcmp(rows[r][0], step) && !strcmp(rows[r][2], kind) &&
-			    !strcmp(rows[r][3], groups)) {
-				*estimate = atof(rows[r][4]);
-				snprintf(verdict, vlen, "%s", rows[r][10]);
-				printf("\n  findings.csv: %s", rows[r][11]);
-				rc = 0;
-			}
-		}
-		rfx_csv_free(rows);
-	}
-	free(text);
-	return rc;
-}
 
 static void test_ten_partitions_profile(void)
 {
@@ -321,7 +54,7 @@ static void test_ten_partitions_profile(void)
 		"write: { files: 20, sizes: 2M..2G }", "write: { files: 4, size: 7M }",
 		NULL, NULL,
 	};
-	CU_ASSERT_EQUAL(run_plan_mapped(&h, "ten-containers", pairs, "ten", &run, "apfs=ext4"), 0);
+	CU_ASSERT_EQUAL(hdd_run_plan_mapped(&h, "ten-containers", pairs, "ten", &run, "apfs=ext4"), 0);
 	double worst = 0;
 	struct strbuf table = STRBUF_INIT;
 	for (int pos = 1; pos <= 10; pos++) {
@@ -333,9 +66,9 @@ static void test_ten_partitions_profile(void)
 		double a = 0, b = 0;
 		CU_ASSERT_TRUE_FATAL(v && sscanf(v, "%lf %lf", &a, &b) == 2);
 		free(v);
-		double want = profile_rate(&h, a, b);
-		double w = rate_of(run.buf, "tenths", pos, "write");
-		double r = rate_of(run.buf, "tenths", pos, "read");
+		double want = hdd_profile_rate(&h, a, b);
+		double w = hdd_rate_of(run.buf, "tenths", pos, "write");
+		double r = hdd_rate_of(run.buf, "tenths", pos, "read");
 		sb_addf(&table, " p%d %.1f/%.1f/%.1f", pos, want, w, r);
 		double ew = fabs(w / want - 1), er = fabs(r / want - 1);
 		worst = fmax(worst, fmax(ew, er));
@@ -360,12 +93,12 @@ static void test_ten_partitions_profile(void)
 			     sscanf(v10, "%lf %lf", &a10, &b10) == 2);
 	free(v1);
 	free(v10);
-	double profile = profile_rate(&h, a10, b10) / profile_rate(&h, a1, b1);
+	double profile = hdd_profile_rate(&h, a10, b10) / hdd_profile_rate(&h, a1, b1);
 	const char *steps[] = { "1", "2" };
 	for (int k = 0; k < 2; k++) {
 		double est = NAN;
 		char verdict[32] = "";
-		CU_ASSERT_EQUAL(finding_of(run.buf, steps[k], "position", "position 10 vs position 1",
+		CU_ASSERT_EQUAL(hdd_finding_of(run.buf, steps[k], "position", "position 10 vs position 1",
 					   &est, verdict, sizeof(verdict)), 0);
 		CU_ASSERT_STRING_EQUAL(verdict, "effect");
 		printf("\n  step %s: first to last %+.1f%%, profile %+.1f%%", steps[k], est,
@@ -404,14 +137,14 @@ static void test_halves_follow_position(void)
 		"  - randread: { block: 4K, qd: 32, span: 256M, time: 3s }\n", "",
 		NULL, NULL,
 	};
-	CU_ASSERT_EQUAL(run_plan(&h, "linux-fs-halves", pairs, "halves", &run), 0);
+	CU_ASSERT_EQUAL(hdd_run_plan(&h, "linux-fs-halves", pairs, "halves", &run), 0);
 	const char *mods[] = { "write", "read" };
 	struct strbuf table = STRBUF_INIT;
 	for (int m = 0; m < 2; m++) {
-		double e1 = rate_of(run.buf, "ext4-first", 1, mods[m]); /* ext4, outer */
-		double x2 = rate_of(run.buf, "ext4-first", 2, mods[m]); /* xfs, inner */
-		double x1 = rate_of(run.buf, "xfs-first", 1, mods[m]);  /* xfs, outer */
-		double e2 = rate_of(run.buf, "xfs-first", 2, mods[m]);  /* ext4, inner */
+		double e1 = hdd_rate_of(run.buf, "ext4-first", 1, mods[m]); /* ext4, outer */
+		double x2 = hdd_rate_of(run.buf, "ext4-first", 2, mods[m]); /* xfs, inner */
+		double x1 = hdd_rate_of(run.buf, "xfs-first", 1, mods[m]);  /* xfs, outer */
+		double e2 = hdd_rate_of(run.buf, "xfs-first", 2, mods[m]);  /* ext4, inner */
 		sb_addf(&table, " %s ext4 %.1f|%.1f xfs %.1f|%.1f", mods[m], e1, e2, x1, x2);
 		/* Each file system is faster in the outer half (the profile's
 		 * halves average 174 and 123 MB/s; files at the worst depths, half a
@@ -435,17 +168,17 @@ static void test_halves_follow_position(void)
 		const char *step = k ? "2" : "1";
 		double pos = NAN, fs = NAN;
 		char verdict[32] = "";
-		CU_ASSERT_EQUAL(finding_of(run.buf, step, "position", "position 2 vs position 1", &pos,
+		CU_ASSERT_EQUAL(hdd_finding_of(run.buf, step, "position", "position 2 vs position 1", &pos,
 					   verdict, sizeof(verdict)), 0);
 		CU_ASSERT_STRING_EQUAL(verdict, "effect");
 		CU_ASSERT_TRUE(pos < -10);
-		CU_ASSERT_EQUAL(finding_of(run.buf, step, "filesystem", "xfs vs ext4", &fs, verdict,
+		CU_ASSERT_EQUAL(hdd_finding_of(run.buf, step, "filesystem", "xfs vs ext4", &fs, verdict,
 					   sizeof(verdict)), 0);
 		CU_ASSERT_TRUE(fabs(fs) < fabs(pos));
 	}
 	/* Each read agrees with the profile at the place recorded for its file. */
 	size_t nplaced = 0;
-	double med = placed_read_error(&h, run.buf, &nplaced);
+	double med = hdd_placed_read_error(&h, run.buf, &nplaced);
 	printf("\n  %zu files read at their recorded places: median |rate / profile - 1| %.1f%%\n",
 	       nplaced, 100 * med);
 	CU_ASSERT_EQUAL(nplaced, 2 * 2 * 2 * 4); /* layouts x provisionings x volumes x files */
@@ -478,17 +211,17 @@ static void test_halves_one_fs(void)
 		"write: { files: 160, sizes: 2M..2G, block: 1M }", "write: { files: 4, size: 40M, block: 1M }",
 		NULL, NULL,
 	};
-	CU_ASSERT_EQUAL(run_plan_mapped(&h, "hfs-apfs-halves", pairs, "mapped", &run,
+	CU_ASSERT_EQUAL(hdd_run_plan_mapped(&h, "hfs-apfs-halves", pairs, "mapped", &run,
 					"apfs=ext4,hfs+=ext4"), 0);
 	for (int k = 0; k < 2; k++) {
 		const char *step = k ? "2" : "1";
 		double est = NAN;
 		char verdict[32] = "";
-		CU_ASSERT_EQUAL(finding_of(run.buf, step, "position", "position 2 vs position 1", &est,
+		CU_ASSERT_EQUAL(hdd_finding_of(run.buf, step, "position", "position 2 vs position 1", &est,
 					   verdict, sizeof(verdict)), 0);
 		CU_ASSERT_STRING_EQUAL(verdict, "effect");
 		CU_ASSERT_TRUE(est < -10);
-		CU_ASSERT_EQUAL(finding_of(run.buf, step, "filesystem", "HFS vs APFS", &est, verdict,
+		CU_ASSERT_EQUAL(hdd_finding_of(run.buf, step, "filesystem", "HFS vs APFS", &est, verdict,
 					   sizeof(verdict)), 0);
 		CU_ASSERT_STRING_EQUAL(verdict, "no-clear-effect");
 	}
@@ -534,7 +267,7 @@ static void test_fill_sweep(void)
 		"steps:\n", "repeat: 2\nsteps:\n",
 		NULL, NULL,
 	};
-	CU_ASSERT_EQUAL(run_plan_mapped(&h, "fill-levels-image", pairs, "fill", &run,
+	CU_ASSERT_EQUAL(hdd_run_plan_mapped(&h, "fill-levels-image", pairs, "fill", &run,
 					"jhfsx=ext4,hfs+=ext4"), 0);
 	char *reached = pt_run_query(run.buf, "SELECT printf('%.2f', avg(s.value)) FROM samples s JOIN "
 					      "cells c ON c.seq = s.seq WHERE s.metric = 'level' AND "
@@ -616,7 +349,7 @@ static void test_churn_slows(void)
 		NULL, NULL,
 	};
 	/* both halves ext4: defrag and snapshots are warned about, not applied */
-	CU_ASSERT_EQUAL(run_plan_mapped(&h, "enumeration-churn", pairs, "churn", &run,
+	CU_ASSERT_EQUAL(hdd_run_plan_mapped(&h, "enumeration-churn", pairs, "churn", &run,
 					"hfs+=ext4,apfs=ext4"), 0);
 	free(others);
 	free(text);
@@ -630,7 +363,7 @@ static void test_churn_slows(void)
 	for (int k = 0; k < 2; k++) {
 		double est = NAN;
 		char verdict[32] = "";
-		CU_ASSERT_EQUAL(finding_of(run.buf, "4.cycle.1", "trend", vols[k], &est, verdict,
+		CU_ASSERT_EQUAL(hdd_finding_of(run.buf, "4.cycle.1", "trend", vols[k], &est, verdict,
 					   sizeof(verdict)), 0);
 		CU_ASSERT_TRUE(est > 0);
 		CU_ASSERT_STRING_EQUAL(verdict, "effect");
@@ -688,7 +421,7 @@ static void test_seek_and_rate(void)
 		if (r > rate)
 			rate = r;
 	}
-	double want = profile_rate(&h, 0, 32.0 * (1 << 20));
+	double want = hdd_profile_rate(&h, 0, 32.0 * (1 << 20));
 	printf("\n  fuse-hdd --seek-ms=4, best of 3: random 4K read %.2f ms; sequential 1 MiB "
 	       "reads %.1f MB/s (profile %.1f)\n", per, rate, want);
 	/* 4 ms + 4K at ~75 MB/s, less the host's share of the gap (up to a few
@@ -704,16 +437,8 @@ void register_hdd_tests(void)
 {
 	CU_pSuite s = test_suite("a synthetic hard disk (fuse-hdd): rig recovers its profile");
 	test_suite_alone(s, "rates measured through FUSE within 5% of the profile");
-	if (!test_require_root(s, "loop devices and FUSE"))
+	if (!hdd_require(s))
 		return;
-	const char *bin = getenv("RIG_FUSE_HDD");
-	if (!bin || !*bin || access(bin, X_OK) < 0 || access("/dev/fuse", R_OK | W_OK) < 0 ||
-	    !pt_have_tools()) {
-		printf("SKIPPED suite '%s': needs fuse-hdd ($RIG_FUSE_HDD, built on Linux with "
-		       "libfuse3), /dev/fuse and the provisioning tools\n", s->pName);
-		CU_set_suite_active(s, CU_FALSE);
-		return;
-	}
 	test_add(s, "the model: seek cost and sequential rate", test_seek_and_rate);
 	test_add(s, "ten partitions: each within 5% of the profile", test_ten_partitions_profile);
 	test_add(s, "halves in both orders: the rate follows position, not file system",
