@@ -229,7 +229,7 @@ int plat_mount_flags(const char *dir, struct strbuf *sb)
 #define BTRFS_MAGIC 0x9123683EL
 #define EXTENT_BATCH 64
 
-int plat_file_extent(int fd, uint64_t *lo, uint64_t *hi, const char **why)
+int plat_file_extent(int fd, struct plat_extent *x, const char **why)
 {
 	struct statfs sf;
 	if (fstatfs(fd, &sf) == 0 && (long)sf.f_type == BTRFS_MAGIC) {
@@ -243,6 +243,7 @@ int plat_file_extent(int fd, uint64_t *lo, uint64_t *hi, const char **why)
 		return -1;
 	}
 	uint64_t start = 0, min = UINT64_MAX, max = 0;
+	double bytes = 0, moment = 0; /* sum of lengths, and of length x centre */
 	int last = 0, rc = 0;
 	*why = NULL;
 	while (!last) {
@@ -277,6 +278,9 @@ int plat_file_extent(int fd, uint64_t *lo, uint64_t *hi, const char **why)
 				min = e->fe_physical;
 			if (e->fe_physical + e->fe_length > max)
 				max = e->fe_physical + e->fe_length;
+			bytes += (double)e->fe_length;
+			moment += (double)e->fe_length *
+				  ((double)e->fe_physical + (double)e->fe_length / 2);
 			start = e->fe_logical + e->fe_length;
 			if (e->fe_flags & FIEMAP_EXTENT_LAST)
 				last = 1;
@@ -290,8 +294,9 @@ int plat_file_extent(int fd, uint64_t *lo, uint64_t *hi, const char **why)
 		rc = -1;
 	}
 	if (rc == 0) {
-		*lo = min;
-		*hi = max;
+		x->lo = min;
+		x->hi = max;
+		x->mid = (uint64_t)(moment / bytes);
 	}
 	return rc;
 }

@@ -163,7 +163,7 @@ int plat_mount_flags(const char *dir, struct strbuf *sb)
 	return 0;
 }
 
-int plat_file_extent(int fd, uint64_t *lo, uint64_t *hi, const char **why)
+int plat_file_extent(int fd, struct plat_extent *x, const char **why)
 {
 	struct stat st;
 	if (fstat(fd, &st) < 0 || st.st_size <= 0) {
@@ -174,6 +174,7 @@ int plat_file_extent(int fd, uint64_t *lo, uint64_t *hi, const char **why)
 	 * allocated blocks. */
 	fsync(fd);
 	uint64_t min = UINT64_MAX, max = 0;
+	double moment = 0; /* sum of length x centre */
 	off_t off = 0;
 	while (off < st.st_size) {
 		struct log2phys l = { .l2p_contigbytes = st.st_size - off, .l2p_devoffset = off };
@@ -189,9 +190,12 @@ int plat_file_extent(int fd, uint64_t *lo, uint64_t *hi, const char **why)
 			min = (uint64_t)l.l2p_devoffset;
 		if ((uint64_t)(l.l2p_devoffset + l.l2p_contigbytes) > max)
 			max = (uint64_t)(l.l2p_devoffset + l.l2p_contigbytes);
+		moment += (double)l.l2p_contigbytes *
+			  ((double)l.l2p_devoffset + (double)l.l2p_contigbytes / 2);
 		off += l.l2p_contigbytes;
 	}
-	*lo = min;
-	*hi = max;
+	x->lo = min;
+	x->hi = max;
+	x->mid = (uint64_t)(moment / (double)off);
 	return 0;
 }

@@ -53,14 +53,18 @@ int plat_drop_file_cache(int fd);
 int plat_no_readahead(int fd);
 /*
  * Where the data of the open file fd sits on the device its file system is
- * on: the lowest and highest byte offset its data occupies there, [*lo,
- * *hi). Linux: FIEMAP (FIEMAP_FLAG_SYNC, so delayed allocation is placed
+ * on: the lowest and highest byte offset its data occupies there, [x->lo,
+ * x->hi), and x->mid, the mean offset of its bytes (a file in two pieces
+ * far apart has its mid between them, its lo and hi at their ends). Linux: FIEMAP (FIEMAP_FLAG_SYNC, so delayed allocation is placed
  * first); macOS: F_LOG2PHYS_EXT over the file's length. Returns 0, or -1
  * with *why saying why it cannot be said (the file system has no such
  * call, btrfs's addresses are its own and not the device's, compressed,
  * inline, not yet allocated or unknown extents, an empty file).
  */
-int plat_file_extent(int fd, uint64_t *lo, uint64_t *hi, const char **why);
+struct plat_extent {
+	uint64_t lo, hi, mid;
+};
+int plat_file_extent(int fd, struct plat_extent *x, const char **why);
 /* A file's access and modification times from its stat, as futimens
  * takes them (times[0] access, times[1] modification): st_atim/st_mtim
  * (Linux), st_atimespec/st_mtimespec (macOS). */

@@ -179,6 +179,12 @@ int params_var_name_ok(const char *s);
 /* "$name" as a whole value: the name (inside text), else NULL. */
 const char *params_var_ref(const char *text);
 
+/* Where a file's data sits on the volume's device, in bytes: its lowest
+ * and highest offsets [lo, hi), and mid, the mean offset of its bytes. */
+struct file_place {
+	uint64_t lo, hi, mid;
+};
+
 /* Samples go through the sink; the runner stores each one at once. */
 struct rig_sink {
 	void *opaque;
@@ -187,16 +193,20 @@ struct rig_sink {
 	/* A note recorded with the cell (fallbacks, engines used). */
 	void (*note)(void *opaque, const char *key, const char *value);
 	/* Where the data of a file the next `file` call names sits on the
-	 * volume's device: [lo, hi) bytes, or why (not NULL) it cannot be
-	 * said. NULL in a sink that does not keep it; modules call it through
-	 * place_file. */
-	void (*place)(void *opaque, const char *file, uint64_t lo, uint64_t hi, const char *why);
+	 * volume's device (at), or why (not NULL, at NULL) it cannot be said.
+	 * A NULL file is the cell's one test file (randio's), which no `file`
+	 * sample follows: the runner's sink records its place as the cell's
+	 * metrics file_at, file_at_min and file_at_max (% of the volume's
+	 * bytes). NULL in a sink that does not keep it; modules call it
+	 * through place_file. */
+	void (*place)(void *opaque, const char *file, const struct file_place *at, const char *why);
 };
 
 struct rig_ctx;
 /* Ask the platform where the data of the file at path (named `file` to
- * the sink) sits (plat_file_extent) and tell the sink, before its `file`
- * sample; outside any timed interval: it opens the file again. */
+ * the sink; NULL: the cell's test file) sits (plat_file_extent) and tell
+ * the sink, before its `file` sample; outside any timed interval: it
+ * opens the file again. */
 void place_file(const struct rig_ctx *ctx, const char *file, const char *path);
 
 struct rig_volume_info;

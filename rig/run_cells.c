@@ -95,9 +95,32 @@ static void sink_file(void *opaque, const char *file, uint64_t bytes, double sec
 
 static void sink_note(void *opaque, const char *key, const char *value);
 
+/* The cell's test file (file NULL) at `at` on its volume: the metrics
+ * file_at (its bytes' mean place), file_at_min and file_at_max, % of the
+ * volume's bytes, and the place on the whole disk as a note. */
+static void place_test_file(struct cell_sink *cs, const struct file_place *at)
+{
+	const struct volume *v = cs->vol;
+	double len = (double)(v->offset_end - v->offset_start);
+	if (len > 0) {
+		sink_metric(cs, "file_at", 100.0 * (double)at->mid / len, "%");
+		sink_metric(cs, "file_at_min", 100.0 * (double)at->lo / len, "%");
+		sink_metric(cs, "file_at_max", 100.0 * (double)at->hi / len, "%");
+	}
+	struct strbuf n = STRBUF_INIT;
+	sb_addf(&n, "the test file's data sits between bytes %llu and %llu of the disk, its "
+		"bytes' mean place at %llu", (unsigned long long)(v->offset_start + at->lo),
+		(unsigned long long)(v->offset_start + at->hi),
+		(unsigned long long)(v->offset_start + at->mid));
+	sink_note(cs, "disk_offset", n.buf);
+	sb_release(&n);
+}
+
 /* A file's place on the volume's device, made a place on the whole disk
- * by the partition's start; why it is unknown noted once per cell. */
-static void sink_place(void *opaque, const char *file, uint64_t lo, uint64_t hi, const char *why)
+ * by the partition's start; why it is unknown noted once per cell. A
+ * NULL file is the cell's test file (place_test_file). */
+static void sink_place(void *opaque, const char *file, const struct file_place *at,
+		       const char *why)
 {
 	struct cell_sink *cs = opaque;
 	sb_reset(&cs->at_file);
@@ -113,9 +136,13 @@ static void sink_place(void *opaque, const char *file, uint64_t lo, uint64_t hi,
 		}
 		return;
 	}
+	if (!file) {
+		place_test_file(cs, at);
+		return;
+	}
 	sb_adds(&cs->at_file, file);
-	cs->at[0] = cs->vol->offset_start + lo;
-	cs->at[1] = cs->vol->offset_start + hi;
+	cs->at[0] = cs->vol->offset_start + at->lo;
+	cs->at[1] = cs->vol->offset_start + at->hi;
 }
 
 static void sink_note(void *opaque, const char *key, const char *value)

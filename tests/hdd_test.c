@@ -16,6 +16,7 @@
  */
 #include <fcntl.h>
 #include <math.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,8 +193,9 @@ static void test_halves_follow_position(void)
 /*
  * configs/hfs-apfs-halves.yaml rehearsed on Linux with one file system
  * for both names (--fs-map apfs=ext4,hfs+=ext4): only the position differs,
- * and the report must say so: a position effect, no clear effect of the
- * volume, and the mapping named once.
+ * and the report must say so: a position effect, a volume difference far
+ * smaller than it with the caveat of one provisioning, and the mapping
+ * named once.
  */
 static void test_halves_one_fs(void)
 {
@@ -223,8 +225,21 @@ static void test_halves_one_fs(void)
 		CU_ASSERT_TRUE(est < -10);
 		CU_ASSERT_EQUAL(hdd_finding_of(run.buf, step, "filesystem", "HFS vs APFS", &est, verdict,
 					   sizeof(verdict)), 0);
-		CU_ASSERT_STRING_EQUAL(verdict, "no-clear-effect");
+		/* No difference to find, and none found of any size. Not the
+		 * verdict: on four volumes a test at the 5% level says `effect`
+		 * in one row of twenty whatever the data (seen: -0.1%, 95% CI
+		 * -0.2% to -0.04%, on a quiet machine), so two rows asserted
+		 * "no-clear-effect" would fail one run in ten. */
+		CU_ASSERT_TRUE(fabs(est) < 2);
 	}
+	/* ... and the report says what one provisioning cannot tell */
+	struct strbuf fp = STRBUF_INIT;
+	sb_addf(&fp, "%s/findings.csv", run.buf);
+	char *fcsv = test_read_file(fp.buf, NULL);
+	CU_ASSERT_PTR_NOT_NULL(fcsv ? strstr(fcsv, "cannot be told apart from where the files "
+						   "happened to land") : NULL);
+	free(fcsv);
+	sb_release(&fp);
 	struct strbuf p = STRBUF_INIT;
 	sb_addf(&p, "%s/report.html", run.buf);
 	char *html = test_read_file(p.buf, NULL);
@@ -256,7 +271,11 @@ static void test_fill_sweep(void)
 	}
 	struct strbuf disk = STRBUF_INIT, run = STRBUF_INIT;
 	sb_addf(&disk, "disk:\n    device: %s\n    confirm: \"%s\"", h.loop, h.disk.buf);
-	const char *seq3 = "span: 100M, passes: 3, time: 5s }", *seq1 = "span: 100M, passes: 1, time: 5s }";
+	/* file: keep, as before the plan laid its files out fresh: this sweep
+	 * fills the volume to the full, where no fresh file would fit (the
+	 * fresh files' test is test_fill_fresh) */
+	const char *seq3 = "span: 100M, passes: 3, time: 5s, file: fresh }",
+		   *seq1 = "span: 100M, passes: 1, time: 5s, file: fresh }";
 	const char *pairs[] = {
 		"image: { path: /var/tmp/rig-fill.dmg, size: 40G }", disk.buf,
 		"  - name: case-folding\n    partitions:\n      - { name: Share, fs: hfs+, size: rest }\n", "",
@@ -301,6 +320,121 @@ static void test_fill_sweep(void)
 	sb_release(&want);
 	sb_release(&p);
 	sb_release(&disk);
+	sb_release(&run);
+	hdd_stop(&h);
+}
+
+/*
+ * file: fresh against file: keep in a fill sweep (issue 32): the fresh
+ * test file is laid out anew after each fill, so its recorded place
+ * (file_at: the mean place of its bytes, % of the volume) moves as the
+ * volume fills, and its read rate is the profile's at that place; the kept one (data: zero, a
+ * file of its own) stays where it was first laid out.
+ */
+static void test_fill_fresh(void)
+{
+	struct hdd h;
+	/* 600M: ext4 takes 4K blocks from 512 MiB (1K below, where its 8 MiB
+	 * block groups split an 8 MiB file and its place spreads) */
+	if (hdd_start(&h, "600M", 600ull << 20, 100e6, 50e6, NULL, NULL) < 0) {
+		CU_FAIL("cannot start the synthetic disk");
+		hdd_stop(&h);
+		return;
+	}
+	struct strbuf plan = STRBUF_INIT, text = STRBUF_INIT, run = STRBUF_INIT;
+	sb_addf(&plan, "%s/fresh.yaml", h.tmp);
+	sb_addf(&run, "%s/fresh", h.tmp);
+	sb_addf(&text,
+		"rig: 1\nname: fresh\ntarget:\n  disk: { device: %s, confirm: \"%s\" }\n"
+		"layouts:\n  - name: one\n    partitions:\n      - { name: V, fs: ext4, size: rest }\n"
+		"repeat: 2\ncache: { direct: true }\nsteps:\n  - sweep:\n"
+		"      level: [10%%, 40%%, 70%%]\n      steps:\n        - fill: { to: $level }\n"
+		"        - seqread: { block: 1M, qd: 1, span: 8M, passes: 2, file: fresh }\n"
+		"        - seqread: { block: 1M, qd: 1, span: 8M, passes: 2, data: zero }\n"
+		"report: { formats: [csv], by: [level] }\n",
+		h.loop, h.disk.buf);
+	CU_ASSERT_EQUAL_FATAL(test_write_file(plan.buf, text.buf), 0);
+	const char *args[] = { "run", "-q", "--yes", "--allow", "loop", "-o", run.buf, plan.buf, NULL };
+	char *out = NULL;
+	int rc = test_run_rig(args, &out);
+	if (rc != 0)
+		fprintf(stderr, "\nrig exited %d:\n%s\n", rc, out);
+	free(out);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+
+	struct strbuf db = STRBUF_INIT;
+	sb_addf(&db, "%s/results.db", run.buf);
+	sqlite3 *conn = NULL;
+	sqlite3_stmt *st = NULL;
+	CU_ASSERT_EQUAL_FATAL(sqlite3_open_v2(db.buf, &conn, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	const char *q =
+		"SELECT c.step LIKE '1.sweep%.2', c.rep, c.sweep_value,"
+		" (SELECT value FROM samples WHERE seq = c.seq AND metric = 'file_at'),"
+		" (SELECT value FROM samples WHERE seq = c.seq AND metric = 'file_at_max'),"
+		" (SELECT max(value) FROM samples WHERE seq = c.seq AND metric = 'rate'),"
+		" v.offset_start, v.offset_end FROM cells c JOIN volumes v ON v.id = c.volume_id"
+		" WHERE c.module = 'seqread' ORDER BY 1 DESC, c.rep, c.seq";
+	CU_ASSERT_EQUAL_FATAL(sqlite3_prepare_v2(conn, q, -1, &st, NULL), SQLITE_OK);
+	double fresh_lo[2] = { INFINITY, INFINITY }, fresh_hi[2] = { -INFINITY, -INFINITY };
+	double keep_lo = INFINITY, keep_hi = -INFINITY, err[16], fat[16], frate[16];
+	size_t nfresh = 0, nkeep = 0;
+	printf("\n");
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int rep = sqlite3_column_int(st, 1), fresh = sqlite3_column_int(st, 0);
+		double at = sqlite3_column_double(st, 3), end = sqlite3_column_double(st, 4);
+		double rate = sqlite3_column_double(st, 5);
+		double a = (double)sqlite3_column_int64(st, 6), b = (double)sqlite3_column_int64(st, 7);
+		/* the profile over 8 MiB around the bytes' mean place: exact for
+		 * a file in one piece, close for one in pieces near each other */
+		double mid = a + at / 100 * (b - a);
+		double want = hdd_profile_rate(&h, mid - 4 * 1048576.0, mid + 4 * 1048576.0);
+		printf("  %s rep %d at %s: file at %.1f%% of the volume (up to %.1f%%), best pass "
+		       "%.1f MB/s, profile there %.1f\n", fresh ? "fresh" : "keep ", rep,
+		       sqlite3_column_text(st, 2), at, end, rate, want);
+		CU_ASSERT_TRUE(sqlite3_column_type(st, 3) != SQLITE_NULL && end > at && at > 0);
+		if (fresh && rep >= 1 && rep <= 2 && nfresh < 16) {
+			fresh_lo[rep - 1] = fmin(fresh_lo[rep - 1], at);
+			fresh_hi[rep - 1] = fmax(fresh_hi[rep - 1], at);
+			fat[nfresh] = at;
+			frate[nfresh] = rate;
+			err[nfresh++] = fabs(rate / want - 1);
+		} else if (!fresh) {
+			keep_lo = fmin(keep_lo, at);
+			keep_hi = fmax(keep_hi, at);
+			nkeep++;
+		}
+	}
+	sqlite3_finalize(st);
+	sqlite3_close(conn);
+	CU_ASSERT_EQUAL(nfresh, 6);
+	CU_ASSERT_EQUAL(nkeep, 6);
+	/* The fresh file moves with the fill (seen: 23% of the volume at 20%
+	 * full, 94% at 80%), within each repetition; the kept one does not. */
+	for (int r = 0; r < 2; r++)
+		CU_ASSERT_TRUE(fresh_hi[r] - fresh_lo[r] > 10);
+	CU_ASSERT_TRUE(keep_hi - keep_lo < 0.01);
+	/* Its best pass reads at the profile's rate where it sits: further in,
+	 * slower, for every two places more than 10 points apart; and close
+	 * to the profile's figure (seen: 4% to 10% above it at qd 1 through
+	 * fuse-hdd, where `read`'s files agree within 1%: not explained yet,
+	 * so the bound is 15%). */
+	int misordered = 0;
+	for (size_t i = 0; i < nfresh; i++)
+		for (size_t j = 0; j < nfresh; j++)
+			misordered += fat[i] + 10 < fat[j] && frate[i] <= frate[j];
+	CU_ASSERT_EQUAL(misordered, 0);
+	for (size_t i = 1; i < nfresh; i++)
+		for (size_t j = i; j > 0 && err[j - 1] > err[j]; j--) {
+			double t = err[j];
+			err[j] = err[j - 1];
+			err[j - 1] = t;
+		}
+	double med = nfresh ? (err[(nfresh - 1) / 2] + err[nfresh / 2]) / 2 : NAN;
+	printf("  fresh files: median |rate / profile - 1| %.1f%%\n", 100 * med);
+	CU_ASSERT_TRUE(med < 0.15);
+	sb_release(&db);
+	sb_release(&plan);
+	sb_release(&text);
 	sb_release(&run);
 	hdd_stop(&h);
 }
@@ -446,6 +580,8 @@ void register_hdd_tests(void)
 	test_add(s, "APFS/HFS halves rehearsed as ext4 on both: position, not volume",
 		 test_halves_one_fs);
 	test_add(s, "a fill sweep: onsets named by the level reached", test_fill_sweep);
+	test_add(s, "a fill sweep: a fresh test file moves with the level, a kept one stays",
+		 test_fill_fresh);
 	test_add(s, "enumeration through churn on an ageing disk: seconds rise per cycle",
 		 test_churn_slows);
 }

@@ -13,14 +13,15 @@ void place_file(const struct rig_ctx *ctx, const char *file, const char *path)
 {
 	if (!ctx->sink || !ctx->sink->place)
 		return;
-	uint64_t lo = 0, hi = 0;
+	struct plat_extent x = { 0, 0, 0 };
 	const char *why = NULL;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		why = "the file could not be opened to ask where its data is";
 	} else {
-		plat_file_extent(fd, &lo, &hi, &why);
+		plat_file_extent(fd, &x, &why);
 		close(fd);
 	}
-	ctx->sink->place(ctx->sink->opaque, file, lo, hi, why);
+	struct file_place at = { x.lo, x.hi, x.mid };
+	ctx->sink->place(ctx->sink->opaque, file, why ? NULL : &at, why);
 }

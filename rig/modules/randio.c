@@ -22,6 +22,7 @@ static const struct rig_metric randio_metrics[] = {
 	{ "lat_p50", "us", "median completion latency", 0 },
 	{ "lat_p99", "us", "99th percentile latency", 0 },
 	{ "lat_p999", "us", "99.9th percentile latency", 0 },
+	RANDIO_PLACE_METRICS,
 	{ NULL, NULL, NULL, 0 },
 };
 
@@ -42,6 +43,8 @@ static const struct rig_param randio_params[] = {
 	{ .name = "passes", .type = PT_UINT, .offset = offsetof(struct randio_args, passes),
 	  .def = "1", .min = 1, .max = 1000,
 	  .help = "passes, each measured and recorded apart (the disk-mark tools' passes)" },
+	{ .name = "file", .type = PT_ENUM, .offset = offsetof(struct randio_args, fresh),
+	  .def = "keep", .choices = randio_file_choices, .help = RANDIO_FILE_HELP },
 	{ .name = NULL },
 };
 
@@ -71,7 +74,7 @@ static int randio_run(struct rig_ctx *ctx, const struct randio_args *a, int writ
 	struct randio_spec sp = {
 		.block = a->block, .qd = a->qd, .threads = a->threads, .span = a->span,
 		.time_ns = a->time_ns, .ops = a->ops, .passes = a->passes, .write = write,
-		.data = RANDIO_DATA_RANDOM, .record = randio_record,
+		.data = RANDIO_DATA_RANDOM, .fresh = a->fresh, .record = randio_record,
 	};
 	return randio_job_run(ctx, &sp);
 }
@@ -91,7 +94,7 @@ static void randio_estimate_args(const struct randio_args *a, int write, struct 
 	struct randio_spec sp = {
 		.block = a->block, .qd = a->qd, .threads = a->threads, .span = a->span,
 		.time_ns = a->ops ? 0 : a->time_ns, .ops = a->ops, .passes = a->passes,
-		.write = write, .data = RANDIO_DATA_RANDOM,
+		.write = write, .data = RANDIO_DATA_RANDOM, .fresh = a->fresh,
 	};
 	randio_estimate(&sp, c);
 }

@@ -53,6 +53,7 @@ struct randio_args {
 	uint64_t time_ns;
 	uint64_t ops;    /* 0: run for time_ns */
 	uint64_t passes; /* each measured and recorded apart; 0 counts as 1 */
+	int fresh;       /* file: 0 keep, 1 fresh */
 };
 
 /* The test file in the volume's directory; created whole under a
@@ -63,6 +64,19 @@ struct randio_args {
 #define RANDIO_ZERO_FILE "rig-randio-zero.dat"
 /* The sequential writes that fill it (before the clock starts). */
 #define RANDIO_FILL_CHUNK (1u << 20)
+/* The `file` parameter of the four modules: keep (0) or fresh (1). */
+extern const char *const randio_file_choices[];
+#define RANDIO_FILE_HELP \
+	"keep: the test file is laid out once and reused by later steps of the same span " \
+	"and data on the volume; fresh: it is removed and laid out anew before the cell and " \
+	"removed after it, as the disk-mark tools make theirs, so it lands in the free space " \
+	"of the moment (a fill sweep)"
+/* The metrics of the test file's place every job records, in the modules'
+ * lists (module.h: struct rig_metric). */
+#define RANDIO_PLACE_METRICS \
+	{ "file_at", "%", "where the test file's bytes sit on average: % of the volume's bytes", 0 }, \
+	{ "file_at_min", "%", "where the test file's data starts: % of the volume's bytes", 0 }, \
+	{ "file_at_max", "%", "where the test file's data ends: % of the volume's bytes", 0 }
 /* The psync engine refuses more threads than this (threads x qd). */
 #define RANDIO_MAX_PSYNC_WORKERS 4096
 
@@ -201,6 +215,11 @@ struct randio_spec {
 	int write;
 	int sequential;
 	enum randio_data data;
+	/* file: fresh. The test file is removed and laid out anew before the
+	 * passes and removed after them (the disk-mark tools' way: it lands in
+	 * the free space of the moment and is not there for the next step);
+	 * 0: kept and reused by later jobs of the same span and data. */
+	int fresh;
 	/* Record a pass's samples through ctx->sink; called after each pass,
 	 * outside the timing. */
 	void (*record)(struct rig_ctx *ctx, const struct randio_pass *p);

@@ -77,6 +77,8 @@
 #include "../util/xalloc.h"
 #include "randio.h"
 
+const char *const randio_file_choices[] = { "keep", "fresh", NULL };
+
 /* --- per-volume state: the test files, removed at the end of the layout --- */
 
 struct randio_state {
@@ -199,9 +201,15 @@ static int prepare_file(struct rig_ctx *ctx, const char *path, const struct rand
 		size_t n = total - off < RANDIO_FILL_CHUNK ? (size_t)(total - off) : RANDIO_FILL_CHUNK;
 		const void *src = zero ? zeros : payload_block(pl, stream, off, n);
 		rc = write_all(fd, src, n, off);
-		if (rc < 0)
+		if (rc < 0) {
 			sb_addf(ctx->err, "cannot write %s at offset %llu: %s", tmp.buf,
 				(unsigned long long)off, strerror(-rc));
+			if (rc == -ENOSPC || rc == -EDQUOT)
+				sb_addf(ctx->err, " (a test file of %llu bytes needs that much free "
+					"space%s)", (unsigned long long)sp->span,
+					sp->fresh ? ", laid out anew after the steps before it: a fill "
+						    "must leave room for it" : "");
+		}
 		off += n;
 	}
 	if (rc == 0 && total != sp->span && ftruncate(fd, (off_t)sp->span) < 0) {
@@ -573,11 +581,17 @@ int randio_job_run(struct rig_ctx *ctx, const struct randio_spec *sp)
 	if (rc < 0)
 		goto out;
 	remember_file(ctx, sp->data, path.buf);
+	if (sp->fresh && unlink(path.buf) < 0 && errno != ENOENT) {
+		rc = -errno;
+		sb_addf(ctx->err, "cannot remove %s to lay it out anew: %s", path.buf, strerror(-rc));
+		goto out;
+	}
 	rc = prepare_file(ctx, path.buf, sp, &pl, &created, &layout_ns);
 	if (rc != 0) {
 		rc = rc > 0 ? 0 : rc; /* cancelled: nothing measured */
 		goto out;
 	}
+	place_file(ctx, NULL, path.buf); /* the file_at metrics */
 	fd = plat_open_data(path.buf, sp->write ? O_RDWR : O_RDONLY, 0, ctx->direct, &direct);
 	if (fd < 0) {
 		rc = fd;
@@ -638,6 +652,8 @@ out:
 		free_workers(&r);
 	if (fd >= 0)
 		close(fd);
+	if (sp->fresh)
+		unlink(path.buf); /* like the tools, after the test: not there for the next step */
 	payload_release(&pl);
 	pthread_mutex_destroy(&r.gate.mu);
 	pthread_cond_destroy(&r.gate.cv);
@@ -653,6 +669,11 @@ void randio_estimate(const struct randio_spec *sp, struct est_cell *c)
 	struct est_slot *s = c->slot;
 	double span = (double)sp->span;
 	int d = sp->data == RANDIO_DATA_ZERO;
+	if (sp->fresh && s->part[d] > 0) { /* removed first, laid out anew below */
+		s->bytes -= s->part[d];
+		s->files -= 1;
+		s->part[d] = 0;
+	}
 	if (s->part[d] != span) { /* the old file is removed before the new one is laid out */
 		s->bytes += span - s->part[d];
 		s->files += s->part[d] > 0 ? 0 : 1;
@@ -663,6 +684,11 @@ void randio_estimate(const struct randio_spec *sp, struct est_cell *c)
 	}
 	c->need = s->bytes;
 	c->largest = span;
+	if (sp->fresh) { /* removed after the cell */
+		s->bytes -= span;
+		s->files -= 1;
+		s->part[d] = 0;
+	}
 	double passes = sp->passes ? (double)sp->passes : 1;
 	if (sp->time_ns) {
 		c->seconds += passes * (double)sp->time_ns / 1e9;

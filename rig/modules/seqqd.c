@@ -61,6 +61,8 @@ static const struct rig_param seqqd_params[] = {
 	  .def = "random", .choices = data_choices,
 	  .help = "what the test file holds and writes carry: payload, or zeros (the disk-mark "
 		  "tools' 0fill; compressible)" },
+	{ .name = "file", .type = PT_ENUM, .offset = offsetof(struct seqqd_args, fresh),
+	  .def = "keep", .choices = randio_file_choices, .help = RANDIO_FILE_HELP },
 	{ .name = NULL },
 };
 
@@ -72,6 +74,7 @@ static const struct rig_metric seqqd_metrics[] = {
 	{ "lat_p999", "us", "99.9th percentile latency, per pass", 0 },
 	{ "bytes", "B", "bytes moved in the pass", 0 },
 	{ "seconds", "s", "the pass's time, first submission to last completion (and sync)", 0 },
+	RANDIO_PLACE_METRICS,
 	{ NULL, NULL, NULL, 0 },
 };
 
@@ -115,7 +118,7 @@ static int seqqd_run(struct rig_ctx *ctx, const struct seqqd_args *a, int write)
 	struct randio_spec sp = {
 		.block = a->block, .qd = a->qd, .threads = a->threads, .span = a->span,
 		.time_ns = a->time_ns, .passes = a->passes, .write = write, .sequential = 1,
-		.data = a->data == 1 ? RANDIO_DATA_ZERO : RANDIO_DATA_RANDOM,
+		.data = a->data == 1 ? RANDIO_DATA_ZERO : RANDIO_DATA_RANDOM, .fresh = a->fresh,
 		.record = seqqd_record,
 	};
 	return randio_job_run(ctx, &sp);
@@ -126,7 +129,7 @@ static void seqqd_estimate(const struct seqqd_args *a, int write, struct est_cel
 	struct randio_spec sp = {
 		.block = a->block, .qd = a->qd, .threads = a->threads, .span = a->span,
 		.time_ns = a->time_ns, .passes = a->passes, .write = write, .sequential = 1,
-		.data = a->data == 1 ? RANDIO_DATA_ZERO : RANDIO_DATA_RANDOM,
+		.data = a->data == 1 ? RANDIO_DATA_ZERO : RANDIO_DATA_RANDOM, .fresh = a->fresh,
 	};
 	randio_estimate(&sp, c);
 }

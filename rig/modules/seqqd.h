@@ -16,6 +16,7 @@ struct seqqd_args {
 	uint64_t time_ns; /* per pass; 0: a pass is one sweep of the file */
 	uint64_t passes;
 	int data;         /* enum randio_data: random, zero */
+	int fresh;        /* file: 0 keep, 1 fresh */
 };
 
 #endif
