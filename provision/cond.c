@@ -96,6 +96,16 @@ static int snap_drop(void *opaque, const char *name, struct strbuf *err)
 	return rc;
 }
 
+static int snap_list(void *opaque, char ***names, size_t *n, struct strbuf *err)
+{
+	struct prov_snapshots *ps = opaque;
+	sb_reset(ps->ctx->err);
+	int rc = ps->ops->snapshot_list(ps->ctx, ps->v, names, n);
+	if (rc < 0)
+		sb_adds(err, ps->ctx->err->buf);
+	return rc;
+}
+
 void prov_snapshots_init(struct prov_snapshots *ps, const struct backend_ops *ops,
 			 struct provision_ctx *ctx, const struct volume *v,
 			 const struct plan_partition *pt)
@@ -117,8 +127,10 @@ void prov_snapshots_init(struct prov_snapshots *ps, const struct backend_ops *op
 		sb_addf(&ps->skip, "%s takes no snapshots (on %s rig takes snapshots of %s)", pt->fs,
 			d ? d->name : "this platform", can.len ? can.buf : "no file system");
 		sb_release(&can);
-	} else if (ps->s.keep == 0) {
-		sb_adds(&ps->skip, "the partition says 'snapshots: none'");
+	} else {
+		ps->s.list = ops->snapshot_list ? snap_list : NULL;
+		if (ps->s.keep == 0)
+			sb_adds(&ps->skip, "the partition says 'snapshots: none'");
 	}
 	ps->s.skip = ps->skip.len ? ps->skip.buf : NULL;
 }

@@ -117,10 +117,12 @@ struct prov_prims {
 	void (*free_state)(void *state);
 };
 
+struct rig_imaging;
 struct prov_driver {
 	const char *name;            /* "linux": --platform, the store, messages */
 	const struct prov_fs *fs;    /* the file systems it makes, name == NULL ends */
 	unsigned abilities;          /* PROV_CAN_* */
+	const struct rig_imaging *imaging; /* a disk image of a folder (module.h), or NULL */
 	/*
 	 * Is dev a whole-disk name of this platform ("/dev/sdb", "disk4")?
 	 * 0, or -1 with the reason in why (a sentence naming dev, for the

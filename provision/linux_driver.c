@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "../rig/module.h"
 #include "../rig/util/strbuf.h"
 #include "driver.h"
 #include "linux.h"
@@ -51,10 +52,18 @@ static int linux_procs(const char *const *needles, struct strbuf *what)
 	return linux_procs_using("", needles, what) > 0;
 }
 
+/* An ext4 image made from the folder without mounting anything. */
+static const char *const linux_mkimage[] = { "mke2fs", "-q", "-F", "-t", "ext4", "-d", "{folder}",
+					     "{image}", "{size}", NULL };
+static const struct rig_imaging linux_imaging = {
+	.ext = "img", .argv = { linux_mkimage, NULL }, .size_unit = 1024, .size_suffix = "k",
+};
+
 const struct prov_driver prov_driver_linux = {
 	.name = "linux",
 	.fs = linux_fs,
 	.abilities = PROV_CAN_REMOUNT,
+	.imaging = &linux_imaging,
 	.device_check = linux_device_check,
 	.devices_report = linux_devices,
 	.procs_using = linux_procs,

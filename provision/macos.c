@@ -1050,7 +1050,8 @@ static int mx_mount(struct provision_ctx *ctx, size_t li, size_t k)
 static int mx_conditions(struct provision_ctx *ctx, size_t li, size_t k)
 {
 	struct mx *s = ctx->state;
-	return mac_cond_apply(ctx, &ctx->plan->layouts[li].parts[k], s->v[k].mount);
+	return mac_cond_apply(ctx, &ctx->plan->layouts[li].parts[k], s->v[k].mount,
+			      &s->v[k].snaps);
 }
 
 static void mx_volume(struct provision_ctx *ctx, size_t li, size_t k, struct volume *v)
@@ -1092,7 +1093,8 @@ static int mx_remount(struct provision_ctx *ctx, struct volume *vol)
 		}
 		mac_info_release(&i);
 		if (rc == 0)
-			rc = mac_cond_apply(ctx, &ctx->plan->layouts[s->li].parts[k], v->mount);
+			rc = mac_cond_apply(ctx, &ctx->plan->layouts[s->li].parts[k], v->mount,
+					    &v->snaps);
 		return rc;
 	}
 	sb_addf(ctx->err, "cannot remount %s: not mounted by rig", vol->dir);
@@ -1120,6 +1122,26 @@ static int mx_snapshot_drop(struct provision_ctx *ctx, const struct volume *vol,
 {
 	struct mvol *v = mvol_of(ctx, vol);
 	return v ? mac_snapshot_drop(ctx, v->mount, &v->snaps, name) : -ENOENT;
+}
+
+static int mx_snapshot_list(struct provision_ctx *ctx, const struct volume *vol, char ***names,
+			    size_t *n)
+{
+	struct mvol *v = mvol_of(ctx, vol);
+	if (!v)
+		return -ENOENT;
+	int rc = mac_snapshot_list(ctx, v->mount, names, n);
+	/* the run's that the system thinned are no longer the run's to delete */
+	for (size_t i = 0; rc == 0 && i < v->snaps.l.n;) {
+		int there = 0;
+		for (size_t j = 0; j < *n; j++)
+			there |= !strcmp((*names)[j], v->snaps.l.names[i]);
+		if (there)
+			i++;
+		else
+			prov_snap_list_remove(&v->snaps.l, v->snaps.l.names[i]);
+	}
+	return rc;
 }
 
 /* hdiutil detach, again while busy, at last with -force. */
@@ -1329,6 +1351,7 @@ const struct backend_ops provision_macos_ops = {
 	.remount = mx_remount,
 	.snapshot_take = mx_snapshot_take,
 	.snapshot_drop = mx_snapshot_drop,
+	.snapshot_list = mx_snapshot_list,
 	.teardown = prov_engine_teardown,
 	.finish = prov_engine_finish,
 };

@@ -167,9 +167,13 @@ int mac_procs_using(const char *const *needles, struct strbuf *what);
 struct provision_ctx;
 struct vol_facts;
 struct prov_cond_text;
+struct mac_snaps;
 /* pt's conditions on the volume mounted at mount (mdutil, diskutil apfs
- * defragment): after provisioning and after each remount. */
-int mac_cond_apply(struct provision_ctx *ctx, const struct plan_partition *pt, const char *mount);
+ * defragment; `snapshots: none` on APFS: the volume out of Time Machine,
+ * `tmutil addexclusion -v`, once, recorded in sn): after provisioning and
+ * after each remount. */
+int mac_cond_apply(struct provision_ctx *ctx, const struct plan_partition *pt, const char *mount,
+		   struct mac_snaps *sn);
 /* pt's conditions in its facts (engine.h, prov_cond_facts). */
 void mac_cond_facts(const struct provision_ctx *ctx, const struct plan_partition *pt,
 		    const char *mount, struct vol_facts *f, struct prov_cond_text *t);
@@ -178,12 +182,26 @@ struct mac_snaps {
 	struct prov_snap_list l;
 	uint64_t last_ns;     /* when the last was taken (tmutil's dates are seconds) */
 	unsigned taken;       /* how many were taken (a dry run's placeholder dates) */
+	int included;         /* tmutil isexcluded said [Included] (checked before the first) */
+	int excluded;         /* the run excluded the volume from Time Machine (none) */
 };
+/* A Time Machine local snapshot (bare `tmutil localsnapshot`, which
+ * snapshots every APFS volume Time Machine includes), found on the volume
+ * by its date; before the first, `tmutil isexcluded MOUNT` must say
+ * [Included], else the step is refused with the fix. */
 int mac_snapshot_take(struct provision_ctx *ctx, const char *mount, struct mac_snaps *sn,
 		      char **name);
+/* diskutil apfs deleteSnapshot, then listSnapshots until the name is gone
+ * (APFS deletes in the background): the next step starts without it. */
 int mac_snapshot_drop(struct provision_ctx *ctx, const char *mount, struct mac_snaps *sn,
 		      const char *name);
-/* Before the volume goes: delete those left (a failure is a warning). */
+/* The names diskutil apfs listSnapshots gives for the volume now, the
+ * run's and any other (Time Machine's hourly ones): 0; 1 in a dry run
+ * (the command listed, nothing known); or -EIO with the reason. */
+int mac_snapshot_list(struct provision_ctx *ctx, const char *mount, char ***names, size_t *n);
+/* Before the volume goes: delete those left (a failure is a warning), and
+ * take the volume out of Time Machine's exclusions again if the run put
+ * it there. */
 void mac_snapshots_teardown(struct provision_ctx *ctx, const char *mount, struct mac_snaps *sn);
 
 #endif

@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include "../rig/module.h"
 #include "../rig/util/spawn.h"
 #include "../rig/util/strbuf.h"
 #include "driver.h"
@@ -71,10 +72,23 @@ static void macos_devices(struct strbuf *out)
 	macos_devices_report(mac_spawn_query, &sp, out);
 }
 
+/* A read/write HFS+ image of the folder, then resized (the article 004's
+ * item1.dmg: `hdiutil resize -size 2g`); hdiutil's `b` is 512-byte sectors. */
+static const char *const macos_mkimage[] = { "hdiutil", "create", "-srcfolder", "{folder}",
+					     "-format", "UDRW", "-fs", "HFS+", "-volname", "rig-pack",
+					     "-ov", "{image}", NULL };
+static const char *const macos_resize[] = { "hdiutil", "resize", "-size", "{size}", "{image}",
+					    NULL };
+static const struct rig_imaging macos_imaging = {
+	.ext = "dmg", .argv = { macos_mkimage, macos_resize }, .size_unit = 512,
+	.size_suffix = "b",
+};
+
 const struct prov_driver prov_driver_macos = {
 	.name = "macos",
 	.fs = macos_fs,
 	.abilities = PROV_CAN_KEEP | PROV_CAN_REMOUNT | PROV_CAN_INDEX,
+	.imaging = &macos_imaging,
 	.device_check = macos_device_check,
 	.devices_report = macos_devices,
 	.procs_using = mac_procs_using,

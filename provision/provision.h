@@ -146,6 +146,12 @@ struct backend_ops {
 	 */
 	int (*snapshot_take)(struct provision_ctx *ctx, const struct volume *v, char **name);
 	int (*snapshot_drop)(struct provision_ctx *ctx, const struct volume *v, const char *name);
+	/* The names of v's snapshots now, the run's and any other (*names and
+	 * each name the caller's to free): 0; 1 when nothing can be known (a
+	 * dry run); a negative errno. NULL: the backend cannot list them (the
+	 * snapshot step then checks nothing). */
+	int (*snapshot_list)(struct provision_ctx *ctx, const struct volume *v, char ***names,
+			     size_t *n);
 	/* Undo provision(): must be safe to call after a partial provision. */
 	int (*teardown)(struct provision_ctx *ctx, size_t li);
 	/* End of the run: release everything (detach images...). */

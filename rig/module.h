@@ -144,8 +144,9 @@ enum module_flag {
 	 * driver's): the plan refuses it on a dirs target and where no volume's
 	 * file system can take snapshots (rig/plan_cond.c). */
 	MOD_SNAPSHOTS = 1u << 3,
-	/* Its run() does nothing but run commands through ctx (ctx->snap):
-	 * `rig plan` runs it with a dry-run spawner to list them. */
+	/* Its run() does nothing but run commands through ctx (ctx->snap,
+	 * ctx->sp) when ctx->sp is a dry spawner: `rig plan` runs it so to
+	 * list them, with no state from a module it needs. */
 	MOD_DRY_RUNS = 1u << 4,
 	/* Its timed work prepares the volume for the steps after it (building
 	 * a tree, filling): the run's time accounting counts that work as
@@ -183,6 +184,20 @@ const char *params_var_ref(const char *text);
  * and highest offsets [lo, hi), and mid, the mean offset of its bytes. */
 struct file_place {
 	uint64_t lo, hi, mid;
+};
+
+/*
+ * How the run's platform makes a disk image file of a folder (the pack
+ * step), as data its driver provides: up to two commands, each an argv
+ * in which an argument "{folder}", "{image}" or "{size}" is replaced (the
+ * folder, the image's path, the size as a count of size_unit bytes with
+ * size_suffix), and the image file's extension.
+ */
+struct rig_imaging {
+	const char *ext;
+	const char *const *argv[2];   /* the second may be NULL */
+	uint64_t size_unit;
+	const char *size_suffix;
 };
 
 /* Samples go through the sink; the runner stores each one at once. */
@@ -225,6 +240,11 @@ struct rig_snapshots {
 	int (*take)(void *opaque, char **name, struct strbuf *err);
 	/* Delete one the run took. */
 	int (*drop)(void *opaque, const char *name, struct strbuf *err);
+	/* The names of the volume's snapshots now, the run's and any other
+	 * (*names and each name the caller frees): 0; 1 when it cannot be
+	 * known (`rig plan`'s dry run); a negative errno. NULL where the file
+	 * system takes none or the backend cannot list them. */
+	int (*list)(void *opaque, char ***names, size_t *n, struct strbuf *err);
 	void *opaque;
 };
 
@@ -232,6 +252,8 @@ struct rig_ctx {
 	const char *dir;                 /* the volume's directory (mounted) */
 	const char *device;              /* block device, or NULL */
 	const char *volume;              /* volume name */
+	const struct rig_imaging *imaging; /* the run's platform's way to make a disk image
+	                                  * of a folder (--platform decides); NULL: none */
 	uint64_t seed;                   /* derived from plan seed, step path, volume */
 	uint32_t rep;                    /* repetition, from 1 */
 	uint32_t cycle;                  /* 0 outside cycles */

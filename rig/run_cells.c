@@ -51,6 +51,7 @@ struct cell_sink {
 	 * for the file of that name; the volume's byte range gives its
 	 * partition's start. */
 	const struct volume *vol;
+	struct run_dir *dir;   /* a note "warning" is also the run's warning event */
 	struct strbuf at_file;
 	uint64_t at[2];
 	int noted_place;
@@ -151,6 +152,8 @@ static void sink_note(void *opaque, const char *key, const char *value)
 	enum run_time_cat was = run_time_swap(cs->time, RT_STORE);
 	if (store_add_note(cs->store, cs->seq, key, value, &cs->err) < 0)
 		cs->failed = 1;
+	if (cs->dir && !strcmp(key, "warning"))
+		run_dir_event(cs->dir, "warning", "cell %u (%s): %s", cs->seq, cs->vol->name, value);
 	run_time_swap(cs->time, was);
 }
 
@@ -297,6 +300,7 @@ static int run_cell(struct run *run, const struct schedule *sched, const struct 
 	sb_init(&cs.method);
 	sb_init(&cs.first);
 	cs.vol = vol;
+	cs.dir = &run->dir;
 	sb_init(&cs.at_file);
 	struct rig_sink sink = { &cs, sink_metric, sink_file, sink_note, sink_place };
 	struct strbuf merr = STRBUF_INIT, instance = STRBUF_INIT;
@@ -305,6 +309,7 @@ static int run_cell(struct run *run, const struct schedule *sched, const struct 
 		.dir = vol->dir,
 		.device = vol->device,
 		.volume = vol->name,
+		.imaging = p->platform ? p->platform->imaging : NULL,
 		.seed = schedule_cell_seed(run->seed, run->seed_scheme, lname, c),
 		.rep = c->rep,
 		.cycle = c->cycle,

@@ -73,23 +73,32 @@ static void test_conditions_and_snapshots(void)
 	const char *h = "/Volumes/HFS", *a = "/Volumes/APFS";
 	sb_addf(&want, "mdutil -i off %s%s\nmdutil -i off %s%s\n"
 		       "diskutil apfs defragment %s%s disable\n", x.state, h, x.state, a, x.state, a);
-	/* four cycles, the partition keeps 2 (over the step's 3): deletes from the third */
+	/* four cycles, the partition keeps 2 (over the step's 3): deletes from the
+	 * third, each listed until gone; Time Machine's inclusion asked before
+	 * the first; the volume listed after each step (what it keeps) */
+	const char *ls = "diskutil apfs listSnapshots -plist ";
+	sb_addf(&want, "tmutil isexcluded %s%s\n", x.state, a);
 	for (int i = 0; i < 4; i++) {
-		sb_addf(&want, "tmutil localsnapshot %s%s\n"
-			       "diskutil apfs listSnapshots -plist %s%s\n", x.state, a, x.state, a);
+		sb_addf(&want, "tmutil localsnapshot\n%s%s%s\n", ls, x.state, a);
 		if (i >= 2)
 			sb_addf(&want, "diskutil apfs deleteSnapshot %s%s -name "
-				       "com.apple.TimeMachine.\n", x.state, a);
+				       "com.apple.TimeMachine.\n%s%s%s\n", x.state, a, ls, x.state, a);
+		sb_addf(&want, "%s%s%s\n", ls, x.state, a);
 	}
 	/* teardown: the two kept are deleted before the detach */
-	sb_addf(&want, "diskutil apfs deleteSnapshot %s%s -name com.apple.TimeMachine.\n"
-		       "diskutil apfs deleteSnapshot %s%s -name com.apple.TimeMachine.\n",
-		x.state, a, x.state, a);
+	for (int i = 0; i < 2; i++)
+		sb_addf(&want, "diskutil apfs deleteSnapshot %s%s -name com.apple.TimeMachine.\n"
+			       "%s%s%s\n", x.state, a, ls, x.state, a);
 	check_eq_text("cond: the commands in order", calls, want.buf);
 	char *kept = pt_run_query(x.run, "SELECT group_concat(value, ' ') FROM samples s JOIN "
 					 "cells c ON c.seq = s.seq WHERE c.module = 'snapshot' AND "
 					 "s.metric = 'snapshots' ORDER BY c.seq");
 	check_eq_text("cond: snapshots kept per cycle", kept, "1.0 2.0 2.0 2.0");
+	char *listed = pt_run_query(x.run, "SELECT group_concat(value, ' ') FROM samples s JOIN "
+					   "cells c ON c.seq = s.seq WHERE c.module = 'snapshot' AND "
+					   "s.metric = 'listed' ORDER BY c.seq");
+	check_eq_text("cond: snapshots listed on the volume per cycle", listed, "1.0 2.0 2.0 2.0");
+	free(listed);
 	char *skip = pt_run_query(x.run, "SELECT group_concat(value, '|') FROM notes WHERE key = "
 					 "'skipped'");
 	check_has("cond: HFS+ is skipped with a note", skip, "hfs+ takes no snapshots");
@@ -115,8 +124,8 @@ static void test_conditions_and_snapshots(void)
 	fx_done(&x);
 }
 
-/* Time Machine excludes the volume: tmutil says it made one, the listing
- * has none: the cell fails saying so, and everything is torn down. */
+/* Time Machine excludes the volume: refused before any snapshot, with the
+ * fix, and everything torn down. */
 static void test_excluded(void)
 {
 	struct fx x;
@@ -124,11 +133,90 @@ static void test_excluded(void)
 	ctl(&x, "fault", "tmutil-excluded", "1", NULL, NULL, NULL, NULL);
 	char *text = plan_text(&x, "", 1), *out = NULL;
 	CU_ASSERT_NOT_EQUAL(run(&x, text, &out), 0);
-	check_has("excluded: the reason", out, "made no snapshot of that volume");
-	check_has("excluded: what to do", out, "tmutil removeexclusion -v");
+	check_has("excluded: the reason", out, "Time Machine excludes ");
+	check_has("excluded: what to do", out, "sudo tmutil removeexclusion -v");
+	char *calls = cond_calls(&x);
+	pt_lacks("excluded: no snapshot asked for", calls, "localsnapshot");
+	free(calls);
 	check_clean(&x);
 	free(out);
 	free(text);
+	fx_done(&x);
+}
+
+/* Time Machine includes the volume, but the snapshot does not appear (no
+ * backup disk set up): the cell fails saying so. */
+static void test_no_snapshot(void)
+{
+	struct fx x;
+	fx_init(&x, 1);
+	ctl(&x, "fault", "tmutil-noshot", "1", NULL, NULL, NULL, NULL);
+	char *text = plan_text(&x, "", 1), *out = NULL;
+	CU_ASSERT_NOT_EQUAL(run(&x, text, &out), 0);
+	check_has("noshot: the reason", out, "tmutil localsnapshot made no snapshot of ");
+	check_has("noshot: what to look at", out, "tmutil destinationinfo");
+	check_clean(&x);
+	free(out);
+	free(text);
+	fx_done(&x);
+}
+
+/* snapshots: none: the volume is kept out of Time Machine for the run and
+ * let back in at teardown; an hourly snapshot that lands on it all the
+ * same is counted and warned about; one of the run's that Time Machine
+ * thins on the other volume is a warning, and is not deleted again. */
+static void test_none_and_thinned(void)
+{
+	struct fx x;
+	fx_init(&x, 1);
+	ctl(&x, "fault", "snapshot-appears", "1", "APFS", NULL, NULL, NULL);
+	ctl(&x, "fault", "snapshot-thinned", "1", "APFS2", NULL, NULL, NULL);
+	struct strbuf sb = STRBUF_INIT;
+	sb_addf(&sb, "rig: 1\nname: none\nseed: 1\ntarget:\n  image: { path: %s/rig-test, "
+		     "size: 2G }\nlayouts:\n  - name: l\n    partitions:\n"
+		     "      - { name: APFS, fs: apfs, size: 50%%, snapshots: none }\n"
+		     "      - { name: APFS2, fs: apfs, size: rest }\n"
+		     "cache: { flush: false }\n"
+		     "steps:\n  - cycle:\n      times: 2\n      steps:\n        - snapshot: {}\n",
+		x.dir);
+	char *out = NULL;
+	int rc = run(&x, sb.buf, &out);
+	if (rc != 0)
+		fprintf(stderr, "\n%s\n", out ? out : "");
+	CU_ASSERT_EQUAL(rc, 0);
+	char *calls = cond_calls(&x);
+	struct strbuf want = STRBUF_INIT;
+	sb_addf(&want, "tmutil addexclusion -v %s/Volumes/APFS\n", x.state);
+	check_has("none: excluded at provisioning", calls, want.buf);
+	sb_reset(&want);
+	sb_addf(&want, "tmutil removeexclusion -v %s/Volumes/APFS\n", x.state);
+	check_has("none: included again at teardown", calls, want.buf);
+	char *appeared = pt_run_query(x.run, "SELECT group_concat(value, ' ') FROM samples s JOIN "
+					     "cells c ON c.seq = s.seq JOIN volumes v ON v.id = "
+					     "c.volume_id WHERE s.metric = 'appeared' AND v.name = "
+					     "'APFS' ORDER BY c.seq");
+	check_eq_text("none: snapshots that appeared, per cycle", appeared, "1.0 1.0");
+	char *warn = pt_run_query(x.run, "SELECT group_concat(value, '|') FROM notes WHERE key = "
+					 "'warning'");
+	check_has("none: the warning", warn, "snapshot on a volume whose partition says "
+		  "'snapshots: none': com.apple.TimeMachine.2020-01-01-000000.local");
+	check_has("thinned: the warning", warn, "which the run keeps, is gone");
+	char *kept = pt_run_query(x.run, "SELECT group_concat(value, ' ') FROM samples s JOIN "
+					 "cells c ON c.seq = s.seq JOIN volumes v ON v.id = "
+					 "c.volume_id WHERE s.metric = 'snapshots' AND v.name = "
+					 "'APFS2' ORDER BY c.seq");
+	/* the first thinned before the second cycle's listing: one kept */
+	check_eq_text("thinned: kept per cycle", kept, "1.0 1.0");
+	/* and not deleted again at teardown */
+	pt_lacks("thinned: no delete of it at teardown", out, "left to go with its file system");
+	check_clean(&x);
+	free(kept);
+	free(warn);
+	free(appeared);
+	free(calls);
+	sb_release(&want);
+	sb_release(&sb);
+	free(out);
 	fx_done(&x);
 }
 
@@ -188,7 +276,10 @@ static void test_plan_lists(void)
 		  "    $ mdutil -i off /Volumes/APFS\n"
 		  "    $ diskutil apfs defragment /Volumes/APFS disable\n");
 	check_has("plan: snapshot", out, "    # HFS: skipped hfs+ takes no snapshots (on macos rig "
-		  "takes snapshots of apfs, apfsx)\n    $ tmutil localsnapshot /Volumes/APFS\n"
+		  "takes snapshots of apfs, apfsx)\n    $ tmutil isexcluded /Volumes/APFS\n"
+		  "    $ tmutil localsnapshot\n"
+		  "    $ diskutil apfs listSnapshots -plist /Volumes/APFS\n"
+		  "    # APFS: snapshot com.apple.TimeMachine.DATE1.local\n"
 		  "    $ diskutil apfs listSnapshots -plist /Volumes/APFS\n");
 	check_has("plan: teardown", out, "  teardown of layout hfs-first:\n"
 		  "    $ diskutil apfs deleteSnapshot /Volumes/APFS -name "
@@ -208,8 +299,11 @@ void register_macos_cond_tests(void)
 	CU_pSuite s = test_suite_e2e("macos volume conditions and snapshots (fake tools)");
 	test_add(s, "rig run: mdutil, defragment, snapshots kept and deleted, in order",
 		 test_conditions_and_snapshots);
-	test_add(s, "rig run: a volume Time Machine excludes gets no snapshot: refused",
+	test_add(s, "rig run: a volume Time Machine excludes: refused before any snapshot",
 		 test_excluded);
+	test_add(s, "rig run: a snapshot that does not appear fails the cell", test_no_snapshot);
+	test_add(s, "rig run: snapshots: none kept out of Time Machine; appeared and thinned "
+		    "ones warned", test_none_and_thinned);
 	test_add(s, "rig validate: conditions that do not apply, at their keys", test_refused);
 	test_add(s, "rig plan: the commands listed where they come", test_plan_lists);
 }

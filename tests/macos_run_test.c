@@ -484,6 +484,13 @@ static void test_plan_configs(void)
 			"42737860608B 'Free Space' gap R\n",
 			"$ hdiutil detach diskN\n    # delete /var/tmp/rig-fill.dmg\n",
 			"$ diskutil partitionDisk diskN GPT JHFS+ Share 42737860608B 'Free Space' gap R\n" } },
+		{ "huge-folder", {
+			"$ diskutil partitionDisk disk4 GPT JHFS+ work 260000000000B 'Free Space' gap R\n",
+			"  seq 5          step 5              pack       work\n"
+			"    $ hdiutil create -srcfolder /Volumes/work/rig-RUN/tree -format UDRW -fs HFS+ "
+			"-volname rig-pack -ov /Volumes/work/rig-RUN/rig-pack.dmg\n"
+			"    $ hdiutil resize -size 4194304b /Volumes/work/rig-RUN/rig-pack.dmg\n",
+			NULL } },
 		{ "apfs-grown-halves", {
 			"    $ diskutil apfs resizeContainer disk4s2 limits -plist\n"
 			"    $ diskutil info -plist disk4\n"

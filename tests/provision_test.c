@@ -240,6 +240,52 @@ static void test_fs_halves(void)
 	px_done(&x);
 }
 
+/* configs/huge-folder.yaml rehearsed on an image with --fs-map hfs+=ext4,
+ * scaled down: the folder built, measured at 95%, packed into an image
+ * file by mke2fs -d and removed, measured again at 95%. */
+static void test_huge_folder(void)
+{
+	struct px x;
+	px_init(&x, NULL);
+	struct strbuf tgt = STRBUF_INIT;
+	sb_addf(&tgt, "image: { path: %s, size: 512M }", x.img.buf);
+	const char *seq = "span: 100M, passes: 3, time: 5s, file: fresh }",
+		   *small = "span: 4M, passes: 1, time: 200ms, file: fresh }";
+	const char *pairs[] = {
+		"disk:\n    device: disk4\n    confirm: \"HGST HTS721010A9E630\"", tgt.buf,
+		"size: 260GB", "size: rest",
+		"files: 288287, dirs: 0, depth: 0, sizes: 1K..8K", "files: 2000, dirs: 0, depth: 0, sizes: 1K..8K",
+		seq, small, seq, small, seq, small, seq, small,
+		"pack: { size: 2G }", "pack: { size: 24M }",
+		NULL, NULL,
+	};
+	char *text = pt_config("huge-folder", pairs);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	test_write_file(x.plan.buf, text);
+	free(text);
+	const char *args[] = { "run", "-q", "--fs-map", "hfs+=ext4", "-o", x.out.buf, x.plan.buf,
+			       NULL };
+	CU_ASSERT_EQUAL(run_ok(args), 0);
+	check_eq(pt_run_query(x.out.buf, "SELECT count(*) FROM cells WHERE status = 'done'"), "8");
+	/* the folder: 2000 files directly in it, moved into the image */
+	check_eq(pt_run_query(x.out.buf, "SELECT s.value FROM samples s JOIN cells c ON c.seq = "
+					 "s.seq WHERE c.module = 'pack' AND s.metric = 'files'"),
+		 "2000.0");
+	check_eq(pt_run_query(x.out.buf, "SELECT count(*) FROM commands WHERE argv LIKE "
+					 "'mke2fs -q -F -t ext4 -d %/tree %/rig-pack.img 24576k' AND "
+					 "status = 0"), "1");
+	/* both fills reach 95%, and both sets of tests measured there */
+	check_eq(pt_run_query(x.out.buf, "SELECT group_concat(printf('%.0f', s.value), ' ') FROM "
+					 "samples s JOIN cells c ON c.seq = s.seq WHERE c.module = "
+					 "'fill' AND s.metric = 'level'"), "95 95");
+	check_eq(pt_run_query(x.out.buf, "SELECT count(*) FROM samples s JOIN cells c ON c.seq = "
+					 "s.seq WHERE c.module IN ('seqread', 'seqwrite') AND "
+					 "s.metric = 'rate'"), "4");
+	CU_ASSERT_NOT_EQUAL(access(x.img.buf, F_OK), 0);
+	sb_release(&tgt);
+	px_done(&x);
+}
+
 /* repeat: { provision: each }: every repetition on file systems made
  * afresh, its volumes recorded as rows (units) of their own, and the
  * report says so. */
@@ -724,6 +770,7 @@ void register_provision_tests(void)
 	test_add(s, "linux-ten-partitions: volumes, positions, byte ranges, sgdisk -p",
 		 test_ten_partitions);
 	test_add(s, "linux-fs-halves in both orders, reprovisioned", test_fs_halves);
+	test_add(s, "huge-folder rehearsed: measured, packed into an image, measured", test_huge_folder);
 	test_add(s, "repeat: provision: each: a mkfs per volume per repetition, volumes per "
 		    "provisioning", test_provision_each);
 	test_add(s, "cache.remount and btrfs", test_remount_btrfs);

@@ -135,6 +135,7 @@ static void dry_cells(struct dry *d, const struct plan *p, const struct cell *ce
 			struct rig_ctx ctx = {
 				.dir = vol->dir,
 				.volume = vol->name,
+				.imaging = p->platform ? p->platform->imaging : NULL,
 				.rep = cl->rep,
 				.cycle = cl->cycle,
 				.sink = &sink,

@@ -12,7 +12,8 @@ extern const struct rig_module rig_module_write, rig_module_read,
 	rig_module_randread, rig_module_randwrite, rig_module_seqread,
 	rig_module_seqwrite, rig_module_tree,
 	rig_module_enumerate, rig_module_churn, rig_module_sync, rig_module_fill,
-	rig_module_meta, rig_module_snapshot, rig_module_pause, rig_module_exec, rig_module_null;
+	rig_module_meta, rig_module_pack, rig_module_snapshot, rig_module_pause, rig_module_exec,
+	rig_module_null;
 
 const struct rig_module *const rig_modules[] = {
 	&rig_module_write,
@@ -27,6 +28,7 @@ const struct rig_module *const rig_modules[] = {
 	&rig_module_sync,
 	&rig_module_fill,
 	&rig_module_meta,
+	&rig_module_pack,
 	&rig_module_snapshot,
 	&rig_module_pause,
 	&rig_module_exec,

@@ -12,6 +12,14 @@
  *
  * The names the run took on a volume, oldest first, are the volume's
  * state (ctx->volstate); the driver deletes any left at teardown.
+ *
+ * Where the driver can list a volume's snapshots (macOS, whose Time
+ * Machine takes and thins snapshots of its own), the step checks that the
+ * condition held: after taking, the metric `listed` (every snapshot the
+ * volume has) and a warning for each of the run's that is gone (thinned;
+ * it leaves the state, so nothing tries to delete it); on a volume whose
+ * partition says `snapshots: none`, the metric `appeared` (snapshots it
+ * has, which should be 0) and a warning naming any.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -45,6 +53,8 @@ static const struct rig_metric snapshot_metrics[] = {
 	{ "seconds", "s", "time to take the snapshot and delete those beyond keep", 0 },
 	{ "snapshots", "count", "snapshots the run keeps on the volume after this step (set by the plan)", 1 },
 	{ "deleted", "count", "snapshots deleted by this step (beyond keep; set by the plan)", 1 },
+	{ "listed", "count", "snapshots the volume has after this step, the run's and others", 0 },
+	{ "appeared", "count", "snapshots on a volume that takes none (snapshots: none)", 0 },
 	{ NULL, NULL, NULL, 0 },
 };
 
@@ -65,6 +75,72 @@ static void note(struct rig_ctx *ctx, const char *key, const char *value)
 		ctx->sink->note(ctx->sink->opaque, key, value);
 }
 
+static void free_names(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+static void metric(struct rig_ctx *ctx, const char *name, double v, const char *unit)
+{
+	if (ctx->sink && ctx->sink->metric)
+		ctx->sink->metric(ctx->sink->opaque, name, v, unit);
+}
+
+/* `snapshots: none`: none may be there. */
+static int check_none(struct rig_ctx *ctx, const struct rig_snapshots *sn)
+{
+	char **names = NULL;
+	size_t n = 0;
+	int rc = sn->list(sn->opaque, &names, &n, ctx->err);
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
+	metric(ctx, "appeared", (double)n, "count");
+	if (n) {
+		struct strbuf w = STRBUF_INIT;
+		sb_addf(&w, "%zu snapshot%s on a volume whose partition says 'snapshots: none':", n,
+			n == 1 ? "" : "s");
+		for (size_t i = 0; i < n; i++)
+			sb_addf(&w, "%s %s", i ? "," : "", names[i]);
+		note(ctx, "warning", w.buf);
+		sb_release(&w);
+	}
+	free_names(names, n);
+	return 0;
+}
+
+/* After a snapshot: what the volume has; the run's that are gone leave s. */
+static int check_kept(struct rig_ctx *ctx, const struct rig_snapshots *sn, struct snap_state *s)
+{
+	char **names = NULL;
+	size_t n = 0;
+	int rc = sn->list(sn->opaque, &names, &n, ctx->err);
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
+	metric(ctx, "listed", (double)n, "count");
+	for (size_t i = 0; i < s->n;) {
+		int there = 0;
+		for (size_t j = 0; j < n; j++)
+			there |= !strcmp(names[j], s->names[i]);
+		if (there) {
+			i++;
+			continue;
+		}
+		struct strbuf w = STRBUF_INIT;
+		sb_addf(&w, "snapshot %s, which the run keeps, is gone: the system deleted it (Time "
+			    "Machine thins local snapshots after 24 hours and on a volume near full)",
+			s->names[i]);
+		note(ctx, "warning", w.buf);
+		sb_release(&w);
+		free(s->names[i]);
+		memmove(s->names + i, s->names + i + 1, (s->n - i - 1) * sizeof(*s->names));
+		s->n--;
+	}
+	free_names(names, n);
+	return 0;
+}
+
 static int snapshot_run(struct rig_ctx *ctx, const void *a)
 {
 	const struct snapshot_args *args = a;
@@ -76,7 +152,7 @@ static int snapshot_run(struct rig_ctx *ctx, const void *a)
 	}
 	if (sn->skip) {
 		note(ctx, "skipped", sn->skip);
-		return 0;
+		return sn->keep == 0 && sn->list ? check_none(ctx, sn) : 0;
 	}
 	struct snap_state *s = *ctx->volstate;
 	if (!s)
@@ -101,12 +177,11 @@ static int snapshot_run(struct rig_ctx *ctx, const void *a)
 		deleted++;
 	}
 	double secs = (double)(plat_clock_ns() - t0) / 1e9;
-	struct rig_sink *k = ctx->sink;
-	if (k && k->metric) {
-		k->metric(k->opaque, "seconds", secs, "s");
-		k->metric(k->opaque, "snapshots", (double)s->n, "count");
-		k->metric(k->opaque, "deleted", (double)deleted, "count");
-	}
+	if (sn->list && (rc = check_kept(ctx, sn, s)) < 0)
+		return rc;
+	metric(ctx, "seconds", secs, "s");
+	metric(ctx, "snapshots", (double)s->n, "count");
+	metric(ctx, "deleted", (double)deleted, "count");
 	return 0;
 }
 
@@ -128,9 +203,14 @@ const struct rig_module rig_module_snapshot = {
 		"`snapshots: keep N` keeps N on its volume instead, `snapshots: none` skips it. "
 		"Linux btrfs: `btrfs subvolume snapshot -r MOUNT MOUNT/.rig-snapshots/snap-NNNN`, "
 		"deleted with `btrfs subvolume delete`; the folder is rig's, and no module walks "
-		"it. macOS APFS: `tmutil localsnapshot MOUNT` (a Time Machine local snapshot), "
-		"found with `diskutil apfs listSnapshots -plist VOLUME`, deleted with `diskutil "
-		"apfs deleteSnapshot VOLUME -name NAME`. A volume whose file system takes no "
+		"it. macOS APFS: `tmutil localsnapshot` (Time Machine local snapshots of the "
+		"volumes it includes; the step is refused when `tmutil isexcluded` says it "
+		"excludes the volume), found with `diskutil apfs listSnapshots -plist VOLUME`, "
+		"deleted with `diskutil apfs deleteSnapshot VOLUME -name NAME` and listed until "
+		"gone; after each snapshot the volume is listed (`listed`) and any of the run's "
+		"that the system thinned is a warning; a `snapshots: none` APFS volume is kept "
+		"out of Time Machine for the run and listed each time (`appeared`, a warning "
+		"when not 0). A volume whose file system takes no "
 		"snapshots (HFS+, ext4, xfs) records a note `skipped`, not an error; the plan "
 		"is refused where no volume can, and on a dirs target. Snapshots left at the "
 		"end of a layout are deleted at its teardown (they go with the file system "

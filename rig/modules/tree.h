@@ -56,6 +56,12 @@ extern const struct rig_module rig_module_tree;
                                    * folder, then renamed: tree names start with 'd' or
                                    * 'f', so no clash */
 
+struct strbuf;
+/* Remove the tree at root (anything there is rig's: the folder is named
+ * for the module) and commit the removal. 0, or a negative errno with the
+ * reason in err. */
+int tree_remove(const char *root, struct strbuf *err);
+
 /* What `tree` leaves in *ctx->volstate (released by tree_state_free). */
 struct tree_state {
 	uint32_t magic;

@@ -329,7 +329,7 @@ static int build_all(struct build *b, unsigned threads)
 
 /* Remove what an earlier tree left at root and commit the removal, outside
  * the timing. Anything at root is ours: the folder is named for the module. */
-static int remove_tree(const char *root, struct strbuf *err)
+int tree_remove(const char *root, struct strbuf *err)
 {
 	struct stat st;
 	if (lstat(root, &st) < 0) {
@@ -431,7 +431,7 @@ int tree_build(struct rig_ctx *ctx, const struct tree_args *args, const char *ro
 {
 	*out = NULL;
 	memset(res, 0, sizeof(*res));
-	int rc = remove_tree(root, ctx->err); /* untimed */
+	int rc = tree_remove(root, ctx->err); /* untimed */
 	if (rc < 0)
 		return rc;
 	const char *why = NULL;

@@ -48,8 +48,16 @@
  *                             error-69606-tail.txt), nothing changed
  *   resizeContainer-69521 N   apfs resizeContainer fails: Error: -69521 (the size is
  *                             below the minimum; the fake's wording, not a recording)
- *   tmutil-excluded N         tmutil localsnapshot says it created one but puts
- *                             none on the volume (a volume Time Machine excludes)
+ *   tmutil-excluded N         tmutil isexcluded says [Excluded], and tmutil
+ *                             localsnapshot MOUNT says it created one but puts none
+ *                             on the volume (a volume Time Machine excludes)
+ *   tmutil-noshot N           bare tmutil localsnapshot says it created one but
+ *                             puts none anywhere (Time Machine not set up)
+ *   snapshot-appears N [NAME] before listSnapshots lists volume NAME (or any), an
+ *                             hourly Time Machine snapshot appears on it
+ *                             (com.apple.TimeMachine.2020-01-01-000000.local)
+ *   snapshot-thinned N [NAME] before listSnapshots lists volume NAME with two or
+ *                             more snapshots, its oldest goes (Time Machine thinning)
  *
  * apfs resizeContainer STORE limits -plist: CurrentSize, MaximumSize (up to the
  * next partition or the end), MinimumSizePreferred (the container's `minpref`,
@@ -63,8 +71,12 @@
  * outputs was found; the shapes follow public scripts, see
  * tests/fixtures/macos/SOURCES.md): `mdutil -i on|off MOUNT`, `diskutil apfs
  * defragment MOUNT enable|disable` (APFS volumes only), `tmutil localsnapshot
- * MOUNT` ("Created local snapshot with date: D"; the snapshot
- * com.apple.TimeMachine.D.local goes on that APFS volume), `diskutil apfs
+ * [MOUNT]` ("Created local snapshot with date: D"; the snapshot
+ * com.apple.TimeMachine.D.local goes on that APFS volume, or bare on every
+ * mounted APFS volume not excluded), `tmutil isexcluded MOUNT` ("[Included]
+ * MOUNT" or "[Excluded] ...", the shape apple.stackexchange.com/q/387003
+ * shows), `tmutil addexclusion -v` and `removeexclusion -v MOUNT` (the file
+ * tm-excluded), `diskutil apfs
  * listSnapshots -plist MOUNT` and `diskutil apfs deleteSnapshot MOUNT -name NAME`.
  *
  * Set up with `fake-macos ctl ...`:

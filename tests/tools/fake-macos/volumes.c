@@ -1,7 +1,8 @@
 /*
  * What the fake does to volumes: diskutil mount, unmount, unmountDisk,
  * apfs defragment and the APFS snapshots (listSnapshots, deleteSnapshot),
- * tmutil localsnapshot and mdutil -i. A volume is named by its mount
+ * tmutil localsnapshot, isexcluded, addexclusion -v, removeexclusion -v,
+ * and mdutil -i. A volume is named by its mount
  * point, its device or /dev/device. The conditions' and snapshots' outputs
  * are SYNTHESIZED (no real capture was found; the shapes follow public
  * scripts, tests/fixtures/macos/SOURCES.md).
@@ -68,6 +69,28 @@ static char **snapshots(struct fake *fk, const char *volume, size_t *n)
 	return v;
 }
 
+/* What Time Machine does between rig's commands, as faults: an hourly
+ * snapshot appears on the volume, or the oldest one is thinned. */
+static void time_machine_acts(struct fake *fk, const struct part *l)
+{
+	struct strbuf p = STRBUF_INIT, text = STRBUF_INIT;
+	fake_mkdir(fk, "snaps");
+	fake_path(fk, &p, "snaps/%s", l->f[P_VOLUME]);
+	if (fake_fault(fk, "snapshot-appears", l->f[P_NAME]))
+		fake_append(p.buf, "com.apple.TimeMachine.2020-01-01-000000.local\n");
+	size_t n;
+	char **names = fake_lines(p.buf, &n);
+	/* never the newest: Time Machine thins old ones */
+	if (n >= 2 && fake_fault(fk, "snapshot-thinned", l->f[P_NAME])) {
+		for (size_t i = 1; i < n; i++)
+			sb_addf(&text, "%s\n", names[i]);
+		fake_write(p.buf, text.buf);
+	}
+	fake_names_free(names, n);
+	sb_release(&p);
+	sb_release(&text);
+}
+
 int fake_list_snapshots(struct fake *fk, const char *vol)
 {
 	struct part l;
@@ -78,6 +101,7 @@ int fake_list_snapshots(struct fake *fk, const char *vol)
 		sb_release(&msg);
 		return 1;
 	}
+	time_machine_acts(fk, &l);
 	size_t n;
 	char **names = snapshots(fk, l.f[P_VOLUME], &n);
 	long long xid = 5353900;
@@ -154,9 +178,85 @@ int fake_delete_snapshot(struct fake *fk, const char *vol, const char *by, const
 	return rc;
 }
 
-/* tmutil localsnapshot [MOUNT] */
+/* Whether Time Machine excludes the volume: the file tm-excluded (added
+ * by tmutil addexclusion -v) or the fault tmutil-excluded. */
+static int tm_excluded(struct fake *fk, const char *volume, int take_fault)
+{
+	struct strbuf p = STRBUF_INIT;
+	size_t n;
+	char **names = fake_lines(fake_path(fk, &p, "tm-excluded"), &n);
+	int ex = 0;
+	for (size_t i = 0; i < n; i++)
+		ex |= !strcmp(names[i], volume);
+	fake_names_free(names, n);
+	sb_release(&p);
+	return ex || (take_fault && fake_fault(fk, "tmutil-excluded", ""));
+}
+
+/* A local snapshot of date on the APFS volume of l, unless Time Machine
+ * excludes it or the fault tmutil-noshot says none appears. */
+static void snapshot_on(struct fake *fk, const struct part *l, const char *date, int fault_ok)
+{
+	if (strcmp(l->f[P_FS], "apfs") || !*l->f[P_MOUNT] || tm_excluded(fk, l->f[P_VOLUME], 0))
+		return;
+	if (fault_ok && (fake_fault(fk, "tmutil-excluded", "") || fake_fault(fk, "tmutil-noshot", "")))
+		return;
+	struct strbuf p = STRBUF_INIT, name = STRBUF_INIT;
+	sb_addf(&name, "com.apple.TimeMachine.%s.local", date);
+	fake_mkdir(fk, "snaps");
+	if (!has_snapshot(fk, l->f[P_VOLUME], name.buf)) {
+		sb_addch(&name, '\n');
+		fake_append(fake_path(fk, &p, "snaps/%s", l->f[P_VOLUME]), name.buf);
+	}
+	sb_release(&p);
+	sb_release(&name);
+}
+
+/* tmutil addexclusion -v MOUNT, removeexclusion -v MOUNT */
+static int tm_exclusion(struct fake *fk, int add, int argc, char **argv)
+{
+	struct part l;
+	if (argc < 3 || strcmp(argv[1], "-v")) {
+		fake_err("fake tmutil: only volume exclusions (-v) are modelled\n");
+		return 1;
+	}
+	if (!vol_at(fk, argv[2], &l)) {
+		printf("%s: The operation couldn't be completed. Invalid argument\n", argv[2]);
+		return 1;
+	}
+	struct strbuf p = STRBUF_INIT, text = STRBUF_INIT;
+	size_t n;
+	char **names = fake_lines(fake_path(fk, &p, "tm-excluded"), &n);
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(names[i], l.f[P_VOLUME]))
+			sb_addf(&text, "%s\n", names[i]);
+	if (add)
+		sb_addf(&text, "%s\n", l.f[P_VOLUME]);
+	fake_write(p.buf, text.buf);
+	fake_names_free(names, n);
+	fake_part_release(&l);
+	sb_release(&p);
+	sb_release(&text);
+	return 0;
+}
+
+/* tmutil localsnapshot [MOUNT] (bare: every APFS volume Time Machine
+ * includes), isexcluded MOUNT, addexclusion -v MOUNT, removeexclusion -v MOUNT */
 int fake_tmutil(struct fake *fk, int argc, char **argv)
 {
+	if (argc >= 1 && (!strcmp(argv[0], "addexclusion") || !strcmp(argv[0], "removeexclusion")))
+		return tm_exclusion(fk, argv[0][0] == 'a', argc, argv);
+	if (argc >= 2 && !strcmp(argv[0], "isexcluded")) {
+		struct part l;
+		if (!vol_at(fk, argv[1], &l)) {
+			printf("%s: No such file or directory\n", argv[1]);
+			return 1;
+		}
+		printf("[%s]    %s\n", tm_excluded(fk, l.f[P_VOLUME], 1) ? "Excluded" : "Included",
+		       argv[1]);
+		fake_part_release(&l);
+		return 0;
+	}
 	if (argc < 1 || strcmp(argv[0], "localsnapshot")) {
 		fake_err("fake tmutil: verb not modelled: ");
 		for (int i = 0; i < argc; i++)
@@ -164,28 +264,32 @@ int fake_tmutil(struct fake *fk, int argc, char **argv)
 		fputc('\n', stderr);
 		return 1;
 	}
-	const char *mount = argc > 1 && *argv[1] ? argv[1] : "/";
-	struct part l;
-	if (!vol_at(fk, mount, &l)) {
-		printf("%s: not a volume\n", mount);
-		return 22;
-	}
 	char date[64];
 	time_t now = time(NULL);
 	strftime(date, sizeof(date), "%Y-%m-%d-%H%M%S", localtime(&now));
-	if (!strcmp(l.f[P_FS], "apfs") && !fake_fault(fk, "tmutil-excluded", "")) {
-		struct strbuf p = STRBUF_INIT, name = STRBUF_INIT;
-		sb_addf(&name, "com.apple.TimeMachine.%s.local", date);
-		fake_mkdir(fk, "snaps");
-		if (!has_snapshot(fk, l.f[P_VOLUME], name.buf)) {
-			sb_addch(&name, '\n');
-			fake_append(fake_path(fk, &p, "snaps/%s", l.f[P_VOLUME]), name.buf);
+	if (argc > 1 && *argv[1]) {
+		struct part l;
+		if (!vol_at(fk, argv[1], &l)) {
+			printf("%s: not a volume\n", argv[1]);
+			return 22;
 		}
-		sb_release(&p);
-		sb_release(&name);
+		snapshot_on(fk, &l, date, 1);
+		fake_part_release(&l);
+	} else {
+		int faulted = fake_fault(fk, "tmutil-noshot", "");
+		size_t nd;
+		char **disks = fake_disk_ids(fk, &nd);
+		for (size_t d = 0; d < nd && !faulted; d++) {
+			struct parts ps;
+			if (fake_parts_read(fk, disks[d], &ps) < 0)
+				continue;
+			for (size_t i = 0; i < ps.n; i++)
+				snapshot_on(fk, &ps.v[i], date, 0);
+			fake_parts_release(&ps);
+		}
+		fake_names_free(disks, nd);
 	}
 	printf("Created local snapshot with date: %s\n", date);
-	fake_part_release(&l);
 	return 0;
 }
 
