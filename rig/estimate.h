@@ -34,11 +34,20 @@ struct est_cell {
 	double capacity;     /* the volume's blocks in bytes (statvfs f_blocks); 0: unknown */
 	double others;       /* bytes in use on the volume outside this slot */
 	struct est_slot *slot; /* in/out: what the slot holds before, then after the cell */
+	/* in/out: the source folder off the target (a `tree` or `churn` with
+	 * `at:`, read by `sync`): its tree's bytes and files; part[0] and
+	 * part[1] the bytes and files its last churn changed. */
+	struct est_slot *source;
+	int again;           /* 1: an earlier volume's cell of this phase ran this step: a
+	                      * step in a source folder runs once per phase, so it counts
+	                      * nothing here */
 	/* out (zero on entry) */
 	double written;      /* bytes written */
 	double files;        /* files created */
 	double moved;        /* bytes read or written, timed at the assumed rate */
 	double ops;          /* file operations (create, stat, rename, unlink) at the assumed rate */
+	double walk;         /* entries a cold walk of the volume stats, at its file system's
+	                      * walk rate (plan_est_options: --assume-walk) */
 	double seconds;      /* time the cell takes whatever the rate (time:, pause) */
 	double write_seconds; /* of seconds, those spent writing: the estimator adds this
 	                      * x the assumed rate to written */

@@ -38,6 +38,71 @@ struct fitw {
 	const char *volume, *layout, *sweep_var, *sweep_value;
 };
 
+/*
+ * Cold walks measured, in entries statted per second. apfs and hfs+: the
+ * enumeration article (001/002) on a 2 TB WD hard disk, a million files:
+ * HFS+ 20-27 s a walk throughout (about 40,000/s), APFS 80 s at first and
+ * 300-380 s after 20 cycles of churn (about 4,300/s over the cycles). The
+ * Linux file systems: enumerate here on a loop device over an image file
+ * (bench/README.md, "Cold walks"); a hard disk is slower.
+ */
+static const struct plan_est_walk walk_defaults[] = {
+	{ "hfs+", 40000 }, { "jhfsx", 40000 }, { "apfs", 4300 }, { "apfsx", 4300 },
+	{ "ext4", PLAN_EST_WALK_EXT4 }, { "xfs", PLAN_EST_WALK_XFS },
+	{ "btrfs", PLAN_EST_WALK_BTRFS },
+};
+
+double plan_est_walk_rate(const struct plan_est_options *o, const char *fs, const char **from)
+{
+	for (size_t i = 0; fs && o && i < o->nwalk; i++)
+		if (!strcmp(o->walk[i].fs, fs)) {
+			if (from)
+				*from = "--assume-walk";
+			return o->walk[i].rate;
+		}
+	for (size_t i = 0; fs && i < sizeof(walk_defaults) / sizeof(walk_defaults[0]); i++)
+		if (!strcmp(walk_defaults[i].fs, fs)) {
+			if (from)
+				*from = "measured";
+			return walk_defaults[i].rate;
+		}
+	if (from)
+		*from = "the file operations' rate";
+	return PLAN_EST_FILE_OPS;
+}
+
+int plan_est_parse_walk(const char *text, struct plan_est_walk **out, size_t *n,
+			struct strbuf *err)
+{
+	*out = NULL;
+	*n = 0;
+	char *copy = xstrdup(text), *save = NULL;
+	int rc = 0;
+	for (char *w = strtok_r(copy, ",", &save); w && rc == 0; w = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(w, '='), *end = NULL;
+		double r = eq ? strtod(eq + 1, &end) : 0;
+		if (!eq || eq == w || end == eq + 1 || *end || !(r > 0)) {
+			sb_addf(err, "--assume-walk takes FS=ENTRIES_PER_SECOND[,FS=...], e.g. "
+				     "apfs=4300,hfs+=40000; not '%s'", w);
+			rc = -1;
+			break;
+		}
+		*eq = '\0';
+		*out = xrealloc(*out, (*n + 1) * sizeof(**out));
+		(*out)[*n].fs = xstrdup(w);
+		(*out)[(*n)++].rate = r;
+	}
+	free(copy);
+	if (rc < 0) {
+		for (size_t i = 0; i < *n; i++)
+			free((char *)(*out)[i].fs);
+		free(*out);
+		*out = NULL;
+		*n = 0;
+	}
+	return rc;
+}
+
 struct walk {
 	const struct plan *p;
 	const struct plan_est_options *o;
@@ -51,6 +116,9 @@ struct walk {
 	size_t *ncells;
 	size_t nsteps, salloc;
 	double fit_image;        /* the smallest image every cell fits in; 0: not sought */
+	struct est_slot source;  /* the source folder off the target (est_cell.source) */
+	const struct plan_step *prev_step; /* the last cell's step and phase: a step in */
+	uint32_t prev_phase;     /* a source folder counts once per phase */
 };
 
 static size_t slot_of(const struct rig_module *m)
@@ -277,6 +345,19 @@ static void note_skipped(struct plan_est_sum *sum, const char *name)
 		sum->skipped[sum->nskipped++] = name;
 }
 
+/* Remember a walk rate used, once per file system, to say it. */
+static void said_walk(struct plan_est *e, const char *fs, double rate, const char *from)
+{
+	for (size_t i = 0; i < e->nwalks; i++)
+		if (e->walks[i].fs == fs || (fs && e->walks[i].fs && !strcmp(e->walks[i].fs, fs)))
+			return;
+	if (e->nwalks < PLAN_EST_WALKS_SAID) {
+		e->walks[e->nwalks].fs = fs;
+		e->walks[e->nwalks].rate = rate;
+		e->walks[e->nwalks++].from = from;
+	}
+}
+
 static void walk_cell(struct walk *w, const struct cell *c, struct diag *scratch, int *rc)
 {
 	const struct plan *p = w->p;
@@ -310,7 +391,11 @@ static void walk_cell(struct walk *w, const struct cell *c, struct diag *scratch
 		.capacity = vs->capacity,
 		.others = others,
 		.slot = slot,
+		.source = &w->source,
+		.again = w->prev_step == c->step && w->prev_phase == c->phase,
 	};
+	w->prev_step = c->step;
+	w->prev_phase = c->phase;
 	struct est_slot before = *slot;
 	m->estimate(args, &ec);
 	params_free(m, args);
@@ -319,7 +404,13 @@ static void walk_cell(struct walk *w, const struct cell *c, struct diag *scratch
 	sum->written += ec.written + ec.write_seconds * rate;
 	sum->timed_written += ec.write_seconds * rate;
 	sum->files += ec.files;
-	sum->seconds += ec.seconds + ec.moved / rate + ec.ops / PLAN_EST_FILE_OPS;
+	const char *fs = p->target.kind == TARGET_DIRS ? NULL
+			 : p->layouts[c->layout].parts[c->volume].fs, *from = NULL;
+	double wr = plan_est_walk_rate(w->o, fs, &from);
+	sum->seconds += ec.seconds + ec.moved / rate + ec.ops / PLAN_EST_FILE_OPS +
+			(ec.walk > 0 ? ec.walk / wr : 0);
+	if (ec.walk > 0)
+		said_walk(w->e, fs, wr, from);
 	if (ec.unknown)
 		sum->unknown++;
 	if (vs->capacity > 0) {
@@ -612,6 +703,12 @@ void plan_estimate_format(const struct plan *p, const struct plan_est *e, struct
 		sb_addf(out, ", provisioning %.0f s per volume, file systems taking ext4's and "
 			     "xfs's usual overhead (others: %.0f%% of their partition)",
 			e->provision_s, 100 - 100 * PLAN_EST_FS_SHARE);
+	for (size_t i = 0; i < e->nwalks; i++)
+		sb_addf(out, "%s %.0f entries/s on %s (%s)", i ? "," : ", cold walks:",
+			e->walks[i].rate, e->walks[i].fs ? e->walks[i].fs : "the folder",
+			e->walks[i].from);
+	if (e->nwalks)
+		sb_adds(out, " (--assume-walk to change)");
 	sb_adds(out, "\n");
 	size_t width = 5;
 	for (size_t li = 0; li < e->nlayouts && p->target.kind != TARGET_DIRS; li++)

@@ -50,6 +50,20 @@ struct strbuf;
 #define PLAN_EST_RATE_DISK 150e6         /* bytes/s assumed for a disk (a hard disk's) */
 #define PLAN_EST_FILE_OPS 10000.0        /* file operations per second assumed */
 #define PLAN_EST_PROVISION_S 2.0         /* seconds per volume a provisioning takes */
+/* Cold walks measured by bench/walks.sh on a loop device over an image
+ * file (an SSD-backed virtual disk), 2026-12-07: entries per second. */
+#define PLAN_EST_WALK_EXT4 127000.0
+#define PLAN_EST_WALK_XFS 102000.0
+#define PLAN_EST_WALK_BTRFS 56500.0
+#define PLAN_EST_WALKS_SAID 8            /* file systems whose walk rate the estimate names */
+
+/* Entries per second a cold walk of a volume stats (enumerate from a
+ * dropped cache), for a file system: --assume-walk FS=RATE overrides the
+ * defaults of measured runs (plan_estimate.c, docs/plan-language.md). */
+struct plan_est_walk {
+	const char *fs;
+	double rate;
+};
 
 struct plan_est_options {
 	uint64_t seed;
@@ -63,6 +77,8 @@ struct plan_est_options {
 	 * NULL: sizes from the plan, every layout walked. */
 	const double *capacity, *used;
 	long layout;
+	const struct plan_est_walk *walk; /* --assume-walk, nwalk of them; NULL: none */
+	size_t nwalk;
 };
 
 struct plan_est_sum {
@@ -86,6 +102,13 @@ struct plan_est {
 	uint64_t seed;
 	int sizes_known;         /* every volume's size known: the fit check was made */
 	double provision_s;      /* provisioning seconds assumed per volume (0: dirs) */
+	/* The walk rates the estimate used (cold walks), to say them. */
+	struct {
+		const char *fs;  /* the plan's (NULL: a folder's file system) */
+		double rate;
+		const char *from; /* "measured", "--assume-walk", ... */
+	} walks[PLAN_EST_WALKS_SAID];
+	size_t nwalks;
 	size_t nwarnings;
 };
 
@@ -101,5 +124,13 @@ void plan_estimate_release(struct plan_est *e);
  * layout, the total; a line saying why the fit check waits for the run
  * when a size is unknown. */
 void plan_estimate_format(const struct plan *p, const struct plan_est *e, struct strbuf *out);
+
+/* The walk rate assumed for fs (NULL: a dirs target's folder): o's, else
+ * the measured default, else PLAN_EST_FILE_OPS; *from says which. */
+double plan_est_walk_rate(const struct plan_est_options *o, const char *fs, const char **from);
+/* --assume-walk's FS=RATE[,FS=RATE...] into *out (n of them; free *out and
+ * each fs): 0, or -1 with the reason in err. */
+int plan_est_parse_walk(const char *text, struct plan_est_walk **out, size_t *n,
+			struct strbuf *err);
 
 #endif

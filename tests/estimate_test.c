@@ -212,6 +212,62 @@ static void test_churn_and_test_files(void)
 	fx_release(&fx);
 }
 
+/* A source folder off the target (the enumeration plan's shape): tree and
+ * churn there count once per phase, not per volume; the first sync copies
+ * the source, each later one what the churn before it changed; a cold
+ * walk goes at the file system's walk rate (--assume-walk). */
+static void test_source_sync_walk(void)
+{
+	struct est_fx fx;
+	char *src = test_tmpdir();
+	struct plan_est_walk walk[] = { { "ext4", 500 } };
+	struct plan_est_options o = { .layout = -1, .rate = 200e6, .walk = walk, .nwalk = 1 };
+	struct strbuf text = STRBUF_INIT;
+	sb_addf(&text, "rig: 1\nname: t\ntarget:\n  image: { path: %s/x.img, size: 1G }\n"
+		       "layouts:\n  - name: l\n    partitions:\n"
+		       "      - { name: A, fs: ext4, size: 50%% }\n      - { name: B, fs: xfs, size: rest }\n"
+		       "steps:\n  - tree: { files: 100, dirs: 10, depth: 1, sizes: 1M, at: %s/src }\n"
+		       "  - sync: { from: %s/src }\n"
+		       "  - cycle:\n      times: 2\n      steps:\n"
+		       "        - churn: { fraction: 10%%, at: %s/src }\n"
+		       "        - sync: { from: %s/src }\n"
+		       "        - enumerate: { cache: drop }\n", src, src, src, src, src);
+	CU_ASSERT_EQUAL(estimate_text(&fx, text.buf, 0, 0, &o), 0);
+	/* written to the volumes: the first sync's 100 MiB, then 10 MiB per sync, on each */
+	CU_ASSERT(near(fx.e.total.written, 2 * (100 * MIB + 2 * 10 * MIB)));
+	CU_ASSERT(near(fx.e.total.files, 2 * (100 + 2 * 10)));
+	CU_ASSERT_EQUAL(fx.e.total.not_estimated, 0);
+	double secs = (100 * MIB) / 200e6 + 110 / PLAN_EST_FILE_OPS          /* tree, once */
+		      + 2 * (2 * 100 * MIB / 200e6 + 300 / PLAN_EST_FILE_OPS) /* first syncs */
+		      + 2 * ((10 * MIB) / 200e6 + 20 / PLAN_EST_FILE_OPS)     /* churns, once each */
+		      + 4 * (2 * 10 * MIB / 200e6 + 220 / PLAN_EST_FILE_OPS)  /* later syncs */
+		      + 2 * (100 / 500.0) + 2 * (100 / plan_est_walk_rate(NULL, "xfs", NULL)) /* walks */
+		      + 2 * PLAN_EST_PROVISION_S;                              /* provisioning */
+	CU_ASSERT(near(fx.e.total.seconds, secs));
+	struct strbuf f = STRBUF_INIT;
+	plan_estimate_format(fx.p, &fx.e, &f);
+	pt_has("walk rates said", f.buf, "cold walks: 500 entries/s on ext4 (--assume-walk)");
+	pt_has("walk rates said", f.buf, "on xfs (measured)");
+	sb_release(&f);
+	fx_release(&fx);
+	/* --assume-walk's text */
+	struct plan_est_walk *w = NULL;
+	size_t n = 0;
+	struct strbuf e = STRBUF_INIT;
+	CU_ASSERT_EQUAL(plan_est_parse_walk("apfs=4300,hfs+=4e4", &w, &n, &e), 0);
+	CU_ASSERT_EQUAL(n, 2);
+	CU_ASSERT(n == 2 && !strcmp(w[1].fs, "hfs+") && w[1].rate == 40000);
+	for (size_t i = 0; i < n; i++)
+		free((char *)w[i].fs);
+	free(w);
+	CU_ASSERT_EQUAL(plan_est_parse_walk("apfs=fast", &w, &n, &e), -1);
+	pt_has("bad walk", e.buf, "--assume-walk takes FS=ENTRIES_PER_SECOND");
+	sb_release(&e);
+	sb_release(&text);
+	test_rmtree(src);
+	free(src);
+}
+
 /* fill on a volume of a given size (as at run time): the filler up to the
  * level, what the other data holds counted; too little left for the write
  * after it: one warning at the write's line and column, with the numbers. */
@@ -470,6 +526,8 @@ void register_estimate_tests(void)
 	test_add(s, "expected sizes without the seed", test_expected_sizes);
 	test_add(s, "with the seed: write's and tree's own draws", test_draws_match_modules);
 	test_add(s, "churn in a cycle, test files laid out once, passes", test_churn_and_test_files);
+	test_add(s, "a source folder: once per phase; sync copies the changes; walk rates",
+		 test_source_sync_walk);
 	test_add(s, "fill to a level on a known volume; the write after it warned", test_fill_to_level);
 	test_add(s, "a disk of unknown size: no check, said", test_unknown_size);
 	test_add(s, "rig plan and validate: the fixtures' warnings", test_fixture_warnings);

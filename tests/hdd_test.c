@@ -32,6 +32,20 @@
 #define O_DIRECT 0 /* macOS: the suite is skipped there (no fuse-hdd) */
 #endif
 
+/* rig plan's estimate of a scaled seed plan's run against the run, with
+ * the disk's mean rate assumed (issue 32): printed, and within 25% where
+ * asserted (seen: 0.93, 1.05, 0.98, 0.79). */
+static void est_ratio(const struct hdd *h, const char *name, const char *run, const char *fs_map,
+		      const char *label, int assert_it)
+{
+	struct strbuf plan = STRBUF_INIT;
+	sb_addf(&plan, "%s/%s.yaml", h->tmp, name);
+	double r = hdd_estimate_ratio(h, plan.buf, run, fs_map, label);
+	if (assert_it)
+		CU_ASSERT_TRUE(r > 0.75 && r < 1.25);
+	sb_release(&plan);
+}
+
 static void test_ten_partitions_profile(void)
 {
 	struct hdd h;
@@ -56,6 +70,7 @@ static void test_ten_partitions_profile(void)
 		NULL, NULL,
 	};
 	CU_ASSERT_EQUAL(hdd_run_plan_mapped(&h, "ten-containers", pairs, "ten", &run, "apfs=ext4"), 0);
+	est_ratio(&h, "ten", run.buf, "apfs=ext4", "ten containers", 1);
 	double worst = 0;
 	struct strbuf table = STRBUF_INIT;
 	for (int pos = 1; pos <= 10; pos++) {
@@ -139,6 +154,7 @@ static void test_halves_follow_position(void)
 		NULL, NULL,
 	};
 	CU_ASSERT_EQUAL(hdd_run_plan(&h, "linux-fs-halves", pairs, "halves", &run), 0);
+	est_ratio(&h, "halves", run.buf, NULL, "ext4/xfs halves", 1);
 	const char *mods[] = { "write", "read" };
 	struct strbuf table = STRBUF_INIT;
 	for (int m = 0; m < 2; m++) {
@@ -215,6 +231,7 @@ static void test_halves_one_fs(void)
 	};
 	CU_ASSERT_EQUAL(hdd_run_plan_mapped(&h, "hfs-apfs-halves", pairs, "mapped", &run,
 					"apfs=ext4,hfs+=ext4"), 0);
+	est_ratio(&h, "mapped", run.buf, "apfs=ext4,hfs+=ext4", "APFS/HFS halves as ext4", 1);
 	for (int k = 0; k < 2; k++) {
 		const char *step = k ? "2" : "1";
 		double est = NAN;
@@ -288,6 +305,7 @@ static void test_fill_sweep(void)
 	};
 	CU_ASSERT_EQUAL(hdd_run_plan_mapped(&h, "fill-levels-image", pairs, "fill", &run,
 					"jhfsx=ext4,hfs+=ext4"), 0);
+	est_ratio(&h, "fill", run.buf, "jhfsx=ext4,hfs+=ext4", "fill sweep", 1);
 	char *reached = pt_run_query(run.buf, "SELECT printf('%.2f', avg(s.value)) FROM samples s JOIN "
 					      "cells c ON c.seq = s.seq WHERE s.metric = 'level' AND "
 					      "c.sweep_value = '99%'");
@@ -485,6 +503,11 @@ static void test_churn_slows(void)
 	/* both halves ext4: defrag and snapshots are warned about, not applied */
 	CU_ASSERT_EQUAL(hdd_run_plan_mapped(&h, "enumeration-churn", pairs, "churn", &run,
 					"hfs+=ext4,apfs=ext4"), 0);
+	/* Not asserted: this disk seeks (1 ms a request, more as it wears), so
+	 * each file a sync or churn makes costs milliseconds where the estimate
+	 * assumes 10,000 file operations a second, and a remount before each
+	 * walk is not estimated (seen: 7 s estimated, 111 s taken). */
+	est_ratio(&h, "churn", run.buf, "hfs+=ext4,apfs=ext4", "enumeration through churn", 0);
 	free(others);
 	free(text);
 	sb_release(&cfg);

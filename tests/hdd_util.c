@@ -284,3 +284,63 @@ int hdd_require(CU_pSuite s)
 	}
 	return 1;
 }
+
+/* "takes about 1 h 5 min", "2 min 3 s", "40 s" after "total": seconds, or NAN. */
+static double total_seconds(const char *out)
+{
+	const char *t = out ? strstr(out, "\n  total ") : NULL;
+	t = t ? strstr(t, "takes about ") : NULL;
+	if (!t)
+		return NAN;
+	t += strlen("takes about ");
+	char line[128];
+	snprintf(line, sizeof(line), "%.*s", (int)strcspn(t, "\n("), t);
+	t = line;
+	double secs = 0;
+	for (int k = 0; k < 3; k++) {
+		char *end = NULL;
+		double v = strtod(t, &end);
+		if (end == t)
+			break;
+		while (*end == ' ')
+			end++;
+		double unit = !strncmp(end, "min", 3) ? 60 : *end == 'h' ? 3600 : *end == 'd' ? 86400
+			      : *end == 's' ? 1 : NAN;
+		secs += v * unit;
+		t = strchr(end, ' ');
+		if (!t)
+			break;
+		t++;
+	}
+	return secs;
+}
+
+double hdd_estimate_ratio(const struct hdd *h, const char *plan, const char *run,
+			  const char *fs_map, const char *label)
+{
+	char *seed = pt_run_query(run, "SELECT seed FROM run");
+	char *took = pt_run_query(run, "SELECT (julianday(ended_utc) - julianday(started_utc)) * "
+				       "86400 FROM run");
+	struct strbuf rate = STRBUF_INIT;
+	sb_addf(&rate, "%.0f/s", 1e6 * hdd_profile_rate(h, 0, (double)h->size));
+	const char *args[12] = { "plan", "--seed", seed ? seed : "0", "--assume-rate", rate.buf };
+	size_t n = 5;
+	if (fs_map) {
+		args[n++] = "--fs-map";
+		args[n++] = fs_map;
+	}
+	args[n++] = plan;
+	args[n] = NULL;
+	char *out = NULL;
+	test_run_rig(args, &out);
+	double est = total_seconds(out), actual = took ? atof(took) : NAN;
+	printf("\n  %s: rig plan estimates %.1f s at %s, the run took %.1f s (estimate/actual "
+	       "%.2f)\n", label, est, rate.buf, actual, est / actual);
+	if (isnan(est))
+		printf("  rig plan said:\n%s\n", out ? out : "(nothing)");
+	free(out);
+	free(seed);
+	free(took);
+	sb_release(&rate);
+	return est / actual;
+}

@@ -106,6 +106,8 @@ const struct rig_cmd cmd_table[] = {
 	  "      --fs-map MAP      rewrite file systems, e.g. apfs=ext4,hfs+=xfs\n"
 	  "      --image-size SIZE the image target's size, as rig run --image-size\n"
 	  "      --assume-rate R   bytes per second for the estimate (e.g. 150MB/s)\n"
+	  "      --assume-walk FS=N,...  entries a cold walk stats per second on file\n"
+	  "                        system FS (defaults measured: docs/plan-language.md)\n"
 	  "      --var NAME=VALUE  the value of $NAME (as rig run; repeatable)\n"
 	  "      --full            one line per cell instead of per phase\n" },
 	{ "validate", cmd_validate, "check plans and report every error",

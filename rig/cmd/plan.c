@@ -288,11 +288,12 @@ static uint64_t disk_size(const struct plan *p)
 /* The estimate and the fit check: warnings to stderr at their lines, the
  * numbers to stdout. */
 static void print_estimate(const struct plan *p, const struct schedule *s, uint64_t seed,
-			   int seed_known, uint64_t image_size, double rate)
+			   int seed_known, uint64_t image_size, double rate,
+			   const struct plan_est_walk *walk, size_t nwalk)
 {
 	struct plan_est_options eo = {
 		.seed = seed, .seed_known = seed_known, .image_size = image_size,
-		.disk_size = disk_size(p), .rate = rate, .layout = -1,
+		.disk_size = disk_size(p), .rate = rate, .layout = -1, .walk = walk, .nwalk = nwalk,
 	};
 	struct plan_est e;
 	struct diag d;
@@ -322,6 +323,13 @@ static void print_layout(const struct plan *p, size_t li, struct dry *d)
 	dry_layout(d, li, 0);
 }
 
+static void free_walk(struct plan_est_walk *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free((char *)w[i].fs);
+	free(w);
+}
+
 int cmd_plan(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -331,11 +339,15 @@ int cmd_plan(int argc, char **argv)
 		{ "full", no_argument, NULL, 'F' },
 		{ "image-size", required_argument, NULL, 'I' },
 		{ "assume-rate", required_argument, NULL, 'R' },
+		{ "assume-walk", required_argument, NULL, 'W' },
 		{ "var", required_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t image_size = 0;
 	double rate = 0;
+	struct plan_est_walk *walk = NULL;
+	size_t nwalk = 0;
+	const char *walk_text = NULL;
 	struct plan_options po = { .platform = NULL, .fs_map = NULL };
 	const char *vars[CMD_MAX_VARS];
 	po.vars = vars;
@@ -367,16 +379,27 @@ int cmd_plan(int argc, char **argv)
 			if (cmd_parse_var("plan", optarg, vars, &po.nvars))
 				return EXIT_USAGE;
 			break;
+		case 'W': walk_text = optarg; break;
 		default: return cmd_usage_error("plan", "unknown option");
 		}
 	}
 	if (optind != argc - 1)
 		return cmd_usage_error("plan", optind >= argc ? "no plan given" : "one plan at a time");
+	if (walk_text) {
+		struct strbuf e = STRBUF_INIT;
+		int bad = plan_est_parse_walk(walk_text, &walk, &nwalk, &e) < 0;
+		if (bad)
+			cmd_usage_error("plan", "%s", e.buf);
+		sb_release(&e);
+		if (bad)
+			return EXIT_USAGE;
+	}
 	int nerr;
 	struct plan *p = cmd_load_plan(argv[optind], &po, &nerr);
-	if (!p)
-		return EXIT_USAGE;
-	if (image_size && p->target.kind != TARGET_IMAGE) {
+	if (!p || (image_size && p->target.kind != TARGET_IMAGE)) {
+		free_walk(walk, nwalk);
+		if (!p)
+			return EXIT_USAGE;
 		plan_free(p);
 		return cmd_usage_error("plan", "--image-size applies to image targets only");
 	}
@@ -385,12 +408,16 @@ int cmd_plan(int argc, char **argv)
 	struct schedule s;
 	if (schedule_build(p, seed, &s) < 0) {
 		fprintf(stderr, "rig plan: cannot build the schedule\n");
+		free_walk(walk, nwalk);
 		plan_free(p);
 		return EXIT_FAILED;
 	}
 	print_header(p, seed, seed_given || p->has_seed, &s, image_size);
 	print_in_use(p);
-	print_estimate(p, &s, seed, seed_given || p->has_seed, image_size, rate);
+	print_estimate(p, &s, seed, seed_given || p->has_seed, image_size, rate, walk, nwalk);
+	free_walk(walk, nwalk);
+	walk = NULL;
+	nwalk = 0;
 	struct dry dry;
 	dry_start(&dry, p, image_size);
 	long layout = -1;

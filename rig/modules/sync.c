@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "../../platform/platform.h"
+#include "../estimate.h"
 #include "../module.h"
 #include "../run_time.h"
 #include "../util/strbuf.h"
@@ -143,6 +144,29 @@ static int sync_run(struct rig_ctx *ctx, const void *a)
 	return rc < 0 ? rc : 0;
 }
 
+/* For `rig plan`: the first sync of a volume copies the whole source, a
+ * later one what the source's last churn changed; each stats both trees
+ * (from the cache: the walk before it read them) and writes each copied
+ * file to a temporary name before the rename. */
+static void sync_estimate(const void *a, struct est_cell *c)
+{
+	(void)a;
+	const struct est_slot *src = c->source;
+	if (!src)
+		return;
+	int first = c->slot->files == 0;
+	double bytes = first ? src->bytes : src->part[0];
+	double files = first ? src->files : src->part[1];
+	c->written = bytes;
+	c->files = files;
+	c->moved = 2 * bytes; /* read from the source, written to the volume */
+	c->ops = (first ? 1 : 2) * src->files + 2 * files;
+	c->need = src->bytes + (first || files == 0 ? 0 : bytes / files);
+	c->largest = files > 0 ? bytes / files : 0;
+	c->slot->bytes = src->bytes;
+	c->slot->files = src->files;
+}
+
 const struct rig_module rig_module_sync = {
 	.name = "sync",
 	.summary = "copies a source tree to the volume as a backup tool does",
@@ -164,5 +188,6 @@ const struct rig_module rig_module_sync = {
 	.args_size = sizeof(struct sync_args),
 	.metrics = sync_metrics,
 	.run = sync_run,
+	.estimate = sync_estimate,
 	.release_state = tree_state_free,
 };

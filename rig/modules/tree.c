@@ -386,10 +386,13 @@ static int tree_run(struct rig_ctx *ctx, const void *a)
 
 /* The tree a cell builds: with the run's seed, the sizes of its files
  * exactly as tree_state_new draws them; else the expected total. The
- * previous tree is removed first. */
+ * previous tree is removed first. With `at` it is built in the source
+ * folder, once per phase, and the volume is not touched. */
 static void tree_estimate(const void *a, struct est_cell *c)
 {
 	const struct tree_args *args = a;
+	if (args->at && c->again)
+		return;
 	double total = 0, largest = 0;
 	if (c->exact) {
 		struct tree_state t = { .size_key = prng_derive_seed(c->seed, "tree/sizes"),
@@ -404,11 +407,18 @@ static void tree_estimate(const void *a, struct est_cell *c)
 		total = units_dist_total(&args->sizes, args->files);
 		largest = (double)args->sizes.hi;
 	}
+	c->ops = (double)(args->files + args->dirs);
+	if (args->at && c->source) { /* off the target: time, not the volume's bytes */
+		c->source->bytes = total;
+		c->source->files = (double)args->files;
+		c->source->part[0] = c->source->part[1] = 0;
+		c->moved = total;
+		return;
+	}
 	c->slot->bytes = total;
 	c->slot->files = (double)args->files;
 	c->written = c->moved = c->need = total;
 	c->files = (double)args->files;
-	c->ops = (double)(args->files + args->dirs);
 	c->largest = largest;
 }
 

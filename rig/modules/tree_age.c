@@ -404,11 +404,16 @@ static int churn_run(struct rig_ctx *ctx, const void *a)
 	return 0;
 }
 
-/* A walk stats every file (twice with cache: keep, the untimed warm-up). */
+/* A walk stats every file: from a cold cache at the file system's walk
+ * rate; with cache: keep, twice from the cache (the untimed warm-up, then
+ * the walk). */
 static void enumerate_estimate(const void *a, struct est_cell *c)
 {
 	const struct enumerate_args *args = a;
-	c->ops = c->slot->files * (args->cache == ENUMERATE_KEEP ? 2 : 1);
+	if (args->cache == ENUMERATE_KEEP)
+		c->ops = 2 * c->slot->files;
+	else
+		c->walk = c->slot->files;
 }
 
 /* The files churn replaces, each at the tree's mean size now (the new
@@ -418,16 +423,25 @@ static void enumerate_estimate(const void *a, struct est_cell *c)
 static void churn_estimate(const void *a, struct est_cell *c)
 {
 	const struct churn_args *args = a;
-	double n = c->slot->files;
+	if (args->at && c->again) /* in the source folder, once per phase */
+		return;
+	struct est_slot *s = args->at && c->source ? c->source : c->slot;
+	double n = s->files;
 	double k = floor(n * args->fraction / 100.0 + 0.5);
 	if (k < 1)
 		k = 1;
 	if (k > n)
 		k = n;
-	double mean = n > 0 ? c->slot->bytes / n : 0;
-	c->written = c->moved = k * mean;
-	c->files = k;
+	double mean = n > 0 ? s->bytes / n : 0;
+	c->moved = k * mean;
 	c->ops = 2 * k;
+	if (s == c->source) { /* what the next sync of each volume copies */
+		s->part[0] = k * mean;
+		s->part[1] = k;
+		return;
+	}
+	c->written = k * mean;
+	c->files = k;
 	c->need = c->slot->bytes + mean;
 	c->largest = mean;
 }
