@@ -503,9 +503,10 @@ static void test_churn_slows(void)
 	/* both halves ext4: defrag and snapshots are warned about, not applied */
 	CU_ASSERT_EQUAL(hdd_run_plan_mapped(&h, "enumeration-churn", pairs, "churn", &run,
 					"hfs+=ext4,apfs=ext4"), 0);
-	/* Not asserted: this disk seeks (1 ms a request, more as it wears), so
-	 * each file a sync or churn makes costs milliseconds where the estimate
-	 * assumes 10,000 file operations a second, and a remount before each
+	/* Not asserted: this disk seeks (1 ms a request) and wears (every MiB
+	 * written adds 0.5 ms to every later request), so each file a sync or
+	 * churn makes costs more and more milliseconds, where the estimate
+	 * assumes 10,000 file operations a second; and a remount before each
 	 * walk is not estimated (seen: 7 s estimated, 111 s taken). */
 	est_ratio(&h, "churn", run.buf, "hfs+=ext4,apfs=ext4", "enumeration through churn", 0);
 	free(others);
