@@ -67,7 +67,10 @@ double hdd_estimate_ratio(const struct hdd *h, const char *plan, const char *run
 			  const char *fs_map, const char *label);
 
 /* Deactivate suite s with a message unless rig runs as root with /dev/fuse,
- * fuse-hdd ($RIG_FUSE_HDD) and the provisioning tools. 1 when it may run. */
+ * fuse-hdd ($RIG_FUSE_HDD) and the provisioning tools. 1 when it may run;
+ * then the suite's teardown (CUnit runs it after every test) removes every
+ * disk started and not stopped, so that a test a fatal assertion ended
+ * leaves neither loop device nor mount. */
 int hdd_require(CU_pSuite s);
 
 #endif
