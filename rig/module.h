@@ -218,6 +218,10 @@ struct rig_sink {
 };
 
 struct rig_ctx;
+/* A metric and a note of the cell through ctx->sink (nothing without one). */
+static inline void cell_metric(struct rig_ctx *ctx, const char *name, double value,
+				 const char *unit);
+static inline void cell_note(struct rig_ctx *ctx, const char *key, const char *value);
 /* Ask the platform where the data of the file at path (named `file` to
  * the sink; NULL: the cell's test file) sits (plat_file_extent) and tell
  * the sink, before its `file` sample; outside any timed interval: it
@@ -286,6 +290,19 @@ struct rig_ctx {
 	                                  * the clock) */
 	struct strbuf *err;              /* the reason when run() fails */
 };
+
+static inline void cell_metric(struct rig_ctx *ctx, const char *name, double value,
+				 const char *unit)
+{
+	if (ctx->sink && ctx->sink->metric)
+		ctx->sink->metric(ctx->sink->opaque, name, value, unit);
+}
+
+static inline void cell_note(struct rig_ctx *ctx, const char *key, const char *value)
+{
+	if (ctx->sink && ctx->sink->note)
+		ctx->sink->note(ctx->sink->opaque, key, value);
+}
 
 struct rig_module {
 	const char *name;

@@ -82,16 +82,6 @@ static const struct rig_metric exec_metrics[] = {
 #define TAIL_LINES 20
 #define TAIL_BYTES 4000
 
-static void note(struct rig_ctx *ctx, const char *key, const char *value)
-{
-	ctx->sink->note(ctx->sink->opaque, key, value);
-}
-
-static void metric(struct rig_ctx *ctx, const char *name, double value, const char *unit)
-{
-	ctx->sink->metric(ctx->sink->opaque, name, value, unit);
-}
-
 static void note_tail(struct rig_ctx *ctx, const char *key, const char *text, size_t len)
 {
 	if (!len)
@@ -101,7 +91,7 @@ static void note_tail(struct rig_ctx *ctx, const char *key, const char *text, si
 	if (t != text)
 		sb_adds(&v, "[...]\n");
 	sb_adds(&v, t);
-	note(ctx, key, v.buf);
+	cell_note(ctx, key, v.buf);
 	sb_release(&v);
 }
 
@@ -110,22 +100,22 @@ static void record_fio(struct rig_ctx *ctx, const struct fio_totals *t)
 	struct strbuf v = STRBUF_INIT;
 	sb_addf(&v, "%s%s%zu job%s", t->version, *t->version ? ", " : "", t->jobs,
 		t->jobs == 1 ? "" : "s");
-	note(ctx, "fio", v.buf);
+	cell_note(ctx, "fio", v.buf);
 	sb_release(&v);
 	int reads = t->read_io_bytes > 0 || t->read_iops > 0 || t->read_bw_bytes > 0;
 	int writes = t->write_io_bytes > 0 || t->write_iops > 0 || t->write_bw_bytes > 0;
 	if (reads) {
-		metric(ctx, "read_rate", t->read_bw_bytes / 1e6, "MB/s");
-		metric(ctx, "read_iops", t->read_iops, "IO/s");
+		cell_metric(ctx, "read_rate", t->read_bw_bytes / 1e6, "MB/s");
+		cell_metric(ctx, "read_iops", t->read_iops, "IO/s");
 	}
 	if (writes) {
-		metric(ctx, "write_rate", t->write_bw_bytes / 1e6, "MB/s");
-		metric(ctx, "write_iops", t->write_iops, "IO/s");
+		cell_metric(ctx, "write_rate", t->write_bw_bytes / 1e6, "MB/s");
+		cell_metric(ctx, "write_iops", t->write_iops, "IO/s");
 	}
 	if (!reads && !writes)
-		note(ctx, "parse", "fio moved no data in any job: no rates recorded");
+		cell_note(ctx, "parse", "fio moved no data in any job: no rates recorded");
 	if (t->bw_from_kib)
-		note(ctx, "parse", "fio's JSON has no bw_bytes (fio before 3.0): rates are its "
+		cell_note(ctx, "parse", "fio's JSON has no bw_bytes (fio before 3.0): rates are its "
 				   "bw (KiB/s) * 1024 / 10^6");
 }
 
@@ -165,15 +155,15 @@ static void record_kv(struct rig_ctx *ctx, const char *out)
 	exec_parse_kv(out, kv_add, &kv, &bad, &first_bad);
 	for (size_t i = 0; i < kv.n; i++) {
 		if (!strcmp(kv.names[i], "seconds")) {
-			note(ctx, "parse", "the command printed seconds=..., which is not recorded: "
+			cell_note(ctx, "parse", "the command printed seconds=..., which is not recorded: "
 					   "`seconds` is exec's own metric (the command's wall time)");
 		} else {
-			metric(ctx, kv.names[i], kv.values[i], "");
+			cell_metric(ctx, kv.names[i], kv.values[i], "");
 			if (kv.times[i] > 1) {
 				sb_reset(&v);
 				sb_addf(&v, "%s was printed %u times: the last value is recorded",
 					kv.names[i], kv.times[i]);
-				note(ctx, "parse", v.buf);
+				cell_note(ctx, "parse", v.buf);
 			}
 		}
 		free(kv.names[i]);
@@ -183,10 +173,10 @@ static void record_kv(struct rig_ctx *ctx, const char *out)
 		sb_addf(&v, "%zu line%s of the form name=number not recorded: names must be "
 			    "[a-z0-9_]+, at most %d characters (first: '%s')",
 			bad, bad == 1 ? "" : "s", EXEC_NAME_MAX, first_bad.buf);
-		note(ctx, "parse", v.buf);
+		cell_note(ctx, "parse", v.buf);
 	}
 	if (!kv.n)
-		note(ctx, "parse", "no name=number lines in the command's standard output");
+		cell_note(ctx, "parse", "no name=number lines in the command's standard output");
 	free(kv.names);
 	free(kv.values);
 	free(kv.times);
@@ -204,7 +194,7 @@ static int exec_run(struct rig_ctx *ctx, const void *a)
 		return rc;
 	struct strbuf text = STRBUF_INIT;
 	spawn_argv_text(&text, (const char *const *)argv);
-	note(ctx, "command", text.buf);
+	cell_note(ctx, "command", text.buf);
 	if (*ctx->cancel) {
 		sb_release(&text);
 		exec_argv_free(argv);
@@ -222,7 +212,7 @@ static int exec_run(struct rig_ctx *ctx, const void *a)
 		return rc;
 	}
 	if (r.cancelled) {
-		note(ctx, "interrupted", "the command was stopped (SIGTERM to its process group)");
+		cell_note(ctx, "interrupted", "the command was stopped (SIGTERM to its process group)");
 	} else if (!r.exited || r.status != 0) {
 		if (r.exited)
 			sb_addf(ctx->err, "command %s failed with exit status %d", text.buf, r.status);
@@ -236,10 +226,10 @@ static int exec_run(struct rig_ctx *ctx, const void *a)
 		}
 		rc = -EIO;
 	} else {
-		metric(ctx, "seconds", r.seconds, "s");
+		cell_metric(ctx, "seconds", r.seconds, "s");
 		note_tail(ctx, "stderr", r.stderr_text, r.stderr_len);
 		if (r.truncated)
-			note(ctx, "output", "the command's output was longer than rig keeps: its "
+			cell_note(ctx, "output", "the command's output was longer than rig keeps: its "
 					    "middle was cut");
 		if (args->parse == EXEC_PARSE_NONE) {
 			note_tail(ctx, "stdout", r.stdout_text, r.stdout_len);

@@ -160,16 +160,6 @@ static const struct rig_metric meta_metrics[] = {
 	{ NULL, NULL, NULL, 0 },
 };
 
-static void note(struct rig_ctx *ctx, const char *key, const char *value)
-{
-	ctx->sink->note(ctx->sink->opaque, key, value);
-}
-
-static void metric(struct rig_ctx *ctx, const char *name, double value, const char *unit)
-{
-	ctx->sink->metric(ctx->sink->opaque, name, value, unit);
-}
-
 /* "<prefix><i>" with i zero-padded to width digits (width <= 20). */
 static void index_name(char name[32], char prefix, uint64_t i, int width)
 {
@@ -438,7 +428,7 @@ static void note_stalled(struct rig_ctx *ctx, const char *what)
 	sb_addf(&v, "the file system's used space did not change after %s, even after a sync: "
 		    "stopped at the level reached (compression, deduplication or delayed space "
 		    "accounting?)", what);
-	note(ctx, "level", v.buf);
+	cell_note(ctx, "level", v.buf);
 	sb_release(&v);
 }
 
@@ -498,7 +488,7 @@ static int fill_up(struct rig_ctx *ctx, struct fill_state *s, double to, uint64_
 		if (ctx->direct && !applied && !noted_direct && rc != FW_FULL) {
 			struct strbuf v = STRBUF_INIT;
 			sb_addf(&v, "refused by the file system of %s: buffered I/O used", s->dir);
-			note(ctx, "direct", v.buf);
+			cell_note(ctx, "direct", v.buf);
 			sb_release(&v);
 			noted_direct = 1;
 		}
@@ -525,7 +515,7 @@ static int fill_up(struct rig_ctx *ctx, struct fill_state *s, double to, uint64_
 				    "%llu bytes of filler written in this step",
 				full_errno ? strerror(full_errno) : "a short write", level_pct(&now),
 				to, (unsigned long long)*bytes);
-			note(ctx, "full", v.buf);
+			cell_note(ctx, "full", v.buf);
 			sb_release(&v);
 			rc = 0;
 			break;
@@ -568,7 +558,7 @@ static int fill_down(struct rig_ctx *ctx, struct fill_state *s, double to, uint6
 			struct strbuf v = STRBUF_INIT;
 			sb_addf(&v, "no filler left to remove: the level stays at %.3f%%, above the "
 				    "%g%% asked (the rest is not filler)", level_pct(&lv), to);
-			note(ctx, "level", v.buf);
+			cell_note(ctx, "level", v.buf);
 			sb_release(&v);
 			break;
 		}
@@ -631,7 +621,7 @@ static int fill_run(struct rig_ctx *ctx, const void *a)
 	sb_addf(&v, "%.3f%% (%llu of %llu blocks of %llu bytes)", level_pct(&lv),
 		(unsigned long long)lv.used, (unsigned long long)lv.blocks,
 		(unsigned long long)lv.frsize);
-	note(ctx, "from", v.buf);
+	cell_note(ctx, "from", v.buf);
 	uint64_t bytes = 0, removed = 0, ns = 0;
 	int cancelled = 0;
 	uint64_t band = fill_band(&lv);
@@ -644,7 +634,7 @@ static int fill_run(struct rig_ctx *ctx, const void *a)
 		sb_addf(&v, "already at the level asked (within %llu blocks, %.4f points): "
 			    "nothing written or removed",
 			(unsigned long long)band, 100.0 * (double)band / (double)lv.blocks);
-		note(ctx, "level", v.buf);
+		cell_note(ctx, "level", v.buf);
 	}
 	if (rc < 0 || cancelled) {
 		sb_release(&v);
@@ -659,14 +649,14 @@ static int fill_run(struct rig_ctx *ctx, const void *a)
 		sb_reset(&v);
 		sb_addf(&v, "%llu bytes of filler removed (newest first)",
 			(unsigned long long)removed);
-		note(ctx, "removed", v.buf);
+		cell_note(ctx, "removed", v.buf);
 	}
 	double secs = (double)ns / 1e9;
-	metric(ctx, "seconds", secs, "s");
+	cell_metric(ctx, "seconds", secs, "s");
 	if (bytes && secs > 0)
-		metric(ctx, "rate", (double)bytes / secs / 1e6, "MB/s");
-	metric(ctx, "level", level_pct(&lv), "%");
-	metric(ctx, "free", (double)lv.avail * (double)lv.frsize, "B");
+		cell_metric(ctx, "rate", (double)bytes / secs / 1e6, "MB/s");
+	cell_metric(ctx, "level", level_pct(&lv), "%");
+	cell_metric(ctx, "free", (double)lv.avail * (double)lv.frsize, "B");
 	sb_release(&v);
 	return 0;
 }
@@ -812,7 +802,7 @@ static int meta_run_cell(struct rig_ctx *ctx, const void *a)
 						       "rename_per_s", "unlink_per_s" };
 	int rc = 0;
 	if (!want[OP_CREATE]) {
-		note(ctx, "create", "files created untimed: `create` is not in ops");
+		cell_note(ctx, "create", "files created untimed: `create` is not in ops");
 		rc = do_create(&m);
 	}
 	for (int k = 0; k < NOPS && rc == 0; k++) {
@@ -822,7 +812,7 @@ static int meta_run_cell(struct rig_ctx *ctx, const void *a)
 		rc = phase[k](&m);
 		double secs = (double)(run_time_mark(ctx->time, RT_SETUP) - t0) / 1e9;
 		if (rc == 0 && secs > 0)
-			metric(ctx, metric_name[k], (double)m.n / secs, "ops/s");
+			cell_metric(ctx, metric_name[k], (double)m.n / secs, "ops/s");
 	}
 	rc = meta_cleanup(&m, rc < 0 ? rc : 0);
 	sb_release(&dir);

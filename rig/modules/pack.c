@@ -55,12 +55,6 @@ static const struct rig_metric pack_metrics[] = {
 
 #define PACK_NAME "rig-pack"
 
-static void metric(struct rig_ctx *ctx, const char *name, double v, const char *unit)
-{
-	if (ctx->sink && ctx->sink->metric)
-		ctx->sink->metric(ctx->sink->opaque, name, v, unit);
-}
-
 /* Run one of the platform's commands with its placeholders filled in. */
 static int run_cmd(struct rig_ctx *ctx, const char *const *tmpl, const char *folder,
 		   const char *image, const char *size)
@@ -121,10 +115,10 @@ static int pack_run(struct rig_ctx *ctx, const void *a)
 	double secs = (double)(plat_clock_ns() - t0) / 1e9;
 	struct stat st;
 	if (rc == 0 && !dry) {
-		metric(ctx, "seconds", secs, "s");
+		cell_metric(ctx, "seconds", secs, "s");
 		if (stat(image.buf, &st) == 0)
-			metric(ctx, "bytes", (double)st.st_blocks * 512.0, "B");
-		metric(ctx, "files", (double)files, "count");
+			cell_metric(ctx, "bytes", (double)st.st_blocks * 512.0, "B");
+		cell_metric(ctx, "files", (double)files, "count");
 	}
 	sb_release(&image);
 	sb_release(&size);

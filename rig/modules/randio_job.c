@@ -462,12 +462,6 @@ static void worker_error(const struct randio_worker *w, int write, int started, 
 	}
 }
 
-static void note(struct rig_ctx *ctx, const char *key, const char *value)
-{
-	if (ctx->sink && ctx->sink->note)
-		ctx->sink->note(ctx->sink->opaque, key, value);
-}
-
 /* What a job needs before it starts: 0, or -EINVAL with the reason. */
 static int check_spec(struct rig_ctx *ctx, const struct randio_spec *sp, enum randio_engine e,
 		      const char *why)
@@ -629,19 +623,19 @@ int randio_job_run(struct rig_ctx *ctx, const struct randio_spec *sp)
 			break;
 		}
 		if (k == 1) {
-			note(ctx, "engine", engine == RANDIO_QUEUE ? aio_engine_name() : "psync");
+			cell_note(ctx, "engine", engine == RANDIO_QUEUE ? aio_engine_name() : "psync");
 			if (why.len)
-				note(ctx, "engine_why", why.buf);
+				cell_note(ctx, "engine_why", why.buf);
 			if (engine == RANDIO_QUEUE)
-				note(ctx, "io_uring", r.w[0].setup);
+				cell_note(ctx, "io_uring", r.w[0].setup);
 			if (ctx->direct && !direct)
-				note(ctx, "direct", "refused by the file system: buffered I/O");
-			note(ctx, "file", created ? "created" : "reused");
+				cell_note(ctx, "direct", "refused by the file system: buffered I/O");
+			cell_note(ctx, "file", created ? "created" : "reused");
 			if (created) {
 				struct strbuf lay = STRBUF_INIT;
 				sb_addf(&lay, "%llu bytes in %.3f s, before the first pass's clock",
 					(unsigned long long)sp->span, (double)layout_ns / 1e9);
-				note(ctx, "file_layout", lay.buf);
+				cell_note(ctx, "file_layout", lay.buf);
 				sb_release(&lay);
 			}
 		}

@@ -117,16 +117,6 @@ void seqio_set_free(void *state)
 	free(s);
 }
 
-static void note(struct rig_ctx *ctx, const char *key, const char *value)
-{
-	ctx->sink->note(ctx->sink->opaque, key, value);
-}
-
-static void metric(struct rig_ctx *ctx, const char *name, double value, const char *unit)
-{
-	ctx->sink->metric(ctx->sink->opaque, name, value, unit);
-}
-
 /* The I/O unit: `block`, rounded up to the alignment when direct I/O is
  * asked for (noted). */
 static size_t io_block(struct rig_ctx *ctx, uint64_t block, size_t align)
@@ -137,7 +127,7 @@ static size_t io_block(struct rig_ctx *ctx, uint64_t block, size_t align)
 		struct strbuf v = STRBUF_INIT;
 		sb_addf(&v, "rounded up from %llu to %llu bytes: direct I/O needs multiples of %zu",
 			(unsigned long long)block, (unsigned long long)b, align);
-		note(ctx, "block", v.buf);
+		cell_note(ctx, "block", v.buf);
 		sb_release(&v);
 	}
 	return (size_t)b;
@@ -147,7 +137,7 @@ static void note_fallback(struct rig_ctx *ctx, const char *dir)
 {
 	struct strbuf v = STRBUF_INIT;
 	sb_addf(&v, "refused by the file system of %s: buffered I/O used", dir);
-	note(ctx, "direct", v.buf);
+	cell_note(ctx, "direct", v.buf);
 	ctx->direct_used = 0;
 	sb_release(&v);
 }
@@ -318,35 +308,35 @@ static void report(struct rig_ctx *ctx, const double *bytes, const double *secs,
 			rates[nr++] = bytes[i] / secs[i] / 1e6;
 	}
 	if (ts > 0)
-		metric(ctx, "rate", tb / ts / 1e6, "MB/s");
+		cell_metric(ctx, "rate", tb / ts / 1e6, "MB/s");
 	if (nr) {
 		qsort(rates, nr, sizeof(double), cmp_double);
 		double med = nr % 2 ? rates[nr / 2] : (rates[nr / 2 - 1] + rates[nr / 2]) / 2;
-		metric(ctx, "rate_median_file", med, "MB/s");
+		cell_metric(ctx, "rate_median_file", med, "MB/s");
 	}
 	free(rates);
 	struct linfit fit;
 	if (fit_line(bytes, secs, n, &fit) < 0) {
-		note(ctx, "rate_fit", "omitted: a fit of time on size needs files of 2 or more "
+		cell_note(ctx, "rate_fit", "omitted: a fit of time on size needs files of 2 or more "
 				      "distinct sizes");
 	} else if (n < FIT_MIN_POINTS) {
 		struct strbuf v = STRBUF_INIT;
 		sb_addf(&v, "omitted: a fit of time on size needs %d or more files; %zu fit a line "
 			    "too closely to say anything about it", FIT_MIN_POINTS, n);
-		note(ctx, "rate_fit", v.buf);
+		cell_note(ctx, "rate_fit", v.buf);
 		sb_release(&v);
 	} else if (fit.slope <= 0) {
 		struct strbuf v = STRBUF_INIT;
 		sb_addf(&v, "omitted: time does not grow with size (slope %g s/B, overhead %g s)",
 			fit.slope, fit.intercept);
-		note(ctx, "rate_fit", v.buf);
+		cell_note(ctx, "rate_fit", v.buf);
 		sb_release(&v);
 	} else {
-		metric(ctx, "rate_fit", 1.0 / fit.slope / 1e6, "MB/s");
-		metric(ctx, "overhead_fit", fit.intercept, "s");
+		cell_metric(ctx, "rate_fit", 1.0 / fit.slope / 1e6, "MB/s");
+		cell_metric(ctx, "overhead_fit", fit.intercept, "s");
 	}
-	metric(ctx, "bytes", tb, "B");
-	metric(ctx, "seconds", ts, "s");
+	cell_metric(ctx, "bytes", tb, "B");
+	cell_metric(ctx, "seconds", ts, "s");
 }
 
 static uint32_t *shuffled(uint64_t seed, size_t n)
@@ -476,7 +466,7 @@ static int write_run(struct rig_ctx *ctx, const void *a)
 			sb_addf(&v, "the last bytes of files whose size is not a multiple of %zu "
 				    "went through a second, buffered descriptor (direct I/O needs "
 				    "aligned lengths); sizes and bytes are exact", w.align);
-			note(ctx, "tail", v.buf);
+			cell_note(ctx, "tail", v.buf);
 			sb_release(&v);
 			noted_tail = 1;
 		}
@@ -529,7 +519,7 @@ static int drop_cached(struct rig_ctx *ctx, const struct seqio_set *set)
 	if (rc == 0 && unsupported) {
 		struct strbuf v = STRBUF_INIT;
 		sb_addf(&v, "per-file cache drop is not available on %s", plat_name());
-		note(ctx, "file_cache_drop", v.buf);
+		cell_note(ctx, "file_cache_drop", v.buf);
 		sb_release(&v);
 	}
 	sb_release(&path);

@@ -69,23 +69,11 @@ static void state_release(void *p)
 	free(s);
 }
 
-static void note(struct rig_ctx *ctx, const char *key, const char *value)
-{
-	if (ctx->sink && ctx->sink->note)
-		ctx->sink->note(ctx->sink->opaque, key, value);
-}
-
 static void free_names(char **names, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
-}
-
-static void metric(struct rig_ctx *ctx, const char *name, double v, const char *unit)
-{
-	if (ctx->sink && ctx->sink->metric)
-		ctx->sink->metric(ctx->sink->opaque, name, v, unit);
 }
 
 /* `snapshots: none`: none may be there. */
@@ -96,14 +84,14 @@ static int check_none(struct rig_ctx *ctx, const struct rig_snapshots *sn)
 	int rc = sn->list(sn->opaque, &names, &n, ctx->err);
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
-	metric(ctx, "appeared", (double)n, "count");
+	cell_metric(ctx, "appeared", (double)n, "count");
 	if (n) {
 		struct strbuf w = STRBUF_INIT;
 		sb_addf(&w, "%zu snapshot%s on a volume whose partition says 'snapshots: none':", n,
 			n == 1 ? "" : "s");
 		for (size_t i = 0; i < n; i++)
 			sb_addf(&w, "%s %s", i ? "," : "", names[i]);
-		note(ctx, "warning", w.buf);
+		cell_note(ctx, "warning", w.buf);
 		sb_release(&w);
 	}
 	free_names(names, n);
@@ -118,7 +106,7 @@ static int check_kept(struct rig_ctx *ctx, const struct rig_snapshots *sn, struc
 	int rc = sn->list(sn->opaque, &names, &n, ctx->err);
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
-	metric(ctx, "listed", (double)n, "count");
+	cell_metric(ctx, "listed", (double)n, "count");
 	for (size_t i = 0; i < s->n;) {
 		int there = 0;
 		for (size_t j = 0; j < n; j++)
@@ -131,7 +119,7 @@ static int check_kept(struct rig_ctx *ctx, const struct rig_snapshots *sn, struc
 		sb_addf(&w, "snapshot %s, which the run keeps, is gone: the system deleted it (Time "
 			    "Machine thins local snapshots after 24 hours and on a volume near full)",
 			s->names[i]);
-		note(ctx, "warning", w.buf);
+		cell_note(ctx, "warning", w.buf);
 		sb_release(&w);
 		free(s->names[i]);
 		memmove(s->names + i, s->names + i + 1, (s->n - i - 1) * sizeof(*s->names));
@@ -151,7 +139,7 @@ static int snapshot_run(struct rig_ctx *ctx, const void *a)
 		return -ENOTSUP;
 	}
 	if (sn->skip) {
-		note(ctx, "skipped", sn->skip);
+		cell_note(ctx, "skipped", sn->skip);
 		return sn->keep == 0 && sn->list ? check_none(ctx, sn) : 0;
 	}
 	struct snap_state *s = *ctx->volstate;
@@ -165,7 +153,7 @@ static int snapshot_run(struct rig_ctx *ctx, const void *a)
 		return rc;
 	XGROW(s->names, s->n + 1, s->alloc);
 	s->names[s->n++] = name;
-	note(ctx, "snapshot", name);
+	cell_note(ctx, "snapshot", name);
 	size_t deleted = 0;
 	while (keep && s->n > keep) {
 		rc = sn->drop(sn->opaque, s->names[0], ctx->err);
@@ -179,9 +167,9 @@ static int snapshot_run(struct rig_ctx *ctx, const void *a)
 	double secs = (double)(plat_clock_ns() - t0) / 1e9;
 	if (sn->list && (rc = check_kept(ctx, sn, s)) < 0)
 		return rc;
-	metric(ctx, "seconds", secs, "s");
-	metric(ctx, "snapshots", (double)s->n, "count");
-	metric(ctx, "deleted", (double)deleted, "count");
+	cell_metric(ctx, "seconds", secs, "s");
+	cell_metric(ctx, "snapshots", (double)s->n, "count");
+	cell_metric(ctx, "deleted", (double)deleted, "count");
 	return 0;
 }
 

@@ -54,11 +54,6 @@ struct source_header {
 	uint64_t instance_len;
 };
 
-static void note(struct rig_ctx *ctx, const char *key, const char *value)
-{
-	ctx->sink->note(ctx->sink->opaque, key, value);
-}
-
 /* --- the state file --- */
 
 int source_load(const char *dir, struct tree_state **t, char **instance, struct strbuf *err)
@@ -298,7 +293,7 @@ static void note_done(struct rig_ctx *ctx, const char *dir)
 	sb_addf(&v, "done in %s by an earlier cell of this phase (a step with `at` works in its "
 		    "folder once per phase): nothing done here, nothing measured",
 		dir);
-	note(ctx, "source", v.buf);
+	cell_note(ctx, "source", v.buf);
 	sb_release(&v);
 }
 
@@ -335,7 +330,7 @@ int source_tree_run(struct rig_ctx *ctx, const struct tree_args *args)
 			    "volume, so no samples): %llu files, %llu bytes in %.3f s",
 			root.buf, (unsigned long long)r.files, (unsigned long long)r.bytes,
 			(double)r.ns / 1e9);
-		note(ctx, "source", v.buf);
+		cell_note(ctx, "source", v.buf);
 		sb_release(&v);
 	}
 out:
@@ -370,7 +365,7 @@ int source_churn_run(struct rig_ctx *ctx, const struct churn_args *args)
 			sb_addf(&v, "replaced %llu files in %s by this cell, for every volume of the "
 				    "phase (not on this volume, so no samples), in %.3f s",
 				(unsigned long long)done, t->root, (double)ns / 1e9);
-			note(ctx, "source", v.buf);
+			cell_note(ctx, "source", v.buf);
 			sb_release(&v);
 		}
 	}

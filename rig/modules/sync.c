@@ -63,16 +63,6 @@ static const struct rig_metric sync_metrics[] = {
 	{ NULL, NULL, NULL, 0 },
 };
 
-static void metric(struct rig_ctx *ctx, const char *name, double value, const char *unit)
-{
-	ctx->sink->metric(ctx->sink->opaque, name, value, unit);
-}
-
-static void note(struct rig_ctx *ctx, const char *key, const char *value)
-{
-	ctx->sink->note(ctx->sink->opaque, key, value);
-}
-
 static int sync_run(struct rig_ctx *ctx, const void *a)
 {
 	const struct sync_args *args = a;
@@ -118,20 +108,20 @@ static int sync_run(struct rig_ctx *ctx, const void *a)
 		rc = -EIO;
 	}
 	if (ctx->direct_used && c.direct_refused) {
-		note(ctx, "direct", "refused by the file system: the copies were written buffered");
+		cell_note(ctx, "direct", "refused by the file system: the copies were written buffered");
 		ctx->direct_used = 0;
 	} else if (ctx->direct_used && c.tail) {
-		note(ctx, "tail", "each copy's last partial block (under 4096 bytes) went through a "
+		cell_note(ctx, "tail", "each copy's last partial block (under 4096 bytes) went through a "
 				  "second, buffered descriptor: direct I/O takes whole blocks");
 	}
 	if (rc == 0) {
 		double s = (double)ns / 1e9;
-		metric(ctx, "seconds", s, "s");
-		metric(ctx, "files", (double)c.copied, "files");
-		metric(ctx, "deleted", (double)c.deleted, "entries");
-		metric(ctx, "bytes", (double)c.bytes, "B");
+		cell_metric(ctx, "seconds", s, "s");
+		cell_metric(ctx, "files", (double)c.copied, "files");
+		cell_metric(ctx, "deleted", (double)c.deleted, "entries");
+		cell_metric(ctx, "bytes", (double)c.bytes, "B");
 		if (s > 0)
-			metric(ctx, "rate", (double)c.bytes / s / 1e6, "MB/s");
+			cell_metric(ctx, "rate", (double)c.bytes / s / 1e6, "MB/s");
 		/* The volume now holds the source's tree. */
 		free(t->root);
 		t->root = sb_detach(&dst);

@@ -348,11 +348,6 @@ void tree_sync_volume(int rootfd)
 	(void)plat_full_sync(rootfd); /* best effort: some file systems refuse it on folders */
 }
 
-static void metric(struct rig_ctx *ctx, const char *name, double value, const char *unit)
-{
-	ctx->sink->metric(ctx->sink->opaque, name, value, unit);
-}
-
 static int tree_run(struct rig_ctx *ctx, const void *a)
 {
 	const struct tree_args *args = a;
@@ -371,12 +366,12 @@ static int tree_run(struct rig_ctx *ctx, const void *a)
 	if (rc == 0) {
 		double s = (double)r.ns / 1e9;
 		if (s > 0) {
-			metric(ctx, "files_per_s", (double)r.files / s, "files/s");
-			metric(ctx, "rate", (double)r.bytes / s / 1e6, "MB/s");
+			cell_metric(ctx, "files_per_s", (double)r.files / s, "files/s");
+			cell_metric(ctx, "rate", (double)r.bytes / s / 1e6, "MB/s");
 		}
-		metric(ctx, "seconds", s, "s");
-		metric(ctx, "files", (double)r.files, "files");
-		metric(ctx, "bytes", (double)r.bytes, "B");
+		cell_metric(ctx, "seconds", s, "s");
+		cell_metric(ctx, "files", (double)r.files, "files");
+		cell_metric(ctx, "bytes", (double)r.bytes, "B");
 		*ctx->volstate = t;
 	}
 	/* Cancelled or failed: no state, so enumerate and churn refuse the

@@ -112,11 +112,6 @@ static const struct rig_metric churn_metrics[] = {
 	{ NULL, NULL, NULL, 0 },
 };
 
-static void metric(struct rig_ctx *ctx, const char *name, double value, const char *unit)
-{
-	ctx->sink->metric(ctx->sink->opaque, name, value, unit);
-}
-
 static struct tree_state *get_tree(struct rig_ctx *ctx, const char *module)
 {
 	struct tree_state *t = *ctx->volstate;
@@ -130,11 +125,6 @@ static struct tree_state *get_tree(struct rig_ctx *ctx, const char *module)
 }
 
 /* --- enumerate --- */
-
-static void note(struct rig_ctx *ctx, const char *key, const char *value)
-{
-	ctx->sink->note(ctx->sink->opaque, key, value);
-}
 
 /*
  * cache: drop. A stat walk reads directories and inodes, which only the
@@ -166,7 +156,7 @@ static void make_cold(struct rig_ctx *ctx)
 				name, why.len ? why.buf : rc == -EPERM ? "not root" : strerror(-rc));
 		sb_release(&why);
 	}
-	note(ctx, "cache", v.buf);
+	cell_note(ctx, "cache", v.buf);
 	sb_release(&v);
 }
 
@@ -183,7 +173,7 @@ static int make_warm(struct rig_ctx *ctx, const struct tree_state *t, const stru
 	sb_adds(&v, "warm: an untimed walk in the same order just before the timed one");
 	if (ctx->cache_method && *ctx->cache_method)
 		sb_addf(&v, " (after the cell's %s)", ctx->cache_method);
-	note(ctx, "cache", v.buf);
+	cell_note(ctx, "cache", v.buf);
 	sb_release(&v);
 	return 0;
 }
@@ -194,7 +184,7 @@ static int enumerate_run(struct rig_ctx *ctx, const void *a)
 	const struct tree_state *t = get_tree(ctx, "enumerate");
 	if (!t)
 		return -ENOENT;
-	note(ctx, "order", enumerate_order_notes[args->order]);
+	cell_note(ctx, "order", enumerate_order_notes[args->order]);
 	struct walk_opts o = {
 		.order = args->order == ENUMERATE_FTS ? WALK_FTS : WALK_INODE,
 		.cancel = ctx->cancel,
@@ -228,10 +218,10 @@ static int enumerate_run(struct rig_ctx *ctx, const void *a)
 	}
 	double s = (double)ns / 1e9;
 	uint64_t entries = c.dirs + c.files;
-	metric(ctx, "seconds", s, "s");
+	cell_metric(ctx, "seconds", s, "s");
 	if (s > 0)
-		metric(ctx, "entries_per_s", (double)entries / s, "entries/s");
-	metric(ctx, "entries", (double)entries, "entries");
+		cell_metric(ctx, "entries_per_s", (double)entries / s, "entries/s");
+	cell_metric(ctx, "entries", (double)entries, "entries");
 	return 0;
 }
 
@@ -397,10 +387,10 @@ static int churn_run(struct rig_ctx *ctx, const void *a)
 	if (rc)
 		return rc < 0 ? rc : 0;
 	double s = (double)ns / 1e9;
-	metric(ctx, "seconds", s, "s");
+	cell_metric(ctx, "seconds", s, "s");
 	if (s > 0)
-		metric(ctx, "files_per_s", (double)done / s, "files/s");
-	metric(ctx, "files", (double)done, "files");
+		cell_metric(ctx, "files_per_s", (double)done / s, "files/s");
+	cell_metric(ctx, "files", (double)done, "files");
 	return 0;
 }
 

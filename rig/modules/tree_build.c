@@ -383,11 +383,6 @@ int tree_remove(const char *root, struct strbuf *err)
 	return rc;
 }
 
-static void note(struct rig_ctx *ctx, const char *key, const char *value)
-{
-	ctx->sink->note(ctx->sink->opaque, key, value);
-}
-
 static void note_shape(struct rig_ctx *ctx, const struct tree_state *t, unsigned threads)
 {
 	struct strbuf v = STRBUF_INIT;
@@ -402,11 +397,11 @@ static void note_shape(struct rig_ctx *ctx, const struct tree_state *t, unsigned
 			(unsigned long long)t->files, (unsigned long long)leaves,
 			(double)t->files / (double)leaves);
 	}
-	note(ctx, "shape", v.buf);
+	cell_note(ctx, "shape", v.buf);
 	sb_reset(&v);
 	sb_addf(&v, "%u (leaf directories made and filled in parallel; the tree is the same "
 		    "for any number)", threads);
-	note(ctx, "threads", v.buf);
+	cell_note(ctx, "threads", v.buf);
 	sb_release(&v);
 }
 
@@ -455,7 +450,7 @@ int tree_build(struct rig_ctx *ctx, const struct tree_args *args, const char *ro
 	}
 	note_shape(ctx, t, threads);
 	if (ctx->direct)
-		note(ctx, "direct", "not used by tree: files are written buffered, as archivers and "
+		cell_note(ctx, "direct", "not used by tree: files are written buffered, as archivers and "
 				    "copiers do, and one sync of the volume inside the timing makes "
 				    "them durable");
 
