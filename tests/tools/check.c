@@ -365,6 +365,12 @@ static char *slurp(const char *path, size_t *len)
 	return buf;
 }
 
+/* A runner's line for a failed test: "  %7.2fs FAIL name" (tests/main.c). */
+static int is_fail_line(const char *p, const char *next)
+{
+	return next - p > 15 && !memcmp(p + 9, "s FAIL ", 7);
+}
+
 /* A failed job's output: for a suite, each failed test from its start line
  * to its assertions; otherwise the end of the log. */
 static void report_failure(const struct job *j)
@@ -386,7 +392,7 @@ static void report_failure(const struct job *j)
 			const char *next = nl ? nl + 1 : end;
 			if (!strncmp(p, "  start ", 8))
 				test_start = p;
-			else if (next - p > 14 && !memcmp(p + 10, "s FAIL", 6)) {
+			else if (is_fail_line(p, next)) {
 				/* The assertion lines follow, indented by 11. */
 				const char *q = next;
 				while (q < end && !strncmp(q, "           ", 11)) {
@@ -404,6 +410,37 @@ static void report_failure(const struct job *j)
 	if (!shown)
 		print_tail(text, end, 80);
 	printf("---- end of %s\n", j->name);
+	free(text);
+}
+
+/* A failed suite's failed tests and their assertions, a few lines each,
+ * repeated at the very end of the output: a CI record that keeps only the
+ * output's tail still names the assertion that failed. */
+static void recap_failure(const struct job *j)
+{
+	size_t len = 0;
+	char *text = j->suite ? slurp(j->log, &len) : NULL;
+	if (!text)
+		return;
+	const char *end = text + len;
+	for (const char *p = text; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *next = nl ? nl + 1 : end;
+		if (is_fail_line(p, next)) {
+			fwrite(p, 1, (size_t)(next - p), stdout);
+			int shown = 0;
+			while (next < end && !strncmp(next, "           ", 11)) {
+				const char *qn = memchr(next, '\n', (size_t)(end - next));
+				const char *q = qn ? qn + 1 : end;
+				if (shown++ < 8)
+					fwrite(next, 1, (size_t)(q - next), stdout);
+				next = q;
+			}
+			if (shown > 8)
+				printf("           ... %d more\n", shown - 8);
+		}
+		p = next;
+	}
 	free(text);
 }
 
@@ -645,6 +682,9 @@ static void summary(const char *results, int nfail)
 			if (jobs[i].state == DONE && failed(&jobs[i]))
 				printf(" '%s'", jobs[i].name);
 		printf(" (logs in %s/logs)\n", dir);
+		for (size_t i = 0; i < njobs; i++)
+			if (jobs[i].state == DONE && failed(&jobs[i]))
+				recap_failure(&jobs[i]);
 	}
 	/* A failed job that left no failed test in the counts still fails them. */
 	if (nfail && !t.tests_failed)
