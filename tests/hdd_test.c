@@ -34,7 +34,7 @@
 
 /* rig plan's estimate of a scaled seed plan's run against the run, with
  * the disk's mean rate assumed (issue 32): printed, and within 25% where
- * asserted (seen: 0.93, 1.05, 0.98, 0.79). */
+ * asserted (seen: 0.93, 1.05, 0.98, 0.84). */
 static void est_ratio(const struct hdd *h, const char *name, const char *run, const char *fs_map,
 		      const char *label, int assert_it)
 {
