@@ -45,7 +45,12 @@ struct est_cell {
 	double written;      /* bytes written */
 	double files;        /* files created */
 	double moved;        /* bytes read or written, timed at the assumed rate */
-	double ops;          /* file operations (create, stat, rename, unlink) at the assumed rate */
+	double ops;          /* file operations on the volume (create, rename, unlink) at the
+	                      * assumed file-operation rate (--assume-ops: a hard disk's are
+	                      * its seeks) */
+	double ops_off;      /* file operations in a source folder off the target, at
+	                      * PLAN_EST_FILE_OPS whatever the target */
+	double stats;        /* entries statted from the cache, at PLAN_EST_STAT_RATE */
 	double walk;         /* entries a cold walk of the volume stats, at its file system's
 	                      * walk rate (plan_est_options: --assume-walk) */
 	double seconds;      /* time the cell takes whatever the rate (time:, pause) */

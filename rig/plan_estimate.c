@@ -407,7 +407,8 @@ static void walk_cell(struct walk *w, const struct cell *c, struct diag *scratch
 	const char *fs = p->target.kind == TARGET_DIRS ? NULL
 			 : p->layouts[c->layout].parts[c->volume].fs, *from = NULL;
 	double wr = plan_est_walk_rate(w->o, fs, &from);
-	sum->seconds += ec.seconds + ec.moved / rate + ec.ops / PLAN_EST_FILE_OPS +
+	sum->seconds += ec.seconds + ec.moved / rate + ec.ops / w->e->ops +
+			ec.ops_off / PLAN_EST_FILE_OPS + ec.stats / PLAN_EST_STAT_RATE +
 			(ec.walk > 0 ? ec.walk / wr : 0);
 	if (ec.walk > 0)
 		said_walk(w->e, fs, wr, from);
@@ -534,6 +535,8 @@ static int walk_all(struct walk *w, const struct schedule *s)
 	e->rate_given = o->rate > 0;
 	e->rate = o->rate > 0 ? o->rate
 			      : p->target.kind == TARGET_DISK ? PLAN_EST_RATE_DISK : PLAN_EST_RATE_LOCAL;
+	e->ops_given = o->ops > 0;
+	e->ops = o->ops > 0 ? o->ops : PLAN_EST_FILE_OPS;
 	e->exact = o->seed_known;
 	e->seed = o->seed;
 	e->sizes_known = 1;
@@ -694,11 +697,11 @@ void plan_estimate_format(const struct plan *p, const struct plan_est *e, struct
 		sb_addf(out, "sizes as the run draws them with seed %llu", (unsigned long long)e->seed);
 	else
 		sb_adds(out, "expected sizes (the seed is drawn at run time)");
-	sb_addf(out, "; assumed: data at %s (%s), %.0f file operations/s", r.buf,
+	sb_addf(out, "; assumed: data at %s (%s), %.0f file operations/s (%s)", r.buf,
 		e->rate_given ? "--assume-rate"
 		: p->target.kind == TARGET_DISK ? "a hard disk's; --assume-rate to change"
 						: "--assume-rate to change",
-		PLAN_EST_FILE_OPS);
+		e->ops, e->ops_given ? "--assume-ops" : "flash's; --assume-ops to change");
 	if (e->provision_s > 0)
 		sb_addf(out, ", provisioning %.0f s per volume, file systems taking ext4's and "
 			     "xfs's usual overhead (others: %.0f%% of their partition)",

@@ -218,13 +218,16 @@ static void test_churn_and_test_files(void)
 /* A source folder off the target (the enumeration plan's shape): tree and
  * churn there count once per phase, not per volume; the first sync copies
  * the source, each later one what the churn before it changed; a cold
- * walk goes at the file system's walk rate (--assume-walk). */
+ * walk goes at the file system's walk rate (--assume-walk); file
+ * operations on the volumes at --assume-ops' rate, those in the source
+ * folder at the default one, stats from the cache at their own. */
 static void test_source_sync_walk(void)
 {
 	struct est_fx fx;
 	char *src = test_tmpdir();
 	struct plan_est_walk walk[] = { { "ext4", 500 } };
-	struct plan_est_options o = { .layout = -1, .rate = 200e6, .walk = walk, .nwalk = 1 };
+	struct plan_est_options o = { .layout = -1, .rate = 200e6, .ops = 100, .walk = walk,
+				      .nwalk = 1 };
 	struct strbuf text = STRBUF_INIT;
 	sb_addf(&text, "rig: 1\nname: t\ntarget:\n  image: { path: %s/x.img, size: 1G }\n"
 		       "layouts:\n  - name: l\n    partitions:\n"
@@ -240,16 +243,21 @@ static void test_source_sync_walk(void)
 	CU_ASSERT(near(fx.e.total.written, 2 * (100 * MIB + 2 * 10 * MIB)));
 	CU_ASSERT(near(fx.e.total.files, 2 * (100 + 2 * 10)));
 	CU_ASSERT_EQUAL(fx.e.total.not_estimated, 0);
+	/* file operations in the source folder at the default rate, on the
+	 * volumes at --assume-ops' 100/s; the syncs' stats from the cache */
 	double secs = (100 * MIB) / 200e6 + 110 / PLAN_EST_FILE_OPS          /* tree, once */
-		      + 2 * (2 * 100 * MIB / 200e6 + 300 / PLAN_EST_FILE_OPS) /* first syncs */
+		      + 2 * (2 * 100 * MIB / 200e6 + 200 / 100.0 + 100 / PLAN_EST_STAT_RATE)
+		                                                             /* first syncs */
 		      + 2 * ((10 * MIB) / 200e6 + 20 / PLAN_EST_FILE_OPS)     /* churns, once each */
-		      + 4 * (2 * 10 * MIB / 200e6 + 220 / PLAN_EST_FILE_OPS)  /* later syncs */
+		      + 4 * (2 * 10 * MIB / 200e6 + 20 / 100.0 + 200 / PLAN_EST_STAT_RATE)
+		                                                             /* later syncs */
 		      + 2 * (100 / 500.0) + 2 * (100 / plan_est_walk_rate(NULL, "xfs", NULL)) /* walks */
 		      + 2 * PLAN_EST_PROVISION_S;                              /* provisioning */
 	CU_ASSERT(near(fx.e.total.seconds, secs));
 	struct strbuf f = STRBUF_INIT;
 	plan_estimate_format(fx.p, &fx.e, &f);
 	pt_has("walk rates said", f.buf, "cold walks: 500 entries/s on ext4 (--assume-walk)");
+	pt_has("ops rate said", f.buf, "100 file operations/s (--assume-ops)");
 	pt_has("walk rates said", f.buf, "on xfs (measured)");
 	sb_release(&f);
 	fx_release(&fx);

@@ -50,6 +50,8 @@ int cmd_parse_seed(const char *s, uint64_t *out);
 int cmd_parse_image_size(const char *cmd, const char *arg, uint64_t *out);
 /* --assume-rate SIZE/s ("150MB/s"): bytes per second, or EXIT_USAGE. */
 int cmd_parse_rate(const char *cmd, const char *arg, double *out);
+/* --assume-ops N: file operations per second (N or N/s), > 0; else the usage error. */
+int cmd_parse_ops(const char *cmd, const char *arg, double *out);
 /* --allow RULES: 0, or EXIT_USAGE after printing the error and usage. */
 int cmd_parse_allow(const char *cmd, const char *arg, unsigned *allow);
 /* --platform NAME: the driver called NAME (provision/driver.h), or

@@ -106,6 +106,8 @@ const struct rig_cmd cmd_table[] = {
 	  "      --fs-map MAP      rewrite file systems, e.g. apfs=ext4,hfs+=xfs\n"
 	  "      --image-size SIZE the image target's size, as rig run --image-size\n"
 	  "      --assume-rate R   bytes per second for the estimate (e.g. 150MB/s)\n"
+	  "      --assume-ops N    file operations (create, rename, unlink) per second on\n"
+	  "                        the target (default 10000, flash's; a hard disk: its seeks)\n"
 	  "      --assume-walk FS=N,...  entries a cold walk stats per second on file\n"
 	  "                        system FS (defaults measured: docs/plan-language.md)\n"
 	  "      --var NAME=VALUE  the value of $NAME (as rig run; repeatable)\n"
@@ -266,6 +268,21 @@ int cmd_parse_rate(const char *cmd, const char *arg, double *out)
 	}
 	return cmd_usage_error(cmd, "--assume-rate takes a size per second, e.g. 150MB/s or "
 			       "1GiB/s, not '%s'", arg);
+}
+
+int cmd_parse_ops(const char *cmd, const char *arg, double *out)
+{
+	char *end = NULL;
+	errno = 0;
+	double v = strtod(arg, &end);
+	if (end && !strcmp(end, "/s"))
+		end += 2;
+	if (end != arg && end && !*end && !errno && v > 0 && v < 1e12) {
+		*out = v;
+		return 0;
+	}
+	return cmd_usage_error(cmd, "--assume-ops takes file operations per second, e.g. 150 "
+			       "for a hard disk, not '%s'", arg);
 }
 
 int cmd_parse_allow(const char *cmd, const char *arg, unsigned *allow)

@@ -287,18 +287,13 @@ static uint64_t disk_size(const struct plan *p)
 
 /* The estimate and the fit check: warnings to stderr at their lines, the
  * numbers to stdout. */
-static void print_estimate(const struct plan *p, const struct schedule *s, uint64_t seed,
-			   int seed_known, uint64_t image_size, double rate,
-			   const struct plan_est_walk *walk, size_t nwalk)
+static void print_estimate(const struct plan *p, const struct schedule *s,
+			   const struct plan_est_options *eo)
 {
-	struct plan_est_options eo = {
-		.seed = seed, .seed_known = seed_known, .image_size = image_size,
-		.disk_size = disk_size(p), .rate = rate, .layout = -1, .walk = walk, .nwalk = nwalk,
-	};
 	struct plan_est e;
 	struct diag d;
 	diag_init(&d, p->file, p->text);
-	plan_estimate(p, s, &eo, &e, &d);
+	plan_estimate(p, s, eo, &e, &d);
 	fflush(stdout);
 	diag_print(&d, stderr);
 	diag_release(&d);
@@ -340,11 +335,12 @@ int cmd_plan(int argc, char **argv)
 		{ "image-size", required_argument, NULL, 'I' },
 		{ "assume-rate", required_argument, NULL, 'R' },
 		{ "assume-walk", required_argument, NULL, 'W' },
+		{ "assume-ops", required_argument, NULL, 'O' },
 		{ "var", required_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t image_size = 0;
-	double rate = 0;
+	double rate = 0, ops = 0;
 	struct plan_est_walk *walk = NULL;
 	size_t nwalk = 0;
 	const char *walk_text = NULL;
@@ -377,6 +373,10 @@ int cmd_plan(int argc, char **argv)
 			break;
 		case 'V':
 			if (cmd_parse_var("plan", optarg, vars, &po.nvars))
+				return EXIT_USAGE;
+			break;
+		case 'O':
+			if (cmd_parse_ops("plan", optarg, &ops))
 				return EXIT_USAGE;
 			break;
 		case 'W': walk_text = optarg; break;
@@ -414,7 +414,12 @@ int cmd_plan(int argc, char **argv)
 	}
 	print_header(p, seed, seed_given || p->has_seed, &s, image_size);
 	print_in_use(p);
-	print_estimate(p, &s, seed, seed_given || p->has_seed, image_size, rate, walk, nwalk);
+	struct plan_est_options eo = {
+		.seed = seed, .seed_known = seed_given || p->has_seed, .image_size = image_size,
+		.disk_size = disk_size(p), .rate = rate, .ops = ops, .layout = -1, .walk = walk,
+		.nwalk = nwalk,
+	};
+	print_estimate(p, &s, &eo);
 	free_walk(walk, nwalk);
 	walk = NULL;
 	nwalk = 0;

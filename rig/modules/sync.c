@@ -150,7 +150,8 @@ static void sync_estimate(const void *a, struct est_cell *c)
 	c->written = bytes;
 	c->files = files;
 	c->moved = 2 * bytes; /* read from the source, written to the volume */
-	c->ops = (first ? 1 : 2) * src->files + 2 * files;
+	c->stats = (first ? 1 : 2) * src->files;
+	c->ops = 2 * files; /* created under a temporary name, renamed */
 	c->need = src->bytes + (first || files == 0 ? 0 : bytes / files);
 	c->largest = files > 0 ? bytes / files : 0;
 	c->slot->bytes = src->bytes;

@@ -402,14 +402,15 @@ static void tree_estimate(const void *a, struct est_cell *c)
 		total = units_dist_total(&args->sizes, args->files);
 		largest = (double)args->sizes.hi;
 	}
-	c->ops = (double)(args->files + args->dirs);
 	if (args->at && c->source) { /* off the target: time, not the volume's bytes */
+		c->ops_off = (double)(args->files + args->dirs);
 		c->source->bytes = total;
 		c->source->files = (double)args->files;
 		c->source->part[0] = c->source->part[1] = 0;
 		c->moved = total;
 		return;
 	}
+	c->ops = (double)(args->files + args->dirs);
 	c->slot->bytes = total;
 	c->slot->files = (double)args->files;
 	c->written = c->moved = c->need = total;

@@ -401,7 +401,7 @@ static void enumerate_estimate(const void *a, struct est_cell *c)
 {
 	const struct enumerate_args *args = a;
 	if (args->cache == ENUMERATE_KEEP)
-		c->ops = 2 * c->slot->files;
+		c->stats = 2 * c->slot->files;
 	else
 		c->walk = c->slot->files;
 }
@@ -424,12 +424,13 @@ static void churn_estimate(const void *a, struct est_cell *c)
 		k = n;
 	double mean = n > 0 ? s->bytes / n : 0;
 	c->moved = k * mean;
-	c->ops = 2 * k;
 	if (s == c->source) { /* what the next sync of each volume copies */
+		c->ops_off = 2 * k;
 		s->part[0] = k * mean;
 		s->part[1] = k;
 		return;
 	}
+	c->ops = 2 * k;
 	c->written = k * mean;
 	c->files = k;
 	c->need = c->slot->bytes + mean;
