@@ -14,7 +14,7 @@
 #   make lint         the style checks alone (banned functions, no shell strings;
 #                     extern names, over nm of build/san's objects, built first;
 #                     the man page through mandoc -T lint)
-#   make portable     provision/*.c compiles as ISO C11 -pedantic with POSIX alone
+#   make portable     provision/ compiles as ISO C11 -pedantic with POSIX alone
 #   make check-macos  the macOS build compiles for aarch64- and x86_64-macos with
 #                     -Werror, from Linux with Zig's clang (part of make check;
 #                     ./setup gets Zig; skipped on a Mac; block at the end)
@@ -81,9 +81,14 @@ OPT      ?= -O2 -g
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
             -fno-sanitize-recover=undefined
 
-LIB_SRC  := $(wildcard rig/*.c rig/util/*.c rig/cmd/*.c rig/modules/*.c \
-              provision/*.c reports/*.c platform/$(PLATFORM)*.c)
-LIB_SRC  := $(filter-out rig/main.c,$(LIB_SRC))
+# The folders are layers (docs/architecture.md, "Layers"): rig/ (the
+# commands and the runner) on reports/, provision/, plan/, modules/,
+# store/, platform/ (the system layer: one OS's files, platform/linux*.c or
+# platform/macos*.c, and what stands on them) and lib/.
+PLATFORM_PORTABLE := $(filter-out platform/linux% platform/macos%,$(wildcard platform/*.c))
+LIB_SRC  := $(wildcard rig/cmd/*.c rig/run/*.c reports/*.c provision/*.c provision/*/*.c \
+              plan/*.c modules/*.c store/*.c lib/*.c) \
+            $(PLATFORM_PORTABLE) $(wildcard platform/$(PLATFORM)*.c)
 TEST_SRC := $(wildcard tests/*.c)
 
 # Two build trees from one source list: normal and sanitized.
@@ -105,10 +110,10 @@ endif
 # what it fakes) with rig's strings and files helpers. $(BUILD)/tools/macos
 # holds the links to it, those names and fake-macos: the tests' PATH entry,
 # given them as RIG_FAKE_MACOS_DIR.
-FAKE_MACOS_SRC := $(wildcard tests/tools/fake-macos/*.c) rig/util/strbuf.c rig/util/xalloc.c \
-                  rig/util/files.c
-FAKE_MACOS_HDR := $(wildcard tests/tools/fake-macos/*.h) rig/util/strbuf.h rig/util/xalloc.h \
-                  rig/util/files.h
+FAKE_MACOS_SRC := $(wildcard tests/tools/fake-macos/*.c) lib/strbuf.c lib/xalloc.c \
+                  lib/files.c
+FAKE_MACOS_HDR := $(wildcard tests/tools/fake-macos/*.h) lib/strbuf.h lib/xalloc.h \
+                  lib/files.h
 TOOLS    += $(BUILD)/tools/fake-macos
 
 LIB_OBJ      := $(call objs,$(BUILD),$(LIB_SRC))
@@ -222,10 +227,10 @@ externs: $(SAN_LIB_OBJ) $(SAN_MAIN_OBJ) $(SAN_TEST_OBJ)
 # provision/ is portable C (the macOS backend is built and tested on Linux):
 # ISO C11 with -pedantic and POSIX only, no _GNU_SOURCE or _DARWIN_C_SOURCE.
 portable:
-	@for f in provision/*.c; do \
+	@for f in provision/*.c provision/*/*.c; do \
 		$(CC) -std=c11 -pedantic -D_XOPEN_SOURCE=700 $(DRIVER_DEFS) -I. $(WARN) $(PKG_CFLAGS) \
 			$(PLIST_DEFS) -fsyntax-only $$f || exit 1; \
-	done; echo "portable: provision/*.c is ISO C11 -pedantic with POSIX alone"
+	done; echo "portable: provision/ is ISO C11 -pedantic with POSIX alone"
 
 # Benchmarks measure; they are not tests and are not run by `make check`.
 bench: $(BUILD)/rig $(BUILD)/bench/micro
@@ -339,7 +344,7 @@ endif
 # combinations and diag.c's per-character work compare indexes and lengths,
 # never the input against a constant, and those calls were a fifth of the
 # plan harness's time (bench/README.md). Their edges are still covered.
-FUZZ_NO_TRACE_CMP := rig/plan_bind.c rig/diag.c
+FUZZ_NO_TRACE_CMP := plan/plan_bind.c lib/diag.c
 
 $(BUILD)/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -497,7 +502,7 @@ ZIG           ?= $(firstword $(wildcard $(CURDIR)/.cache/zig/zig) $(shell comman
 MACOS_ARCHS   := aarch64 x86_64
 MACOS_INC     := $(BUILD)/macos/include
 MACOS_HEADERS := yaml.h sqlite3.h json-c cairo libpng16 plist openssl CUnit postgresql
-MACOS_SRC     := $(filter-out platform/%,$(LIB_SRC)) $(wildcard platform/macos*.c) rig/main.c
+MACOS_SRC     := $(filter-out platform/linux%,$(LIB_SRC)) $(wildcard platform/macos*.c) rig/main.c
 MACOS_ALL_SRC := $(MACOS_SRC) $(TEST_SRC) $(wildcard fuzz/*_fuzz.c)
 MACOS_OBJ     := $(foreach a,$(MACOS_ARCHS),$(call objs,$(BUILD)/macos/$(a),$(MACOS_ALL_SRC)))
 # The folders pkg-config would name (-I.../cairo for <cairo.h>, and so on).

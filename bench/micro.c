@@ -1,8 +1,8 @@
 /*
  * Micro-benchmarks of the costs the sources' comments reason with, so the
  * numbers live here and in bench/README.md ("Costs inside rig"), not in the
- * comments: payload stamping, copying and restamping (rig/util/payload.c),
- * CSV numbers (reports/csv.c) and the knot search (rig/model.c). Built by
+ * comments: payload stamping, copying and restamping (platform/payload.c),
+ * CSV numbers (reports/csv.c) and the knot search (reports/model.c). Built by
  * `make bench-micro` against rig's own objects (-O2, as rig is built);
  * needs no root and no device. Each line is the best of ROUNDS rounds, so a
  * busy machine inflates the numbers less than a mean would.
@@ -13,12 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/prng.h"
+#include "lib/strbuf.h"
+#include "platform/payload.h"
 #include "platform/platform.h"
 #include "reports/csv.h"
-#include "rig/model.h"
-#include "rig/util/payload.h"
-#include "rig/util/prng.h"
-#include "rig/util/strbuf.h"
+#include "reports/model.h"
 
 #define ROUNDS 5
 #define MIB (1u << 20)

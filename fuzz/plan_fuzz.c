@@ -22,9 +22,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "rig/diag.h"
-#include "provision/driver.h"
-#include "rig/plan.h"
+#include "lib/diag.h"
+#include "plan/plan.h"
+#include "plan/platform.h"
 #include "yaml_arena.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -85,8 +85,8 @@ HARNESS_FN int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!sink)
 		abort();
 	static const struct plan_options any = { .platform = NULL };
-	struct plan_options linux_map = { .platform = prov_driver_find("linux"), .fs_map = "apfs=ext4,hfs+=xfs,exfat=btrfs,fat32=ext4" };
-	struct plan_options macos_map = { .platform = prov_driver_find("macos"), .fs_map = "ext4=apfs,xfs=hfs+,btrfs=exfat" };
+	struct plan_options linux_map = { .platform = plan_platform_find("linux"), .fs_map = "apfs=ext4,hfs+=xfs,exfat=btrfs,fat32=ext4" };
+	struct plan_options macos_map = { .platform = plan_platform_find("macos"), .fs_map = "ext4=apfs,xfs=hfs+,btrfs=exfat" };
 	const struct plan_options *ways[] = { &any, &linux_map, &macos_map };
 	parse_once(data, size, ways[way_of(data, size)]);
 	yaml_arena_end_input();

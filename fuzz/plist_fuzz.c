@@ -1,6 +1,6 @@
 /*
  * libFuzzer harness: what rig reads from diskutil and hdiutil
- * (provision/macos_plist.c). The input goes to every plist parser
+ * (provision/macos/macos_plist.c). The input goes to every plist parser
  * (mac_plist_fuzz_one: list, info with its error form, apfs list, hdiutil
  * attach, hdiutil info) and, as text up to its first NUL, to the two line
  * parsers of commands' text output (`Error: -69888: ...`, hdiutil create's
@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "provision/macos_plist.h"
-#include "rig/util/strbuf.h"
+#include "lib/strbuf.h"
+#include "provision/macos/macos_plist.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,5 +1,5 @@
 /*
- * libFuzzer harness: the unit grammar (rig/units.c). The input, up to its
+ * libFuzzer harness: the unit grammar (lib/units.c). The input, up to its
  * first NUL, is given to every parser: size, duration, percent, plain
  * integer, size range and size distribution, and, split at commas, to the
  * size-list distribution. Besides crashes and undefined behaviour it checks
@@ -21,8 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rig/units.h"
-#include "rig/util/strbuf.h"
+#include "lib/strbuf.h"
+#include "lib/units.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,7 +9,7 @@
  * the kernel once), a prepare call that makes no system call, a submit
  * call, and a call that waits for completions. The caller keeps the queue
  * full by preparing and submitting a new request on every slot as soon as
- * it completes, one at a time (see rig/modules/randio_engine.c for why not
+ * it completes, one at a time (see modules/randio_engine.c for why not
  * in batches).
  *
  * A queue is used by one thread: the thread that opened it (io_uring's

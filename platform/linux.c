@@ -15,8 +15,8 @@
 #include <linux/fs.h>
 #include <time.h>
 
-#include "platform.h"
-#include "../rig/util/strbuf.h"
+#include "lib/strbuf.h"
+#include "platform/platform.h"
 
 uint64_t plat_clock_ns(void)
 {

@@ -29,8 +29,8 @@
 #include <string.h>
 #include <sys/uio.h>
 
-#include "aio.h"
-#include "../rig/util/strbuf.h"
+#include "lib/strbuf.h"
+#include "platform/aio.h"
 
 struct aio_queue {
 	struct io_uring ring;

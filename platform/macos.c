@@ -11,9 +11,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "platform.h"
-#include "../rig/util/spawn.h"
-#include "../rig/util/strbuf.h"
+#include "lib/strbuf.h"
+#include "platform/platform.h"
+#include "platform/spawn.h"
 
 uint64_t plat_clock_ns(void)
 {

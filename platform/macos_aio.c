@@ -6,8 +6,8 @@
  */
 #include <errno.h>
 
-#include "aio.h"
-#include "../rig/util/strbuf.h"
+#include "lib/strbuf.h"
+#include "platform/aio.h"
 
 const char *aio_engine_name(void)
 {

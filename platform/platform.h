@@ -27,7 +27,7 @@ void plat_cpu(struct strbuf *sb);
 uint64_t plat_mem_bytes(void);
 /* 1 when the system says it runs under a hypervisor (macOS: sysctl
  * kern.hv_vmm_present), else 0; on Linux always 0: virt_read
- * (rig/util/virt.h) reads /proc and /sys. */
+ * (lib/virt.h) reads /proc and /sys. */
 int plat_vmm_present(void);
 
 /* The mount flags of the file system holding dir, as words ("rw,nosuid,
@@ -98,7 +98,7 @@ struct strbuf;
 int plat_drop_caches(struct spawner *sp, const char **name, struct strbuf *err);
 
 /* The system's folder for rig's run-time files (the target locks,
- * rig/util/lock.h): /run/rig (Linux), /var/run/rig (macOS). */
+ * platform/lock.h): /run/rig (Linux), /var/run/rig (macOS). */
 const char *plat_runtime_dir(void);
 
 /*

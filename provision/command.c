@@ -1,5 +1,5 @@
 /* Running a backend's commands; see command.h. */
-#include "command.h"
+#include "provision/command.h"
 
 #include <errno.h>
 #include <ftw.h>
@@ -10,9 +10,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../rig/util/strbuf.h"
-#include "../rig/util/xalloc.h"
-#include "safety.h"
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
+#include "provision/safety.h"
 
 /* Never raised: commands get their own process group (spawn_opts) but are
  * never stopped half-way. */

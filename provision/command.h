@@ -11,8 +11,8 @@
 #include <stdarg.h>
 #include <stdint.h>
 
-#include "../rig/util/spawn.h"
-#include "provision.h"
+#include "platform/spawn.h"
+#include "provision/provision.h"
 
 #define PROV_ERR_LINES 12 /* command output kept in an error message */
 

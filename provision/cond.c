@@ -7,17 +7,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../rig/util/xalloc.h"
-#include "command.h"
-#include "driver.h"
-#include "engine.h"
-#include "vol_facts.h"
+#include "lib/xalloc.h"
+#include "plan/platform.h"
+#include "provision/command.h"
+#include "provision/driver.h"
+#include "provision/engine.h"
+#include "provision/vol_facts.h"
 
 /* "not applied: btrfs (mapped from apfs by --fs-map) ..." */
 static void not_applied(struct strbuf *sb, const struct provision_ctx *ctx,
 			const struct plan_partition *pt, const char *what)
 {
-	const struct prov_driver *d = ctx->plan->platform;
+	const struct plan_platform *d = ctx->plan->platform;
 	sb_addf(sb, "not applied: %s (mapped from %s by --fs-map) on %s %s", pt->fs,
 		pt->mapped_from ? pt->mapped_from : "?", d ? d->name : "this platform", what);
 }
@@ -110,7 +111,7 @@ void prov_snapshots_init(struct prov_snapshots *ps, const struct backend_ops *op
 			 struct provision_ctx *ctx, const struct volume *v,
 			 const struct plan_partition *pt)
 {
-	const struct prov_driver *d = ctx->plan->platform;
+	const struct plan_platform *d = ctx->plan->platform;
 	ps->ops = ops;
 	ps->ctx = ctx;
 	ps->v = v;
@@ -121,9 +122,9 @@ void prov_snapshots_init(struct prov_snapshots *ps, const struct backend_ops *op
 	ps->s.opaque = ps;
 	if (!ops || !ops->snapshot_take || !ops->snapshot_drop) {
 		sb_addf(&ps->skip, "the %s backend takes no snapshots", ops ? ops->name : "(none)");
-	} else if (!prov_fs_can(d, pt->fs, PROV_FS_SNAPSHOTS)) {
+	} else if (!plan_fs_can(d, pt->fs, PLAN_FS_SNAPSHOTS)) {
 		struct strbuf can = STRBUF_INIT;
-		prov_fs_with(&can, d, PROV_FS_SNAPSHOTS);
+		plan_fs_with(&can, d, PLAN_FS_SNAPSHOTS);
 		sb_addf(&ps->skip, "%s takes no snapshots (on %s rig takes snapshots of %s)", pt->fs,
 			d ? d->name : "this platform", can.len ? can.buf : "no file system");
 		sb_release(&can);

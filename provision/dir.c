@@ -14,12 +14,12 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "../platform/platform.h"
-#include "../rig/util/files.h"
-#include "../rig/util/strbuf.h"
-#include "../rig/util/xalloc.h"
-#include "command.h"
-#include "provision.h"
+#include "lib/files.h"
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
+#include "platform/platform.h"
+#include "provision/command.h"
+#include "provision/provision.h"
 
 static void work_dir(struct strbuf *sb, const char *dir, const char *run_id)
 {

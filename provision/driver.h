@@ -1,18 +1,18 @@
 /*
- * A platform driver: what the rest of rig may know about a platform that
- * provisions image and disk targets (Linux, macOS), in one descriptor.
- * The plan parser asks it which file systems exist and what a device name
- * looks like, cmd/ asks it for the disks of the machine, the runner asks
- * it for the provisioning ops, and the engine asks it who still uses a
+ * A platform driver: how a platform (Linux, macOS) provisions image and
+ * disk targets, in one descriptor, on its platform's table in the plan
+ * layer (plan/platform.h: the file systems, abilities and device names
+ * the plan checks against). cmd/ asks it for the disks of the machine,
+ * the runner for the provisioning ops, and the engine who still uses a
  * disk. Nothing outside a driver's own files switches on the platform:
  * scripts/check-names fails the build when a platform name appears as a
  * string anywhere else.
  *
  * The model is libuv's split (uv-common.c beside src/unix/<os>.c) and
  * fio's engine table: a third platform is its driver file(s) defining one
- * `const struct prov_driver prov_driver_NAME`, found by the Makefile (the
- * registry is generated from the definitions, like the test suites), and
- * its platform/ file.
+ * `const struct prov_driver prov_driver_NAME`, its table
+ * plan/platform_NAME.c, both listed by the Makefile's DRIVERS, and its
+ * platform/ file.
  */
 #ifndef RIG_PROVISION_DRIVER_H
 #define RIG_PROVISION_DRIVER_H
@@ -21,43 +21,11 @@
 #include <stdint.h>
 
 struct strbuf;
+struct plan_platform;
 struct backend_ops;
 struct plan_layout;
 struct provision_ctx;
 struct volume;
-
-/* A file system a driver can make. */
-struct prov_fs {
-	const char *name;    /* as plans write it: "apfs", "ext4" */
-	/* Other names a plan may give it, NULL ended (NULL: none): the
-	 * platform tool's own ("jhfs+" for hfs+), compared without case;
-	 * the plan keeps the name above. */
-	const char *const *aliases;
-	int case_sensitive;  /* names differ by case alone: 1; fold case: 0 */
-	/* How a partition of it is kept and resized by a `keep: true` layout
-	 * (in words, for messages), or NULL: it cannot be kept. */
-	const char *keep_how;
-	int label_max;       /* the longest volume name its label takes */
-	const char *label_bad; /* characters its label refuses, or NULL */
-	unsigned flags;      /* PROV_FS_*: what a volume of it can be asked */
-};
-
-/* What a file system can do (prov_fs.flags): the plan's partition
- * conditions and the snapshot step are checked against these, never
- * against names. */
-enum {
-	PROV_FS_SNAPSHOTS = 1u << 0, /* read-only snapshots (the snapshot step, `snapshots:`) */
-	PROV_FS_DEFRAG = 1u << 1,    /* automatic defragmentation switched on or off (`defrag:`) */
-};
-
-/* Abilities (prov_driver.abilities). */
-enum {
-	PROV_CAN_KEEP = 1u << 0,    /* a layout may keep its first partition, resized */
-	PROV_CAN_REMOUNT = 1u << 1, /* cache: remount between cells */
-	/* A content indexer that can be switched off per volume (`indexing:`);
-	 * without it `indexing: off` is nothing to do, and is recorded so. */
-	PROV_CAN_INDEX = 1u << 2,
-};
 
 /*
  * Where a partition of a layout goes, as the driver would make it on a
@@ -119,16 +87,9 @@ struct prov_prims {
 
 struct rig_imaging;
 struct prov_driver {
-	const char *name;            /* "linux": --platform, the store, messages */
-	const struct prov_fs *fs;    /* the file systems it makes, name == NULL ends */
-	unsigned abilities;          /* PROV_CAN_* */
+	/* Its platform as plans know it: name, file systems, abilities. */
+	const struct plan_platform *platform;
 	const struct rig_imaging *imaging; /* a disk image of a folder (module.h), or NULL */
-	/*
-	 * Is dev a whole-disk name of this platform ("/dev/sdb", "disk4")?
-	 * 0, or -1 with the reason in why (a sentence naming dev, for the
-	 * plan's error at its line and column).
-	 */
-	int (*device_check)(const char *dev, struct strbuf *why);
 	/* Append the machine's disks and whether rig may erase them (rig
 	 * devices). Reads only. */
 	void (*devices_report)(struct strbuf *out);
@@ -151,23 +112,10 @@ struct prov_driver {
 	const struct prov_prims *prims;
 };
 
-/* Every driver built in, NULL ended (generated: build/.../drivers.inc). */
+/* Every driver built in, NULL ended (RIG_DRIVERS, from the Makefile). */
 extern const struct prov_driver *const prov_drivers[];
 
-/* The driver called name, or NULL. */
-const struct prov_driver *prov_driver_find(const char *name);
-/* The driver of the machine rig runs on (plat_name()); NULL where there is none. */
-const struct prov_driver *prov_driver_host(void);
-/* "linux or macos": the names of the drivers, for messages. */
-void prov_driver_names(struct strbuf *sb);
-/* d's file system called name or one of its aliases, or NULL. */
-const struct prov_fs *prov_driver_fs(const struct prov_driver *d, const char *name);
-/* The first driver (in prov_drivers order) that can make fs, or NULL. */
-const struct prov_driver *prov_driver_of_fs(const char *fs);
-/* d's file system fs has every flag of want (PROV_FS_*): 1, else 0 (also
- * for a file system d does not make). */
-int prov_fs_can(const struct prov_driver *d, const char *fs, unsigned want);
-/* "apfs, apfsx": d's file systems with every flag of want; "" for none. */
-void prov_fs_with(struct strbuf *sb, const struct prov_driver *d, unsigned want);
+/* The driver of platform pl (a plan's), or NULL (pl NULL). */
+const struct prov_driver *prov_driver_of(const struct plan_platform *pl);
 
 #endif

@@ -1,16 +1,16 @@
 /* Provisioning steps shared by every driver; see engine.h. */
-#include "engine.h"
+#include "provision/engine.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "../rig/util/strbuf.h"
-#include "../rig/util/xalloc.h"
-#include "command.h"
-#include "driver.h"
-#include "journal.h"
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
+#include "provision/command.h"
+#include "provision/driver.h"
+#include "provision/journal.h"
 
 void prov_volume_set(struct volume *v, const struct provision_ctx *ctx, size_t li, size_t k,
 		     const char *dir, const char *device, uint64_t start, uint64_t end)
@@ -105,7 +105,7 @@ static void finish(struct provision_ctx *ctx, int left, prov_teardown_fn teardow
 
 static const struct prov_prims *prims_of(const struct provision_ctx *ctx)
 {
-	return ctx->plan->platform->prims;
+	return provision_driver(ctx)->prims;
 }
 
 /* rc, or -EINTR when rc is 0 and Ctrl-C was pressed. */

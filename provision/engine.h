@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../rig/util/strbuf.h"
-#include "provision.h"
+#include "lib/strbuf.h"
+#include "provision/provision.h"
 
 typedef int (*prov_teardown_fn)(struct provision_ctx *ctx, size_t li);
 
@@ -67,7 +67,7 @@ int prov_resume_teardown(struct provision_ctx *ctx, void *state, prov_teardown_f
 
 /*
  * The snapshots of volume v (partition pt of the plan) as a module sees
- * them (rig/module.h, struct rig_snapshots): keep from pt, skip when its
+ * them (modules/module.h, struct rig_snapshots): keep from pt, skip when its
  * file system takes none (the plan's platform driver says) or pt says
  * `none`, take and drop through the backend's ops with ctx (its spawner:
  * the run's, or `rig plan`'s dry one). Release with prov_snapshots_release.

@@ -1,11 +1,11 @@
 /* The provisioning journal's use by the backends; see journal.h. */
-#include "journal.h"
+#include "provision/journal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "../rig/util/strbuf.h"
-#include "command.h"
+#include "lib/strbuf.h"
+#include "provision/command.h"
 
 void prov_identity_text(struct strbuf *sb, const struct disk_identity *id)
 {

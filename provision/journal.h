@@ -16,7 +16,7 @@
 
 #include <stdint.h>
 
-#include "provision.h"
+#include "provision/provision.h"
 
 /* Before action on object: a handle for prov_journal_end, 0 when nothing
  * is recorded (no journal, a dry run). argv: the command, or NULL for

@@ -1,14 +1,15 @@
 /* Choosing a provisioning backend for a plan; see provision.h. */
-#include "provision.h"
+#include "provision/provision.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "../rig/util/lock.h"
-#include "../rig/util/strbuf.h"
-#include "../rig/util/xalloc.h"
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
+#include "platform/lock.h"
+#include "provision/driver.h"
 
 void volume_release(struct volume *v)
 {
@@ -19,12 +20,19 @@ void volume_release(struct volume *v)
 	free(v->facts_json);
 }
 
+const struct prov_driver *provision_driver(const struct provision_ctx *ctx)
+{
+	if (ctx->driver)
+		return ctx->driver;
+	return ctx->plan ? prov_driver_of(ctx->plan->platform) : NULL;
+}
+
 const struct backend_ops *provision_backend(const struct plan *p, struct strbuf *err)
 {
 	if (p->target.kind == TARGET_DIRS)
 		return &provision_dir_ops;
 	if (p->platform)
-		return p->platform->ops;
+		return prov_driver_of(p->platform)->ops;
 	sb_addf(err, "no provisioning backend for %s targets of platform %s",
 		p->target.kind == TARGET_IMAGE ? "image" : "disk", plan_platform_name(p->platform));
 	return NULL;
@@ -88,7 +96,7 @@ int provision_wait_orphans(struct provision_ctx *ctx, const char *const *needles
 	struct strbuf what = STRBUF_INIT;
 	for (int waited = 0;; waited += 20) {
 		sb_reset(&what);
-		const struct prov_driver *d = ctx->plan ? ctx->plan->platform : NULL;
+		const struct prov_driver *d = provision_driver(ctx);
 		if (!d || !d->procs_using(needles, &what))
 			break;
 		if (waited >= ORPHAN_WAIT_MS) {

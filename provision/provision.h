@@ -17,9 +17,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../rig/plan.h"
-#include "../rig/util/spawn.h"
-#include "driver.h"
+#include "plan/plan.h"
+#include "platform/spawn.h"
+#include "provision/driver.h"
 
 struct strbuf;
 
@@ -78,6 +78,9 @@ struct prov_journal {
 
 struct provision_ctx {
 	const struct plan *plan;
+	/* The driver of the plan's platform; NULL: the one built in for it
+	 * (prov_driver_of). A test gives its own. */
+	const struct prov_driver *driver;
 	const char *run_id;       /* the run folder's name */
 	const char *run_dir;      /* the run folder (mount points go below it) */
 	struct spawner *sp;
@@ -105,7 +108,7 @@ struct provision_ctx {
 };
 
 /*
- * One thing a run uses alone: the name of its lock (rig/util/lock.h) and
+ * One thing a run uses alone: the name of its lock (platform/lock.h) and
  * the thing in words, for messages.
  */
 struct target_key {
@@ -176,7 +179,7 @@ struct backend_ops {
  */
 int provision_target_keys(const struct plan *p, int create, struct target_keys *keys,
 			  struct strbuf *err);
-/* Who holds one of keys now (rig/util/lock.h, lock_probe): "rig run R (pid
+/* Who holds one of keys now (platform/lock.h, lock_probe): "rig run R (pid
  * P on H, started T)" for the first one held (its index in *which when
  * which is not NULL), or NULL. Caller frees. */
 char *target_keys_holder(const struct target_keys *keys, size_t *which);
@@ -195,6 +198,10 @@ int provision_wait_orphans(struct provision_ctx *ctx, const char *const *needles
 extern const struct backend_ops provision_dir_ops;
 extern const struct backend_ops provision_linux_ops; /* image and disk targets on Linux */
 extern const struct backend_ops provision_macos_ops; /* image and disk targets on macOS */
+
+/* ctx's driver: ctx->driver, else the one of its plan's platform; NULL
+ * for a plan of no platform. */
+const struct prov_driver *provision_driver(const struct provision_ctx *ctx);
 
 /* The backend for the plan's target: dirs, or the ops of the plan's
  * platform driver; NULL with the reason in err. The drivers are portable

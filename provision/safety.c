@@ -16,14 +16,14 @@
  * Rejected: a blanket --force for disks (one flag that turns off every
  * rule is one typo away from erasing the wrong disk).
  */
-#include "safety.h"
+#include "provision/safety.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../rig/util/strbuf.h"
+#include "lib/strbuf.h"
 
 void disk_facts_release(struct disk_facts *f)
 {

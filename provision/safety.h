@@ -5,7 +5,7 @@
  * macOS), verdict out: the first rule the disk breaks, and the fact that
  * breaks it, in words a user can check ("sdb1 is mounted on /media/x").
  *
- * The facts of macOS disks come from provision/macos_facts.c: the disk
+ * The facts of macOS disks come from provision/macos/macos_facts.c: the disk
  * behind / traced through its APFS container's physical stores, Internal,
  * VirtualOrPhysical, WholeDisk, the mount points of every volume on the
  * disk (its APFS containers' included), MediaName.

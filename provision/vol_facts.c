@@ -1,7 +1,7 @@
 /* A volume's facts as JSON; see vol_facts.h. */
-#include "vol_facts.h"
+#include "provision/vol_facts.h"
 
-#include "../rig/util/strbuf.h"
+#include "lib/strbuf.h"
 
 static void key(struct strbuf *j, const char *k)
 {

@@ -14,14 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
+#include "modules/module.h"
 #include "reports/csv.h"
 #include "reports/report_data.h"
 #include "reports/report_out.h"
 #include "reports/summary.h"
-#include "rig/module.h"
-#include "rig/store.h"
-#include "rig/util/strbuf.h"
-#include "rig/util/xalloc.h"
+#include "store/store.h"
 
 static const char compare_csv_header[] =
 	"step,module,layout,volume,fs,metric,unit,run_label,run,n,mean,sd,median,min,max,ci_low,"

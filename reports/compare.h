@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rig/stats.h"
+#include "reports/stats.h"
 
 struct rdata;
 struct store;

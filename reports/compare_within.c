@@ -22,12 +22,12 @@
 #include <string.h>
 #include <strings.h>
 
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
 #include "reports/compare.h"
 #include "reports/csv.h"
 #include "reports/report_data.h"
 #include "reports/report_out.h"
-#include "rig/util/strbuf.h"
-#include "rig/util/xalloc.h"
 
 const char compare_within_csv_header[] =
 	"run_label,run,disk,status,failed_cells,resumes,step,module,layout,pooled,reference,volume,fs,"

@@ -32,10 +32,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
 #include "reports/csv.h"
-#include "rig/store.h"
-#include "rig/util/strbuf.h"
-#include "rig/util/xalloc.h"
+#include "store/store.h"
 
 /* The leading columns shared by both files, in contract order. Samples a
  * resumed run superseded (an earlier attempt of a cell run again) stay in

@@ -41,8 +41,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rig/util/strbuf.h"
-#include "rig/util/xalloc.h"
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
 
 #define FONT "DejaVu Sans"
 /* Text sizes at print size (pt): legible in a 3.5 in column. */

@@ -14,8 +14,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "rig/util/strbuf.h"
-#include "rig/util/xalloc.h"
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
 
 /* --- surfaces --- */
 

@@ -3,7 +3,7 @@
  *
  * Each analysis reads the samples of a step's headline groups (never the
  * group means alone: the models need every observation) and writes rows
- * whose numbers come from rig/model.c or rig/stats.c; each row's sentence
+ * whose numbers come from reports/model.c or reports/stats.c; each row's sentence
  * is written from the same numbers. Rows are sorted by verdict, then by
  * strength: how many half-widths of its 95% interval the estimate lies
  * from "no effect" (0, or a ratio of 1 on the log scale), so the page opens
@@ -23,16 +23,16 @@
 #include <string.h>
 #include <strings.h>
 
+#include "lib/strbuf.h"
+#include "lib/units.h"
+#include "lib/xalloc.h"
+#include "plan/plan.h"
 #include "reports/csv.h"
 #include "reports/html_int.h"
+#include "reports/model.h"
 #include "reports/report_data.h"
 #include "reports/report_out.h"
-#include "rig/model.h"
-#include "rig/plan.h"
-#include "rig/stats.h"
-#include "rig/units.h"
-#include "rig/util/strbuf.h"
-#include "rig/util/xalloc.h"
+#include "reports/stats.h"
 
 const char findings_csv_header[] =
 	"step,metric,kind,groups,estimate,unit,ci_low,ci_high,p,n,verdict,sentence,units";

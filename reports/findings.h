@@ -1,7 +1,7 @@
 /*
  * The findings of a run (docs/reports.md, "Findings"): what the design of
  * the experiment allows its data to say, computed from the summary groups
- * and their samples by the models of rig/model.h, as rows with an
+ * and their samples by the models of reports/model.h, as rows with an
  * estimate, a 95% interval, a p-value, a verdict and a sentence. The page's
  * Findings section, findings.csv and results.json's "findings" are all
  * written from these rows; nothing in them is templated text without its

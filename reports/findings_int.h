@@ -10,11 +10,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/strbuf.h"
 #include "reports/findings.h"
+#include "reports/model.h"
 #include "reports/report_data.h"
-#include "rig/model.h"
-#include "rig/stats.h"
-#include "rig/util/strbuf.h"
+#include "reports/stats.h"
 
 struct fctx {
 	struct rdata *d;

@@ -1,7 +1,7 @@
 /*
  * Findings of steps outside cycles and sweeps: a crossed design (each file
  * system, or volume, at two or more positions: the two-factor model of
- * rig/model.c), three or more positions of one file system (a straight
+ * reports/model.c), three or more positions of one file system (a straight
  * line against position), or else the plain difference from the baseline
  * (or lowest against highest). See findings.h.
  */
@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/xalloc.h"
+#include "plan/plan.h"
 #include "reports/findings_int.h"
 #include "reports/findings_units.h"
 #include "reports/html_int.h"
-#include "rig/plan.h"
-#include "rig/util/xalloc.h"
 
 /* --- positions: a crossed design, or a trend over three or more --- */
 

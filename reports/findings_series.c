@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/xalloc.h"
+#include "modules/module.h"
 #include "reports/findings_int.h"
 #include "reports/html_int.h"
-#include "rig/module.h"
-#include "rig/util/xalloc.h"
 
 /* --- cycles --- */
 

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rig/model_mixed.h"
-#include "rig/stats.h"
-#include "rig/util/xalloc.h"
+#include "lib/xalloc.h"
+#include "reports/model_mixed.h"
+#include "reports/stats.h"
 
 #define NEEDED_MAX 50
 /* The interval a design should reach for a's effect: +-5%. */

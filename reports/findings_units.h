@@ -6,7 +6,7 @@
  * file-system and position effects rest on how many volumes were
  * provisioned.
  *
- * The main effects come from the mixed model of rig/model_mixed.c on the
+ * The main effects come from the mixed model of reports/model_mixed.c on the
  * fitted scale (log y, or y when some y <= 0, as model_crossed_fit):
  * fixed effects for the factor compared (a: file system or volume), the
  * position (b) and the repetition (a block), a random intercept per
@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rig/model.h"
+#include "reports/model.h"
 
 /* Observation i: value y[i], level a[i] (0 .. na-1) and b[i] (0 .. nb-1),
  * repetition rep[i] and volume unit[i] (any numbering). log_scale and the

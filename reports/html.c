@@ -22,11 +22,11 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "lib/xalloc.h"
+#include "plan/plan.h"
+#include "plan/schedule.h"
 #include "reports/html_int.h"
 #include "reports/report_out.h"
-#include "rig/plan.h"
-#include "rig/schedule.h"
-#include "rig/util/xalloc.h"
 
 /* At most this much of one command's output goes into the page. */
 #define MAX_OUTPUT 16384

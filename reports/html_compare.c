@@ -12,10 +12,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "lib/xalloc.h"
 #include "reports/compare.h"
 #include "reports/html_int.h"
 #include "reports/report_out.h"
-#include "rig/util/xalloc.h"
 
 static void key_label(struct strbuf *h, const struct cmp_key *k)
 {

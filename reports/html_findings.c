@@ -9,9 +9,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "lib/xalloc.h"
 #include "reports/findings.h"
 #include "reports/html_int.h"
-#include "rig/util/xalloc.h"
 
 static void verdict(struct strbuf *h, const struct rd_finding *f)
 {

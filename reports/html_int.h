@@ -9,9 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/strbuf.h"
 #include "reports/figure.h"
 #include "reports/report_data.h"
-#include "rig/util/strbuf.h"
 
 struct hctx {
 	struct strbuf *h;        /* the page */

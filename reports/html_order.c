@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "plan/plan.h"
 #include "reports/html_int.h"
-#include "rig/plan.h"
 
 /* At most this many points in the drift figure. */
 #define MAX_POINTS 4000

@@ -16,12 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/fit.h"
+#include "lib/units.h"
+#include "lib/xalloc.h"
 #include "reports/findings.h"
 #include "reports/html_int.h"
 #include "reports/summary.h"
-#include "rig/units.h"
-#include "rig/util/fit.h"
-#include "rig/util/xalloc.h"
 
 /* At most this many points in a scatter figure. */
 #define MAX_POINTS 4000

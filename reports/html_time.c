@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/xalloc.h"
 #include "reports/html_int.h"
 #include "reports/report_time.h"
-#include "rig/util/xalloc.h"
 
 static void secs(struct strbuf *h, double v)
 {

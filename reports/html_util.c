@@ -15,9 +15,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "lib/xalloc.h"
 #include "reports/html_int.h"
 #include "reports/report_out.h"
-#include "rig/util/xalloc.h"
 
 void html_textn(struct strbuf *h, const char *s, size_t len)
 {

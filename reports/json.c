@@ -22,15 +22,15 @@
 #include <math.h>
 #include <string.h>
 
+#include "lib/strbuf.h"
+#include "plan/plan.h"
+#include "plan/plan.h"
+#include "reports/findings.h"
 #include "reports/json_int.h"
 #include "reports/report_data.h"
 #include "reports/report_out.h"
 #include "reports/report_time.h"
-#include "reports/findings.h"
 #include "reports/summary.h"
-#include "rig/plan.h"
-#include "rig/plan.h"
-#include "rig/util/strbuf.h"
 
 #define JSON_FORMAT_VERSION 2
 

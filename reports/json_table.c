@@ -24,11 +24,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
 #include "reports/csv.h"
 #include "reports/report_data.h"
 #include "reports/report_out.h"
-#include "rig/util/strbuf.h"
-#include "rig/util/xalloc.h"
 
 void json_str(struct strbuf *b, const char *s)
 {

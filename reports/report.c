@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "lib/strbuf.h"
+#include "plan/plan.h"
 #include "reports/csv.h"
 #include "reports/findings.h"
 #include "reports/html.h"
@@ -31,8 +33,6 @@
 #include "reports/report_data.h"
 #include "reports/report_time.h"
 #include "reports/summary.h"
-#include "rig/plan.h"
-#include "rig/util/strbuf.h"
 
 static void keep_first(int *rc, int r, struct strbuf *err, struct strbuf *e)
 {

@@ -23,13 +23,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/diag.h"
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
+#include "plan/plan.h"
+#include "plan/schedule.h"
 #include "reports/report_time.h"
-#include "rig/diag.h"
-#include "rig/plan.h"
-#include "rig/resume.h"
-#include "rig/store.h"
-#include "rig/util/strbuf.h"
-#include "rig/util/xalloc.h"
+#include "store/run_options.h"
+#include "store/store.h"
 
 /* --- storage --- */
 
@@ -236,10 +237,10 @@ static int load_run(struct rdata *d, sqlite3 *db, struct strbuf *err)
 	r->status = rd_strdup(d, col_text(st, 14));
 	r->error = rd_strdup(d, col_text(st, 15));
 	r->options_json = rd_strdup(d, col_text(st, 16));
-	struct resume_options ro;
-	resume_parse_options(r->options_json, &ro);
+	struct store_run_options ro;
+	store_run_options_parse(r->options_json, &ro);
 	r->seed_scheme = ro.seeds ? ro.seeds : SEED_LAYOUT;
-	resume_options_release(&ro);
+	store_run_options_release(&ro);
 	if (!r->id)
 		r->id = "";
 	if (!r->plan_name)
@@ -599,9 +600,9 @@ static void load_plan(struct rdata *d)
 		d->plan_problem = "the store holds no plan text";
 		return;
 	}
-	struct resume_options ro;
+	struct store_run_options ro;
 	struct plan_options opt = { .platform = NULL, .fs_map = NULL };
-	if (resume_parse_options(d->run.options_json, &ro) == 0) {
+	if (store_run_options_parse(d->run.options_json, &ro) == 0) {
 		opt.platform = ro.platform;
 		opt.fs_map = ro.fs_map;
 		opt.vars = (const char *const *)ro.vars;
@@ -627,7 +628,7 @@ static void load_plan(struct rdata *d)
 		d->fs_map = rd_strdup(d, ro.fs_map);
 	if (p && ro.image_size && p->target.kind == TARGET_IMAGE)
 		p->target.image_size = ro.image_size;
-	resume_options_release(&ro);
+	store_run_options_release(&ro);
 	if (!p)
 		return;
 	if (p->report.title)

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rig/stats.h"
+#include "reports/stats.h"
 
 struct store;
 struct strbuf;
@@ -34,7 +34,7 @@ struct rd_run {
 	const char *started_utc, *ended_utc; /* ended NULL: still running or crashed */
 	const char *status;         /* running completed failed interrupted */
 	const char *error;          /* may be NULL */
-	const char *options_json;   /* the options it ran with (resume_parse_options); may be NULL */
+	const char *options_json;   /* the options it ran with (store_run_options_parse); may be NULL */
 };
 
 struct rd_volume {
@@ -196,7 +196,7 @@ struct rdata {
 	enum rd_base_kind base_kind;
 	const char **by;
 	size_t nby;
-	unsigned formats;           /* FMT_* of rig/plan.h */
+	unsigned formats;           /* FMT_* of plan/plan.h */
 	const char *plan_problem;   /* why the stored plan did not validate, or NULL */
 	struct plan *plan;          /* parsed with the options the run recorded (its
 	                             * --fs-map, platform, --image-size); NULL when it

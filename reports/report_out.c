@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "rig/util/xalloc.h"
+#include "lib/xalloc.h"
 
 int rout_open(struct rout *o, const char *path, struct strbuf *err)
 {

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "rig/util/strbuf.h"
+#include "lib/strbuf.h"
 
 struct rout {
 	const char *path;

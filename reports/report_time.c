@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
 #include "reports/csv.h"
 #include "reports/report_data.h"
 #include "reports/report_out.h"
-#include "rig/util/strbuf.h"
-#include "rig/util/xalloc.h"
 
 static int read_fail(sqlite3 *db, sqlite3_stmt *st, struct strbuf *err)
 {

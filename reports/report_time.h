@@ -2,7 +2,7 @@
  * The time accounting of a run, read from its store for the reports:
  * where the wall time went per scope (each cell, each layout outside its
  * cells, the run around the layouts; per resume) and category
- * (rig/run_time.h), the totals per layout and for the run, and the
+ * (modules/run_time.h), the totals per layout and for the run, and the
  * estimate the run started with (tables time_spent and estimates,
  * docs/results-store.md). time.csv is written from it here; report.html
  * shows it in its Methods section (html_time.c), results.json under
@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rig/run_time.h"
+#include "modules/run_time.h"
 
 struct rdata;
 struct sqlite3;

@@ -23,17 +23,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/fit.h"
+#include "lib/strbuf.h"
+#include "lib/units.h"
+#include "lib/xalloc.h"
+#include "modules/module.h"
+#include "plan/plan.h"
 #include "reports/csv.h"
 #include "reports/findings.h"
 #include "reports/report_data.h"
 #include "reports/report_out.h"
-#include "rig/module.h"
-#include "rig/plan.h"
-#include "rig/stats.h"
-#include "rig/units.h"
-#include "rig/util/fit.h"
-#include "rig/util/strbuf.h"
-#include "rig/util/xalloc.h"
+#include "reports/stats.h"
 
 const char summary_csv_header[] =
 	"run,layout,step,module,volume,fs,position,cycle,sweep_var,sweep_value,metric,unit,"

@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd/cmd.h"
-#include "util/fault.h"
-#include "util/strbuf.h"
+#include "lib/strbuf.h"
+#include "platform/fault.h"
+#include "rig/cmd/cmd.h"
 
 int main(int argc, char **argv)
 {

@@ -14,9 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/strbuf.h"
 #include "platform/aio.h"
 #include "platform/platform.h"
-#include "rig/util/strbuf.h"
 #include "test.h"
 
 enum { DEPTH = 8, BLOCK = 4096, BLOCKS = 16 };

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
 #include "provision_util.h"
-#include "rig/util/strbuf.h"
-#include "rig/util/xalloc.h"
 #include "test.h"
 
 /* Make the folders a path needs. */
@@ -26,16 +26,6 @@ static void make_parent(const char *path)
 	const char *mk[] = { "mkdir", "-p", dir, NULL };
 	CU_ASSERT_EQUAL(pt_cmd(mk, NULL), 0);
 	free(dir);
-}
-
-/* Write text to root/path, making its folders. */
-static void plant(const char *root, const char *path, const char *text)
-{
-	struct strbuf p = STRBUF_INIT;
-	sb_addf(&p, "%s/%s", root, path);
-	make_parent(p.buf);
-	CU_ASSERT_EQUAL(test_write_file(p.buf, text), 0);
-	sb_release(&p);
 }
 
 /* Copy the source tree's paths (files, or folders whole) into root. */
@@ -56,12 +46,7 @@ static void copy_src(const char *root, const char *const *paths)
 /* Run root's scripts/check-names: its exit status, its output in *out. */
 static int check(const char *root, char **out)
 {
-	struct strbuf s = STRBUF_INIT;
-	sb_addf(&s, "%s/scripts/check-names", root);
-	const char *argv[] = { "sh", s.buf, NULL };
-	int rc = pt_cmd(argv, out);
-	sb_release(&s);
-	return rc;
+	return pt_script(root, "scripts/check-names", out);
 }
 
 static void test_tree_is_clean(void)
@@ -76,31 +61,31 @@ static void test_tree_is_clean(void)
 }
 
 /*
- * A small tree: one module, fill, defined in rig/modules/fill.c with a
+ * A small tree: one module, fill, defined in modules/fill.c with a
  * header, listed in the table, and a second module's file. The rules: the
  * struct's names, one exception for "fill", and a rule of the other kind
  * ("linux" only in the platform's files).
  */
 static const char rules[] =
 	"# planted\n"
-	"scan rig reports platform\n"
-	"struct rig_module rig/modules/modules.c\n"
+	"scan rig reports plan modules platform\n"
+	"struct rig_module modules/modules.c\n"
 	"# an exception\n"
 	"also fill reports/levels.c\n"
-	"only linux platform/linux*.c rig/plan.c\n";
+	"only linux platform/linux*.c plan/plan.c\n";
 
 static const struct { const char *path, *text; } base[] = {
-	{ "rig/modules/fill.c",
+	{ "modules/fill.c",
 	  "#define FILL_SUBDIR \"fill\"\n"
 	  "const struct rig_module rig_module_fill = {\n"
 	  "\t.name = \"fill\",\n"
 	  "\t.summary = \"fills the volume\",\n"
 	  "};\n" },
-	{ "rig/modules/fill.h", "#define FILL_MAGIC_NAME \"fill\"\n" },
-	{ "rig/modules/modules.c",
+	{ "modules/fill.h", "#define FILL_MAGIC_NAME \"fill\"\n" },
+	{ "modules/modules.c",
 	  "const struct rig_module *const rig_modules[] = { &rig_module_fill, NULL };\n"
 	  "static const char *const first = \"fill\";\n" },
-	{ "rig/modules/null.c",
+	{ "modules/null.c",
 	  "const struct rig_module rig_module_null = {\n"
 	  "\t.name = \"null\",\n"
 	  "};\n" },
@@ -118,7 +103,7 @@ struct plant_case {
  * check answered as the case expects, and remove the tree. */
 static void expect(char *tmp, const struct plant_case *c)
 {
-	plant(tmp, c->path, c->text);
+	pt_plant(tmp, c->path, c->text);
 	char *out = NULL;
 	int rc = check(tmp, &out);
 	int ok = c->flagged ? rc == 1 && out && strstr(out, c->says) &&
@@ -138,13 +123,13 @@ static void test_planted(void)
 	static const struct plant_case cases[] = {
 		{ "reports/series.c", "/* a sweep */\nif (strcmp(c->module, \"fill\"))\n", 1,
 		  "reports/series.c:2: \"fill\" is the name of a struct rig_module defined in "
-		  "rig/modules/fill.c" },
-		{ "rig/resume.h", "#define LEVEL_MODULE \"fill\"\n", 1, "rig/resume.h:1:" },
+		  "modules/fill.c" },
+		{ "rig/run/resume.h", "#define LEVEL_MODULE \"fill\"\n", 1, "rig/run/resume.h:1:" },
 		/* another module's own file is not fill's */
-		{ "rig/modules/null.c",
+		{ "modules/null.c",
 		  "const struct rig_module rig_module_null = {\n\t.name = \"null\",\n};\n"
 		  "static int f(const char *m) { return !strcmp(m, \"fill\"); }\n", 1,
-		  "rig/modules/null.c:4:" },
+		  "modules/null.c:4:" },
 		{ "rig/x.c", "const char *a = \"x\", *b = \"fill\";\n", 1, "rig/x.c:1:" },
 		/* a quote in a character constant or escaped opens no string */
 		{ "rig/e.c", "char q = '\"'; const char *s = \"fill\";\n", 1, "rig/e.c:1:" },
@@ -159,7 +144,7 @@ static void test_planted(void)
 		{ "rig/d.c", "const char *s = \"say \\\"fill\\\"\";\n", 0, NULL },
 		{ "reports/levels.c", "if (!strcmp(m, \"fill\"))\n", 0, NULL },
 		{ "platform/linux.c", "const char *os = \"linux\";\n", 0, NULL },
-		{ "rig/plan.c", "if (!strcmp(os, \"linux\"))\n", 0, NULL },
+		{ "plan/plan.c", "if (!strcmp(os, \"linux\"))\n", 0, NULL },
 		/* not scanned */
 		{ "tests/fill_test.c", "run_module(\"fill\");\n", 0, NULL },
 	};
@@ -168,9 +153,9 @@ static void test_planted(void)
 		char *tmp = test_tmpdir();
 		const char *script[] = { "scripts/check-names", NULL };
 		copy_src(tmp, script);
-		plant(tmp, "scripts/names.rules", rules);
+		pt_plant(tmp, "scripts/names.rules", rules);
 		for (size_t b = 0; b < sizeof(base) / sizeof(base[0]); b++)
-			plant(tmp, base[b].path, base[b].text);
+			pt_plant(tmp, base[b].path, base[b].text);
 		expect(tmp, c);
 	}
 }
@@ -181,22 +166,22 @@ static void test_planted(void)
 static void test_real_rules(void)
 {
 	static const struct plant_case cases[] = {
-		{ "rig/resume.c",
+		{ "rig/run/resume.c",
 		  "static int leaves_nothing(const struct rig_module *m)\n"
 		  "{\n\treturn !strcmp(m->name, \"pause\");\n}\n", 1,
-		  "rig/resume.c:3: \"pause\" is the name of a struct rig_module defined in "
-		  "rig/modules/pause.c, allowed only in rig/modules/pause.c, rig/modules/modules.c" },
+		  "rig/run/resume.c:3: \"pause\" is the name of a struct rig_module defined in "
+		  "modules/pause.c, allowed only in modules/pause.c, modules/modules.c" },
 		{ "reports/report_data.c", "\t\t{ \"enumerate\", \"seconds\" },\n", 1,
 		  "reports/report_data.c:1: \"enumerate\"" },
 		{ "reports/json.c", "\t\tsb_adds(b, \"null\");\n", 0, NULL },
 		/* the runner treating anything but macOS as Linux, as it once did */
-		{ "rig/runner.c", "\tpo.platform = !strcmp(name, \"macos\") ? mac : lin;\n", 1,
-		  "rig/runner.c:1: \"macos\" is the name of a struct prov_driver defined in "
-		  "provision/macos_driver.c" },
-		{ "provision/linux.c", "\tif (strcmp(plat_name(), \"linux\"))\n", 0, NULL },
+		{ "rig/run/runner.c", "\tpo.platform = !strcmp(name, \"macos\") ? mac : lin;\n", 1,
+		  "rig/run/runner.c:1: \"macos\" is the name of a struct plan_platform defined in "
+		  "plan/platform_macos.c" },
+		{ "provision/linux/linux.c", "\tif (strcmp(plat_name(), \"linux\"))\n", 0, NULL },
 	};
 	static const char *const real[] = { "scripts/check-names", "scripts/names.rules",
-					    "rig/modules", "provision", "platform", NULL };
+					    "modules", "plan", "provision", "platform", NULL };
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct plant_case *c = &cases[i];
 		char *tmp = test_tmpdir();
@@ -213,18 +198,18 @@ static void test_broken_rules(void)
 		{ "scan rig\nforbid fill rig/x.c\n", "names.rules:2: unknown rule `forbid`" },
 		{ "scan rig\nonly linux\n", "names.rules:2: expected `only NAME FILE...`" },
 		/* a typo in an exception would otherwise allow nothing, silently */
-		{ "scan rig\nstruct rig_module rig/modules/modules.c\nalso nul rig/plan.c\n",
+		{ "scan rig\nstruct rig_module modules/modules.c\nalso nul plan/plan.c\n",
 		  "names.rules:3: `also nul`: no rule names nul" },
 		/* a renamed struct would otherwise check nothing, silently */
-		{ "scan rig\nstruct rig_modul rig/modules/modules.c\n",
+		{ "scan rig\nstruct rig_modul modules/modules.c\n",
 		  "names.rules:2: no `const struct rig_modul" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char *tmp = test_tmpdir();
 		const char *script[] = { "scripts/check-names", NULL };
 		copy_src(tmp, script);
-		plant(tmp, "scripts/names.rules", cases[i].rules);
-		plant(tmp, base[0].path, base[0].text);
+		pt_plant(tmp, "scripts/names.rules", cases[i].rules);
+		pt_plant(tmp, base[0].path, base[0].text);
 		char *out = NULL;
 		int rc = check(tmp, &out);
 		int ok = rc == 2 && out && strstr(out, cases[i].says);

@@ -15,11 +15,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "reports/compare.h"
+#include "lib/strbuf.h"
 #include "report_util.h"
-#include "rig/stats.h"
-#include "rig/store.h"
-#include "rig/util/strbuf.h"
+#include "reports/compare.h"
+#include "reports/stats.h"
+#include "store/store.h"
 #include "test.h"
 
 /* vals[step][layout][volume][rep]: volume 0 is E1 (ext4), 1 is X1 (xfs).

@@ -17,8 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/strbuf.h"
 #include "provision_util.h"
-#include "rig/util/strbuf.h"
 #include "test.h"
 
 #define MAX_WORDS 64

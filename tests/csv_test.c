@@ -17,10 +17,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
 #include "reports/csv.h"
-#include "rig/store.h"
-#include "rig/util/strbuf.h"
-#include "rig/util/xalloc.h"
+#include "store/store.h"
 #include "test.h"
 
 /* The contract (docs/plan-language.md, "Run folders"), spelled out here

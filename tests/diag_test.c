@@ -1,7 +1,7 @@
 /* diag_suggest: the "did you mean" of every plan error. */
 #include <string.h>
 
-#include "rig/diag.h"
+#include "lib/diag.h"
 #include "test.h"
 
 static const char *suggest(const char *word)

@@ -11,11 +11,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lib/strbuf.h"
+#include "plan/platform.h"
 #include "provision/driver.h"
 #include "provision/engine.h"
-#include "provision/macos.h"
+#include "provision/macos/macos.h"
 #include "provision/provision.h"
-#include "rig/util/strbuf.h"
 #include "test.h"
 
 static void test_every_driver_whole(void)
@@ -23,16 +24,20 @@ static void test_every_driver_whole(void)
 	size_t n = 0;
 	for (size_t i = 0; prov_drivers[i]; i++, n++) {
 		const struct prov_driver *d = prov_drivers[i];
-		CU_ASSERT_PTR_NOT_NULL_FATAL(d->name);
-		CU_ASSERT_PTR_EQUAL(prov_driver_find(d->name), d);
-		CU_ASSERT_PTR_NOT_NULL(d->device_check);
+		const struct plan_platform *pl = d->platform;
+		CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(pl->name);
+		CU_ASSERT_PTR_EQUAL(prov_driver_of(plan_platform_find(pl->name)), d);
+		CU_ASSERT_PTR_EQUAL(plan_platform_find(pl->name), pl);
+		CU_ASSERT_PTR_EQUAL(prov_driver_of(pl), d);
+		CU_ASSERT_PTR_NOT_NULL(pl->device_check);
 		CU_ASSERT_PTR_NOT_NULL(d->devices_report);
 		CU_ASSERT_PTR_NOT_NULL(d->procs_using);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(d->ops);
 		CU_ASSERT_PTR_NOT_NULL(d->ops->prepare);
 		CU_ASSERT_PTR_NOT_NULL(d->ops->provision);
 		CU_ASSERT_PTR_NOT_NULL(d->ops->teardown);
-		CU_ASSERT_EQUAL(!!(d->abilities & PROV_CAN_REMOUNT), d->ops->remount != NULL);
+		CU_ASSERT_EQUAL(!!(pl->abilities & PLAN_CAN_REMOUNT), d->ops->remount != NULL);
 		CU_ASSERT_PTR_NOT_NULL(d->dry_legend);
 		CU_ASSERT_PTR_NOT_NULL(d->dry_legend_image);
 		/* every primitive but format (diskutil formats as it partitions) */
@@ -46,27 +51,29 @@ static void test_every_driver_whole(void)
 		CU_ASSERT(d->ops->provision == prov_engine_provision);
 		CU_ASSERT(d->ops->teardown == prov_engine_teardown);
 		CU_ASSERT(d->ops->finish == prov_engine_finish);
-		CU_ASSERT_PTR_NOT_NULL_FATAL(d->fs[0].name);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(pl->fs[0].name);
 		int keeps = 0;
-		for (const struct prov_fs *f = d->fs; f->name; f++) {
+		for (const struct plan_fs *f = pl->fs; f->name; f++) {
 			/* One driver per file-system name: it decides a plan's platform. */
-			CU_ASSERT_PTR_EQUAL(prov_driver_of_fs(f->name), d);
-			CU_ASSERT_PTR_EQUAL(prov_driver_fs(d, f->name), f);
+			CU_ASSERT_PTR_EQUAL(plan_platform_of_fs(f->name), pl);
+			CU_ASSERT_PTR_EQUAL(plan_platform_fs(pl, f->name), f);
 			CU_ASSERT(f->label_max > 0);
 			/* an alias names one file system of one driver */
 			for (const char *const *a = f->aliases; a && *a; a++)
-				CU_ASSERT_PTR_EQUAL(prov_driver_of_fs(*a), d);
+				CU_ASSERT_PTR_EQUAL(plan_platform_of_fs(*a), pl);
 			keeps |= f->keep_how != NULL;
 		}
 		/* A driver that keeps partitions says how, for some file system. */
-		CU_ASSERT_EQUAL(keeps, !!(d->abilities & PROV_CAN_KEEP));
+		CU_ASSERT_EQUAL(keeps, !!(pl->abilities & PLAN_CAN_KEEP));
 	}
 	CU_ASSERT(n >= 2);
-	CU_ASSERT_PTR_NULL(prov_driver_find("plan9"));
-	CU_ASSERT_PTR_NULL(prov_driver_find(NULL));
-	CU_ASSERT_PTR_NULL(prov_driver_of_fs("zfs"));
+	CU_ASSERT_PTR_NULL(plan_platforms[n]); /* one platform per driver */
+	CU_ASSERT_PTR_NULL(prov_driver_of(plan_platform_find("plan9")));
+	CU_ASSERT_PTR_NULL(prov_driver_of(NULL));
+	CU_ASSERT_PTR_NULL(prov_driver_of(plan_platform_find(NULL)));
+	CU_ASSERT_PTR_NULL(plan_platform_of_fs("zfs"));
 	struct strbuf names = STRBUF_INIT;
-	prov_driver_names(&names);
+	plan_platform_names(&names);
 	CU_ASSERT_STRING_EQUAL(names.buf, "linux or macos");
 	sb_release(&names);
 }
@@ -87,7 +94,7 @@ static void test_device_names(void)
 		{ "macos", "/dev/sdb", "give a whole-disk identifier such as disk4" },
 	};
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		const struct prov_driver *d = prov_driver_find(rows[i].driver);
+		const struct plan_platform *d = plan_platform_find(rows[i].driver);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(d);
 		struct strbuf why = STRBUF_INIT;
 		int rc = d->device_check(rows[i].dev, &why);
@@ -130,7 +137,7 @@ static void test_lsof_users(void)
 /* The Linux driver finds a process by an argument (as /proc shows it). */
 static void test_linux_procs(void)
 {
-	const struct prov_driver *d = prov_driver_find("linux");
+	const struct prov_driver *d = prov_driver_of(plan_platform_find("linux"));
 	char *dir = test_tmpdir();
 	struct strbuf needle = STRBUF_INIT;
 	sb_addf(&needle, "%s/held", dir);

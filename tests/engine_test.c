@@ -12,15 +12,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
+#include "plan/plan.h"
+#include "plan/platform.h"
 #include "provision/driver.h"
 #include "provision/engine.h"
 #include "provision/journal.h"
-#include "provision/linux.h"
-#include "provision/macos.h"
+#include "provision/linux/linux.h"
+#include "provision/macos/macos.h"
 #include "provision/provision.h"
-#include "rig/plan.h"
-#include "rig/util/strbuf.h"
-#include "rig/util/xalloc.h"
 #include "test.h"
 
 /* --- a driver that records --- */
@@ -207,7 +208,8 @@ static struct prov_prims rec_prims = {
 	.free_state = r_free,
 };
 
-static const struct prov_driver rec_driver = { .name = "recorder", .prims = &rec_prims };
+static const struct plan_platform rec_platform = { .name = "recorder" };
+static const struct prov_driver rec_driver = { .platform = &rec_platform, .prims = &rec_prims };
 
 /* A plan of one layout with n partitions on an image (or a disk). */
 struct fx {
@@ -235,11 +237,12 @@ static void fx_init(struct fx *f, enum target_kind kind, size_t n)
 	f->p.nlayouts = 1;
 	f->p.target.kind = kind;
 	f->p.target.device = "/dev/sdz";
-	f->p.platform = &rec_driver;
+	f->p.platform = &rec_platform;
 	sb_init(&f->r.log);
 	sb_init(&f->err);
 	f->r.cancel = &f->cancel;
 	f->ctx.plan = &f->p;
+	f->ctx.driver = &rec_driver;
 	f->ctx.err = &f->err;
 	f->ctx.cancel = &f->cancel;
 	f->ctx.state = &f->r;
@@ -389,7 +392,8 @@ static void test_fit_layouts(void)
 		{ .name = "C", .fs = "x", .size_kind = PSIZE_REST },
 	};
 	struct plan_layout l = { .name = "l", .parts = pt, .nparts = 3 };
-	const struct prov_driver *ds[] = { prov_driver_find("linux"), prov_driver_find("macos") };
+	const struct prov_driver *ds[] = { prov_driver_of(plan_platform_find("linux")),
+					   prov_driver_of(plan_platform_find("macos")) };
 	for (size_t i = 0; i < 2; i++) {
 		CU_ASSERT_PTR_NOT_NULL_FATAL(ds[i]);
 		struct prov_extent e[3];
@@ -413,14 +417,14 @@ static void test_fit_layouts(void)
 
 static void test_aliases(void)
 {
-	const struct prov_driver *mac = prov_driver_find("macos");
-	CU_ASSERT_STRING_EQUAL(prov_driver_fs(mac, "jhfs+")->name, "hfs+");
-	CU_ASSERT_STRING_EQUAL(prov_driver_fs(mac, "Journaled HFS+")->name, "hfs+");
-	CU_ASSERT_STRING_EQUAL(prov_driver_fs(mac, "case-sensitive apfs")->name, "apfsx");
-	CU_ASSERT_STRING_EQUAL(prov_driver_fs(mac, "MS-DOS FAT32")->name, "fat32");
-	CU_ASSERT_PTR_NULL(prov_driver_fs(mac, "HFS+")); /* not journaled: not rig's hfs+ */
-	CU_ASSERT_PTR_NULL(prov_driver_fs(prov_driver_find("linux"), "jhfs+"));
-	CU_ASSERT_STRING_EQUAL(prov_driver_of_fs("JHFSX")->name, "macos");
+	const struct plan_platform *mac = plan_platform_find("macos");
+	CU_ASSERT_STRING_EQUAL(plan_platform_fs(mac, "jhfs+")->name, "hfs+");
+	CU_ASSERT_STRING_EQUAL(plan_platform_fs(mac, "Journaled HFS+")->name, "hfs+");
+	CU_ASSERT_STRING_EQUAL(plan_platform_fs(mac, "case-sensitive apfs")->name, "apfsx");
+	CU_ASSERT_STRING_EQUAL(plan_platform_fs(mac, "MS-DOS FAT32")->name, "fat32");
+	CU_ASSERT_PTR_NULL(plan_platform_fs(mac, "HFS+")); /* not journaled: not rig's hfs+ */
+	CU_ASSERT_PTR_NULL(plan_platform_fs(plan_platform_find("linux"), "jhfs+"));
+	CU_ASSERT_STRING_EQUAL(plan_platform_of_fs("JHFSX")->name, "macos");
 
 	/* a plan keeps rig's name; --fs-map takes aliases too */
 	static const char text[] =

@@ -1,5 +1,5 @@
 /*
- * Tests of the estimates and the fit check (rig/plan_estimate.c and the
+ * Tests of the estimates and the fit check (rig/run/plan_estimate.c and the
  * modules' estimate functions).
  *
  * Suite "estimate" (anyone): exact numbers on small plans (fixed sizes, a
@@ -22,16 +22,16 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "rig/estimate.h"
-#include "rig/module.h"
-#include "rig/modules/seqio.h"
-#include "rig/modules/tree.h"
-#include "rig/plan.h"
-#include "rig/plan_estimate.h"
-#include "rig/schedule.h"
-#include "rig/util/prng.h"
-#include "rig/util/strbuf.h"
+#include "lib/prng.h"
+#include "lib/strbuf.h"
+#include "modules/estimate.h"
+#include "modules/module.h"
+#include "modules/seqio.h"
+#include "modules/tree.h"
+#include "plan/plan.h"
+#include "plan/schedule.h"
 #include "provision_util.h"
+#include "rig/run/plan_estimate.h"
 #include "test.h"
 
 void register_estimate_tests(void);

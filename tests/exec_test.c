@@ -1,5 +1,5 @@
 /*
- * Tests of rig/modules/exec.c and exec_parse.c: placeholder substitution,
+ * Tests of modules/exec.c and exec_parse.c: placeholder substitution,
  * fio's JSON (recorded fixtures), name=number lines, output tails; the
  * module run directly with a recording sink (metrics, notes, a failing
  * command failing the cell with its output, {device} on a volume without
@@ -26,10 +26,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "rig/module.h"
-#include "rig/modules/exec_parse.h"
-#include "rig/util/strbuf.h"
-#include "rig/util/xalloc.h"
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
+#include "modules/exec_parse.h"
+#include "modules/module.h"
 #include "rec_sink.h"
 #include "test.h"
 

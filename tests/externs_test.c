@@ -3,7 +3,7 @@
  * static: scripts/check-externs reads nm of a build's objects against
  * scripts/prefixes (make lint runs it on the tree). This suite proves the
  * rule can fail: it compiles small planted sources into a scratch build
- * tree (OBJ/rig/plan_x.o made from rig/plan_x.c, and so on) and checks
+ * tree (OBJ/plan/plan_x.o made from plan/plan_x.c, and so on) and checks
  * that the script rejects an unprefixed extern, an extern no other object
  * uses, a source no line of the list names and a one-letter prefix, and
  * passes a tree where all is well (a tests/ object counts as a user).
@@ -13,8 +13,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "lib/strbuf.h"
 #include "provision_util.h"
-#include "rig/util/strbuf.h"
 #include "test.h"
 
 struct src {
@@ -82,10 +82,10 @@ static int check(const char *tmp, const char *list, char **out)
 /* A plan helper, the runner that calls it, a main and a test that is the
  * only user of a second helper: all is well. */
 static const struct src good[] = {
-	{ "rig/plan_x.c", "int plan_thing(void);\nint plan_tested(void);\n"
+	{ "plan/plan_x.c", "int plan_thing(void);\nint plan_tested(void);\n"
 			  "int plan_thing(void) { return 1; }\n"
 			  "int plan_tested(void) { return 2; }\n" },
-	{ "rig/runner.c", "int plan_thing(void);\nint runner_go(void);\n"
+	{ "rig/run/runner.c", "int plan_thing(void);\nint runner_go(void);\n"
 			  "int runner_go(void) { return plan_thing(); }\n" },
 	{ "rig/main.c", "int runner_go(void);\nint main(void) { return runner_go(); }\n" },
 	{ "tests/plan_x_test.c", "int plan_tested(void);\nvoid register_plan_x_tests(void);\n"
@@ -125,21 +125,21 @@ static void test_planted(void)
 					"int h_p(void) { return runner_go(); }\n"
 					"int html_x(void);\nint html_x(void) { return h_p(); }\n" },
 		  NULL, "reports/html_x.c defines h_p, which has no prefix of its module (html_)" },
-		{ { "rig/plan_y.c", "int node_count(void);\nint node_count(void) { return 3; }\n"
+		{ { "plan/plan_y.c", "int node_count(void);\nint node_count(void) { return 3; }\n"
 				    "int runner_go(void);\nint runner_go(void) { return node_count(); }\n" },
-		  NULL, "rig/plan_y.c defines node_count, which has no prefix of its module (plan_)" },
+		  NULL, "plan/plan_y.c defines node_count, which has no prefix of its module (plan_)" },
 		/* the right prefix, but its own file alone uses it */
-		{ { "rig/plan_z.c", "int plan_alone(void);\nint plan_alone(void) { return 4; }\n"
+		{ { "plan/plan_z.c", "int plan_alone(void);\nint plan_alone(void) { return 4; }\n"
 				    "int plan_z(void);\nint plan_z(void) { return plan_alone(); }\n" },
-		  NULL, "rig/plan_z.c defines plan_alone, which no other object uses: make it static" },
+		  NULL, "plan/plan_z.c defines plan_alone, which no other object uses: make it static" },
 		{ { "newdir/thing.c", "int thing_new(void);\nint thing_new(void) { return 5; }\n" },
 		  NULL, "newdir/thing.c: no line of" },
 		/* a list that gives a one-letter prefix is refused */
-		{ { "rig/schedule.c", "int plan_thing(void);\nint h_s(void);\n"
+		{ { "plan/schedule.c", "int plan_thing(void);\nint h_s(void);\n"
 				      "int h_s(void) { return plan_thing(); }\n" },
-		  "rig/plan_x.c plan_\nrig/runner.c runner_\nrig/main.c !main\n"
-		  "tests/*_test.c register_\ntests/main.c !main\nrig/schedule.c h_\n",
-		  "rig/schedule.c: h_ is one letter, not a module prefix" },
+		  "plan/plan_x.c plan_\nrig/run/runner.c runner_\nrig/main.c !main\n"
+		  "tests/*_test.c register_\ntests/main.c !main\nplan/schedule.c h_\n",
+		  "plan/schedule.c: h_ is one letter, not a module prefix" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct plant *c = &cases[i];

@@ -1,5 +1,5 @@
 /*
- * Fault injection (rig/util/fault.c) and what rig does under it.
+ * Fault injection (platform/fault.c) and what rig does under it.
  *
  * In process: the rules' grammar and its errors, commands failed by name
  * and occurrence through the spawner, module I/O failing with a chosen
@@ -29,11 +29,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
+#include "platform/fault.h"
+#include "platform/spawn.h"
 #include "provision_util.h"
-#include "rig/util/fault.h"
-#include "rig/util/spawn.h"
-#include "rig/util/strbuf.h"
-#include "rig/util/xalloc.h"
 #include "test.h"
 
 /* --- in process --- */

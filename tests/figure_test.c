@@ -24,14 +24,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
 #include "report_util.h"
 #include "reports/figure.h"
 #include "reports/figure_int.h"
 #include "reports/html_int.h"
 #include "reports/report.h"
-#include "rig/store.h"
-#include "rig/util/strbuf.h"
-#include "rig/util/xalloc.h"
+#include "store/store.h"
 #include "test.h"
 
 /* --- the SVG's paths --- */

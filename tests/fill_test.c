@@ -1,5 +1,5 @@
 /*
- * Tests of `fill` (rig/modules/fill.c).
+ * Tests of `fill` (modules/fill.c).
  *
  * Suite "fill" (anyone): on the test folder's own file system fill can
  * only be asked to go down (a level below the current one), never to
@@ -27,10 +27,10 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "rig/module.h"
-#include "rig/util/spawn.h"
-#include "rig/util/strbuf.h"
-#include "rig/util/xalloc.h"
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
+#include "modules/module.h"
+#include "platform/spawn.h"
 #include "rec_sink.h"
 #include "test.h"
 

@@ -15,18 +15,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
 #include "report_util.h"
 #include "reports/figure.h"
 #include "reports/findings.h"
 #include "reports/html_int.h"
+#include "reports/model.h"
+#include "reports/model_mixed.h"
 #include "reports/report.h"
 #include "reports/report_data.h"
 #include "reports/summary.h"
-#include "rig/model.h"
-#include "rig/model_mixed.h"
-#include "rig/store.h"
-#include "rig/util/strbuf.h"
-#include "rig/util/xalloc.h"
+#include "store/store.h"
 #include "test.h"
 
 struct fb {

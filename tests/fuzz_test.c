@@ -17,10 +17,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "rig/plan.h"
-#include "rig/units.h"
-#include "rig/util/strbuf.h"
-#include "rig/util/xalloc.h"
+#include "lib/strbuf.h"
+#include "lib/units.h"
+#include "lib/xalloc.h"
+#include "plan/plan.h"
 #include "test.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))

@@ -13,10 +13,10 @@
 #include <unistd.h>
 
 #include "hdd_util.h"
-#include "provision/linux.h"
+#include "lib/xalloc.h"
+#include "provision/linux/linux.h"
 #include "provision_util.h"
 #include "report_util.h"
-#include "rig/util/xalloc.h"
 #include "test.h"
 
 

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "rig/util/strbuf.h"
+#include "lib/strbuf.h"
 #include "test.h"
 
 struct hdd {

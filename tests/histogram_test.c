@@ -1,5 +1,5 @@
 /*
- * Tests of rig/util/histogram.c: the bucket layout (every value falls in
+ * Tests of lib/histogram.c: the bucket layout (every value falls in
  * its bucket, buckets are at most 1/128 of their value wide), percentiles
  * against a sorted reference within 1% for uniform, exponential,
  * log-normal and heavy-tailed (Pareto) samples, merging, and the edges
@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rig/util/histogram.h"
-#include "rig/util/prng.h"
+#include "lib/histogram.h"
+#include "lib/prng.h"
 #include "test.h"
 
 static struct histogram *new_hist(void)

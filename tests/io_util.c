@@ -6,8 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/strbuf.h"
 #include "platform/aio.h"
-#include "rig/util/strbuf.h"
 #include "test.h"
 
 int iot_have_uring(void)

@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rig/module.h"
-#include "rig/util/strbuf.h"
+#include "lib/strbuf.h"
+#include "modules/module.h"
 
 /* A temporary directory as a volume, its state slot, a cancel flag, the
  * error buffer, and a context pointing at them (direct I/O asked, as a

@@ -1,5 +1,5 @@
 /*
- * No shell strings: every external command goes through rig/util/spawn.c as
+ * No shell strings: every external command goes through platform/spawn.c as
  * an argument vector. scripts/lint refuses calls of system and popen, a
  * shell named as a program and the exec calls that take a list; this
  * suite runs it on the tree (it must pass) and on a copy with planted
@@ -12,8 +12,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "lib/strbuf.h"
 #include "provision_util.h"
-#include "rig/util/strbuf.h"
 #include "test.h"
 
 /* Run a lint script; its exit status, its output into *out. */
@@ -62,6 +62,7 @@ static char *planted(const char *dir, const char *file, const char *text)
 	mkdir(p.buf, 0755);
 	copy_script(tmp, "lint");
 	copy_script(tmp, "check-names");
+	copy_script(tmp, "check-layers");
 	sb_adds(&p, "/names.rules");
 	test_write_file(p.buf, "scan rig\n");
 	sb_reset(&p);

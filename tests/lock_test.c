@@ -1,5 +1,5 @@
 /*
- * Target locks (rig/util/lock.c, provision_target_keys, the runner): one
+ * Target locks (platform/lock.c, provision_target_keys, the runner): one
  * run at a time on each disk, image and directory.
  *
  * The lock itself: lock file names, two lock sets of one process excluding
@@ -31,12 +31,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "provision/linux.h"
-#include "rig/util/lock.h"
-#include "rig/util/strbuf.h"
-#include "rig/util/xalloc.h"
-#include "tests/macos_fx.h"
-#include "tests/provision_util.h"
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
+#include "macos_fx.h"
+#include "platform/lock.h"
+#include "provision/linux/linux.h"
+#include "provision_util.h"
 #include "test.h"
 
 static double now_ms(void)

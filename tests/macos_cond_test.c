@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rig/util/strbuf.h"
-#include "tests/macos_fx.h"
-#include "tests/provision_util.h"
+#include "lib/strbuf.h"
+#include "macos_fx.h"
+#include "provision_util.h"
 #include "test.h"
 
 static char *plan_text(struct fx *x, const char *apfs_extra, int cycles)

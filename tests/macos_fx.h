@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rig/util/strbuf.h"
-#include "tests/provision_util.h"
+#include "lib/strbuf.h"
+#include "provision_util.h"
 #include "test.h"
 
 struct fx {

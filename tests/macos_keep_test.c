@@ -1,5 +1,5 @@
 /*
- * Layouts that keep their first partition (`keep: true`, provision/macos.c,
+ * Layouts that keep their first partition (`keep: true`, provision/macos/macos.c,
  * docs/plan-language.md) end to end on Linux, with the fake diskutil of
  * tests/tools/fake-macos/: the halves article's method (a whole APFS container shrunk to
  * half with HFS+ added after it, then the other way round with
@@ -19,9 +19,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "rig/util/strbuf.h"
-#include "tests/macos_fx.h"
-#include "tests/provision_util.h"
+#include "lib/strbuf.h"
+#include "macos_fx.h"
+#include "provision_util.h"
 #include "test.h"
 
 /* fake-macos ctl with a list of arguments */

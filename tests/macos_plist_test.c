@@ -1,5 +1,5 @@
 /*
- * Tests of provision/macos_plist.c: every recorded output of a real Mac in
+ * Tests of provision/macos/macos_plist.c: every recorded output of a real Mac in
  * tests/fixtures/macos/ (copied from ../shared/fixtures/macos/, sources in
  * its SOURCES.md) parsed, with the facts rig takes from it asserted; keys
  * that a capture lacks stay unknown; damaged input is refused with a
@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "provision/macos_plist.h"
-#include "rig/util/strbuf.h"
+#include "lib/strbuf.h"
+#include "provision/macos/macos_plist.h"
 #include "test.h"
 
 static char *fx(const char *name, size_t *len)

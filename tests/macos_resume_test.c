@@ -1,5 +1,5 @@
 /*
- * rig resume on the macOS backend (provision/macos_resume.c), on Linux with
+ * rig resume on the macOS backend (provision/macos/macos_resume.c), on Linux with
  * the fake diskutil and hdiutil of tests/tools/fake-macos/: `rig run --platform
  * macos` of an image-target plan killed with SIGKILL at repeatable points
  * (RIG_FAULT=signal:SIGKILL:..., after each provisioning command, in the
@@ -20,9 +20,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "rig/util/strbuf.h"
-#include "rig/util/xalloc.h"
-#include "tests/provision_util.h"
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
+#include "provision_util.h"
 #include "test.h"
 
 struct mfx {

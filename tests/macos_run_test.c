@@ -1,5 +1,5 @@
 /*
- * End-to-end tests of the macOS backend (provision/macos.c) on Linux: `rig
+ * End-to-end tests of the macOS backend (provision/macos/macos.c) on Linux: `rig
  * run --platform macos` and `rig plan --platform macos` with the fake
  * diskutil and hdiutil of tests/tools/fake-macos/ first on PATH. The fake keeps
  * the state of a fake disk (partitionDisk then list shows the new layout),
@@ -12,9 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "rig/util/strbuf.h"
-#include "tests/macos_fx.h"
-#include "tests/provision_util.h"
+#include "lib/strbuf.h"
+#include "macos_fx.h"
+#include "provision_util.h"
 #include "test.h"
 
 static int run_plan(struct fx *x, const char *text, char **out)
@@ -528,7 +528,7 @@ static void test_plan_configs(void)
 }
 
 /*
- * Fault injection (RIG_FAULT, rig/util/fault.h) on the macOS backend: every
+ * Fault injection (RIG_FAULT, platform/fault.h) on the macOS backend: every
  * command of the halves plan (a disk target, two layouts) and of an image
  * plan (remount between steps) failing once. Each must end the run with an
  * error naming the command and its output, tear down what was built, and

@@ -1,5 +1,5 @@
 /*
- * Tests of provision/macos_facts.c and macos_layout.c, and of the safety
+ * Tests of provision/macos/macos_facts.c and macos_layout.c, and of the safety
  * rules (provision/safety.c) on macOS facts: the refusal table with
  * devices from the real captures of tests/fixtures/macos/ (some derived
  * from them by changing one key, said in each row), served to the facts
@@ -11,12 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "provision/macos.h"
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
+#include "platform/spawn.h"
+#include "provision/macos/macos.h"
 #include "provision/safety.h"
-#include "rig/util/spawn.h"
-#include "rig/util/strbuf.h"
-#include "rig/util/xalloc.h"
-#include "tests/provision_util.h"
+#include "provision_util.h"
 #include "test.h"
 
 /* --- a replay of diskutil outputs --- */

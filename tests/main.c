@@ -17,7 +17,7 @@
  * runner per suite, several at a time; run by hand, one runner runs them all.
  *
  * The rig processes the tests start take their target locks in a folder of
- * this test process (RIG_LOCK_DIR, rig/util/lock.h) unless one is given, so
+ * this test process (RIG_LOCK_DIR, platform/lock.h) unless one is given, so
  * test runs side by side, and real runs, never meet in /run/rig.
  */
 #include <CUnit/CUnit.h>

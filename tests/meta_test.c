@@ -1,6 +1,6 @@
 /*
- * Tests of `meta` (rig/modules/fill.c) and its storage-free random order
- * (rig/modules/meta_order.c): the permutation is one (every index once,
+ * Tests of `meta` (modules/fill.c) and its storage-free random order
+ * (modules/meta_order.c): the permutation is one (every index once,
  * reproducible, seed-dependent, not the identity); the module, bound from
  * plan text through params_bind like the runner does, records a rate for
  * each operation asked and only those, and leaves the volume's folder as
@@ -17,10 +17,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "rig/module.h"
-#include "rig/modules/meta_order.h"
-#include "rig/util/strbuf.h"
-#include "rig/util/xalloc.h"
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
+#include "modules/meta_order.h"
+#include "modules/module.h"
 #include "rec_sink.h"
 #include "test.h"
 

@@ -1,5 +1,5 @@
 /*
- * Tests of rig/model_mixed.c against lme4 and lmerTest
+ * Tests of reports/model_mixed.c against lme4 and lmerTest
  * (tests/fixtures/model/make_mixed.R writes mixed_reference.h): the REML
  * fit of a random intercept per provisioned volume (fixed effects,
  * covariance, variance components, REML criterion, singularity) and
@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rig/model_mixed.h"
-#include "rig/util/xalloc.h"
+#include "lib/xalloc.h"
+#include "reports/model_mixed.h"
 #include "test.h"
 
 struct ref_est {
@@ -33,7 +33,7 @@ struct ref_mixed {
 	size_t ncon;
 };
 
-#include "fixtures/model/mixed_reference.h"
+#include "tests/fixtures/model/mixed_reference.h"
 
 static int failures;
 
@@ -207,7 +207,7 @@ static void test_refusals(void)
 
 void register_model_mixed_tests(void)
 {
-	CU_pSuite s = test_suite("mixed model (rig/model_mixed.c) against lme4 and lmerTest");
+	CU_pSuite s = test_suite("mixed model (reports/model_mixed.c) against lme4 and lmerTest");
 	test_add(s, "balanced halves in both orders, 4 volumes", test_balanced);
 	test_add(s, "provisioning replicated, 16 volumes", test_replicated);
 	test_add(s, "unbalanced: rows dropped, unequal volumes", test_unbalanced);

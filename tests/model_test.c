@@ -1,5 +1,5 @@
 /*
- * Tests of rig/model.c against reference values computed independently
+ * Tests of reports/model.c against reference values computed independently
  * with statsmodels, scipy and numpy (tests/fixtures/model/reference.h,
  * made by make_fixtures.py there: see it for where each number comes
  * from), to 1e-9 relative; the Longley regression also against NIST's
@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rig/model.h"
-#include "rig/stats.h"
-#include "rig/util/xalloc.h"
+#include "lib/xalloc.h"
+#include "reports/model.h"
+#include "reports/stats.h"
 #include "test.h"
 
 /* The shapes of the generated tables. */
@@ -66,7 +66,7 @@ struct ref_steep {
 	struct ref_est extra;
 };
 
-#include "fixtures/model/reference.h"
+#include "tests/fixtures/model/reference.h"
 
 #define REL 1e-9
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -501,7 +501,7 @@ static void test_steepening_edges(void)
 
 void register_model_tests(void)
 {
-	CU_pSuite s = test_suite("linear models (rig/model.c)");
+	CU_pSuite s = test_suite("linear models (reports/model.c)");
 	test_add(s, "least squares against statsmodels, 1e-9 relative; rank deficiency",
 		 test_ols_reference);
 	test_add(s, "Longley against NIST's certified values", test_ols_longley);

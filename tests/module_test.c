@@ -1,6 +1,6 @@
 /*
- * The module table (rig/modules/modules.c) and what each module declares
- * of itself in rig/module.h: its headline is one of the metrics it
+ * The module table (modules/modules.c) and what each module declares
+ * of itself in modules/module.h: its headline is one of the metrics it
  * records, with a direction; a module that sets the level records the
  * level; what it needs is in the table; a diskless module does no I/O and
  * keeps no state; and the headline table of docs/reports.md is the one the
@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rig/module.h"
-#include "rig/util/strbuf.h"
+#include "lib/strbuf.h"
+#include "modules/module.h"
 #include "test.h"
 
 static const struct rig_metric *metric_of(const struct rig_module *m, const char *name)

@@ -1,12 +1,12 @@
 /*
- * Tests of rig/util/payload.c: the bytes are never zeros or constant,
+ * Tests of platform/payload.c: the bytes are never zeros or constant,
  * differ per stream and per sector, are reproducible from the seed and
  * independent of how they are cut into blocks, verify after the pool has
  * been stamped for other streams, and a 64 MiB write holds no two equal
  * 4K blocks; a buffer filled once and restamped per write (payload_restamp)
  * holds each write's stamps over the base's bytes, verifies with
  * payload_check_restamped, and never repeats a sector. Plus the
- * least-squares fit of rig/util/fit.c, which write and read use for
+ * least-squares fit of lib/fit.c, which write and read use for
  * time = overhead + bytes / rate. And plat_alloc_io, the memory of the
  * data path: aligned, whole, and on Linux advised into huge pages.
  */
@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../platform/platform.h"
-#include "rig/util/fit.h"
-#include "rig/util/payload.h"
+#include "lib/fit.h"
+#include "platform/payload.h"
+#include "platform/platform.h"
 #include "test.h"
 
 #define MIB (1u << 20)
@@ -402,7 +402,7 @@ static void test_restamp_unique(void)
 	payload_release(&p);
 }
 
-/* --- rig/util/fit.c --- */
+/* --- lib/fit.c --- */
 
 static void test_fit_exact(void)
 {

@@ -1,5 +1,5 @@
 /*
- * The validation of module steps by binding (rig/plan_bind.c): each
+ * The validation of module steps by binding (plan/plan_bind.c): each
  * parameter is bound once per value of its own variables and the modules'
  * cross-checks get the combinations put together from the bound fields.
  * What it reports must be exactly what binding every combination of the
@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rig/plan.h"
-#include "rig/util/strbuf.h"
-#include "rig/util/xalloc.h"
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
+#include "plan/plan.h"
 #include "test.h"
 
 void register_plan_bind_tests(void);

@@ -1,13 +1,14 @@
 /*
- * The plan's volume conditions and the snapshot step (rig/plan_cond.c):
+ * The plan's volume conditions and the snapshot step (plan/plan_cond.c):
  * values parsed, refusals at their key's line and column, and --fs-map
  * turning what the mapped file system cannot honour into warnings with
  * the condition marked not applied.
  */
 #include <string.h>
 
-#include "rig/plan.h"
-#include "rig/util/strbuf.h"
+#include "lib/strbuf.h"
+#include "plan/plan.h"
+#include "plan/platform.h"
 #include "provision/driver.h"
 #include "test.h"
 
@@ -20,7 +21,7 @@ static struct plan *parse(const char *parts, const char *steps, const char *map,
 {
 	struct strbuf t = STRBUF_INIT;
 	sb_addf(&t, "%s%ssteps:\n%s", head, parts, steps);
-	struct plan_options o = { .platform = prov_driver_find(platform), .fs_map = map };
+	struct plan_options o = { .platform = plan_platform_find(platform), .fs_map = map };
 	diag_init(d, "plan.yaml", NULL);
 	struct plan *p = plan_parse_text("plan.yaml", t.buf, t.len, &o, d);
 	sb_release(&t);

@@ -1,11 +1,11 @@
-/* A description's stated counts against the plan's (rig/plan_describe.c). */
+/* A description's stated counts against the plan's (plan/plan_describe.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "rig/diag.h"
-#include "rig/plan.h"
-#include "rig/util/strbuf.h"
+#include "lib/diag.h"
+#include "lib/strbuf.h"
+#include "plan/plan.h"
 #include "test.h"
 
 void register_plan_describe_tests(void);

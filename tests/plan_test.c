@@ -1,7 +1,7 @@
 /*
- * Tests of the plan parser and validator (rig/plan.c, plan_target.c,
- * plan_steps.c, plan_report.c), parameter binding (rig/params.c) and diagnostics
- * (rig/diag.c): a table of invalid plans, each with the exact position and
+ * Tests of the plan parser and validator (plan/plan.c, plan_target.c,
+ * plan_steps.c, plan_report.c), parameter binding (plan/params.c) and diagnostics
+ * (lib/diag.c): a table of invalid plans, each with the exact position and
  * message of its first error; every shipped plan in configs/ validating
  * cleanly; parsed values; platform inference and --fs-map.
  */
@@ -10,11 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rig/module.h"
-#include "rig/modules/tree.h"
+#include "lib/strbuf.h"
+#include "modules/module.h"
+#include "modules/tree.h"
+#include "plan/plan.h"
+#include "plan/platform.h"
 #include "provision/driver.h"
-#include "rig/plan.h"
-#include "rig/util/strbuf.h"
 #include "test.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -780,7 +781,7 @@ static void test_parsed_values(void)
 	CU_ASSERT_EQUAL(p->target.kind, TARGET_DISK);
 	CU_ASSERT_STRING_EQUAL(p->target.device, "disk4");
 	CU_ASSERT_STRING_EQUAL(p->target.confirm, "ST2000LM007");
-	CU_ASSERT_EQUAL(p->platform, prov_driver_find("macos"));
+	CU_ASSERT_EQUAL(p->platform, plan_platform_find("macos"));
 	CU_ASSERT_EQUAL_FATAL(p->nlayouts, 2);
 	const struct plan_layout *l = &p->layouts[0];
 	CU_ASSERT_STRING_EQUAL(l->name, "tenths");
@@ -892,7 +893,7 @@ static void test_defaults(void)
 	CU_ASSERT_STRING_EQUAL(p->target.image_path, "/var/tmp/r.img");
 	CU_ASSERT_EQUAL(p->target.image_size, 20000000000ull);
 	CU_ASSERT_EQUAL(p->target.keep, 1);
-	CU_ASSERT_EQUAL(p->platform, prov_driver_find("linux"));
+	CU_ASSERT_EQUAL(p->platform, plan_platform_find("linux"));
 	diag_release(&d);
 	plan_free(p);
 }
@@ -1064,11 +1065,11 @@ static void test_platforms(void)
 	struct plan_options o = { .platform = NULL };
 	struct plan *p = parse_opt(mac, &o, &d);
 	CU_ASSERT_EQUAL(d.nerrors, 0);
-	CU_ASSERT_EQUAL(p->platform, prov_driver_find("macos"));
+	CU_ASSERT_EQUAL(p->platform, plan_platform_find("macos"));
 	diag_release(&d);
 	plan_free(p);
 
-	o.platform = prov_driver_find("linux");
+	o.platform = plan_platform_find("linux");
 	p = parse_opt(mac, &o, &d);
 	CU_ASSERT_EQUAL(d.nerrors, 2);
 	const struct diag_item *e = first_error(&d);
@@ -1077,14 +1078,14 @@ static void test_platforms(void)
 	CU_ASSERT_EQUAL(e->mark.col, 27);
 	CU_ASSERT_STRING_EQUAL(e->msg, "file system 'apfs' cannot be made on linux (it can make "
 			       "ext4, xfs, btrfs)");
-	CU_ASSERT_EQUAL(p->platform, prov_driver_find("linux"));
+	CU_ASSERT_EQUAL(p->platform, plan_platform_find("linux"));
 	diag_release(&d);
 	plan_free(p);
 
 	o.fs_map = "apfs=ext4, hfs+=xfs";
 	p = parse_opt(mac, &o, &d);
 	CU_ASSERT_EQUAL(d.nerrors, 0);
-	CU_ASSERT_EQUAL(p->platform, prov_driver_find("linux"));
+	CU_ASSERT_EQUAL(p->platform, plan_platform_find("linux"));
 	CU_ASSERT_STRING_EQUAL(p->layouts[0].parts[0].fs, "ext4");
 	CU_ASSERT_STRING_EQUAL(p->layouts[0].parts[1].fs, "xfs");
 	diag_release(&d);
@@ -1095,12 +1096,12 @@ static void test_platforms(void)
 	o.fs_map = "apfs=ext4,hfs+=xfs";
 	p = parse_opt(mac, &o, &d);
 	CU_ASSERT_EQUAL(d.nerrors, 0);
-	CU_ASSERT_EQUAL(p->platform, prov_driver_find("linux"));
+	CU_ASSERT_EQUAL(p->platform, plan_platform_find("linux"));
 	diag_release(&d);
 	plan_free(p);
 
 	/* Half a map: the mapped fs is named with its origin. */
-	o.platform = prov_driver_find("macos");
+	o.platform = plan_platform_find("macos");
 	o.fs_map = "hfs+=xfs";
 	p = parse_opt(mac, &o, &d);
 	CU_ASSERT_EQUAL(d.nerrors, 1);
@@ -1134,12 +1135,12 @@ static void test_platforms(void)
 	o.fs_map = NULL;
 	p = parse_opt(cs, &o, &d);
 	CU_ASSERT_EQUAL(d.nerrors, 0);
-	CU_ASSERT_EQUAL(p->platform, prov_driver_find("macos"));
-	CU_ASSERT_EQUAL(prov_driver_fs(p->platform, "apfsx")->case_sensitive, 1);
-	CU_ASSERT_EQUAL(prov_driver_fs(p->platform, "apfs")->case_sensitive, 0);
+	CU_ASSERT_EQUAL(p->platform, plan_platform_find("macos"));
+	CU_ASSERT_EQUAL(plan_platform_fs(p->platform, "apfsx")->case_sensitive, 1);
+	CU_ASSERT_EQUAL(plan_platform_fs(p->platform, "apfs")->case_sensitive, 0);
 	diag_release(&d);
 	plan_free(p);
-	o.platform = prov_driver_find("linux");
+	o.platform = plan_platform_find("linux");
 	p = parse_opt(cs, &o, &d);
 	CU_ASSERT_EQUAL(d.nerrors, 2);
 	e = first_error(&d);
@@ -1156,7 +1157,7 @@ static void test_platforms(void)
 	plan_free(p);
 
 	/* dirs: no platform, whatever is asked. */
-	o.platform = prov_driver_find("linux");
+	o.platform = plan_platform_find("linux");
 	o.fs_map = NULL;
 	p = parse_opt(HDR DIRS STEPS, &o, &d);
 	CU_ASSERT_EQUAL(d.nerrors, 0);

@@ -1,5 +1,5 @@
 /*
- * Tests of --var NAME=VALUE (rig/plan_vars.c, with the target's and the
+ * Tests of --var NAME=VALUE (plan/plan_vars.c, with the target's and the
  * steps' use of it in plan_target.c, plan_steps.c and params.c): values in
  * module parameters and the target, messages at the `$name` that says the
  * value came from --var, the errors (undefined, unknown, shadowing a sweep,
@@ -11,12 +11,14 @@
 
 #include <sqlite3.h>
 
+#include "lib/strbuf.h"
+#include "modules/module.h"
+#include "plan/plan.h"
+#include "plan/platform.h"
+#include "plan/schedule.h"
 #include "provision/driver.h"
-#include "rig/module.h"
-#include "rig/plan.h"
-#include "rig/resume.h"
-#include "rig/schedule.h"
-#include "rig/util/strbuf.h"
+#include "rig/run/resume.h"
+#include "store/run_options.h"
 #include "test.h"
 
 void register_plan_vars_tests(void);
@@ -27,7 +29,7 @@ void register_plan_vars_tests(void);
 static struct plan *parse_vars(const char *text, const char *const *vars, size_t n,
 			       struct diag *d)
 {
-	struct plan_options o = { .platform = prov_driver_find("linux"), .vars = vars, .nvars = n };
+	struct plan_options o = { .platform = plan_platform_find("linux"), .vars = vars, .nvars = n };
 	diag_init(d, "plan.yaml", NULL);
 	return plan_parse_text("plan.yaml", text, strlen(text), &o, d);
 }
@@ -243,12 +245,12 @@ static void test_run_records_vars(void)
 					   "value FROM samples WHERE metric = 'value')", -1, &st,
 					   NULL), SQLITE_OK);
 	CU_ASSERT_EQUAL_FATAL(sqlite3_step(st), SQLITE_ROW);
-	struct resume_options ro;
-	CU_ASSERT_EQUAL(resume_parse_options((const char *)sqlite3_column_text(st, 0), &ro), 0);
+	struct store_run_options ro;
+	CU_ASSERT_EQUAL(store_run_options_parse((const char *)sqlite3_column_text(st, 0), &ro), 0);
 	CU_ASSERT_EQUAL_FATAL(ro.nvars, 1);
 	CU_ASSERT_STRING_EQUAL(ro.vars[0], "v=31");
 	CU_ASSERT_EQUAL(sqlite3_column_double(st, 1), 31.0);
-	resume_options_release(&ro);
+	store_run_options_release(&ro);
 	sqlite3_finalize(st);
 	sqlite3_close(h);
 	/* The reports parse the stored plan with the recorded values. */
@@ -269,7 +271,7 @@ static void test_fleet_plan(void)
 	struct strbuf path = STRBUF_INIT;
 	sb_addf(&path, "%s/fleet/plans/ten-containers.yaml", test_src());
 	const char *vars[] = { "disk=disk4", "confirm=ST2000LM007-1R8174" };
-	struct plan_options o = { .platform = prov_driver_find("macos"), .vars = vars, .nvars = 2 };
+	struct plan_options o = { .platform = plan_platform_find("macos"), .vars = vars, .nvars = 2 };
 	struct diag d;
 	diag_init(&d, NULL, NULL);
 	struct plan *p = plan_parse_file(path.buf, &o, &d);

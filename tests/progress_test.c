@@ -1,5 +1,5 @@
 /*
- * The progress of a run (rig/util/progress.c, rig/run_eta.c), seen as a
+ * The progress of a run (platform/progress.c, rig/run/run_eta.c), seen as a
  * user sees it: `rig run` of a quick plan on directories (the null module,
  * no root), its stderr once a pseudo-terminal the test opens
  * (posix_openpt: the line is redrawn in place with an ETA that decreases
@@ -17,8 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "rig/util/progress.h"
-#include "rig/util/strbuf.h"
+#include "lib/strbuf.h"
+#include "platform/progress.h"
 #include "test.h"
 
 void register_progress_tests(void);

@@ -1,5 +1,5 @@
 /*
- * End-to-end tests of the Linux backend (provision/linux.c) through the
+ * End-to-end tests of the Linux backend (provision/linux/linux.c) through the
  * rig binary: image targets on loop devices, run as root (CI is root).
  * Every test works in its own temporary folder and ends by checking that
  * no mount and no loop device under it is left (pt_leftovers, which also
@@ -25,9 +25,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
 #include "provision_util.h"
-#include "rig/util/strbuf.h"
-#include "rig/util/xalloc.h"
 #include "test.h"
 
 struct px {
@@ -506,7 +506,7 @@ static void test_enospc(void)
 		    "layouts:\n  - name: one\n    partitions:\n      - { name: A, fs: ext4, size: 100% }\n"
 		    "steps:\n  - write: { files: 1, size: 1M }\n  - write: { files: 1, size: 200M }\n");
 	/* The fit check refuses it after provisioning, before the first cell
-	 * (rig/run_fit.c); --no-fit-check runs it into ENOSPC. */
+	 * (rig/run/run_fit.c); --no-fit-check runs it into ENOSPC. */
 	struct strbuf refused = STRBUF_INIT;
 	sb_addf(&refused, "%s/refused", x.tmp);
 	const char *args0[] = { "run", "-q", "-o", refused.buf, x.plan.buf, NULL };

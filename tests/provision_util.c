@@ -11,10 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "provision/linux.h"
-#include "rig/util/spawn.h"
-#include "rig/util/strbuf.h"
-#include "rig/util/xalloc.h"
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
+#include "platform/spawn.h"
+#include "provision/linux/linux.h"
 #include "test.h"
 
 int pt_cmd(const char *const *argv, char **out)
@@ -31,6 +31,29 @@ int pt_cmd(const char *const *argv, char **out)
 	int status = r.exited ? r.status : -1;
 	spawn_result_release(&r);
 	return status;
+}
+
+void pt_plant(const char *root, const char *path, const char *text)
+{
+	struct strbuf p = STRBUF_INIT;
+	sb_addf(&p, "%s/%s", root, path);
+	char *dir = xstrdup(p.buf);
+	*strrchr(dir, '/') = 0;
+	const char *mk[] = { "mkdir", "-p", dir, NULL };
+	CU_ASSERT_EQUAL(pt_cmd(mk, NULL), 0);
+	free(dir);
+	CU_ASSERT_EQUAL(test_write_file(p.buf, text), 0);
+	sb_release(&p);
+}
+
+int pt_script(const char *root, const char *script, char **out)
+{
+	struct strbuf s = STRBUF_INIT;
+	sb_addf(&s, "%s/%s", root, script);
+	const char *argv[] = { "sh", s.buf, NULL };
+	int rc = pt_cmd(argv, out);
+	sb_release(&s);
+	return rc;
 }
 
 char *pt_query(const char *db, const char *sql)

@@ -17,6 +17,13 @@ struct strbuf;
  * Returns the exit status, or -1. */
 int pt_cmd(const char *const *argv, char **out);
 
+/* Write text to root/path, making its folders (a planted file of a
+ * scratch tree); CUnit assertions say what failed. */
+void pt_plant(const char *root, const char *path, const char *text);
+/* Run the shell script root/script (sh, no arguments): its exit status,
+ * or -1; its output in *out (caller frees). */
+int pt_script(const char *root, const char *script, char **out);
+
 /* The first column of the first row of sql on the database db, or NULL.
  * Caller frees. */
 char *pt_query(const char *db, const char *sql);

@@ -1,5 +1,5 @@
 /*
- * Tests of randread/randwrite (rig/modules/randio.c, randio_engine.c) and
+ * Tests of randread/randwrite (modules/randio.c, randio_engine.c) and
  * the io_uring queue (platform/linux_uring.c): offsets (aligned, in the
  * span, uniform, reproducible), work split, and whole runs of both modules
  * with both engines on an 8 MiB file in a temporary directory, called
@@ -21,13 +21,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "platform/aio.h"
-#include "platform/platform.h"
-#include "rig/module.h"
-#include "rig/modules/randio.h"
-#include "rig/util/payload.h"
 #include "io_util.h"
-#include "rig/util/strbuf.h"
+#include "lib/strbuf.h"
+#include "modules/module.h"
+#include "modules/randio.h"
+#include "platform/aio.h"
+#include "platform/payload.h"
+#include "platform/platform.h"
 #include "test.h"
 
 /* --- offsets --- */

@@ -1,6 +1,6 @@
 /*
  * A recording sink for the suites that run a module directly (struct
- * rig_sink, rig/module.h): metrics kept as "name=value unit\n" lines, notes
+ * rig_sink, modules/module.h): metrics kept as "name=value unit\n" lines, notes
  * as "key: value\n" lines, per-file samples counted. Shared by the exec,
  * fill, meta, seqio and tree suites, which each had a copy.
  */
@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rig/module.h"
-#include "rig/util/strbuf.h"
+#include "lib/strbuf.h"
+#include "modules/module.h"
 
 struct rec {
 	struct strbuf metrics; /* "name=value unit\n" */

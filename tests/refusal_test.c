@@ -32,15 +32,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "provision/linux.h"
-#include "provision/macos.h"
+#include "lib/diag.h"
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
+#include "plan/plan.h"
+#include "plan/platform.h"
+#include "platform/spawn.h"
+#include "provision/linux/linux.h"
+#include "provision/macos/macos.h"
 #include "provision/provision.h"
 #include "provision_util.h"
-#include "rig/diag.h"
-#include "rig/plan.h"
-#include "rig/util/spawn.h"
-#include "rig/util/strbuf.h"
-#include "rig/util/xalloc.h"
 #include "test.h"
 
 /* A change to the recorded machine (root: the copy). */
@@ -420,7 +421,7 @@ static void plan_note(void *opaque, int warning, const char *text)
 }
 
 /* Parse a row's plan; NULL when validation refuses it (the diagnostics in o->err). */
-static struct plan *row_plan(const char *text, const struct prov_driver *platform, struct diag *d,
+static struct plan *row_plan(const char *text, const struct plan_platform *platform, struct diag *d,
 			     struct outcome *o)
 {
 	diag_init(d, "refusal.yaml", text);
@@ -646,7 +647,7 @@ static int macos_driver(const struct row *row, struct outcome *o)
 		       "      - { name: A, fs: apfs, size: rest }\n"
 		       "steps:\n  - write: { files: 1, size: 1M }\n");
 	struct diag d;
-	struct plan *p = row_plan(text.buf, prov_driver_find("macos"), &d, o);
+	struct plan *p = row_plan(text.buf, plan_platform_find("macos"), &d, o);
 	if (p && row->change_when && !strcmp(row->change_when, "plan")) {
 		/* rig plan reads the disk for real (the fake's queries); then it changes */
 		struct spawner dry = spawner_dry(dry_log, NULL);

@@ -19,14 +19,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
 #include "report_util.h"
 #include "reports/csv.h"
 #include "reports/report.h"
 #include "reports/report_data.h"
 #include "reports/summary.h"
-#include "rig/store.h"
-#include "rig/util/strbuf.h"
-#include "rig/util/xalloc.h"
+#include "store/store.h"
 #include "test.h"
 
 /* --- a JSON Schema validator for the keywords docs/results.schema.json uses --- */

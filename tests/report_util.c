@@ -11,9 +11,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "rig/store.h"
-#include "rig/util/strbuf.h"
-#include "rig/util/xalloc.h"
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
+#include "store/store.h"
 
 /* A small deterministic generator, so tests can recompute the values. */
 static double rnd(uint64_t *s)

@@ -17,9 +17,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
 #include "report_util.h"
-#include "rig/util/strbuf.h"
-#include "rig/util/xalloc.h"
 #include "test.h"
 
 static char *chromium_bin;

@@ -18,10 +18,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "provision/linux.h"
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
+#include "provision/linux/linux.h"
 #include "provision_util.h"
-#include "rig/util/strbuf.h"
-#include "rig/util/xalloc.h"
 #include "test.h"
 
 struct disk {

@@ -20,19 +20,20 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "rig/diag.h"
-#include "rig/plan.h"
-#include "rig/resume.h"
-#include "rig/schedule.h"
-#include "rig/modules/seqio.h"
-#include "rig/store.h"
-#include "rig/units.h"
-#include "rig/util/prng.h"
-#include "rig/util/strbuf.h"
-#include "rig/util/xalloc.h"
-#include "provision/linux.h"
+#include "lib/diag.h"
+#include "lib/prng.h"
+#include "lib/strbuf.h"
+#include "lib/units.h"
+#include "lib/xalloc.h"
+#include "modules/seqio.h"
+#include "plan/plan.h"
+#include "plan/platform.h"
+#include "plan/schedule.h"
+#include "provision/linux/linux.h"
 #include "provision/provision.h"
 #include "provision_util.h"
+#include "rig/run/resume.h"
+#include "store/store.h"
 #include "test.h"
 
 /* --- resume_point --- */
@@ -41,7 +42,7 @@ static struct plan *parse(const char *text)
 {
 	struct diag d;
 	diag_init(&d, "t.yaml", NULL);
-	struct plan_options po = { .platform = prov_driver_find("linux") };
+	struct plan_options po = { .platform = plan_platform_find("linux") };
 	struct plan *p = plan_parse_text("t.yaml", text, strlen(text), &po, &d);
 	if (d.nerrors) {
 		diag_print(&d, stderr);
@@ -154,7 +155,7 @@ static const struct store_run srun = {
 };
 
 /* What rig 0.1 wrote: schema version 1, made here from a new store by
- * taking back what versions 2 to 5 added (rig/store.c, migrate_v2_sql to
+ * taking back what versions 2 to 5 added (store/store.c, migrate_v2_sql to
  * migrate_v5_sql), so the product needs no constructor for old stores. */
 static const char downgrade_to_v1[] =
 	V5_DOWN
@@ -721,7 +722,7 @@ static void test_orphans(void)
 	CU_ASSERT_EQUAL(linux_procs_using("", shorter, NULL), 0);
 	sb_addch(&other, '0');
 	CU_ASSERT_EQUAL(linux_procs_using("", shorter, NULL), 1);
-	struct plan on_linux = { .platform = prov_driver_find("linux") };
+	struct plan on_linux = { .platform = plan_platform_find("linux") };
 	struct provision_ctx ctx = { .plan = &on_linux, .err = &err };
 	double t0 = now_ms();
 	CU_ASSERT_EQUAL(provision_wait_orphans(&ctx, both), 0); /* until both have ended */

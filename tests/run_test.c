@@ -16,10 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "rig/module.h"
-#include "rig/plan.h"
-#include "rig/util/strbuf.h"
-#include "rig/util/xalloc.h"
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
+#include "modules/module.h"
+#include "plan/plan.h"
 #include "test.h"
 
 static void test_help_plan_language(void);

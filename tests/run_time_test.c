@@ -1,5 +1,5 @@
 /*
- * The time accounting (rig/run_time.c, rig/run_account.c,
+ * The time accounting (modules/run_time.c, rig/run/run_account.c,
  * reports/report_time.c, reports/html_time.c): the accountant alone, and
  * a run of the sanitized binary on a dirs target whose categories must
  * add up to its wall time, with a pause counted as pause, a tree's build
@@ -15,10 +15,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "rig/run_time.h"
-#include "rig/store.h"
-#include "rig/util/strbuf.h"
-#include "rig/util/xalloc.h"
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
+#include "modules/run_time.h"
+#include "store/store.h"
 #include "test.h"
 
 static double now_s(void)

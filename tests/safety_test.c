@@ -1,5 +1,5 @@
 /*
- * Tests of provision/safety.c, provision/linux_facts.c, linux_devices.c and
+ * Tests of provision/safety.c, provision/linux/linux_facts.c, linux_devices.c and
  * linux_gpt.c, without root and without a disk: the erase rules as a table
  * of refusals against recorded machines (tests/fixtures/linux/: sysfs,
  * mountinfo, swaps and udev trees), the facts read from them, `rig
@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "provision/linux.h"
+#include "lib/strbuf.h"
+#include "provision/linux/linux.h"
 #include "provision/safety.h"
-#include "rig/util/strbuf.h"
 #include "test.h"
 
 static char *fixture(const char *machine)

@@ -1,5 +1,5 @@
 /*
- * Tests of rig/schedule.c. Plans are built by hand (no YAML): a step tree is
+ * Tests of plan/schedule.c. Plans are built by hand (no YAML): a step tree is
  * written in a small notation parsed here,
  *
  *   write read cycle3{pause enumerate} sweep:fill=90%,95%{fill write}
@@ -22,11 +22,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
+#include "plan/plan.h"
+#include "plan/platform.h"
+#include "plan/schedule.h"
 #include "provision/driver.h"
-#include "rig/plan.h"
-#include "rig/schedule.h"
-#include "rig/util/strbuf.h"
-#include "rig/util/xalloc.h"
 #include "test.h"
 
 /* ---- reporting ---------------------------------------------------------- */
@@ -227,7 +228,7 @@ static struct plan *plan_image(const size_t *nparts, size_t nlayouts, uint32_t r
 	}
 	p->order = order;
 	p->repeat = repeat;
-	p->platform = prov_driver_find("linux");
+	p->platform = plan_platform_find("linux");
 	set_steps(p, spec);
 	return p;
 }

@@ -1,5 +1,5 @@
 /*
- * Tests of rig/modules/seqio.c (write and read): size distributions become
+ * Tests of modules/seqio.c (write and read): size distributions become
  * file sets (reproducible, in bounds, log-uniform in shape); the modules
  * run directly against a temporary folder with a recording sink (the bytes
  * on disk are the payload, sizes are exact including unaligned tails, the
@@ -18,11 +18,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "rig/module.h"
-#include "rig/modules/seqio.h"
-#include "rig/util/payload.h"
-#include "rig/util/strbuf.h"
-#include "rig/util/xalloc.h"
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
+#include "modules/module.h"
+#include "modules/seqio.h"
+#include "platform/payload.h"
 #include "rec_sink.h"
 #include "test.h"
 

@@ -1,5 +1,5 @@
 /*
- * Tests of seqread and seqwrite (rig/modules/seqqd.c) and the sequential
+ * Tests of seqread and seqwrite (modules/seqqd.c) and the sequential
  * side of the job they share with randread/randwrite (randio_job.c):
  * parameters refused at their file:line:column; per-pass samples and the
  * bytes a sweep moves; the test file laid out before the first pass's
@@ -22,17 +22,17 @@
 #include <unistd.h>
 
 #include "io_util.h"
-#include "provision_util.h"
-#include "report_util.h"
+#include "lib/strbuf.h"
+#include "modules/module.h"
+#include "modules/randio.h"
+#include "modules/seqqd.h"
+#include "plan/plan.h"
+#include "platform/fault.h"
+#include "platform/payload.h"
 #include "platform/platform.h"
+#include "provision_util.h"
 #include "rec_sink.h"
-#include "rig/module.h"
-#include "rig/modules/randio.h"
-#include "rig/modules/seqqd.h"
-#include "rig/plan.h"
-#include "rig/util/fault.h"
-#include "rig/util/payload.h"
-#include "rig/util/strbuf.h"
+#include "report_util.h"
 #include "test.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/strbuf.h"
 #include "provision_util.h"
-#include "rig/util/strbuf.h"
 #include "test.h"
 
 static const char plan[] =

@@ -1,4 +1,4 @@
-/* Tests of rig/util/spawn.c and the spawners: argument vectors, output,
+/* Tests of platform/spawn.c and the spawners: argument vectors, output,
  * status, logging; split stdout/stderr and cancellation (spawn_run_opts,
  * spawn_real.c); the dry spawner, the fake one, and a spawner built
  * without one. The fault spawner is tested in fault_test.c. */
@@ -12,9 +12,9 @@
 
 #include "platform/platform.h"
 
-#include "rig/util/spawn.h"
-#include "rig/util/strbuf.h"
-#include "rig/util/xalloc.h"
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
+#include "platform/spawn.h"
 #include "test.h"
 
 static void test_spawn_output_and_status(void)

@@ -1,5 +1,5 @@
 /*
- * Tests of rig/stats.c against reference values computed independently
+ * Tests of reports/stats.c against reference values computed independently
  * (tests/fixtures/stats/reference.txt, made by make_fixtures.py there with
  * Python's statistics module and mpmath at 50 digits), to 1e-9 relative,
  * plus three t quantiles from a printed table and the edge cases: n = 0 and
@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rig/stats.h"
-#include "rig/util/strbuf.h"
-#include "rig/util/xalloc.h"
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
+#include "reports/stats.h"
 #include "test.h"
 
 #define REL 1e-9
@@ -305,7 +305,7 @@ static void test_median_by_selection(void)
 
 void register_stats_tests(void)
 {
-	CU_pSuite s = test_suite("statistics (rig/stats.c)");
+	CU_pSuite s = test_suite("statistics (reports/stats.c)");
 	test_add(s, "reference values from mpmath and Python's statistics, 1e-9 relative",
 		 test_reference_values);
 	test_add(s, "t quantiles against a printed table; normal limit", test_printed_table);

@@ -20,11 +20,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "rig/store.h"
-#include "rig/store_pg.h"
-#include "rig/store_pg_int.h"
-#include "rig/util/strbuf.h"
-#include "rig/util/xalloc.h"
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
+#include "store/store.h"
+#include "store/store_pg.h"
+#include "store/store_pg_int.h"
 #include "test.h"
 
 static void test_conninfo(void)

@@ -1,5 +1,5 @@
 /*
- * Tests of rig/store.c: a full round trip through a real SQLite file,
+ * Tests of store/store.c: a full round trip through a real SQLite file,
  * refusal of wrong files and versions, appending after a reopen, and
  * durability (a second connection, and a child process that dies without
  * closing the store, both see every sample the moment the call returned).
@@ -16,9 +16,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "rig/store.h"
-#include "rig/util/strbuf.h"
-#include "rig/util/xalloc.h"
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
+#include "store/store.h"
 #include "test.h"
 
 /* --- helpers --- */

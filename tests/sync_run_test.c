@@ -14,10 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/strbuf.h"
+#include "modules/source.h"
+#include "modules/tree.h"
 #include "provision_util.h"
-#include "rig/modules/source.h"
-#include "rig/modules/tree.h"
-#include "rig/util/strbuf.h"
 #include "test.h"
 
 /* The plan, scaled down: 2 volumes, 300 files, 3 cycles. */

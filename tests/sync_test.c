@@ -1,5 +1,5 @@
 /*
- * Tests of sync's copy (rig/modules/sync_copy.c) on plain folders: new,
+ * Tests of sync's copy (modules/sync_copy.c) on plain folders: new,
  * changed, unchanged and removed files and folders, a type change, the
  * temporary name and the rename (a replaced file is a new inode, a failed
  * copy leaves the old file whole and no temporary file); of the source
@@ -19,15 +19,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
+#include "modules/module.h"
+#include "modules/source.h"
+#include "modules/sync_copy.h"
+#include "modules/tree.h"
+#include "plan/plan.h"
+#include "platform/fault.h"
 #include "platform/platform.h"
-#include "rig/module.h"
-#include "rig/modules/source.h"
-#include "rig/modules/sync_copy.h"
-#include "rig/modules/tree.h"
-#include "rig/plan.h"
-#include "rig/util/fault.h"
-#include "rig/util/strbuf.h"
-#include "rig/util/xalloc.h"
 #include "rec_sink.h"
 #include "test.h"
 

@@ -43,7 +43,7 @@ const char *test_src(void);
  * tests/tools/fake-macos/. Put first on PATH for rig. */
 const char *test_fake_macos_dir(void);
 
-/* SQL that takes back what results store version 5 added (rig/store.c,
+/* SQL that takes back what results store version 5 added (store/store.c,
  * migrate_v5_sql), for the tests that make older stores from new ones. */
 #define V5_DOWN "ALTER TABLE file_samples DROP COLUMN disk_offset_min;" \
 		" ALTER TABLE file_samples DROP COLUMN disk_offset_max; "

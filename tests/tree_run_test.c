@@ -1,6 +1,6 @@
 /*
  * `rig run` of tree, enumerate and churn on `dirs` targets, end to end
- * (rig/modules/tree.c, tree_age.c through the runner; the modules' own
+ * (modules/tree.c, tree_age.c through the runner; the modules' own
  * tests are tree_test.c): the seed's cycle {enumerate, churn} in miniature,
  * its samples in results.csv and the runner's flush in enumerate's notes;
  * and enumerate's `order` and `cache` as the store and report.html record
@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/strbuf.h"
 #include "provision_util.h"
-#include "rig/util/strbuf.h"
 #include "test.h"
 
 static const char results_header[] =

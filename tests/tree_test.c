@@ -1,5 +1,5 @@
 /*
- * Tests of rig/modules/tree.c and tree_age.c (tree, enumerate, churn): the
+ * Tests of modules/tree.c and tree_age.c (tree, enumerate, churn): the
  * tree's shape and its inverse-square sizes as the tree draws them
  * (quantiles and means against the analytic ones), reproducibility (the
  * same seed gives the same listing and bytes in two folders, before and
@@ -23,14 +23,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/prng.h"
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
+#include "modules/module.h"
+#include "modules/tree.h"
+#include "plan/schedule.h"
+#include "platform/payload.h"
 #include "platform/platform.h"
-#include "rig/module.h"
-#include "rig/modules/tree.h"
-#include "rig/schedule.h"
-#include "rig/util/payload.h"
-#include "rig/util/prng.h"
-#include "rig/util/strbuf.h"
-#include "rig/util/xalloc.h"
 #include "rec_sink.h"
 #include "test.h"
 

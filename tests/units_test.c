@@ -1,5 +1,5 @@
 /*
- * Tests of rig/units.c: the unit grammar round-trips (parse -> format ->
+ * Tests of lib/units.c: the unit grammar round-trips (parse -> format ->
  * parse gives the same value, and formatting is canonical), malformed text
  * is refused, and the size distributions draw inside their bounds with the
  * analytic mean and quantiles.
@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rig/units.h"
-#include "rig/util/strbuf.h"
+#include "lib/strbuf.h"
+#include "lib/units.h"
 #include "test.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))

@@ -10,8 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "rig/util/strbuf.h"
-#include "rig/util/xalloc.h"
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
 #include "test.h"
 
 /* Each suite's tier (test.h), by name: a few dozen suites, looked up once each. */

@@ -1,5 +1,5 @@
 /*
- * Virtual machine facts (rig/util/virt.c) on the recorded machines of
+ * Virtual machine facts (lib/virt.c) on the recorded machines of
  * tests/fixtures/linux/ (the CI machine: a hypervisor flag, a virtio balloon
  * with free page reporting, order 9) and on small machines written here.
  */
@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "rig/util/files.h"
-#include "rig/util/strbuf.h"
-#include "rig/util/virt.h"
+#include "lib/files.h"
+#include "lib/strbuf.h"
+#include "lib/virt.h"
 #include "test.h"
 
 static void describe(const char *root, struct virt_facts *f, struct strbuf *sb)

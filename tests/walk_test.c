@@ -1,5 +1,5 @@
 /*
- * Tests of rig/modules/walk.c, the stat-every-entry walks behind
+ * Tests of modules/walk.c, the stat-every-entry walks behind
  * `enumerate`, each case in both orders: exact counts of directories,
  * files, other entries and bytes on a hand-made tree (symlinks counted,
  * never followed), empty and deep trees, the working directory untouched,
@@ -18,8 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../rig/modules/walk.h"
-#include "../rig/util/strbuf.h"
+#include "lib/strbuf.h"
+#include "modules/walk.h"
 #include "test.h"
 
 static char *path_of(const char *dir, const char *rel)

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../plan.h"
+#include "plan/plan.h"
 
 #define EXIT_OK 0
 #define EXIT_FAILED 1
@@ -54,9 +54,9 @@ int cmd_parse_rate(const char *cmd, const char *arg, double *out);
 int cmd_parse_ops(const char *cmd, const char *arg, double *out);
 /* --allow RULES: 0, or EXIT_USAGE after printing the error and usage. */
 int cmd_parse_allow(const char *cmd, const char *arg, unsigned *allow);
-/* --platform NAME: the driver called NAME (provision/driver.h), or
+/* --platform NAME: the platform called NAME (plan/platform.h), or
  * EXIT_USAGE after printing the error (naming the platforms) and usage. */
-int cmd_parse_platform(const char *cmd, const char *s, const struct prov_driver **out);
+int cmd_parse_platform(const char *cmd, const char *s, const struct plan_platform **out);
 /* --var NAME=VALUE: added to vars[*n] (arg itself, not copied; at most
  * CMD_MAX_VARS), or EXIT_USAGE after printing the error (malformed, a
  * name given twice, too many) and usage. */

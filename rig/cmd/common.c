@@ -5,14 +5,15 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../platform/platform.h"
-#include "../../provision/driver.h"
-#include "../../provision/safety.h"
-#include "../diag.h"
-#include "../units.h"
-#include "../util/strbuf.h"
-#include "../util/xalloc.h"
-#include "cmd.h"
+#include "lib/diag.h"
+#include "lib/strbuf.h"
+#include "lib/units.h"
+#include "lib/xalloc.h"
+#include "plan/platform.h"
+#include "platform/platform.h"
+#include "provision/driver.h"
+#include "provision/safety.h"
+#include "rig/cmd/cmd.h"
 
 const struct rig_cmd cmd_table[] = {
 	{ "run", cmd_run, "run a plan: provision, measure, record, report",
@@ -295,13 +296,13 @@ int cmd_parse_allow(const char *cmd, const char *arg, unsigned *allow)
 	return rc;
 }
 
-int cmd_parse_platform(const char *cmd, const char *s, const struct prov_driver **out)
+int cmd_parse_platform(const char *cmd, const char *s, const struct plan_platform **out)
 {
-	*out = prov_driver_find(s);
+	*out = plan_platform_find(s);
 	if (*out)
 		return 0;
 	struct strbuf names = STRBUF_INIT;
-	prov_driver_names(&names);
+	plan_platform_names(&names);
 	int rc = cmd_usage_error(cmd, "unknown platform '%s' (%s)", s, names.buf);
 	sb_release(&names);
 	return rc;

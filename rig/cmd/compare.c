@@ -13,7 +13,7 @@
  * into compare-within.csv and compare.html.
  *
  * With --db URL the runs are [HOST/]RUN of the shared store
- * (rig/store_pg.h), pulled into temporary stores and compared as folders
+ * (store/store_pg.h), pulled into temporary stores and compared as folders
  * are; the pages name each run as given, as they name a folder.
  */
 #include <errno.h>
@@ -24,11 +24,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../reports/compare.h"
-#include "../../reports/report_data.h"
-#include "../util/strbuf.h"
-#include "../util/xalloc.h"
-#include "cmd.h"
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
+#include "reports/compare.h"
+#include "reports/report_data.h"
+#include "rig/cmd/cmd.h"
 
 /* A new folder compare-ID-N for the default output; 0, or -1 (said). */
 static int make_default_dir(const struct comparison *c, struct strbuf *dir)

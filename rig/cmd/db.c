@@ -1,6 +1,6 @@
 /*
  * --db URL of rig report and rig compare: runs of the shared store
- * (rig/store_pg.h) pulled into SQLite stores of their own, so that the
+ * (store/store_pg.h) pulled into SQLite stores of their own, so that the
  * reports' code reads them as it reads run folders, unchanged.
  */
 #include <errno.h>
@@ -10,10 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../store_pg.h"
-#include "../util/strbuf.h"
-#include "../util/xalloc.h"
-#include "cmd.h"
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
+#include "rig/cmd/cmd.h"
+#include "store/store_pg.h"
 
 int cmd_db_pull(const char *cmd, const char *url, char *const *refs, const char *const *dirs, size_t n)
 {

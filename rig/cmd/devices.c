@@ -9,9 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../provision/driver.h"
-#include "../util/strbuf.h"
-#include "cmd.h"
+#include "lib/strbuf.h"
+#include "plan/platform.h"
+#include "provision/driver.h"
+#include "rig/cmd/cmd.h"
 
 int cmd_devices(int argc, char **argv)
 {
@@ -19,7 +20,7 @@ int cmd_devices(int argc, char **argv)
 		{ "platform", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const struct prov_driver *platform = prov_driver_host();
+	const struct plan_platform *platform = plan_platform_host();
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -38,7 +39,7 @@ int cmd_devices(int argc, char **argv)
 		return cmd_usage_error("devices", "rig has no driver for this machine's platform; "
 				       "give --platform");
 	struct strbuf out = STRBUF_INIT;
-	platform->devices_report(&out);
+	prov_driver_of(platform)->devices_report(&out);
 	fputs(out.buf, stdout);
 	sb_release(&out);
 	return EXIT_OK;

@@ -10,9 +10,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../module.h"
-#include "../util/strbuf.h"
-#include "cmd.h"
+#include "lib/strbuf.h"
+#include "modules/module.h"
+#include "rig/cmd/cmd.h"
 
 static const struct {
 	const char *name;

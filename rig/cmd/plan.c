@@ -23,13 +23,14 @@
 
 #include <signal.h>
 
-#include "../../provision/engine.h"
-#include "../../provision/provision.h"
-#include "../plan_estimate.h"
-#include "../schedule.h"
-#include "../util/strbuf.h"
-#include "../util/xalloc.h"
-#include "cmd.h"
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
+#include "plan/schedule.h"
+#include "provision/driver.h"
+#include "provision/engine.h"
+#include "provision/provision.h"
+#include "rig/cmd/cmd.h"
+#include "rig/run/plan_estimate.h"
 
 /* The backend in dry-run mode, printing what it would do. */
 struct dry {
@@ -78,8 +79,8 @@ static void dry_start(struct dry *d, const struct plan *p, uint64_t image_size)
 	d->ctx.err = &d->err;
 	d->ctx.note = dry_note;
 	printf("\nprovision with the %s backend (nothing is run here; %s%s%s):\n", d->ops->name,
-	       p->platform->dry_legend, p->target.kind == TARGET_IMAGE ? ", " : "",
-	       p->target.kind == TARGET_IMAGE ? p->platform->dry_legend_image : "");
+	       prov_driver_of(p->platform)->dry_legend, p->target.kind == TARGET_IMAGE ? ", " : "",
+	       p->target.kind == TARGET_IMAGE ? prov_driver_of(p->platform)->dry_legend_image : "");
 	if (d->ops->prepare && d->ops->prepare(&d->ctx) < 0) {
 		printf("  rig run would stop here: %s\n", d->err.buf);
 		d->ops = NULL;
@@ -135,7 +136,7 @@ static void dry_cells(struct dry *d, const struct plan *p, const struct cell *ce
 			struct rig_ctx ctx = {
 				.dir = vol->dir,
 				.volume = vol->name,
-				.imaging = p->platform ? p->platform->imaging : NULL,
+				.imaging = p->platform ? prov_driver_of(p->platform)->imaging : NULL,
 				.rep = cl->rep,
 				.cycle = cl->cycle,
 				.sink = &sink,

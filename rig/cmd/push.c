@@ -1,6 +1,6 @@
 /*
  * rig push [--host NAME] RUN URL: the run in folder RUN into the shared
- * PostgreSQL store at URL (rig/store_pg.h). The URL is checked before
+ * PostgreSQL store at URL (store/store_pg.h). The URL is checked before
  * anything is read or connected: one that carries a password is refused.
  */
 #include <getopt.h>
@@ -9,9 +9,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "../store_pg.h"
-#include "../util/strbuf.h"
-#include "cmd.h"
+#include "lib/strbuf.h"
+#include "rig/cmd/cmd.h"
+#include "store/store_pg.h"
 
 int cmd_push(int argc, char **argv)
 {

@@ -5,7 +5,7 @@
  * on finished, failed, interrupted and still running runs alike.
  *
  * rig report --db URL [-o DIR] [HOST/]RUN: a run of the shared store
- * (rig/store_pg.h), written as a run folder DIR (default: the run's id)
+ * (store/store_pg.h), written as a run folder DIR (default: the run's id)
  * holding its results.db and the same reports.
  */
 #include <errno.h>
@@ -15,10 +15,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../reports/report.h"
-#include "../store.h"
-#include "../util/strbuf.h"
-#include "cmd.h"
+#include "lib/strbuf.h"
+#include "reports/report.h"
+#include "rig/cmd/cmd.h"
+#include "store/store.h"
 
 int cmd_report(int argc, char **argv)
 {

@@ -3,10 +3,10 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "../runner.h"
-#include "../util/spawn.h"
-#include "../util/strbuf.h"
-#include "cmd.h"
+#include "lib/strbuf.h"
+#include "platform/spawn.h"
+#include "rig/cmd/cmd.h"
+#include "rig/run/runner.h"
 
 int cmd_resume(int argc, char **argv)
 {

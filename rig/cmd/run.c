@@ -6,12 +6,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../provision/driver.h"
-#include "../runner.h"
-#include "../units.h"
-#include "../util/spawn.h"
-#include "../util/strbuf.h"
-#include "cmd.h"
+#include "lib/strbuf.h"
+#include "lib/units.h"
+#include "plan/platform.h"
+#include "platform/spawn.h"
+#include "provision/driver.h"
+#include "rig/cmd/cmd.h"
+#include "rig/run/runner.h"
 
 int cmd_run(int argc, char **argv)
 {
@@ -31,7 +32,7 @@ int cmd_run(int argc, char **argv)
 		{ "var", required_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct plan_options po = { .platform = prov_driver_host(), .fs_map = NULL };
+	struct plan_options po = { .platform = plan_platform_host(), .fs_map = NULL };
 	struct run_options ro = { 0 };
 	const char *vars[CMD_MAX_VARS];
 	po.vars = vars;

@@ -2,9 +2,9 @@
 #include <getopt.h>
 #include <stdio.h>
 
-#include "../plan_estimate.h"
-#include "../schedule.h"
-#include "cmd.h"
+#include "plan/schedule.h"
+#include "rig/cmd/cmd.h"
+#include "rig/run/plan_estimate.h"
 
 /* The fit check of rig plan (plan_estimate.h): warnings to stderr; the
  * count. Disk targets are checked at run time. */

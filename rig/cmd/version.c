@@ -1,8 +1,8 @@
 /* rig --version */
 #include <stdio.h>
 
-#include "../../platform/platform.h"
-#include "cmd.h"
+#include "platform/platform.h"
+#include "rig/cmd/cmd.h"
 
 int cmd_version(int argc, char **argv)
 {

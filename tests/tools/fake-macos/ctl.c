@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "rig/util/files.h"
-#include "rig/util/xalloc.h"
-#include "tests/tools/fake-macos/fake.h"
+#include "fake.h"
+#include "lib/files.h"
+#include "lib/xalloc.h"
 
 static void write_state(struct fake *fk, const char *name, const char *text)
 {

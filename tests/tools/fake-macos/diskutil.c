@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tests/tools/fake-macos/fake.h"
+#include "fake.h"
 
 /* Argument i, or "" past the end. */
 static const char *arg(int argc, char **argv, int i)

@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-#include "rig/util/strbuf.h"
+#include "lib/strbuf.h"
 
 #define MIB 1048576LL
 #define EFI_BYTES 209715200LL /* the EFI partition diskutil makes at 20480 */

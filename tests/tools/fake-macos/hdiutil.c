@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "rig/util/xalloc.h"
-#include "tests/tools/fake-macos/fake.h"
+#include "fake.h"
+#include "lib/xalloc.h"
 
 static int hdi_create(int argc, char **argv)
 {

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rig/util/xalloc.h"
-#include "tests/tools/fake-macos/fake.h"
+#include "fake.h"
+#include "lib/xalloc.h"
 
 /* One triplet of the command line, and where it goes. */
 struct slot {

@@ -101,8 +101,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rig/util/files.h"
-#include "tests/tools/fake-macos/fake.h"
+#include "fake.h"
+#include "lib/files.h"
 
 static int fake_purge(struct fake *fk, int argc, char **argv)
 {

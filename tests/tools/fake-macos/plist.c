@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rig/util/files.h"
-#include "rig/util/xalloc.h"
-#include "tests/tools/fake-macos/fake.h"
+#include "fake.h"
+#include "lib/files.h"
+#include "lib/xalloc.h"
 
 #define APFS_CONTAINER_UUID "EF57347C-0000-11AA-AA11-00306543ECAC"
 #define APFS_VOLUME_UUID "41504653-0000-11AA-AA11-00306543ECAC"

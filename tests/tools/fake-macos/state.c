@@ -15,9 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "rig/util/files.h"
-#include "rig/util/xalloc.h"
-#include "tests/tools/fake-macos/fake.h"
+#include "fake.h"
+#include "lib/files.h"
+#include "lib/xalloc.h"
 
 void fake_err(const char *fmt, ...)
 {

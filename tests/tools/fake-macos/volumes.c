@@ -12,9 +12,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "rig/util/files.h"
-#include "rig/util/xalloc.h"
-#include "tests/tools/fake-macos/fake.h"
+#include "fake.h"
+#include "lib/files.h"
+#include "lib/xalloc.h"
 
 /* The volume named by m (its line copied into *l): 1, or 0. */
 static int vol_at(struct fake *fk, const char *m, struct part *l)
