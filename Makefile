@@ -282,8 +282,6 @@ clean:
 	2>/dev/null)
 
 # ---- fuzzing and valgrind -------------------------------------------------
-# Kept in one block so that other changes to this Makefile merge cleanly.
-#
 #   make fuzz [FUZZ_TIME=600]   build every fuzz/NAME_fuzz.c with clang's
 #                               libFuzzer + ASan + UBSan and run each harness
 #                               FUZZ_TIME seconds, one after another; fails
@@ -479,8 +477,6 @@ endif
 # ---- end of fuzzing and valgrind block ------------------------------------
 
 # ---- macOS compile check --------------------------------------------------
-# Kept in one block so that other changes to this Makefile merge cleanly.
-#
 #   make check-macos    compiles the macOS build's sources (platform/macos*.c
 #                       in place of platform/linux*.c, MACOS_DEFS), rig/main.c,
 #                       the tests and the fuzz harnesses for aarch64-macos and
@@ -556,9 +552,8 @@ endif
 # ---- end of macOS compile check block -------------------------------------
 
 # ---- packages and the man page ---------------------------------------------
-# Kept in one block so that other changes to this Makefile merge cleanly
-# (the targets are described at the top of this file; docs/testing.md and
-# the README's "Installing" say more).
+# The targets are described at the top of this file; docs/testing.md and
+# the README's "Installing" say more.
 #
 # make dist archives the committed tree (HEAD, not the work tree) with git
 # archive, which gives the same bytes for the same commit: the sha256 it
@@ -649,8 +644,6 @@ endif
 # ---- end of packages and the man page block --------------------------------
 
 # ---- the fleet test ----------------------------------------------------------
-# Kept in one block so that other changes to this Makefile merge cleanly.
-#
 #   make fleet-test   (root) fleet/install.yml and fleet/run.yml through
 #                     ansible-playbook over ssh, against three sshds on
 #                     127.0.0.2-4 of this machine, each with a loop-device disk

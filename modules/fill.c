@@ -432,6 +432,29 @@ static void note_stalled(struct rig_ctx *ctx, const char *what)
 	sb_release(&v);
 }
 
+/* The volume filled up below the level asked: the last file, if empty, is
+ * no filler and goes; the level reached is noted. 0, or a negative errno. */
+static int note_full(struct rig_ctx *ctx, struct fill_state *s, const char *path, uint64_t written,
+		     int full_errno, double to, uint64_t bytes)
+{
+	if (!written) {
+		(void)unlink(path);
+		s->n--;
+	}
+	struct level now;
+	int rc = get_level(ctx->dir, &now, ctx->err);
+	if (rc < 0)
+		return rc;
+	struct strbuf v = STRBUF_INIT;
+	sb_addf(&v, "the volume is full (%s) at %.3f%%, below the %g%% asked; "
+		    "%llu bytes of filler written in this step",
+		full_errno ? strerror(full_errno) : "a short write", level_pct(&now), to,
+		(unsigned long long)bytes);
+	cell_note(ctx, "full", v.buf);
+	sb_release(&v);
+	return 0;
+}
+
 static int fill_up(struct rig_ctx *ctx, struct fill_state *s, double to, uint64_t *bytes,
 		   uint64_t *ns_total, int *cancelled)
 {
@@ -502,22 +525,7 @@ static int fill_up(struct rig_ctx *ctx, struct fill_state *s, double to, uint64_
 			break;
 		}
 		if (rc == FW_FULL) {
-			if (!written) { /* an empty file holds nothing: not filler */
-				(void)unlink(path.buf);
-				s->n--;
-			}
-			struct level now;
-			rc = get_level(ctx->dir, &now, ctx->err);
-			if (rc < 0)
-				break;
-			struct strbuf v = STRBUF_INIT;
-			sb_addf(&v, "the volume is full (%s) at %.3f%%, below the %g%% asked; "
-				    "%llu bytes of filler written in this step",
-				full_errno ? strerror(full_errno) : "a short write", level_pct(&now),
-				to, (unsigned long long)*bytes);
-			cell_note(ctx, "full", v.buf);
-			sb_release(&v);
-			rc = 0;
+			rc = note_full(ctx, s, path.buf, written, full_errno, to, *bytes);
 			break;
 		}
 		struct level before = lv;

@@ -240,6 +240,35 @@ static void bad_choice(struct diag *d, const struct src *s, const char *text)
 	sb_release(&sb);
 }
 
+/* YAML 1.1's spellings of a boolean, as libyaml leaves them. */
+static int bind_bool(struct diag *d, const struct src *s, const char *text, char *f)
+{
+	int v;
+	if (!strcmp(text, "true") || !strcmp(text, "True") || !strcmp(text, "TRUE"))
+		v = 1;
+	else if (!strcmp(text, "false") || !strcmp(text, "False") || !strcmp(text, "FALSE"))
+		v = 0;
+	else {
+		invalid(d, s, text, "expected true or false");
+		return 1;
+	}
+	memcpy(f, &v, sizeof(v));
+	return 0;
+}
+
+/* A scalar where the parameter takes a list. */
+static void takes_a_list(struct diag *d, const struct src *s)
+{
+	const struct rig_param *p = s->p;
+	struct strbuf sb = STRBUF_INIT;
+	sb_addf(&sb, "'%s' in step '%s' takes a list", p->name, s->m->name);
+	via_suffix(&sb, s);
+	sb_adds(&sb, p->type == PT_ARGV ? " (an argument vector such as [fio, --name=x]; no shell is used)"
+					 : ", e.g. [a, b]");
+	diag_error(d, s->mark, "%s", sb.buf);
+	sb_release(&sb);
+}
+
 /* Bind one scalar text (already resolved) into the field at f. */
 static int bind_scalar(struct diag *d, const struct src *s, const char *text, char *f)
 {
@@ -286,19 +315,8 @@ static int bind_scalar(struct diag *d, const struct src *s, const char *text, ch
 		memcpy(f, &v, sizeof(v));
 		return 0;
 	}
-	case PT_BOOL: {
-		int v;
-		if (!strcmp(text, "true") || !strcmp(text, "True") || !strcmp(text, "TRUE"))
-			v = 1;
-		else if (!strcmp(text, "false") || !strcmp(text, "False") || !strcmp(text, "FALSE"))
-			v = 0;
-		else {
-			invalid(d, s, text, "expected true or false");
-			return 1;
-		}
-		memcpy(f, &v, sizeof(v));
-		return 0;
-	}
+	case PT_BOOL:
+		return bind_bool(d, s, text, f);
 	case PT_ENUM: {
 		int v = find_choice(p->choices, text);
 		if (v < 0) {
@@ -337,13 +355,7 @@ static int bind_scalar(struct diag *d, const struct src *s, const char *text, ch
 	case PT_ARGV:
 		break;
 	}
-	struct strbuf sb = STRBUF_INIT;
-	sb_addf(&sb, "'%s' in step '%s' takes a list", p->name, s->m->name);
-	via_suffix(&sb, s);
-	sb_adds(&sb, p->type == PT_ARGV ? " (an argument vector such as [fio, --name=x]; no shell is used)"
-					 : ", e.g. [a, b]");
-	diag_error(d, s->mark, "%s", sb.buf);
-	sb_release(&sb);
+	takes_a_list(d, s);
 	return 1;
 }
 

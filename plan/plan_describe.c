@@ -1,6 +1,6 @@
 /*
- * The plan's `description` against its steps (issue #19: "160 test files"
- * left in the text of a plan that writes 16). A description is free text,
+ * The plan's `description` against its steps ("160 test files" left in the
+ * text of a plan that writes 16). A description is free text,
  * so rig cannot fill it in; what it can do is read the counts a description
  * states ("160 test files", "20 cycles", "3 passes", "ten" is not a count)
  * and warn when the plan has counts of that kind and none of them is the

@@ -465,6 +465,51 @@ static const char *map_fs(struct pctx *c, const char *fs, const char **orig)
 	return fs;
 }
 
+/* A file system no platform makes: the names there are, and the nearest. */
+static void unknown_fs(struct pctx *c, yaml_node_t *node, const char *fs)
+{
+	static const char *all[32];
+	size_t n = 0;
+	for (size_t i = 0; plan_platforms[i]; i++)
+		for (const struct plan_fs *f = plan_platforms[i]->fs; f->name; f++)
+			if (n < NKEYS(all))
+				all[n++] = f->name;
+	struct strbuf sb = STRBUF_INIT;
+	all_fs_names(&sb);
+	const char *near = diag_suggest(fs, all, n);
+	diag_error(c->d, plan_node_mark(node), "unknown file system '%s' (%s%s%s%s)", fs, sb.buf,
+		   near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+	sb_release(&sb);
+}
+
+/* A partition's size (count of them) into the layout's sums: one rest at
+ * most, percentages past 100 marked where they went over. */
+static void add_size(struct pctx *c, struct layout_sizes *ls, const struct plan_partition *proto,
+		     uint64_t count, const char *lname, struct mark sm)
+{
+	if (proto->size_kind == PSIZE_REST) {
+		if (count > 1)
+			diag_error(c->d, sm, "count %llu with size rest would make %llu rest "
+				   "partitions: only one partition per layout may be rest",
+				   (unsigned long long)count, (unsigned long long)count);
+		else if (ls->rest_line)
+			diag_error(c->d, sm, "only one partition per layout may have size rest "
+				   "(layout '%s' has one at line %d)", lname, ls->rest_line);
+		else {
+			ls->rest_line = sm.line;
+			ls->rest_mark = sm;
+		}
+	} else if (proto->size_kind == PSIZE_PERCENT) {
+		ls->percent += proto->percent * (double)count;
+		if (ls->percent > 100 + 1e-9 && !ls->over) {
+			ls->over = 1;
+			ls->over_mark = sm;
+		}
+	} else {
+		ls->bytes += proto->bytes * count;
+	}
+}
+
 static void parse_partition(struct pctx *c, struct plan_layout *l, const char *lname,
 			    yaml_node_t *pn, size_t index, struct layout_sizes *ls)
 {
@@ -494,18 +539,7 @@ static void parse_partition(struct pctx *c, struct plan_layout *l, const char *l
 	if (plan_require_key(c, &k[1], pn, where.buf) && (fs = plan_key_scalar(c, &k[1], "a file system"))) {
 		const char *canon = known_fs(fs, strlen(fs));
 		if (!canon) {
-			static const char *all[32];
-			size_t n = 0;
-			for (size_t i = 0; plan_platforms[i]; i++)
-				for (const struct plan_fs *f = plan_platforms[i]->fs; f->name; f++)
-					if (n < NKEYS(all))
-						all[n++] = f->name;
-			struct strbuf sb = STRBUF_INIT;
-			all_fs_names(&sb);
-			const char *near = diag_suggest(fs, all, n);
-			diag_error(c->d, plan_node_mark(k[1].val), "unknown file system '%s' (%s%s%s%s)", fs,
-				   sb.buf, near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
-			sb_release(&sb);
+			unknown_fs(c, k[1].val, fs);
 			fs = NULL;
 		} else {
 			fs = map_fs(c, canon, &orig);
@@ -532,28 +566,7 @@ static void parse_partition(struct pctx *c, struct plan_layout *l, const char *l
 	}
 	if (plan_require_key(c, &k[2], pn, where.buf) &&
 	    parse_part_size(c, &k[2], name ? name : "?", &proto) == 0) {
-		struct mark sm = plan_node_mark(k[2].val);
-		if (proto.size_kind == PSIZE_REST) {
-			if (count > 1)
-				diag_error(c->d, sm, "count %llu with size rest would make %llu rest "
-					   "partitions: only one partition per layout may be rest",
-					   (unsigned long long)count, (unsigned long long)count);
-			else if (ls->rest_line)
-				diag_error(c->d, sm, "only one partition per layout may have size rest "
-					   "(layout '%s' has one at line %d)", lname, ls->rest_line);
-			else {
-				ls->rest_line = sm.line;
-				ls->rest_mark = sm;
-			}
-		} else if (proto.size_kind == PSIZE_PERCENT) {
-			ls->percent += proto.percent * (double)count;
-			if (ls->percent > 100 + 1e-9 && !ls->over) {
-				ls->over = 1;
-				ls->over_mark = sm;
-			}
-		} else {
-			ls->bytes += proto.bytes * count;
-		}
+		add_size(c, ls, &proto, count, lname, plan_node_mark(k[2].val));
 	} else {
 		ok = 0;
 	}

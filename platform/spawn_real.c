@@ -85,13 +85,11 @@ static void close_pipes(int *fds, size_t n)
 			close(fds[i]);
 }
 
-static int real_run(const struct spawner *sp, const char *const *argv, const char *cwd,
-		    const struct spawn_opts *opts, struct spawn_result *r, struct strbuf *err)
+/* The child running argv, its output into the pipes' read ends (fds[0];
+ * fds[2] for stderr when split): its pid, or a negative errno (err set). */
+static pid_t start_child(const char *const *argv, const char *cwd, int split, int own_group,
+			 int fds[4], struct strbuf *err)
 {
-	int split = opts->split;
-	volatile sig_atomic_t *cancel = opts->cancel;
-	/* fds[0..1]: stdout (or both); fds[2..3]: stderr when split. */
-	int fds[4] = { -1, -1, -1, -1 };
 	if (pipe(fds) < 0 || (split && pipe(fds + 2) < 0)) {
 		int e = errno;
 		close_pipes(fds, 4);
@@ -99,7 +97,6 @@ static int real_run(const struct spawner *sp, const char *const *argv, const cha
 		sb_addf(err, "pipe: %s", strerror(e));
 		return -e;
 	}
-	uint64_t t0 = plat_clock_ns();
 	pid_t pid = fork();
 	if (pid < 0) {
 		int e = errno;
@@ -112,13 +109,58 @@ static int real_run(const struct spawner *sp, const char *const *argv, const cha
 		close(fds[0]);
 		if (split)
 			close(fds[2]);
-		child(argv, cwd, fds[1], split ? fds[3] : fds[1], cancel != NULL);
+		child(argv, cwd, fds[1], split ? fds[3] : fds[1], own_group);
 	}
-	if (cancel)
+	if (own_group)
 		setpgid(pid, pid); /* also here: kill(-pid) must work before the child runs */
 	close(fds[1]);
 	if (split)
 		close(fds[3]);
+	return pid;
+}
+
+/* Cancelled: SIGTERM to the child's group at once, SIGKILL after the
+ * grace; 1 when even that has not closed the pipes after twice the grace. */
+static int stop_group(pid_t pid, uint64_t *stop_at, int *killed, struct spawn_result *r)
+{
+	uint64_t now = plat_clock_ns();
+	uint64_t grace = (uint64_t)SPAWN_CANCEL_GRACE_MS * 1000000u;
+	if (!*stop_at) {
+		*stop_at = now;
+		r->cancelled = 1;
+		kill(-pid, SIGTERM);
+	} else if (!*killed && now - *stop_at >= grace) {
+		kill(-pid, SIGKILL);
+		*killed = 1;
+	} else if (*killed && now - *stop_at >= 2 * grace) {
+		return 1;
+	}
+	return 0;
+}
+
+/* waitpid's status into r: the exit status, or the signal that ended it. */
+static void set_status(struct spawn_result *r, int status)
+{
+	if (WIFEXITED(status)) {
+		r->exited = 1;
+		r->status = WEXITSTATUS(status);
+	} else {
+		r->exited = 0;
+		r->status = WIFSIGNALED(status) ? WTERMSIG(status) : -1;
+	}
+}
+
+static int real_run(const struct spawner *sp, const char *const *argv, const char *cwd,
+		    const struct spawn_opts *opts, struct spawn_result *r, struct strbuf *err)
+{
+	int split = opts->split;
+	volatile sig_atomic_t *cancel = opts->cancel;
+	/* fds[0..1]: stdout (or both); fds[2..3]: stderr when split. */
+	int fds[4] = { -1, -1, -1, -1 };
+	uint64_t t0 = plat_clock_ns();
+	pid_t pid = start_child(argv, cwd, split, cancel != NULL, fds, err);
+	if (pid < 0)
+		return (int)pid;
 	struct strbuf out = STRBUF_INIT, sout = STRBUF_INIT, serr = STRBUF_INIT;
 	struct stream st[2] = {
 		{ fds[0], split ? &sout : NULL },
@@ -133,20 +175,8 @@ static int real_run(const struct spawner *sp, const char *const *argv, const cha
 	int killed = 0;
 	char buf[65536];
 	while (st[0].fd >= 0 || st[1].fd >= 0) {
-		if (cancel && *cancel) {
-			uint64_t now = plat_clock_ns();
-			uint64_t grace = (uint64_t)SPAWN_CANCEL_GRACE_MS * 1000000u;
-			if (!stop_at) {
-				stop_at = now;
-				r->cancelled = 1;
-				kill(-pid, SIGTERM);
-			} else if (!killed && now - stop_at >= grace) {
-				kill(-pid, SIGKILL);
-				killed = 1;
-			} else if (killed && now - stop_at >= 2 * grace) {
-				break; /* something outside the group holds the pipe */
-			}
-		}
+		if (cancel && *cancel && stop_group(pid, &stop_at, &killed, r))
+			break; /* something outside the group holds the pipe */
 		struct pollfd pfd[2];
 		nfds_t np = 0;
 		int which[2];
@@ -194,13 +224,7 @@ static int real_run(const struct spawner *sp, const char *const *argv, const cha
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	r->seconds = (double)(plat_clock_ns() - t0) / 1e9;
-	if (WIFEXITED(status)) {
-		r->exited = 1;
-		r->status = WEXITSTATUS(status);
-	} else {
-		r->exited = 0;
-		r->status = WIFSIGNALED(status) ? WTERMSIG(status) : -1;
-	}
+	set_status(r, status);
 	r->truncated = tr_out || tr_own;
 	r->output_len = out.len;
 	r->output = sb_detach(&out);

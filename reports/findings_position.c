@@ -289,6 +289,283 @@ static void where_sentence(struct strbuf *sb, const char *a, double alo, double 
 		differ ? ": part of the difference may be placement." : ", about the same places.");
 }
 
+/* The levels of the factor (into la, after any reference already there)
+ * and the positions, in order, of the headline's groups: 0, or -1 when a
+ * group's volume has no byte range or there are too many of either. */
+static int collect_levels(const struct rdata *d, const struct rd_template *t, struct levels *la,
+			  int positions[64], size_t *npos)
+{
+	int by_fs = t->by_fs;
+	for (size_t i = t->first_group; i < t->first_group + t->ngroups; i++) {
+		const struct rd_group *g = &d->groups[i];
+		if (g->metric != t->headline || !g->s.n)
+			continue;
+		const struct rd_volume *v = NULL;
+		for (size_t k = 0; k < d->nvols && !v; k++)
+			if (d->vols[k].name == g->volume && d->vols[k].layout == g->layout)
+				v = &d->vols[k];
+		if (!v || !v->has_offsets || !level_of(g, by_fs))
+			return -1;
+		if (level_index(la, level_of(g, by_fs)) == UINT32_MAX)
+			return -1;
+		size_t k = 0;
+		while (k < *npos && positions[k] != g->position)
+			k++;
+		if (k == *npos) {
+			if (*npos == 64)
+				return -1;
+			positions[(*npos)++] = g->position;
+		}
+	}
+	for (size_t i = 1; i < *npos; i++)
+		for (size_t j = i; j > 0 && positions[j - 1] > positions[j]; j--) {
+			int tmp = positions[j];
+			positions[j] = positions[j - 1];
+			positions[j - 1] = tmp;
+		}
+	return 0;
+}
+
+/* Each level of the factor measured at two positions or more: a crossed
+ * design, which can tell the factor from the position. */
+static int is_crossed(const struct rdata *d, const struct rd_template *t, const struct levels *la,
+		      const int *positions, size_t npos)
+{
+	int crossed = la->n >= 2;
+	for (size_t a = 0; a < la->n && crossed; a++) {
+		int seen = 0;
+		for (size_t k = 0; k < npos; k++)
+			for (size_t i = t->first_group; i < t->first_group + t->ngroups; i++) {
+				const struct rd_group *g = &d->groups[i];
+				if (g->metric == t->headline && g->s.n && g->position == positions[k] &&
+				    !strcmp(level_of(g, t->by_fs), la->name[a])) {
+					seen++;
+					break;
+				}
+			}
+		crossed = seen >= 2;
+	}
+	return crossed;
+}
+
+/* What the rows of a crossed fit share. */
+struct crossed_rows {
+	struct fctx *c;
+	uint32_t ti;
+	const struct levels *la;
+	char (*pname)[24];
+	size_t npos;
+	int by_fs;
+	const char *metric, *unit;
+	const struct model_crossed *m;
+	const struct fnd_units *u;
+	size_t n;      /* observations */
+	uint32_t fam;  /* the family of the rows */
+};
+
+/* A row per position against the first: the crossed fit's position
+ * effects, the first row saying what the rate follows. */
+static void position_rows(const struct crossed_rows *r)
+{
+	struct fctx *c = r->c;
+	uint32_t ti = r->ti;
+	const struct rd_template *t = &c->d->tmpls[ti];
+	const struct fnd_units *u = r->u;
+	const struct model_crossed *m = r->m;
+	const struct levels *la = r->la;
+	const char *metric = r->metric, *unit = r->unit;
+	char (*pname)[24] = r->pname;
+	int pos_eff = 0, fs_eff = 0;
+	for (size_t k = 1; k < r->npos; k++)
+		pos_eff |= fnd_excludes_zero(&u->b[k]);
+	for (size_t k = 1; k < la->n; k++)
+		fs_eff |= fnd_excludes_zero(&u->a[k]);
+	const char *fname = r->by_fs ? "the file system" : "the volume";
+	for (size_t k = 1; k < r->npos; k++) {
+		sb_reset(&c->tmp);
+		sb_addf(&c->tmp, "%s vs %s", pname[k], pname[0]);
+		struct rd_finding *f = fnd_add_row(c, ti, t->headline, FND_POSITION, c->tmp.buf);
+		const struct model_est *e = &u->b[k];
+		fnd_est_row(f, e, r->n, r->fam);
+		f->units = u->units;
+		sb_reset(&c->sb);
+		if (k == 1) {
+			if (pos_eff && !fs_eff)
+				sb_addf(&c->sb, "%s follows position, not %s: ", metric, fname);
+			else if (!pos_eff && fs_eff)
+				sb_addf(&c->sb, "%s follows %s, not position: ", metric, fname);
+			else if (pos_eff)
+				sb_addf(&c->sb, "%s depends on both position and %s: ", metric, fname);
+			else
+				sb_addf(&c->sb, "neither position nor %s changes %s clearly: ",
+					fname, metric);
+		}
+		sb_addf(&c->sb, "%s ", pname[0]);
+		fnd_add_value(&c->sb, m->b_mean[0], unit);
+		sb_addf(&c->sb, ", %s ", pname[k]);
+		fnd_add_value(&c->sb, m->b_mean[k], unit);
+		sb_adds(&c->sb, " ");
+		fnd_add_pct_paren(&c->sb, e->est, e->lo, e->hi, e->p);
+		if (!f->effect)
+			sb_adds(&c->sb, ": no clear effect");
+		sb_adds(&c->sb, ".");
+		if (k == 1)
+			units_sentence(&c->sb, u);
+		fnd_set_sentence(c, f);
+	}
+}
+
+/* A row per level of the factor (file system or volume) against the
+ * first, at the same positions, with where each level's files sat. */
+static void level_rows(const struct crossed_rows *r, const double *plo, const double *phi)
+{
+	struct fctx *c = r->c;
+	uint32_t ti = r->ti;
+	const struct rd_template *t = &c->d->tmpls[ti];
+	const struct fnd_units *u = r->u;
+	const struct model_crossed *m = r->m;
+	const struct levels *la = r->la;
+	const char *unit = r->unit;
+	int by_fs = r->by_fs;
+	for (size_t k = 1; k < la->n; k++) {
+		sb_reset(&c->tmp);
+		sb_addf(&c->tmp, "%s vs %s", la->name[k], la->name[0]);
+		struct rd_finding *f = fnd_add_row(c, ti, t->headline, FND_FILESYSTEM, c->tmp.buf);
+		const struct model_est *e = &u->a[k];
+		fnd_est_row(f, e, r->n, r->fam);
+		f->units = u->units;
+		sb_reset(&c->sb);
+		sb_addf(&c->sb, "%s: %s ", by_fs ? "file system" : "volume", la->name[k]);
+		fnd_add_value(&c->sb, m->a_mean[k], unit);
+		sb_addf(&c->sb, " against %s ", la->name[0]);
+		fnd_add_value(&c->sb, m->a_mean[0], unit);
+		sb_adds(&c->sb, " at the same positions, ");
+		html_pct(&c->sb, e->est);
+		fnd_add_ci_p(&c->sb, e->lo, e->hi, e->p, 1);
+		sb_adds(&c->sb, f->effect ? ": an effect." : ": no clear effect.");
+		where_sentence(&c->sb, la->name[k], plo[k], phi[k], la->name[0], plo[0],
+			       phi[0]);
+		placement_sentence(&c->sb, u, by_fs);
+		fnd_set_sentence(c, f);
+	}
+}
+
+/* The position x factor interaction row: tested on the volumes' means. */
+static void interaction_row(const struct crossed_rows *r)
+{
+	struct fctx *c = r->c;
+	uint32_t ti = r->ti;
+	const struct rd_template *t = &c->d->tmpls[ti];
+	const struct fnd_units *u = r->u;
+	const struct model_crossed *m = r->m;
+	int by_fs = r->by_fs;
+	sb_reset(&c->tmp);
+	sb_addf(&c->tmp, "position x %s", by_fs ? "file system" : "volume");
+	struct rd_finding *f = fnd_add_row(c, ti, t->headline, FND_INTERACTION, c->tmp.buf);
+	f->estimate = u->inter.est;
+	f->ci_low = u->inter.lo;
+	f->ci_high = u->inter.hi;
+	f->p = u->int_p;
+	f->n = r->n;
+	f->units = u->units;
+	f->family = r->fam;
+	f->effect = !isnan(u->int_p) && u->int_p < 0.05;
+	f->strength = isnan(m->int_pct.lo) ? (f->effect ? 1 : 0)
+					  : fnd_strength(f->estimate, f->ci_low, f->ci_high, 0);
+	sb_reset(&c->sb);
+	if (isnan(u->int_p)) {
+		sb_addf(&c->sb, "interaction: not testable (%s)",
+			u->min_cell == 0 ? "a combination of position and level was not measured"
+			: u->min_cell == 1 ? "one provisioned volume per combination: nothing "
+					    "to test against"
+					  : "no spread between the volumes of a combination");
+	} else {
+		sb_addf(&c->sb, "interaction: the position effect %s between %ss",
+			f->effect ? "differs" : "does not clearly differ",
+			by_fs ? "file system" : "volume");
+		if (!isnan(u->inter.est)) {
+			sb_adds(&c->sb, ", by ");
+			html_pct(&c->sb, u->inter.est);
+			fnd_add_ci_p(&c->sb, u->inter.lo, u->inter.hi, u->int_p, 1);
+		} else {
+			sb_addf(&c->sb, " (F = %.2f on %.0f and %.0f df, ", u->int_f, u->int_df1,
+				u->int_df2);
+			fnd_add_p(&c->sb, u->int_p);
+			sb_adds(&c->sb, ")");
+		}
+	}
+	sb_adds(&c->sb, ".");
+	fnd_set_sentence(c, f);
+}
+
+/* One file system at three positions or more: the line through the
+ * provisioned volumes' means (the passes over a volume share where its
+ * files are), its fall or rise from the first position to the last. 1 when
+ * fitted. */
+static int position_trend(struct fctx *c, uint32_t ti, const struct obs *o, char (*pname)[24],
+			  size_t npos, const char *metric, const char *unit)
+{
+	const struct rd_template *t = &c->d->tmpls[ti];
+	int done = 0;
+	double *ux = xcalloc(o->n, sizeof(double)), *uy = xcalloc(o->n, sizeof(double));
+	double *un = xcalloc(o->n, sizeof(double));
+	uint32_t *uid = xcalloc(o->n, sizeof(uint32_t));
+	size_t nu = 0;
+	for (size_t i = 0; i < o->n; i++) {
+		size_t j = 0;
+		while (j < nu && uid[j] != o->unit[i])
+			j++;
+		if (j == nu) {
+			uid[nu] = o->unit[i];
+			ux[nu++] = o->x[i];
+		}
+		uy[j] += o->y[i];
+		un[j]++;
+	}
+	for (size_t j = 0; j < nu; j++)
+		uy[j] /= un[j];
+	struct model_trend tr;
+	if (model_trend_fit(ux, uy, nu, &tr) == 0) {
+		done = 1;
+		sb_reset(&c->tmp);
+		sb_addf(&c->tmp, "%s vs %s", pname[npos - 1], pname[0]);
+		struct rd_finding *f = fnd_add_row(c, ti, t->headline, FND_POSITION, c->tmp.buf);
+		const struct model_est *e = &tr.change_pct;
+		fnd_est_row(f, e, o->n, 0);
+		f->units = nu;
+		sb_reset(&c->sb);
+		sb_addf(&c->sb, "%s %s by ", metric, e->est < 0 ? "falls" : "rises");
+		sb_addf(&c->sb, "%.1f%% from %s to %s along the disk", fabs(e->est), pname[0],
+			pname[npos - 1]);
+		fnd_add_ci_p(&c->sb, e->lo, e->hi, e->p, 1);
+		sb_adds(&c->sb, ": the fitted line goes from ");
+		fnd_add_value(&c->sb, tr.fit_first, unit);
+		sb_adds(&c->sb, " to ");
+		fnd_add_value(&c->sb, tr.fit_last, unit);
+		sb_adds(&c->sb, ", ");
+		fnd_add_value(&c->sb, fabs(tr.slope.est), unit);
+		sb_adds(&c->sb, " per position");
+		double knot;
+		struct model_est extra;
+		if (model_steepening(ux, uy, nu, &knot, &extra)) {
+			sb_addf(&c->sb, "; the %s steepens after position %.0f (",
+				e->est < 0 ? "fall" : "rise", knot);
+			fnd_add_p(&c->sb, extra.p);
+			sb_adds(&c->sb, ")");
+		}
+		if (!f->effect)
+			sb_adds(&c->sb, ": no clear effect");
+		sb_addf(&c->sb, ". It rests on the means of %zu provisioned volume%s.", nu,
+			nu == 1 ? "" : "s");
+		fnd_set_sentence(c, f);
+	}
+	free(ux);
+	free(uy);
+	free(un);
+	free(uid);
+	return done;
+}
+
 int fnd_crossed(struct fctx *c, uint32_t ti)
 {
 	struct rdata *d = c->d;
@@ -306,54 +583,14 @@ int fnd_crossed(struct fctx *c, uint32_t ti)
 		}
 	int positions[64];
 	size_t npos = 0;
-	for (size_t i = t->first_group; i < t->first_group + t->ngroups; i++) {
-		const struct rd_group *g = &d->groups[i];
-		if (g->metric != t->headline || !g->s.n)
-			continue;
-		const struct rd_volume *v = NULL;
-		for (size_t k = 0; k < d->nvols && !v; k++)
-			if (d->vols[k].name == g->volume && d->vols[k].layout == g->layout)
-				v = &d->vols[k];
-		if (!v || !v->has_offsets || !level_of(g, by_fs))
-			return 0;
-		if (level_index(&la, level_of(g, by_fs)) == UINT32_MAX)
-			return 0;
-		size_t k = 0;
-		while (k < npos && positions[k] != g->position)
-			k++;
-		if (k == npos) {
-			if (npos == 64)
-				return 0;
-			positions[npos++] = g->position;
-		}
-	}
-	/* Positions in order. */
-	for (size_t i = 1; i < npos; i++)
-		for (size_t j = i; j > 0 && positions[j - 1] > positions[j]; j--) {
-			int tmp = positions[j];
-			positions[j] = positions[j - 1];
-			positions[j - 1] = tmp;
-		}
+	if (collect_levels(d, t, &la, positions, &npos) < 0)
+		return 0;
 	char pname[64][24];
 	for (size_t k = 0; k < npos; k++)
 		snprintf(pname[k], sizeof(pname[k]), "position %d", positions[k]);
 	if (npos < 2)
 		return 0;
-	/* Each level of the factor at two positions or more. */
-	int crossed_design = la.n >= 2;
-	for (size_t a = 0; a < la.n && crossed_design; a++) {
-		int seen = 0;
-		for (size_t k = 0; k < npos; k++)
-			for (size_t i = t->first_group; i < t->first_group + t->ngroups; i++) {
-				const struct rd_group *g = &d->groups[i];
-				if (g->metric == t->headline && g->s.n && g->position == positions[k] &&
-				    !strcmp(level_of(g, by_fs), la.name[a])) {
-					seen++;
-					break;
-				}
-			}
-		crossed_design = seen >= 2;
-	}
+	int crossed_design = is_crossed(d, t, &la, positions, npos);
 	if (!crossed_design && npos < 3)
 		return 0;
 	struct obs o = { 0 };
@@ -388,170 +625,22 @@ int fnd_crossed(struct fctx *c, uint32_t ti)
 		}
 		if (fitted && fnd_units_fit(&uo, &u) == 0) {
 			done = 1;
-			uint32_t fam = ++c->nfamily;
-			int pos_eff = 0, fs_eff = 0;
-			for (size_t k = 1; k < npos; k++)
-				pos_eff |= fnd_excludes_zero(&u.b[k]);
-			for (size_t k = 1; k < la.n; k++)
-				fs_eff |= fnd_excludes_zero(&u.a[k]);
-			const char *fname = by_fs ? "the file system" : "the volume";
 			double plo[64], phi[64];
 			placement_of(d, ti, &la, by_fs, plo, phi);
-			for (size_t k = 1; k < npos; k++) {
-				sb_reset(&c->tmp);
-				sb_addf(&c->tmp, "%s vs %s", pname[k], pname[0]);
-				struct rd_finding *f = fnd_add_row(c, ti, t->headline, FND_POSITION, c->tmp.buf);
-				const struct model_est *e = &u.b[k];
-				fnd_est_row(f, e, o.n, fam);
-				f->units = u.units;
-				sb_reset(&c->sb);
-				if (k == 1) {
-					if (pos_eff && !fs_eff)
-						sb_addf(&c->sb, "%s follows position, not %s: ", metric, fname);
-					else if (!pos_eff && fs_eff)
-						sb_addf(&c->sb, "%s follows %s, not position: ", metric, fname);
-					else if (pos_eff)
-						sb_addf(&c->sb, "%s depends on both position and %s: ", metric, fname);
-					else
-						sb_addf(&c->sb, "neither position nor %s changes %s clearly: ",
-							fname, metric);
-				}
-				sb_addf(&c->sb, "%s ", pname[0]);
-				fnd_add_value(&c->sb, m.b_mean[0], unit);
-				sb_addf(&c->sb, ", %s ", pname[k]);
-				fnd_add_value(&c->sb, m.b_mean[k], unit);
-				sb_adds(&c->sb, " ");
-				fnd_add_pct_paren(&c->sb, e->est, e->lo, e->hi, e->p);
-				if (!f->effect)
-					sb_adds(&c->sb, ": no clear effect");
-				sb_adds(&c->sb, ".");
-				if (k == 1)
-					units_sentence(&c->sb, &u);
-				fnd_set_sentence(c, f);
-			}
-			for (size_t k = 1; k < la.n; k++) {
-				sb_reset(&c->tmp);
-				sb_addf(&c->tmp, "%s vs %s", la.name[k], la.name[0]);
-				struct rd_finding *f = fnd_add_row(c, ti, t->headline, FND_FILESYSTEM, c->tmp.buf);
-				const struct model_est *e = &u.a[k];
-				fnd_est_row(f, e, o.n, fam);
-				f->units = u.units;
-				sb_reset(&c->sb);
-				sb_addf(&c->sb, "%s: %s ", by_fs ? "file system" : "volume", la.name[k]);
-				fnd_add_value(&c->sb, m.a_mean[k], unit);
-				sb_addf(&c->sb, " against %s ", la.name[0]);
-				fnd_add_value(&c->sb, m.a_mean[0], unit);
-				sb_adds(&c->sb, " at the same positions, ");
-				html_pct(&c->sb, e->est);
-				fnd_add_ci_p(&c->sb, e->lo, e->hi, e->p, 1);
-				sb_adds(&c->sb, f->effect ? ": an effect." : ": no clear effect.");
-				where_sentence(&c->sb, la.name[k], plo[k], phi[k], la.name[0], plo[0],
-					       phi[0]);
-				placement_sentence(&c->sb, &u, by_fs);
-				fnd_set_sentence(c, f);
-			}
-			sb_reset(&c->tmp);
-			sb_addf(&c->tmp, "position x %s", by_fs ? "file system" : "volume");
-			struct rd_finding *f = fnd_add_row(c, ti, t->headline, FND_INTERACTION, c->tmp.buf);
-			f->estimate = u.inter.est;
-			f->ci_low = u.inter.lo;
-			f->ci_high = u.inter.hi;
-			f->p = u.int_p;
-			f->n = o.n;
-			f->units = u.units;
-			f->family = fam;
-			f->effect = !isnan(u.int_p) && u.int_p < 0.05;
-			f->strength = isnan(m.int_pct.lo) ? (f->effect ? 1 : 0)
-							  : fnd_strength(f->estimate, f->ci_low, f->ci_high, 0);
-			sb_reset(&c->sb);
-			if (isnan(u.int_p)) {
-				sb_addf(&c->sb, "interaction: not testable (%s)",
-					u.min_cell == 0 ? "a combination of position and level was not measured"
-					: u.min_cell == 1 ? "one provisioned volume per combination: nothing "
-							    "to test against"
-							  : "no spread between the volumes of a combination");
-			} else {
-				sb_addf(&c->sb, "interaction: the position effect %s between %ss",
-					f->effect ? "differs" : "does not clearly differ",
-					by_fs ? "file system" : "volume");
-				if (!isnan(u.inter.est)) {
-					sb_adds(&c->sb, ", by ");
-					html_pct(&c->sb, u.inter.est);
-					fnd_add_ci_p(&c->sb, u.inter.lo, u.inter.hi, u.int_p, 1);
-				} else {
-					sb_addf(&c->sb, " (F = %.2f on %.0f and %.0f df, ", u.int_f, u.int_df1,
-						u.int_df2);
-					fnd_add_p(&c->sb, u.int_p);
-					sb_adds(&c->sb, ")");
-				}
-			}
-			sb_adds(&c->sb, ".");
-			fnd_set_sentence(c, f);
+			struct crossed_rows r = { .c = c, .ti = ti, .la = &la, .pname = pname,
+						  .npos = npos, .by_fs = by_fs, .metric = metric,
+						  .unit = unit, .m = &m, .u = &u, .n = o.n,
+						  .fam = ++c->nfamily };
+			position_rows(&r);
+			level_rows(&r, plo, phi);
+			interaction_row(&r);
 			fnd_units_release(&u);
 		}
 		if (fitted)
 			model_crossed_release(&m);
 	}
-	if (!done && npos >= 3 && one_fs(d, t)) {
-		/* The line through the provisioned volumes' means: the passes
-		 * over a volume share where its files are. */
-		double *ux = xcalloc(o.n, sizeof(double)), *uy = xcalloc(o.n, sizeof(double));
-		double *un = xcalloc(o.n, sizeof(double));
-		uint32_t *uid = xcalloc(o.n, sizeof(uint32_t));
-		size_t nu = 0;
-		for (size_t i = 0; i < o.n; i++) {
-			size_t j = 0;
-			while (j < nu && uid[j] != o.unit[i])
-				j++;
-			if (j == nu) {
-				uid[nu] = o.unit[i];
-				ux[nu++] = o.x[i];
-			}
-			uy[j] += o.y[i];
-			un[j]++;
-		}
-		for (size_t j = 0; j < nu; j++)
-			uy[j] /= un[j];
-		struct model_trend tr;
-		if (model_trend_fit(ux, uy, nu, &tr) == 0) {
-			done = 1;
-			sb_reset(&c->tmp);
-			sb_addf(&c->tmp, "%s vs %s", pname[npos - 1], pname[0]);
-			struct rd_finding *f = fnd_add_row(c, ti, t->headline, FND_POSITION, c->tmp.buf);
-			const struct model_est *e = &tr.change_pct;
-			fnd_est_row(f, e, o.n, 0);
-			f->units = nu;
-			sb_reset(&c->sb);
-			sb_addf(&c->sb, "%s %s by ", metric, e->est < 0 ? "falls" : "rises");
-			sb_addf(&c->sb, "%.1f%% from %s to %s along the disk", fabs(e->est), pname[0],
-				pname[npos - 1]);
-			fnd_add_ci_p(&c->sb, e->lo, e->hi, e->p, 1);
-			sb_adds(&c->sb, ": the fitted line goes from ");
-			fnd_add_value(&c->sb, tr.fit_first, unit);
-			sb_adds(&c->sb, " to ");
-			fnd_add_value(&c->sb, tr.fit_last, unit);
-			sb_adds(&c->sb, ", ");
-			fnd_add_value(&c->sb, fabs(tr.slope.est), unit);
-			sb_adds(&c->sb, " per position");
-			double knot;
-			struct model_est extra;
-			if (model_steepening(ux, uy, nu, &knot, &extra)) {
-				sb_addf(&c->sb, "; the %s steepens after position %.0f (",
-					e->est < 0 ? "fall" : "rise", knot);
-				fnd_add_p(&c->sb, extra.p);
-				sb_adds(&c->sb, ")");
-			}
-			if (!f->effect)
-				sb_adds(&c->sb, ": no clear effect");
-			sb_addf(&c->sb, ". It rests on the means of %zu provisioned volume%s.", nu,
-				nu == 1 ? "" : "s");
-			fnd_set_sentence(c, f);
-		}
-		free(ux);
-		free(uy);
-		free(un);
-		free(uid);
-	}
+	if (!done && npos >= 3 && one_fs(d, t))
+		done = position_trend(c, ti, &o, pname, npos, metric, unit);
 	obs_free(&o);
 	return done;
 }

@@ -28,6 +28,34 @@ static void ratio_row(struct rd_finding *f, const struct stats_diff *df)
 				    : 0;
 }
 
+/* A series' last cycle against its first: a ratio row. */
+static void last_vs_first(struct fctx *c, uint32_t ti, const struct rd_group *first,
+			  const struct rd_group *last, int better, const char *metric,
+			  const char *unit)
+{
+	struct rdata *d = c->d;
+	struct stats_diff df;
+	stats_diff(&last->s, &first->s, &df);
+	sb_reset(&c->sb);
+	sb_addf(&c->sb, "%s: cycle %u / cycle %u", c->tmp.buf, last->cycle, first->cycle);
+	struct rd_finding *f = fnd_add_row(c, ti, d->tmpls[ti].headline, FND_RATIO, c->sb.buf);
+	ratio_row(f, &df);
+	f->n = first->s.n + last->s.n;
+	size_t ends[2] = { (size_t)(first - d->groups), (size_t)(last - d->groups) };
+	f->units = fnd_units_of(d, ends, 2);
+	sb_reset(&c->sb);
+	sb_addf(&c->sb, "%s: cycle %u is ", c->tmp.buf, last->cycle);
+	char than[32];
+	snprintf(than, sizeof(than), "cycle %u", first->cycle);
+	fnd_add_ratio(&c->sb, f->estimate, f->ci_low, f->ci_high, f->p, better, unit, than);
+	sb_addf(&c->sb, "; %s ", metric);
+	fnd_add_value(&c->sb, last->s.mean, unit);
+	sb_adds(&c->sb, " against ");
+	fnd_add_value(&c->sb, first->s.mean, unit);
+	sb_adds(&c->sb, ").");
+	fnd_set_sentence(c, f);
+}
+
 /* The ratio of series x to series b at their first and at their last
  * common cycle. */
 static void between(struct fctx *c, uint32_t ti, const struct series *sx, const struct series *sb,
@@ -140,27 +168,7 @@ void fnd_cycles(struct fctx *c, uint32_t ti)
 			sb_adds(&c->sb, ".");
 			fnd_set_sentence(c, f);
 		}
-		/* The last cycle against the first. */
-		struct stats_diff df;
-		stats_diff(&last->s, &first->s, &df);
-		sb_reset(&c->sb);
-		sb_addf(&c->sb, "%s: cycle %u / cycle %u", c->tmp.buf, last->cycle, first->cycle);
-		struct rd_finding *f = fnd_add_row(c, ti, t->headline, FND_RATIO, c->sb.buf);
-		ratio_row(f, &df);
-		f->n = first->s.n + last->s.n;
-		size_t ends[2] = { (size_t)(first - d->groups), (size_t)(last - d->groups) };
-		f->units = fnd_units_of(d, ends, 2);
-		sb_reset(&c->sb);
-		sb_addf(&c->sb, "%s: cycle %u is ", c->tmp.buf, last->cycle);
-		char than[32];
-		snprintf(than, sizeof(than), "cycle %u", first->cycle);
-		fnd_add_ratio(&c->sb, f->estimate, f->ci_low, f->ci_high, f->p, better, unit, than);
-		sb_addf(&c->sb, "; %s ", metric);
-		fnd_add_value(&c->sb, last->s.mean, unit);
-		sb_adds(&c->sb, " against ");
-		fnd_add_value(&c->sb, first->s.mean, unit);
-		sb_adds(&c->sb, ").");
-		fnd_set_sentence(c, f);
+		last_vs_first(c, ti, first, last, better, metric, unit);
 	}
 	/* Between volumes of a layout: each against the layout's reference
 	 * (the baseline volume, else the first) at the first and the last cycle. */

@@ -102,6 +102,66 @@ static int by_mixed(const struct fnd_unit_obs *o, const double *z, const uint32_
 	return rc;
 }
 
+/* The interaction on the volumes' means (um, of volumes in levels ua and
+ * ub; cell_n and cell_sum per combination), against the additive fit f:
+ * tested where every combination was measured and some spread within the
+ * combinations is left to test against; for 2 x 2, its size too. */
+static void interaction(const struct fnd_unit_obs *o, struct fnd_units *u,
+			const struct model_ols *f, const uint32_t *ua, const uint32_t *ub,
+			const double *um, size_t nu, const size_t *cell_n, const double *cell_sum)
+{
+	size_t ncell = o->na * o->nb;
+	int full = 1;
+	for (size_t k = 0; k < ncell; k++)
+		full &= cell_n[k] > 0;
+	double rss_full = 0;
+	for (size_t j = 0; j < nu && full; j++) {
+		size_t k = ua[j] * o->nb + ub[j];
+		double dev = um[j] - cell_sum[k] / (double)cell_n[k];
+		rss_full += dev * dev;
+	}
+	double df2 = (double)nu - (double)ncell, df1 = f->df - df2;
+	if (full && df2 > 0 && df1 > 0) {
+		u->int_df1 = df1;
+		u->int_df2 = df2;
+		if (rss_full > 0) {
+			u->int_f = ((f->rss - rss_full) / df1) / (rss_full / df2);
+			if (u->int_f < 0)
+				u->int_f = 0;
+			u->int_p = model_f_tail(u->int_f, df1, df2);
+		}
+		if (o->na == 2 && o->nb == 2) {
+			double m[4], var = 0, s2 = rss_full / df2;
+			for (size_t k = 0; k < 4; k++) {
+				m[k] = cell_sum[k] / (double)cell_n[k];
+				var += s2 / (double)cell_n[k];
+			}
+			struct model_est e;
+			model_est_fill(&e, m[3] - m[2] - m[1] + m[0], var, df2);
+			model_pct(&e, o->log_scale, o->b_m0, &u->inter);
+		}
+	}
+}
+
+/* How many volumes per combination an interval of +-5% for a's effect
+ * would take, with v1 the variance of a volume's mean as estimated (p
+ * parameters, ncell combinations); 0: more than NEEDED_MAX. */
+static unsigned volumes_needed(const struct fnd_unit_obs *o, double v1, size_t ncell, size_t p)
+{
+	double target = o->log_scale ? log1p(TARGET_PCT / 100) : TARGET_PCT / 100 * o->a_m0;
+	/* One volume per combination cannot tell placement from the factor:
+	 * two at least. */
+	for (unsigned k = 2; k <= NEEDED_MAX && isfinite(v1) && target > 0; k++) {
+		double df = (double)k * (double)ncell - (double)p;
+		if (df < 1)
+			continue;
+		double se = sqrt(v1 * 2 / ((double)k * (double)o->nb));
+		if (stats_t_quantile(0.5 + STATS_LEVEL / 2, df) * se <= target)
+			return k;
+	}
+	return 0;
+}
+
 int fnd_units_fit(const struct fnd_unit_obs *o, struct fnd_units *u)
 {
 	memset(u, 0, sizeof(*u));
@@ -170,53 +230,8 @@ int fnd_units_fit(const struct fnd_unit_obs *o, struct fnd_units *u)
 		}
 		free(c);
 	}
-	/* The interaction on the volumes' means: every combination measured
-	 * and some spread within the combinations to test against. */
-	int full = 1;
-	for (size_t k = 0; k < ncell; k++)
-		full &= cell_n[k] > 0;
-	double rss_full = 0;
-	for (size_t j = 0; j < nu && full; j++) {
-		size_t k = ua[j] * o->nb + ub[j];
-		double dev = um[j] - cell_sum[k] / (double)cell_n[k];
-		rss_full += dev * dev;
-	}
-	double df2 = (double)nu - (double)ncell, df1 = f.df - df2;
-	if (full && df2 > 0 && df1 > 0) {
-		u->int_df1 = df1;
-		u->int_df2 = df2;
-		if (rss_full > 0) {
-			u->int_f = ((f.rss - rss_full) / df1) / (rss_full / df2);
-			if (u->int_f < 0)
-				u->int_f = 0;
-			u->int_p = model_f_tail(u->int_f, df1, df2);
-		}
-		if (o->na == 2 && o->nb == 2) {
-			double m[4], var = 0, s2 = rss_full / df2;
-			for (size_t k = 0; k < 4; k++) {
-				m[k] = cell_sum[k] / (double)cell_n[k];
-				var += s2 / (double)cell_n[k];
-			}
-			struct model_est e;
-			model_est_fill(&e, m[3] - m[2] - m[1] + m[0], var, df2);
-			model_pct(&e, o->log_scale, o->b_m0, &u->inter);
-		}
-	}
-	/* How many volumes per combination an interval of +-5% for a's effect
-	 * would take, with the variance of a volume's mean as estimated. */
-	double target = o->log_scale ? log1p(TARGET_PCT / 100) : TARGET_PCT / 100 * o->a_m0;
-	/* One volume per combination cannot tell placement from the factor:
-	 * two at least. */
-	for (unsigned k = 2; k <= NEEDED_MAX && isfinite(v1) && target > 0; k++) {
-		double df = (double)k * (double)ncell - (double)p;
-		if (df < 1)
-			continue;
-		double se = sqrt(v1 * 2 / ((double)k * (double)o->nb));
-		if (stats_t_quantile(0.5 + STATS_LEVEL / 2, df) * se <= target) {
-			u->needed = k;
-			break;
-		}
-	}
+	interaction(o, u, &f, ua, ub, um, nu, cell_n, cell_sum);
+	u->needed = volumes_needed(o, v1, ncell, p);
 	free(X);
 	free(coef);
 	free(cov);

@@ -123,20 +123,9 @@ static void warnings_banner(struct strbuf *h, const struct comparison *c)
 	sb_adds(h, "</ul></div>\n");
 }
 
-static void step_section(struct hctx *hc, const struct comparison *c, const char *step)
+/* A step's figure: its headline metric, bars per run grouped by key. */
+static void step_figure(struct hctx *hc, const struct comparison *c, const char *step)
 {
-	struct strbuf *h = hc->h;
-	const struct cmp_key *k0 = NULL;
-	for (size_t i = 0; i < c->nkeys && !k0; i++)
-		if (c->keys[i].step == step || !strcmp(c->keys[i].step, step))
-			k0 = &c->keys[i];
-	sb_addf(h, "<h2>Step ");
-	html_text(h, step);
-	sb_adds(h, ": ");
-	html_text(h, k0->module);
-	sb_adds(h, "</h2>\n");
-
-	/* Figure: the headline metric, bars per run grouped by key. */
 	struct figure f;
 	memset(&f, 0, sizeof(f));
 	f.kind = FIG_BARS;
@@ -185,6 +174,22 @@ static void step_section(struct hctx *hc, const struct comparison *c, const char
 		free(groups[i]);
 	free(groups);
 	sb_release(&labels);
+}
+
+static void step_section(struct hctx *hc, const struct comparison *c, const char *step)
+{
+	struct strbuf *h = hc->h;
+	const struct cmp_key *k0 = NULL;
+	for (size_t i = 0; i < c->nkeys && !k0; i++)
+		if (c->keys[i].step == step || !strcmp(c->keys[i].step, step))
+			k0 = &c->keys[i];
+	sb_addf(h, "<h2>Step ");
+	html_text(h, step);
+	sb_adds(h, ": ");
+	html_text(h, k0->module);
+	sb_adds(h, "</h2>\n");
+
+	step_figure(hc, c, step);
 
 	sb_adds(h, "<div class=\"wrap\"><table>\n<thead><tr><th>");
 	sb_adds(h, c->by_fs ? "file system" : "volume");

@@ -178,6 +178,74 @@ static void interaction_points(struct rdata *d, uint32_t ti, struct figure *f)
 	free(v);
 }
 
+/* Whether a sweep's values are written as sizes (4K, 1M), and their range
+ * in bytes: the x axis then reads bytes. */
+static int sweep_sizes(struct rdata *d, const struct rd_template *t, double *smin, double *smax)
+{
+	int sizes = 1;
+	for (size_t i = t->first_group; sizes && i < t->first_group + t->ngroups; i++) {
+		const struct rd_group *g = &d->groups[i];
+		if (g->metric != t->headline)
+			continue;
+		char *end;
+		uint64_t bytes;
+		const char *why;
+		strtod(g->sweep_value, &end); /* a unit after the number, and a size's */
+		sizes = *end && units_parse_size(g->sweep_value, &bytes, &why) == 0 &&
+			g->sweep_num > 0;
+		*smin = fmin(*smin, g->sweep_num);
+		*smax = fmax(*smax, g->sweep_num);
+	}
+	return sizes;
+}
+
+/* The headline's means against the cycle, the level reached or the sweep
+ * value: a series per layout and volume. */
+static void series_points(struct rdata *d, const struct rd_template *t, struct figure *f,
+			  int reached)
+{
+	for (size_t i = t->first_group; i < t->first_group + t->ngroups; i++) {
+		const struct rd_group *g = &d->groups[i];
+		if (g->metric != t->headline)
+			continue;
+		struct strbuf sn = STRBUF_INIT;
+		sb_adds(&sn, g->volume);
+		if (d->nlayouts > 1 && *g->layout)
+			sb_addf(&sn, " in %s", g->layout);
+		struct fig_series *s = NULL;
+		for (size_t k = 0; k < f->nseries && !s; k++)
+			if (!strcmp(f->series[k].name, sn.buf))
+				s = &f->series[k];
+		/* rd_strdup, not rd_intern: the JSON writer may be reading
+		 * the intern table in another thread. */
+		if (!s)
+			s = fig_add_series(f, rd_strdup(d, sn.buf), html_pair_style(d, g->volume, g->layout));
+		sb_release(&sn);
+		double x = t->inner == 'c' ? g->cycle : reached ? g->reached : g->sweep_num;
+		fig_add_point(s, x, g->s.mean, g->s.ci_low, g->s.ci_high);
+	}
+}
+
+/* The caption of a step's figure: what is drawn against what, and how
+ * to read its whiskers and units. */
+static void figure_caption(struct rdata *d, const struct rd_template *t, const struct figure *f,
+			   const char *what, const char *unit, struct strbuf *cap)
+{
+	sb_adds(cap, "Mean ");
+	html_text(cap, rd_str(d, t->headline));
+	sb_addf(cap, " of ");
+	html_step_title(cap, t);
+	sb_addf(cap, " %s", what);
+	if (f->kind == FIG_BARS && d->nlayouts > 1)
+		sb_adds(cap, ", grouped by layout");
+	sb_adds(cap, d->any_n1 ? "; whiskers: 95% confidence interval of the mean where n &ge; 2."
+			       : "; whiskers: 95% confidence interval of the mean (Student t).");
+	if (fig_clipped(f))
+		sb_adds(cap, " Whiskers clipped at 0: the quantity cannot be negative.");
+	if (!strcmp(unit, "MB/s"))
+		sb_adds(cap, " MB/s = 10<sup>6</sup> bytes per second.");
+}
+
 int html_step_figure(struct rdata *d, uint32_t ti, struct figure *f, struct strbuf *cap,
 		  struct strbuf *name)
 {
@@ -211,21 +279,8 @@ int html_step_figure(struct rdata *d, uint32_t ti, struct figure *f, struct strb
 	/* Sweep values written as sizes (4K, 1M): the x axis reads bytes, on
 	 * a log scale when they span a factor of ten or more (block sizes
 	 * double: on a linear axis the small ones crowd at zero). */
-	int sizes = numeric_sweep && !reached;
 	double smin = INFINITY, smax = 0;
-	for (size_t i = g0; sizes && i < g1; i++) {
-		const struct rd_group *g = &d->groups[i];
-		if (g->metric != t->headline)
-			continue;
-		char *end;
-		uint64_t bytes;
-		const char *why;
-		strtod(g->sweep_value, &end); /* a unit after the number, and a size's */
-		sizes = *end && units_parse_size(g->sweep_value, &bytes, &why) == 0 &&
-			g->sweep_num > 0;
-		smin = fmin(smin, g->sweep_num);
-		smax = fmax(smax, g->sweep_num);
-	}
+	int sizes = numeric_sweep && !reached && sweep_sizes(d, t, &smin, &smax);
 	const char *what;
 	if (t->inner == 'c' || numeric_sweep) {
 		f->kind = FIG_LINES;
@@ -243,27 +298,7 @@ int html_step_figure(struct rdata *d, uint32_t ti, struct figure *f, struct strb
 		what = t->inner == 'c' ? "against the cycle"
 		       : reached ? "against the level a fill step reached (mean over repetitions)"
 				 : "against the sweep value";
-		for (size_t i = g0; i < g1; i++) {
-			const struct rd_group *g = &d->groups[i];
-			if (g->metric != t->headline)
-				continue;
-			/* A series per layout and volume. */
-			struct strbuf sn = STRBUF_INIT;
-			sb_adds(&sn, g->volume);
-			if (d->nlayouts > 1 && *g->layout)
-				sb_addf(&sn, " in %s", g->layout);
-			struct fig_series *s = NULL;
-			for (size_t k = 0; k < f->nseries && !s; k++)
-				if (!strcmp(f->series[k].name, sn.buf))
-					s = &f->series[k];
-			/* rd_strdup, not rd_intern: the JSON writer may be reading
-			 * the intern table in another thread. */
-			if (!s)
-				s = fig_add_series(f, rd_strdup(d, sn.buf), html_pair_style(d, g->volume, g->layout));
-			sb_release(&sn);
-			double x = t->inner == 'c' ? g->cycle : reached ? g->reached : g->sweep_num;
-			fig_add_point(s, x, g->s.mean, g->s.ci_low, g->s.ci_high);
-		}
+		series_points(d, t, f, reached);
 	} else if (has_finding(d, ti, FND_POSITION, 1)) {
 		f->kind = FIG_LINES;
 		f->xint = 1;
@@ -301,19 +336,7 @@ int html_step_figure(struct rdata *d, uint32_t ti, struct figure *f, struct strb
 				    g->s.ci_high, html_style_of(d, g->volume, g->layout));
 		}
 	}
-	sb_adds(cap, "Mean ");
-	html_text(cap, rd_str(d, t->headline));
-	sb_addf(cap, " of ");
-	html_step_title(cap, t);
-	sb_addf(cap, " %s", what);
-	if (f->kind == FIG_BARS && d->nlayouts > 1)
-		sb_adds(cap, ", grouped by layout");
-	sb_adds(cap, d->any_n1 ? "; whiskers: 95% confidence interval of the mean where n &ge; 2."
-			       : "; whiskers: 95% confidence interval of the mean (Student t).");
-	if (fig_clipped(f))
-		sb_adds(cap, " Whiskers clipped at 0: the quantity cannot be negative.");
-	if (!strcmp(unit, "MB/s"))
-		sb_adds(cap, " MB/s = 10<sup>6</sup> bytes per second.");
+	figure_caption(d, t, f, what, unit, cap);
 	sb_adds(name, "step-");
 	sb_adds(name, t->path);
 	sb_addf(name, "-%s-%s", t->module, rd_str(d, t->headline));
@@ -542,19 +565,11 @@ static void diff_table(struct strbuf *h, const struct rdata *d, const struct rd_
 
 /* --- file sets --- */
 
-static void filesets(struct hctx *c, struct rdata *d, size_t ti)
+/* Per-file rates against sizes, a series per volume, with each fitted
+ * curve; total files in nsets sets (the figure draws at most MAX_POINTS). */
+static void files_figure(struct hctx *c, struct rdata *d, size_t ti, size_t total, size_t nsets)
 {
 	const struct rd_template *t = &d->tmpls[ti];
-	size_t total = 0, nsets = 0;
-	for (size_t i = 0; i < d->nfilesets; i++)
-		if (d->filesets[i].tmpl == ti) {
-			total += d->filesets[i].n;
-			nsets++;
-		}
-	if (!total)
-		return;
-	struct strbuf *h = c->h;
-	sb_adds(h, "<h3>Per-file results</h3>\n");
 	struct figure f;
 	memset(&f, 0, sizeof(f));
 	f.kind = FIG_POINTS;
@@ -564,7 +579,6 @@ static void filesets(struct hctx *c, struct rdata *d, size_t ti)
 	f.xlabel = "file size (log scale; 1 MB = 10\xe2\x81\xb6 bytes)";
 	f.ylabel = "rate (MB/s, 10\xe2\x81\xb6 B/s)";
 	size_t stride = total > MAX_POINTS ? (total + MAX_POINTS - 1) / MAX_POINTS : 1;
-	struct strbuf names = STRBUF_INIT;
 	const char **labels = xcalloc(nsets, sizeof(*labels));
 	size_t li = 0;
 	for (size_t i = 0; i < d->nfilesets; i++) {
@@ -612,10 +626,14 @@ static void filesets(struct hctx *c, struct rdata *d, size_t ti)
 	html_figure(c, &f, name.buf, cap.buf);
 	fig_release(&f);
 	free(labels);
-	sb_release(&names);
 	sb_release(&cap);
 	sb_release(&name);
+}
 
+/* The fits of time = overhead + size / rate, a row per file set. */
+static void files_table(struct hctx *c, struct rdata *d, size_t ti)
+{
+	struct strbuf *h = c->h;
 	sb_adds(h, "<div class=\"wrap\"><table>\n<thead><tr>");
 	if (d->nlayouts > 1)
 		sb_adds(h, "<th>layout</th>");
@@ -674,6 +692,24 @@ static void filesets(struct hctx *c, struct rdata *d, size_t ti)
 			   "anything (2 files give r&sup2; = 1 and any intercept), so none is shown.",
 			FIT_MIN_POINTS);
 	sb_adds(h, "</p>\n");
+}
+
+/* A step's per-file results (write and read time each file): the figure
+ * and the fits' table, when it timed any file. */
+static void filesets(struct hctx *c, struct rdata *d, size_t ti)
+{
+	size_t total = 0, nsets = 0;
+	for (size_t i = 0; i < d->nfilesets; i++)
+		if (d->filesets[i].tmpl == ti) {
+			total += d->filesets[i].n;
+			nsets++;
+		}
+	if (!total)
+		return;
+	struct strbuf *h = c->h;
+	sb_adds(h, "<h3>Per-file results</h3>\n");
+	files_figure(c, d, ti, total, nsets);
+	files_table(c, d, ti);
 }
 
 /* --- drift, outliers, notes --- */

@@ -63,6 +63,7 @@ static char *planted(const char *dir, const char *file, const char *text)
 	copy_script(tmp, "lint");
 	copy_script(tmp, "check-names");
 	copy_script(tmp, "check-layers");
+	copy_script(tmp, "check-functions");
 	sb_adds(&p, "/names.rules");
 	test_write_file(p.buf, "scan rig\n");
 	sb_reset(&p);

@@ -432,6 +432,35 @@ static void free_state(void *state)
 	free(s);
 }
 
+/* rig plan on a disk target: what this machine's disk would meet (the
+ * safety rules, said as notes) and its size, when it can be read. */
+static void lx_dry_disk(struct provision_ctx *ctx, struct lx *s)
+{
+	const struct plan *p = ctx->plan;
+	linux_disk_facts(s->root, p->target.device, &s->facts);
+	const struct safety_rule *rule = NULL;
+	struct strbuf fact = STRBUF_INIT;
+	if (safety_check(&s->facts, p->target.confirm, ctx->allow, &rule, &fact) < 0)
+		lx_note(ctx, 1, "on this machine rig would refuse %s: %s (rule %s)",
+		     p->target.device, fact.buf, rule->name);
+	else
+		lx_note(ctx, 0, "on this machine %s passes every safety rule (model %s, serial "
+			     "%s, %llu bytes); rig run checks them again and asks to type its "
+			     "model or serial unless --yes", p->target.device,
+		     s->facts.model ? s->facts.model : "unknown",
+		     s->facts.serial ? s->facts.serial : "unknown",
+		     (unsigned long long)s->facts.size);
+	sb_release(&fact);
+	if (s->facts.exists && s->facts.size) {
+		s->bytes = s->facts.size;
+		s->sector = s->facts.sector ? s->facts.sector : 512;
+	} else {
+		s->sector = 512;
+		lx_note(ctx, 0, "the size of %s is not known here: START and END stand for the "
+			     "sectors computed at run time", p->target.device);
+	}
+}
+
 /* The driver's fit (driver.h): gpt_layout's sectors as byte extents. */
 static int lx_fit(const struct plan_layout *l, uint64_t total, uint32_t sector,
 		  struct prov_extent *out, struct strbuf *why)
@@ -498,28 +527,7 @@ static int lx_prepare(struct provision_ctx *ctx)
 		if (rc == 0 && s->image && !s->dry && !(ctx->resume && ctx->resume->reused))
 			rc = lx_check_image(ctx, s);
 	} else if (s->dry) {
-		linux_disk_facts(s->root, p->target.device, &s->facts);
-		const struct safety_rule *rule = NULL;
-		struct strbuf fact = STRBUF_INIT;
-		if (safety_check(&s->facts, p->target.confirm, ctx->allow, &rule, &fact) < 0)
-			lx_note(ctx, 1, "on this machine rig would refuse %s: %s (rule %s)",
-			     p->target.device, fact.buf, rule->name);
-		else
-			lx_note(ctx, 0, "on this machine %s passes every safety rule (model %s, serial "
-				     "%s, %llu bytes); rig run checks them again and asks to type its "
-				     "model or serial unless --yes", p->target.device,
-			     s->facts.model ? s->facts.model : "unknown",
-			     s->facts.serial ? s->facts.serial : "unknown",
-			     (unsigned long long)s->facts.size);
-		sb_release(&fact);
-		if (s->facts.exists && s->facts.size) {
-			s->bytes = s->facts.size;
-			s->sector = s->facts.sector ? s->facts.sector : 512;
-		} else {
-			s->sector = 512;
-			lx_note(ctx, 0, "the size of %s is not known here: START and END stand for the "
-				     "sectors computed at run time", p->target.device);
-		}
+		lx_dry_disk(ctx, s);
 	} else {
 		rc = ctx->resume ? lx_resume(ctx, s) : 0;
 		if (rc == 0)

@@ -326,6 +326,54 @@ static void free_walk(struct plan_est_walk *w, size_t n)
 	free(w);
 }
 
+/* The schedule, a line per phase (per cell with --full), each layout's
+ * commands as the backend would run them before its cells and its
+ * teardown after. */
+static void print_schedule(const struct plan *p, const struct schedule *s, int full,
+			   uint64_t image_size)
+{
+	struct dry dry;
+	dry_start(&dry, p, image_size);
+	long layout = -1;
+	uint32_t rep = 0;
+	for (size_t i = 0; i < s->n;) {
+		const struct cell *cl = &s->cells[i];
+		if ((long)cl->layout != layout) {
+			if (layout >= 0 && p->target.kind != TARGET_DIRS)
+				dry_layout(&dry, (size_t)layout, 1);
+			layout = (long)cl->layout;
+			rep = 0;
+			print_layout(p, cl->layout, &dry);
+		}
+		if (cl->rep != rep) {
+			rep = cl->rep;
+			printf("\n%s%srep %u\n", plan_layout_name(p, cl->layout),
+			       *plan_layout_name(p, cl->layout) ? "  " : "", rep);
+		}
+		/* A run of cells of one phase, or a single cell with --full or sequential. */
+		size_t j = i + 1;
+		if (!full)
+			while (j < s->n && s->cells[j].phase == cl->phase)
+				j++;
+		if (j - i > 1)
+			printf("  seq %4u-%-4u  step %-14s %-10s", cl->seq, s->cells[j - 1].seq,
+			       cl->path, cl->step->module->name);
+		else
+			printf("  seq %-9u  step %-14s %-10s", cl->seq, cl->path,
+			       cl->step->module->name);
+		for (size_t k = i; k < j; k++)
+			printf(" %s", plan_volume_name(p, cl->layout, s->cells[k].volume));
+		if (cl->sweep_var)
+			printf("   (%s = %s)", cl->sweep_var, cl->sweep_value);
+		printf("\n");
+		dry_cells(&dry, p, &s->cells[i], j - i);
+		i = j;
+	}
+	if (layout >= 0 && p->target.kind != TARGET_DIRS)
+		dry_layout(&dry, (size_t)layout, 1);
+	dry_end(&dry);
+}
+
 int cmd_plan(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -424,46 +472,7 @@ int cmd_plan(int argc, char **argv)
 	free_walk(walk, nwalk);
 	walk = NULL;
 	nwalk = 0;
-	struct dry dry;
-	dry_start(&dry, p, image_size);
-	long layout = -1;
-	uint32_t rep = 0;
-	for (size_t i = 0; i < s.n;) {
-		const struct cell *cl = &s.cells[i];
-		if ((long)cl->layout != layout) {
-			if (layout >= 0 && p->target.kind != TARGET_DIRS)
-				dry_layout(&dry, (size_t)layout, 1);
-			layout = (long)cl->layout;
-			rep = 0;
-			print_layout(p, cl->layout, &dry);
-		}
-		if (cl->rep != rep) {
-			rep = cl->rep;
-			printf("\n%s%srep %u\n", plan_layout_name(p, cl->layout),
-			       *plan_layout_name(p, cl->layout) ? "  " : "", rep);
-		}
-		/* A run of cells of one phase, or a single cell with --full or sequential. */
-		size_t j = i + 1;
-		if (!full)
-			while (j < s.n && s.cells[j].phase == cl->phase)
-				j++;
-		if (j - i > 1)
-			printf("  seq %4u-%-4u  step %-14s %-10s", cl->seq, s.cells[j - 1].seq,
-			       cl->path, cl->step->module->name);
-		else
-			printf("  seq %-9u  step %-14s %-10s", cl->seq, cl->path,
-			       cl->step->module->name);
-		for (size_t k = i; k < j; k++)
-			printf(" %s", plan_volume_name(p, cl->layout, s.cells[k].volume));
-		if (cl->sweep_var)
-			printf("   (%s = %s)", cl->sweep_var, cl->sweep_value);
-		printf("\n");
-		dry_cells(&dry, p, &s.cells[i], j - i);
-		i = j;
-	}
-	if (layout >= 0 && p->target.kind != TARGET_DIRS)
-		dry_layout(&dry, (size_t)layout, 1);
-	dry_end(&dry);
+	print_schedule(p, &s, full, image_size);
 	schedule_free(&s);
 	plan_free(p);
 	return EXIT_OK;

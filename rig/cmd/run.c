@@ -14,7 +14,10 @@
 #include "rig/cmd/cmd.h"
 #include "rig/run/runner.h"
 
-int cmd_run(int argc, char **argv)
+/* rig run's options into po and ro (vars: po's --var storage): 0, or the
+ * exit status of a usage error, said. */
+static int parse_options(int argc, char **argv, struct plan_options *po, struct run_options *ro,
+			 const char **vars)
 {
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -32,47 +35,87 @@ int cmd_run(int argc, char **argv)
 		{ "var", required_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct plan_options po = { .platform = plan_platform_host(), .fs_map = NULL };
-	struct run_options ro = { 0 };
-	const char *vars[CMD_MAX_VARS];
-	po.vars = vars;
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:yq", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'o': ro.out_dir = optarg; break;
-		case 'R': ro.runs_root = optarg; break;
+		case 'o': ro->out_dir = optarg; break;
+		case 'R': ro->runs_root = optarg; break;
 		case 'S':
-			if (cmd_parse_seed(optarg, &ro.seed) < 0)
+			if (cmd_parse_seed(optarg, &ro->seed) < 0)
 				return cmd_usage_error("run", "--seed takes an integer from 0 to 2^63-1, not '%s'", optarg);
-			ro.has_seed = 1;
+			ro->has_seed = 1;
 			break;
 		case 'P':
-			if (cmd_parse_platform("run", optarg, &po.platform))
+			if (cmd_parse_platform("run", optarg, &po->platform))
 				return EXIT_USAGE;
 			break;
-		case 'M': po.fs_map = optarg; break;
-		case 'y': ro.yes = 1; break;
-		case 'f': ro.force = 1; break;
+		case 'M': po->fs_map = optarg; break;
+		case 'y': ro->yes = 1; break;
+		case 'f': ro->force = 1; break;
 		case 'A':
-			if (cmd_parse_allow("run", optarg, &ro.allow))
+			if (cmd_parse_allow("run", optarg, &ro->allow))
 				return EXIT_USAGE;
 			break;
 		case 'I':
-			if (cmd_parse_image_size("run", optarg, &ro.image_size))
+			if (cmd_parse_image_size("run", optarg, &ro->image_size))
 				return EXIT_USAGE;
 			break;
-		case 'q': ro.quiet = 1; break;
-		case 'J': ro.json_progress = 1; break;
-		case 'N': ro.no_fit_check = 1; break;
+		case 'q': ro->quiet = 1; break;
+		case 'J': ro->json_progress = 1; break;
+		case 'N': ro->no_fit_check = 1; break;
 		case 'V':
-			if (cmd_parse_var("run", optarg, vars, &po.nvars))
+			if (cmd_parse_var("run", optarg, vars, &po->nvars))
 				return EXIT_USAGE;
 			break;
 		default:
 			return cmd_usage_error("run", "unknown option");
 		}
 	}
+	return 0;
+}
+
+/* What a run ended with, on stdout (where its files are) or stderr: the
+ * exit status. dir: the run folder, "" when none was made. */
+static int say_outcome(enum run_status st, const char *dir, const char *err)
+{
+	int rc;
+	switch (st) {
+	case RUN_OK: {
+		struct strbuf html = STRBUF_INIT;
+		sb_addf(&html, "%s/report.html", dir);
+		printf("run:      %s\nresults:  %s/results.csv\nsummary:  %s/summary.csv\n"
+		       "findings: %s/findings.csv\n", dir, dir, dir, dir);
+		/* The plan's report.formats decide whether there is an HTML report. */
+		printf("report:   %s\n", access(html.buf, R_OK) == 0 ? html.buf : "(no html in report.formats)");
+		sb_release(&html);
+		rc = EXIT_OK;
+		break;
+	}
+	case RUN_FAILED:
+		fprintf(stderr, "rig run: %s\n", err);
+		if (*dir)
+			fprintf(stderr, "rig run: what was measured is in %s; `rig resume %s` "
+					"continues it\n", dir, dir);
+		rc = EXIT_FAILED;
+		break;
+	default:
+		fprintf(stderr, "rig run: %s\n", err);
+		rc = runner_cancel ? EXIT_FAILED : EXIT_USAGE; /* interrupted is not refused */
+		break;
+	}
+	return rc;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct plan_options po = { .platform = plan_platform_host(), .fs_map = NULL };
+	struct run_options ro = { 0 };
+	const char *vars[CMD_MAX_VARS];
+	po.vars = vars;
+	int rc = parse_options(argc, argv, &po, &ro, vars);
+	if (rc)
+		return rc;
 	if (optind != argc - 1)
 		return cmd_usage_error("run", optind >= argc ? "no plan given" : "one plan at a time");
 	int nerr = 0;
@@ -84,39 +127,14 @@ int cmd_run(int argc, char **argv)
 		return cmd_usage_error("run", "--image-size applies to image targets only");
 	}
 
-	struct strbuf argv_text = STRBUF_INIT, dir = STRBUF_INIT, err = STRBUF_INIT;
+	struct strbuf dir = STRBUF_INIT, err = STRBUF_INIT;
 	struct strbuf full = STRBUF_INIT;
 	sb_adds(&full, "rig ");
 	spawn_argv_text(&full, (const char *const *)argv);
 	ro.argv_text = full.buf;
 	ro.popt = &po;
 	enum run_status st = runner_run(p, &ro, &dir, &err);
-	int rc;
-	switch (st) {
-	case RUN_OK: {
-		struct strbuf html = STRBUF_INIT;
-		sb_addf(&html, "%s/report.html", dir.buf);
-		printf("run:      %s\nresults:  %s/results.csv\nsummary:  %s/summary.csv\n"
-		       "findings: %s/findings.csv\n", dir.buf, dir.buf, dir.buf, dir.buf);
-		/* The plan's report.formats decide whether there is an HTML report. */
-		printf("report:   %s\n", access(html.buf, R_OK) == 0 ? html.buf : "(no html in report.formats)");
-		sb_release(&html);
-		rc = EXIT_OK;
-		break;
-	}
-	case RUN_FAILED:
-		fprintf(stderr, "rig run: %s\n", err.buf);
-		if (dir.len)
-			fprintf(stderr, "rig run: what was measured is in %s; `rig resume %s` "
-					"continues it\n", dir.buf, dir.buf);
-		rc = EXIT_FAILED;
-		break;
-	default:
-		fprintf(stderr, "rig run: %s\n", err.buf);
-		rc = runner_cancel ? EXIT_FAILED : EXIT_USAGE; /* interrupted is not refused */
-		break;
-	}
-	sb_release(&argv_text);
+	rc = say_outcome(st, dir.len ? dir.buf : "", err.len ? err.buf : "");
 	sb_release(&dir);
 	sb_release(&err);
 	sb_release(&full);

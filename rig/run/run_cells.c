@@ -216,6 +216,95 @@ static int flush_caches(struct run *run, const struct plan_step *st, struct volu
 	return 0;
 }
 
+/* The cell's parameters bound ($vars from enclosing sweeps): the module's
+ * args (params_free, then free them), or NULL with err set. */
+static void *bind_cell(const struct plan *p, const struct cell *c, struct strbuf *err)
+{
+	const struct rig_module *m = c->step->module;
+	struct diag d;
+	diag_init(&d, p->file, p->text);
+	void *args = xcalloc(1, m->args_size ? m->args_size : 1);
+	params_bind(m, c->step->params, c->bindings, args, &d, c->step->mark);
+	if (d.nerrors) {
+		char msg[512];
+		diag_format_item(&d, 0, msg, sizeof(msg));
+		sb_addf(err, "cannot bind parameters of step %s: %s", c->path, msg);
+		params_free(m, args);
+		free(args);
+		args = NULL;
+	}
+	diag_release(&d);
+	return args;
+}
+
+/* The cell's row in the store, started (or started again by a resume,
+ * the earlier attempt's samples kept as superseded): 0, or < 0 with err. */
+static int record_start(struct run *run, const struct cell *c, const char *lname,
+			const struct volume *vol, struct strbuf *err)
+{
+	const struct rig_module *m = c->step->module;
+	char start[40];
+	timeutil_utc_iso(start, sizeof(start));
+	struct store_cell sc = {
+		.seq = c->seq,
+		.phase = c->phase,
+		.layout = lname,
+		.rep = c->rep,
+		.step = c->path,
+		.module = m->name,
+		.volume_id = run_provision_volume_id(&run->prov, c->layout, c->volume),
+		.cycle = c->cycle,
+		.sweep_var = c->sweep_var,
+		.sweep_value = c->sweep_value,
+	};
+	int rc;
+	run_time_mark(&run->time, RT_STORE);
+	if (run->has_row && run->has_row[c->seq]) {
+		/* A resumed run runs this cell again: the earlier attempt's samples
+		 * stay in the store, superseded. */
+		uint64_t nsup = 0;
+		rc = store_cell_restart(run->dir.store, &sc, start, &nsup, err);
+		if (rc == 0)
+			run_dir_event(&run->dir, "info", "cell %u (step %s, %s on %s) runs again; %"
+				      PRIu64 " samples of its earlier attempt are kept as superseded",
+				      c->seq, c->path, m->name, vol->name, nsup);
+	} else {
+		rc = store_cell_start(run->dir.store, &sc, start, err);
+	}
+	run_time_mark(&run->time, RT_OTHER);
+	return rc;
+}
+
+/* The cell's end in the store: done, failed (err says why: the module's
+ * merr, or the samples that could not be recorded) or interrupted. The
+ * cell's status code: rc, or -EIO when its samples were not recorded. */
+static int record_end(struct run *run, const struct cell *c, const struct volume *vol, int rc,
+		      const struct cell_sink *cs, const char *merr, struct strbuf *err)
+{
+	const struct rig_module *m = c->step->module;
+	char end[40];
+	timeutil_utc_iso(end, sizeof(end));
+	const char *status = "done";
+	if (rc < 0) {
+		status = "failed";
+		sb_addf(err, "step %s (%s) on volume %s failed: %s", c->path, m->name, vol->name,
+			*merr ? merr : strerror(-rc));
+	} else if (cs->failed) {
+		status = "failed";
+		sb_addf(err, "cannot record samples of step %s on %s: %s", c->path, vol->name,
+			cs->err.buf);
+		rc = -EIO;
+	} else if (runner_cancel) {
+		status = "interrupted";
+	}
+	struct strbuf serr = STRBUF_INIT;
+	run_time_mark(&run->time, RT_STORE);
+	store_cell_end(run->dir.store, c->seq, end, status, rc < 0 ? err->buf : NULL, &serr);
+	run_time_mark(&run->time, RT_OTHER);
+	sb_release(&serr);
+	return rc;
+}
+
 /* --- cells --- */
 
 static int run_cell(struct run *run, const struct schedule *sched, const struct cell *c,
@@ -240,52 +329,13 @@ static int run_cell(struct run *run, const struct schedule *sched, const struct 
 		return -EIO;
 	}
 
-	/* Bind parameters for this cell ($vars from enclosing sweeps). */
-	struct diag d;
-	diag_init(&d, p->file, p->text);
-	void *args = xcalloc(1, m->args_size ? m->args_size : 1);
-	params_bind(m, st->params, c->bindings, args, &d, st->mark);
-	if (d.nerrors) {
-		char msg[512];
-		diag_format_item(&d, 0, msg, sizeof(msg));
-		sb_addf(err, "cannot bind parameters of step %s: %s", c->path, msg);
-		params_free(m, args);
-		free(args);
-		diag_release(&d);
+	void *args = bind_cell(p, c, err);
+	if (!args) {
 		sb_release(&flushed);
 		return -EINVAL;
 	}
-	diag_release(&d);
 
-	char start[40], end[40];
-	timeutil_utc_iso(start, sizeof(start));
-	struct store_cell sc = {
-		.seq = c->seq,
-		.phase = c->phase,
-		.layout = lname,
-		.rep = c->rep,
-		.step = c->path,
-		.module = m->name,
-		.volume_id = run_provision_volume_id(&run->prov, c->layout, c->volume),
-		.cycle = c->cycle,
-		.sweep_var = c->sweep_var,
-		.sweep_value = c->sweep_value,
-	};
-	int rc;
-	run_time_mark(&run->time, RT_STORE);
-	if (run->has_row && run->has_row[c->seq]) {
-		/* A resumed run runs this cell again: the earlier attempt's samples
-		 * stay in the store, superseded. */
-		uint64_t nsup = 0;
-		rc = store_cell_restart(store, &sc, start, &nsup, err);
-		if (rc == 0)
-			run_dir_event(&run->dir, "info", "cell %u (step %s, %s on %s) runs again; %"
-				      PRIu64 " samples of its earlier attempt are kept as superseded",
-				      c->seq, c->path, m->name, vol->name, nsup);
-	} else {
-		rc = store_cell_start(store, &sc, start, err);
-	}
-	run_time_mark(&run->time, RT_OTHER);
+	int rc = record_start(run, c, lname, vol, err);
 	run->time_seq_recorded = rc == 0;
 	if (rc < 0) {
 		params_free(m, args);
@@ -343,25 +393,7 @@ static int run_cell(struct run *run, const struct schedule *sched, const struct 
 	run_time_mark(&run->time, RT_OTHER);
 	run->time.measured_as = RT_MEASURED;
 	prov_snapshots_release(&snap);
-	timeutil_utc_iso(end, sizeof(end));
-	const char *status = "done";
-	if (rc < 0) {
-		status = "failed";
-		sb_addf(err, "step %s (%s) on volume %s failed: %s", c->path, m->name, vol->name,
-			merr.len ? merr.buf : strerror(-rc));
-	} else if (cs.failed) {
-		status = "failed";
-		sb_addf(err, "cannot record samples of step %s on %s: %s", c->path, vol->name,
-			cs.err.buf);
-		rc = -EIO;
-	} else if (runner_cancel) {
-		status = "interrupted";
-	}
-	struct strbuf serr = STRBUF_INIT;
-	run_time_mark(&run->time, RT_STORE);
-	store_cell_end(store, c->seq, end, status, rc < 0 ? err->buf : NULL, &serr);
-	run_time_mark(&run->time, RT_OTHER);
-	sb_release(&serr);
+	rc = record_end(run, c, vol, rc, &cs, merr.buf, err);
 	sb_release(&merr);
 	sb_release(&instance);
 	sb_release(&cs.err);

@@ -259,6 +259,69 @@ stop_teardown:
 	return result;
 }
 
+/* Provenance the report shows: the machine that measured. */
+static void note_machine(struct run *run)
+{
+	struct strbuf cpu = STRBUF_INIT, mem = STRBUF_INIT, e2 = STRBUF_INIT;
+	plat_cpu(&cpu);
+	sb_addf(&mem, "%llu", (unsigned long long)plat_mem_bytes());
+	store_add_note(run->dir.store, 0, "cpu", cpu.buf, &e2);
+	store_add_note(run->dir.store, 0, "memory_bytes", mem.buf, &e2);
+	/* A virtual machine whose host takes back freed memory makes
+	 * buffered writes slower than the bare machine (util/virt.h). */
+	struct virt_facts vf;
+	virt_read("", &vf);
+	vf.vm |= plat_vmm_present();
+	sb_reset(&cpu);
+	virt_describe(&vf, &cpu);
+	if (cpu.len)
+		store_add_note(run->dir.store, 0, "virtualization", cpu.buf, &e2);
+	sb_release(&cpu);
+	sb_release(&mem);
+	sb_release(&e2);
+}
+
+/* The run's row in the store: the plan, its seed, the machine, the
+ * options (for a resume and the reports). 0, or -1 with err set. */
+static int begin_run_row(struct run *run, const struct plan *p, const struct run_options *o,
+			 int seed_drawn, struct strbuf *err)
+{
+	struct strbuf host = STRBUF_INIT, os = STRBUF_INIT, hash = STRBUF_INIT, opts = STRBUF_INIT;
+	char started[40];
+	timeutil_utc_iso(started, sizeof(started));
+	sysinfo_host(&host);
+	sysinfo_os(&os);
+	sysinfo_sha256_hex(p->text, p->text_len, &hash);
+	options_json(o, &opts);
+	struct store_run sr = {
+		.id = run->dir.id.buf,
+		.plan_name = p->name,
+		.plan_file = p->file,
+		.plan_text = p->text,
+		.plan_sha256 = hash.buf,
+		.seed = run->seed,
+		.seed_drawn = seed_drawn,
+		.rig_version = RIG_VERSION,
+		.host = host.buf,
+		.os = os.buf,
+		.started_utc = started,
+		.platform = plat_name(),
+		.argv = o->argv_text ? o->argv_text : "",
+		.options_json = opts.buf,
+	};
+	run_time_mark(&run->time, RT_STORE);
+	int begun = store_begin_run(run->dir.store, &sr, err);
+	run_time_mark(&run->time, RT_OTHER);
+	if (begun >= 0)
+		snprintf(run->key, sizeof(run->key), "%s/%.16s/%llu", sr.id, sr.plan_sha256,
+			 (unsigned long long)sr.seed);
+	sb_release(&host);
+	sb_release(&os);
+	sb_release(&hash);
+	sb_release(&opts);
+	return begun < 0 ? -1 : 0;
+}
+
 static enum run_status run_plan(const struct plan *p, const struct run_options *o,
 				struct strbuf *run_dir, struct strbuf *err)
 {
@@ -297,8 +360,7 @@ static enum run_status run_plan(const struct plan *p, const struct run_options *
 		free(abs);
 	}
 
-	struct strbuf path = STRBUF_INIT, host = STRBUF_INIT, os = STRBUF_INIT,
-		      hash = STRBUF_INIT, opts = STRBUF_INIT;
+	struct strbuf path = STRBUF_INIT;
 	if (run_dir_write_plan(&run.dir, p->text, p->text_len, err) < 0 ||
 	    run_dir_lock(&run.dir, err) < 0 || run_dir_open_log(&run.dir, 0, err) < 0)
 		goto out;
@@ -309,57 +371,11 @@ static enum run_status run_plan(const struct plan *p, const struct run_options *
 	if (!run.dir.store)
 		goto out;
 
-	char started[40];
-	timeutil_utc_iso(started, sizeof(started));
-	sysinfo_host(&host);
-	sysinfo_os(&os);
-	sysinfo_sha256_hex(p->text, p->text_len, &hash);
-	options_json(o, &opts);
-	struct store_run sr = {
-		.id = run.dir.id.buf,
-		.plan_name = p->name,
-		.plan_file = p->file,
-		.plan_text = p->text,
-		.plan_sha256 = hash.buf,
-		.seed = run.seed,
-		.seed_drawn = seed_drawn,
-		.rig_version = RIG_VERSION,
-		.host = host.buf,
-		.os = os.buf,
-		.started_utc = started,
-		.platform = plat_name(),
-		.argv = o->argv_text ? o->argv_text : "",
-		.options_json = opts.buf,
-	};
-	run_time_mark(&run.time, RT_STORE);
-	int begun = store_begin_run(run.dir.store, &sr, err);
-	run_time_mark(&run.time, RT_OTHER);
-	if (begun < 0)
+	if (begin_run_row(&run, p, o, seed_drawn, err) < 0)
 		goto out;
 	fault_point("started");
 	run_account_estimate(&run, &sched);
-	snprintf(run.key, sizeof(run.key), "%s/%.16s/%llu", sr.id, sr.plan_sha256,
-		 (unsigned long long)sr.seed);
-	{
-		/* Provenance the report shows: the machine that measured. */
-		struct strbuf cpu = STRBUF_INIT, mem = STRBUF_INIT, e2 = STRBUF_INIT;
-		plat_cpu(&cpu);
-		sb_addf(&mem, "%llu", (unsigned long long)plat_mem_bytes());
-		store_add_note(run.dir.store, 0, "cpu", cpu.buf, &e2);
-		store_add_note(run.dir.store, 0, "memory_bytes", mem.buf, &e2);
-		/* A virtual machine whose host takes back freed memory makes
-		 * buffered writes slower than the bare machine (util/virt.h). */
-		struct virt_facts vf;
-		virt_read("", &vf);
-		vf.vm |= plat_vmm_present();
-		sb_reset(&cpu);
-		virt_describe(&vf, &cpu);
-		if (cpu.len)
-			store_add_note(run.dir.store, 0, "virtualization", cpu.buf, &e2);
-		sb_release(&cpu);
-		sb_release(&mem);
-		sb_release(&e2);
-	}
+	note_machine(&run);
 	setup_run(&run);
 
 	if (!o->quiet && !o->json_progress)
@@ -383,10 +399,6 @@ out:
 	}
 	schedule_free(&sched);
 	sb_release(&path);
-	sb_release(&host);
-	sb_release(&os);
-	sb_release(&hash);
-	sb_release(&opts);
 	run_release(&run);
 	return result;
 refused:
