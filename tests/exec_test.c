@@ -294,40 +294,17 @@ static void test_tail(void)
 
 /* --- the module, run directly --- */
 
-struct env {
-	char *tmp;
-	struct rec rec;
-	struct rig_sink sink;
-	struct strbuf err;
-	volatile sig_atomic_t cancel;
-	void *state;
-	struct rig_ctx ctx;
-};
-
-static void env_init(struct env *e)
+static void env_init(struct rec_env *e)
 {
-	memset(e, 0, sizeof(*e));
-	e->tmp = test_tmpdir();
-	rec_init(&e->rec, 0);
-	sb_init(&e->err);
-	e->sink = rec_sink(&e->rec);
-	e->ctx = (struct rig_ctx){
-		.dir = e->tmp, .volume = "A", .seed = 1, .rep = 1, .direct = 1,
-		.cache_method = "direct", .sink = &e->sink, .cancel = &e->cancel,
-		.volstate = &e->state, .err = &e->err,
-	};
+	rec_env_init(e, NULL, 1, 1, 0);
 }
 
-static void env_release(struct env *e)
+static void env_release(struct rec_env *e)
 {
-	CU_ASSERT_PTR_NULL(e->state); /* exec keeps no state */
-	test_rmtree(e->tmp);
-	free(e->tmp);
-	rec_release(&e->rec);
-	sb_release(&e->err);
+	rec_env_release(e, NULL); /* exec keeps no state */
 }
 
-static int run_exec(struct env *e, const char *const *argv, int parse)
+static int run_exec(struct rec_env *e, const char *const *argv, int parse)
 {
 	size_t n = 0;
 	while (argv[n])
@@ -338,7 +315,7 @@ static int run_exec(struct env *e, const char *const *argv, int parse)
 
 static void test_module_kv(void)
 {
-	struct env e;
+	struct rec_env e;
 	env_init(&e);
 	const char *argv[] = { "sh", "-c",
 			       "echo speed=42; echo Bad=1; echo 'lat_ms = 2.5e1'; echo speed=43; "
@@ -363,7 +340,7 @@ static void test_module_kv(void)
 
 static void test_module_kv_none(void)
 {
-	struct env e;
+	struct rec_env e;
 	env_init(&e);
 	const char *argv[] = { "echo", "nothing to see", NULL };
 	CU_ASSERT_EQUAL_FATAL(run_exec(&e, argv, EXEC_PARSE_KV), 0);
@@ -374,15 +351,15 @@ static void test_module_kv_none(void)
 
 static void test_module_placeholders(void)
 {
-	struct env e;
+	struct rec_env e;
 	env_init(&e);
 	/* The arguments arrive substituted; the command runs in {dir}. */
 	const char *argv[] = { "sh", "-c", "printf '%s|%s|%s|%s' \"$1\" \"$2\" \"$3\" \"$(pwd -P)\"",
 			       "sh", "{dir}", "--vol={volume}", "{x}", NULL };
 	CU_ASSERT_EQUAL_FATAL(run_exec(&e, argv, EXEC_PARSE_NONE), 0);
-	char *real = realpath(e.tmp, NULL);
+	char *real = realpath(e.dir, NULL);
 	struct strbuf want = STRBUF_INIT;
-	sb_addf(&want, "stdout: %s|--vol=A|{x}|%s\n", e.tmp, real);
+	sb_addf(&want, "stdout: %s|--vol=A|{x}|%s\n", e.dir, real);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.rec.notes.buf, want.buf));
 	if (!strstr(e.rec.notes.buf, want.buf))
 		fprintf(stderr, "\nnotes: %s\nwant: %s\n", e.rec.notes.buf, want.buf);
@@ -396,7 +373,7 @@ static void test_module_placeholders(void)
 
 static void test_module_device(void)
 {
-	struct env e;
+	struct rec_env e;
 	env_init(&e);
 	const char *argv[] = { "echo", "{device}", NULL };
 	CU_ASSERT_EQUAL(run_exec(&e, argv, EXEC_PARSE_NONE), -EINVAL);
@@ -412,7 +389,7 @@ static void test_module_device(void)
 
 static void test_module_failure(void)
 {
-	struct env e;
+	struct rec_env e;
 	env_init(&e);
 	const char *argv[] = { "sh", "-c", "echo partial result; echo 'disk on fire' >&2; exit 3", NULL };
 	CU_ASSERT_EQUAL(run_exec(&e, argv, EXEC_PARSE_KV), -EIO);
@@ -445,7 +422,7 @@ static void test_module_failure(void)
 
 static void test_module_fio_fixture(void)
 {
-	struct env e;
+	struct rec_env e;
 	env_init(&e);
 	char *path = fixture_path("fio-randrw-2jobs.json");
 	/* A warning on stderr must not disturb the JSON on stdout. */
@@ -485,7 +462,7 @@ static void test_module_real_fio(void)
 		printf("\n  (fio not installed: the real fio run is skipped)\n");
 		return;
 	}
-	struct env e;
+	struct rec_env e;
 	env_init(&e);
 	const char *argv[] = { "fio", "--name=seq", "--directory={dir}", "--size=2M",
 			       "--rw=write", "--bs=64k", "--ioengine=psync", "--output-format=json",
@@ -515,7 +492,7 @@ static void *raise_later(void *arg)
 
 static void test_module_cancel(void)
 {
-	struct env e;
+	struct rec_env e;
 	env_init(&e);
 	struct raiser ra = { &e.cancel };
 	pthread_t t;

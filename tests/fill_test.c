@@ -67,46 +67,25 @@ static int entries(const char *dir)
 	return n;
 }
 
-struct env {
-	struct rec rec;
-	struct rig_sink sink;
-	struct strbuf err;
-	volatile sig_atomic_t cancel;
-	void *state;
-	struct rig_ctx ctx;
-};
-
-static void env_init(struct env *e, const char *dir, int direct)
+static void env_init(struct rec_env *e, const char *dir, int direct)
 {
-	memset(e, 0, sizeof(*e));
-	rec_init(&e->rec, 1);
+	rec_env_init(e, dir, 5, direct, 1);
 	e->rec.file_prefix = "f";
-	sb_init(&e->err);
-	e->sink = rec_sink(&e->rec);
-	e->ctx = (struct rig_ctx){
-		.dir = dir, .volume = "V", .seed = 5, .rep = 1, .direct = direct,
-		.cache_method = direct ? "direct" : "none", .sink = &e->sink,
-		.cancel = &e->cancel, .volstate = &e->state, .err = &e->err,
-	};
+	e->ctx.volume = "V";
 }
 
-static void env_reset(struct env *e)
+static void env_reset(struct rec_env *e)
 {
-	rec_reset(&e->rec);
-	sb_reset(&e->err);
+	rec_env_reset(e);
 }
 
-static void env_release(struct env *e)
+static void env_release(struct rec_env *e)
 {
-	if (e->state)
-		rig_module_fill.release_state(e->state);
-	e->state = NULL;
-	rec_release(&e->rec);
-	sb_release(&e->err);
+	rec_env_release(e, &rig_module_fill);
 }
 
 /* fill's args: one double, `to` (bound from text like the runner does). */
-static int run_fill(struct env *e, const char *to)
+static int run_fill(struct rec_env *e, const char *to)
 {
 	const struct rig_module *m = &rig_module_fill;
 	struct pval vals[1];
@@ -139,7 +118,7 @@ static void test_fill_down_without_filler(void)
 		free(tmp);
 		return;
 	}
-	struct env e;
+	struct rec_env e;
 	env_init(&e, tmp, 1);
 	CU_ASSERT_EQUAL(run_fill(&e, "0.001%"), 0);
 	CU_ASSERT_EQUAL(e.err.len, 0);
@@ -166,7 +145,7 @@ static void test_fill_down_without_filler(void)
 
 static void test_fill_errors(void)
 {
-	struct env e;
+	struct rec_env e;
 	env_init(&e, "/nonexistent-rig-test/dir", 1);
 	CU_ASSERT_EQUAL(run_fill(&e, "50%"), -ENOENT);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.err.buf, "cannot measure the fill level of "
@@ -228,7 +207,7 @@ static struct {
 	char *device;   /* what `losetup --find --show` printed: ours to detach */
 	int mounted;
 	double empty_level;
-	struct env e;   /* one volume's state across the tests, in order */
+	struct rec_env e;   /* one volume's state across the tests, in order */
 	int env_live;
 } fx;
 

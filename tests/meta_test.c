@@ -95,14 +95,9 @@ static int entries(const char *dir)
 	return n;
 }
 
+/* The module's environment, and meta's arguments bound as a plan's. */
 struct env {
-	char *tmp;
-	struct rec rec;
-	struct rig_sink sink;
-	struct strbuf err;
-	volatile sig_atomic_t cancel;
-	void *state;
-	struct rig_ctx ctx;
+	struct rec_env r;
 	void *args;
 };
 
@@ -110,14 +105,7 @@ struct env {
 static void env_init(struct env *e, const char *files, const char *const *ops, size_t nops)
 {
 	memset(e, 0, sizeof(*e));
-	e->tmp = test_tmpdir();
-	rec_init(&e->rec, 0);
-	sb_init(&e->err);
-	e->sink = rec_sink(&e->rec);
-	e->ctx = (struct rig_ctx){
-		.dir = e->tmp, .volume = "A", .seed = 9, .rep = 1, .cache_method = "none",
-		.sink = &e->sink, .cancel = &e->cancel, .volstate = &e->state, .err = &e->err,
-	};
+	rec_env_init(&e->r, NULL, 9, 0, 0);
 	const struct rig_module *m = &rig_module_meta;
 	size_t np = module_nparams(m);
 	struct pval *vals = xcalloc(np, sizeof(*vals));
@@ -146,36 +134,32 @@ static void env_init(struct env *e, const char *files, const char *const *ops, s
 
 static void env_release(struct env *e)
 {
-	CU_ASSERT_PTR_NULL(e->state); /* meta keeps no state */
 	params_free(&rig_module_meta, e->args);
 	free(e->args);
-	test_rmtree(e->tmp);
-	free(e->tmp);
-	rec_release(&e->rec);
-	sb_release(&e->err);
+	rec_env_release(&e->r, NULL); /* meta keeps no state */
 }
 
 static void test_meta_all_ops(void)
 {
 	struct env e;
 	env_init(&e, "3000", NULL, 0);
-	CU_ASSERT_EQUAL_FATAL(rig_module_meta.run(&e.ctx, e.args), 0);
-	CU_ASSERT_EQUAL(e.err.len, 0);
+	CU_ASSERT_EQUAL_FATAL(rig_module_meta.run(&e.r.ctx, e.args), 0);
+	CU_ASSERT_EQUAL(e.r.err.len, 0);
 	const char *names[] = { "create_per_s", "stat_per_s", "rename_per_s", "unlink_per_s" };
 	for (int i = 0; i < 4; i++) {
-		double v = rec_get(&e.rec, names[i], "ops/s");
+		double v = rec_get(&e.r.rec, names[i], "ops/s");
 		CU_ASSERT(v > 0 && isfinite(v));
 		printf("%s%s %.0f", i ? ", " : "\n  meta on the test folder, 3000 files: ", names[i], v);
 	}
 	printf("\n");
-	CU_ASSERT_EQUAL(e.rec.notes.len, 0);
+	CU_ASSERT_EQUAL(e.r.rec.notes.len, 0);
 	/* The volume's folder is as it was: empty. */
-	CU_ASSERT_EQUAL(entries(e.tmp), 0);
+	CU_ASSERT_EQUAL(entries(e.r.dir), 0);
 	/* Again on the same volume (the folder was removed, so it can be made). */
-	sb_reset(&e.rec.metrics);
-	CU_ASSERT_EQUAL(rig_module_meta.run(&e.ctx, e.args), 0);
-	CU_ASSERT(rec_get(&e.rec, "unlink_per_s", "ops/s") > 0);
-	CU_ASSERT_EQUAL(entries(e.tmp), 0);
+	sb_reset(&e.r.rec.metrics);
+	CU_ASSERT_EQUAL(rig_module_meta.run(&e.r.ctx, e.args), 0);
+	CU_ASSERT(rec_get(&e.r.rec, "unlink_per_s", "ops/s") > 0);
+	CU_ASSERT_EQUAL(entries(e.r.dir), 0);
 	env_release(&e);
 }
 
@@ -197,9 +181,9 @@ static void test_meta_subsets(void)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct env e;
 		env_init(&e, "500", cases[i].ops, cases[i].n);
-		CU_ASSERT_EQUAL(rig_module_meta.run(&e.ctx, e.args), 0);
+		CU_ASSERT_EQUAL(rig_module_meta.run(&e.r.ctx, e.args), 0);
 		struct strbuf got = STRBUF_INIT;
-		for (const char *p = e.rec.metrics.buf; *p;) {
+		for (const char *p = e.r.rec.metrics.buf; *p;) {
 			const char *eq = strchr(p, '=');
 			sb_addf(&got, "%s%.*s", got.len ? " " : "", (int)(eq - p), p);
 			p = strchr(p, '\n') + 1;
@@ -208,9 +192,9 @@ static void test_meta_subsets(void)
 			fprintf(stderr, "\ncase %zu: metrics '%s', want '%s'\n", i, got.buf, cases[i].want);
 			CU_FAIL("meta subset metrics");
 		}
-		CU_ASSERT_EQUAL(!!strstr(e.rec.notes.buf, "create: files created untimed"),
+		CU_ASSERT_EQUAL(!!strstr(e.r.rec.notes.buf, "create: files created untimed"),
 				cases[i].untimed_create);
-		CU_ASSERT_EQUAL(entries(e.tmp), 0);
+		CU_ASSERT_EQUAL(entries(e.r.dir), 0);
 		sb_release(&got);
 		env_release(&e);
 	}
@@ -220,9 +204,9 @@ static void test_meta_one_file(void)
 {
 	struct env e;
 	env_init(&e, "1", NULL, 0);
-	CU_ASSERT_EQUAL(rig_module_meta.run(&e.ctx, e.args), 0);
-	CU_ASSERT(rec_get(&e.rec, "stat_per_s", "ops/s") > 0);
-	CU_ASSERT_EQUAL(entries(e.tmp), 0);
+	CU_ASSERT_EQUAL(rig_module_meta.run(&e.r.ctx, e.args), 0);
+	CU_ASSERT(rec_get(&e.r.rec, "stat_per_s", "ops/s") > 0);
+	CU_ASSERT_EQUAL(entries(e.r.dir), 0);
 	env_release(&e);
 }
 
@@ -231,27 +215,27 @@ static void test_meta_cancel_and_errors(void)
 	struct env e;
 	env_init(&e, "2000", NULL, 0);
 	/* Cancelled: nothing recorded, nothing left. */
-	e.cancel = 1;
-	CU_ASSERT_EQUAL(rig_module_meta.run(&e.ctx, e.args), 0);
-	CU_ASSERT_EQUAL(e.rec.metrics.len, 0);
-	CU_ASSERT_EQUAL(entries(e.tmp), 0);
-	e.cancel = 0;
+	e.r.cancel = 1;
+	CU_ASSERT_EQUAL(rig_module_meta.run(&e.r.ctx, e.args), 0);
+	CU_ASSERT_EQUAL(e.r.rec.metrics.len, 0);
+	CU_ASSERT_EQUAL(entries(e.r.dir), 0);
+	e.r.cancel = 0;
 	/* Its folder is in the way: an error naming it, and the folder untouched. */
 	struct strbuf p = STRBUF_INIT;
-	sb_addf(&p, "%s/meta", e.tmp);
+	sb_addf(&p, "%s/meta", e.r.dir);
 	CU_ASSERT_EQUAL_FATAL(mkdir(p.buf, 0777), 0);
-	CU_ASSERT_EQUAL(rig_module_meta.run(&e.ctx, e.args), -EEXIST);
-	CU_ASSERT_PTR_NOT_NULL(strstr(e.err.buf, "cannot create directory"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(e.err.buf, "/meta: File exists"));
-	CU_ASSERT_EQUAL(entries(e.tmp), 1);
+	CU_ASSERT_EQUAL(rig_module_meta.run(&e.r.ctx, e.args), -EEXIST);
+	CU_ASSERT_PTR_NOT_NULL(strstr(e.r.err.buf, "cannot create directory"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(e.r.err.buf, "/meta: File exists"));
+	CU_ASSERT_EQUAL(entries(e.r.dir), 1);
 	rmdir(p.buf);
 	/* A volume folder that does not exist. */
-	sb_reset(&e.err);
+	sb_reset(&e.r.err);
 	sb_reset(&p);
-	sb_addf(&p, "%s/gone", e.tmp);
-	e.ctx.dir = p.buf;
-	CU_ASSERT_EQUAL(rig_module_meta.run(&e.ctx, e.args), -ENOENT);
-	CU_ASSERT_PTR_NOT_NULL(strstr(e.err.buf, "/gone/meta: No such file or directory"));
+	sb_addf(&p, "%s/gone", e.r.dir);
+	e.r.ctx.dir = p.buf;
+	CU_ASSERT_EQUAL(rig_module_meta.run(&e.r.ctx, e.args), -ENOENT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(e.r.err.buf, "/gone/meta: No such file or directory"));
 	sb_release(&p);
 	env_release(&e);
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/xalloc.h"
 #include "test.h"
 
 void rec_init(struct rec *r, int files)
@@ -81,4 +82,49 @@ double rec_get(const struct rec *r, const char *name, const char *unit)
 	sb_release(&key);
 	sb_release(&hay);
 	return v;
+}
+
+void rec_env_init(struct rec_env *e, const char *dir, uint64_t seed, int direct, int files)
+{
+	memset(e, 0, sizeof(*e));
+	e->made = dir == NULL;
+	e->dir = dir ? xstrdup(dir) : test_tmpdir();
+	rec_init(&e->rec, files);
+	sb_init(&e->err);
+	e->sink = rec_sink(&e->rec);
+	e->ctx = (struct rig_ctx){
+		.dir = e->dir, .volume = "A", .seed = seed, .rep = 1, .direct = direct,
+		.cache_method = direct ? "direct" : "none", .sink = &e->sink,
+		.cancel = &e->cancel, .volstate = &e->state, .err = &e->err,
+	};
+}
+
+void rec_env_reset(struct rec_env *e)
+{
+	rec_reset(&e->rec);
+	sb_reset(&e->err);
+}
+
+int rec_env_run(struct rec_env *e, const struct rig_module *m, const void *args)
+{
+	rec_env_reset(e);
+	int rc = m->run(&e->ctx, args);
+	if (rc != 0)
+		fprintf(stderr, "\n%s: %d: %s\n", m->name, rc, e->err.buf);
+	return rc;
+}
+
+void rec_env_release(struct rec_env *e, const struct rig_module *owner)
+{
+	if (!owner) {
+		CU_ASSERT_PTR_NULL(e->state);
+	} else if (e->state) {
+		owner->release_state(e->state);
+	}
+	e->state = NULL;
+	if (e->made)
+		test_rmtree(e->dir);
+	free(e->dir);
+	rec_release(&e->rec);
+	sb_release(&e->err);
 }

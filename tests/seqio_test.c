@@ -82,44 +82,19 @@ static void test_sizes_loguniform(void)
 
 /* --- the modules, run directly --- */
 
-struct env {
-	char *tmp;
-	struct rec rec;
-	struct rig_sink sink;
-	struct strbuf err;
-	volatile sig_atomic_t cancel;
-	void *state;
-	struct rig_ctx ctx;
-};
-
-static void env_init(struct env *e, int direct)
+static void env_init(struct rec_env *e, int direct)
 {
-	memset(e, 0, sizeof(*e));
-	e->tmp = test_tmpdir();
-	rec_init(&e->rec, 1);
-	sb_init(&e->err);
-	e->sink = rec_sink(&e->rec);
-	e->ctx = (struct rig_ctx){
-		.dir = e->tmp, .volume = "A", .seed = 123, .rep = 1, .direct = direct,
-		.cache_method = direct ? "direct" : "none", .sink = &e->sink,
-		.cancel = &e->cancel, .volstate = &e->state, .err = &e->err,
-	};
+	rec_env_init(e, NULL, 123, direct, 1);
 }
 
-static void env_reset_rec(struct env *e)
+static void env_reset_rec(struct rec_env *e)
 {
-	rec_reset(&e->rec);
-	sb_reset(&e->err);
+	rec_env_reset(e);
 }
 
-static void env_release(struct env *e)
+static void env_release(struct rec_env *e)
 {
-	if (e->state)
-		rig_module_write.release_state(e->state);
-	test_rmtree(e->tmp);
-	free(e->tmp);
-	rec_release(&e->rec);
-	sb_release(&e->err);
+	rec_env_release(e, &rig_module_write);
 }
 
 /* Read every file of the set back (buffered) and check size and payload. */
@@ -165,7 +140,7 @@ static int count_entries(const char *dir, const char *want)
 
 static void run_write_read(int direct)
 {
-	struct env e;
+	struct rec_env e;
 	env_init(&e, direct);
 	/* An aligned size, a tail after a body, a file smaller than one block of
 	 * alignment, and one larger than the write block. */
@@ -206,7 +181,7 @@ static void run_write_read(int direct)
 	for (size_t i = 0; i < 5; i++)
 		CU_ASSERT_EQUAL(set->files[i].size, list[i % 4]);
 	struct strbuf want = STRBUF_INIT;
-	sb_addf(&want, "%s/seqio", e.tmp);
+	sb_addf(&want, "%s/seqio", e.dir);
 	CU_ASSERT_STRING_EQUAL(set->dir, want.buf);
 	sb_release(&want);
 	CU_ASSERT_EQUAL(count_entries(set->dir, NULL), 5);
@@ -243,7 +218,7 @@ static void test_write_read_buffered(void)
 /* A new write replaces the set; files not of the set's naming stay. */
 static void test_write_replaces(void)
 {
-	struct env e;
+	struct rec_env e;
 	env_init(&e, 1);
 	struct seqio_args wa = {
 		.files = 4, .sizes = { .kind = DIST_FIXED, .lo = 8192, .hi = 8192 },
@@ -251,10 +226,10 @@ static void test_write_replaces(void)
 	};
 	CU_ASSERT_EQUAL_FATAL(rig_module_write.run(&e.ctx, &wa), 0);
 	struct strbuf p = STRBUF_INIT;
-	sb_addf(&p, "%s/seqio/f999", e.tmp);
+	sb_addf(&p, "%s/seqio/f999", e.dir);
 	test_write_file(p.buf, "left from an earlier run");
 	sb_reset(&p);
-	sb_addf(&p, "%s/seqio/keep.txt", e.tmp);
+	sb_addf(&p, "%s/seqio/keep.txt", e.dir);
 	test_write_file(p.buf, "not ours");
 	/* All sizes equal: no fit, and a note that says why. */
 	CU_ASSERT(isnan(rec_get(&e.rec, "rate_fit", "MB/s")));
@@ -267,7 +242,7 @@ static void test_write_replaces(void)
 	e.ctx.seed = 124;
 	CU_ASSERT_EQUAL_FATAL(rig_module_write.run(&e.ctx, &wa), 0);
 	sb_reset(&p);
-	sb_addf(&p, "%s/seqio", e.tmp);
+	sb_addf(&p, "%s/seqio", e.dir);
 	CU_ASSERT_EQUAL(count_entries(p.buf, NULL), 3);
 	CU_ASSERT_EQUAL(count_entries(p.buf, "f000"), 1);
 	CU_ASSERT_EQUAL(count_entries(p.buf, "f001"), 1);
@@ -285,7 +260,7 @@ static void test_write_replaces(void)
 /* Same cell seed on two volumes: the same sizes, different bytes. */
 static void test_volumes_share_sizes(void)
 {
-	struct env a, b;
+	struct rec_env a, b;
 	env_init(&a, 0);
 	env_init(&b, 0);
 	b.ctx.volume = "B";
@@ -317,7 +292,7 @@ static void test_volumes_share_sizes(void)
 
 static void test_read_needs_write(void)
 {
-	struct env e;
+	struct rec_env e;
 	env_init(&e, 1);
 	struct seqio_args ra = { .block = 4096 };
 	CU_ASSERT_EQUAL(rig_module_read.run(&e.ctx, &ra), -ENOENT);
@@ -329,7 +304,7 @@ static void test_read_needs_write(void)
 
 static void test_errors_name_the_file(void)
 {
-	struct env e;
+	struct rec_env e;
 	env_init(&e, 1);
 	struct seqio_args wa = {
 		.files = 2, .sizes = { .kind = DIST_FIXED, .lo = 4096, .hi = 4096 },
@@ -337,7 +312,7 @@ static void test_errors_name_the_file(void)
 	};
 	/* seqio is a file, not a folder. */
 	struct strbuf p = STRBUF_INIT;
-	sb_addf(&p, "%s/seqio", e.tmp);
+	sb_addf(&p, "%s/seqio", e.dir);
 	test_write_file(p.buf, "x");
 	CU_ASSERT(rig_module_write.run(&e.ctx, &wa) < 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.err.buf, p.buf));
@@ -361,7 +336,7 @@ static void test_errors_name_the_file(void)
 
 static void test_cancel(void)
 {
-	struct env e;
+	struct rec_env e;
 	env_init(&e, 1);
 	struct seqio_args wa = {
 		.files = 3, .sizes = { .kind = DIST_FIXED, .lo = 65536, .hi = 65536 },
@@ -386,7 +361,7 @@ static void test_cancel(void)
  * rounded up, and the cell says so. */
 static void test_block_rounded(void)
 {
-	struct env e;
+	struct rec_env e;
 	env_init(&e, 1);
 	struct seqio_args wa = {
 		.files = 1, .sizes = { .kind = DIST_FIXED, .lo = 10000, .hi = 10000 },

@@ -304,45 +304,22 @@ static void test_copy_failure_and_direct(void)
 
 /* --- the source folder modules --- */
 
-struct env {
-	char *dir;
-	struct rec rec;
-	struct rig_sink sink;
-	struct strbuf err;
-	volatile sig_atomic_t cancel;
-	void *state;
-	struct rig_ctx ctx;
-};
-
-static void env_init(struct env *e, const char *dir, uint64_t seed, const char *instance)
+static void env_init(struct rec_env *e, const char *dir, uint64_t seed, const char *instance)
 {
-	memset(e, 0, sizeof(*e));
-	e->dir = xstrdup(dir);
-	rec_init(&e->rec, 0);
-	sb_init(&e->err);
-	e->sink = rec_sink(&e->rec);
-	e->ctx = (struct rig_ctx){
-		.dir = e->dir, .volume = dir, .seed = seed, .rep = 1, .instance = instance,
-		.sink = &e->sink, .cancel = &e->cancel, .volstate = &e->state, .err = &e->err,
-	};
+	rec_env_init(e, dir, seed, 0, 0);
+	e->ctx.volume = e->dir;
+	e->ctx.instance = instance;
+	e->ctx.cache_method = NULL;
 }
 
-static void env_release(struct env *e)
+static void env_release(struct rec_env *e)
 {
-	rig_module_tree.release_state(e->state);
-	free(e->dir);
-	rec_release(&e->rec);
-	sb_release(&e->err);
+	rec_env_release(e, &rig_module_tree);
 }
 
-static int env_run(struct env *e, const struct rig_module *m, const void *args)
+static int env_run(struct rec_env *e, const struct rig_module *m, const void *args)
 {
-	rec_reset(&e->rec);
-	sb_reset(&e->err);
-	int rc = m->run(&e->ctx, args);
-	if (rc != 0)
-		fprintf(stderr, "\n%s: %d: %s\n", m->name, rc, e->err.buf);
-	return rc;
+	return rec_env_run(e, m, args);
 }
 
 /* sync's args for `from: dir`, bound through its parameter table as a plan's
@@ -398,7 +375,7 @@ static void test_once_per_phase(void)
 	mkdir(va.buf, 0755);
 	mkdir(vb.buf, 0755);
 	mkdir(ref.buf, 0755);
-	struct env a, b, r;
+	struct rec_env a, b, r;
 	env_init(&a, va.buf, 77, "run/phase1");
 	env_init(&b, vb.buf, 77, "run/phase1");
 	env_init(&r, ref.buf, 77, NULL);
@@ -447,9 +424,9 @@ static void test_once_per_phase(void)
 	/* sync copies it to each volume; enumerate then finds what it holds. */
 	void *sargs = sync_args(srcdir.buf);
 	struct enumerate_args en = { .order = ENUMERATE_FTS, .cache = ENUMERATE_KEEP };
-	struct env *vols[2] = { &a, &b };
+	struct rec_env *vols[2] = { &a, &b };
 	for (int v = 0; v < 2; v++) {
-		struct env *e = vols[v];
+		struct rec_env *e = vols[v];
 		CU_ASSERT_EQUAL_FATAL(env_run(e, &rig_module_sync, sargs), 0);
 		CU_ASSERT_EQUAL(rec_get(&e->rec, "files", "files"), 200);
 		CU_ASSERT_EQUAL(rec_get(&e->rec, "deleted", "entries"), 0);
@@ -506,7 +483,7 @@ static void test_folder_refusals(void)
 	mkdir(vol.buf, 0755);
 	mkdir(other.buf, 0755);
 	put(other.buf, "precious", "keep me");
-	struct env e;
+	struct rec_env e;
 	env_init(&e, vol.buf, 5, "x/phase1");
 	e.ctx.cancel = &e.cancel;
 

@@ -36,43 +36,26 @@
 
 /* --- a recording sink and a module environment --- */
 
-struct env {
-	char *dir;
-	struct rec rec;
-	struct rig_sink sink;
-	struct strbuf err;
-	volatile sig_atomic_t cancel;
-	void *state;
-	struct rig_ctx ctx;
-};
-
-static void env_init(struct env *e, const char *dir, uint64_t seed)
+static void env_init(struct rec_env *e, const char *dir, uint64_t seed)
 {
-	memset(e, 0, sizeof(*e));
-	e->dir = xstrdup(dir);
-	rec_init(&e->rec, 0);
-	sb_init(&e->err);
-	e->sink = rec_sink(&e->rec);
-	e->ctx = (struct rig_ctx){
-		.dir = e->dir, .volume = "A", .seed = seed, .rep = 1, .direct = 1,
-		/* as the runner's flush before a read step, as root */
-		.cache_method = "drop_caches", .sink = &e->sink, .cancel = &e->cancel,
-		.volstate = &e->state, .err = &e->err,
-	};
+	rec_env_init(e, dir, seed, 1, 0);
+	/* as the runner's flush before a read step, as root */
+	e->ctx.cache_method = "drop_caches";
 }
 
-static void env_reset(struct env *e)
+static void env_reset(struct rec_env *e)
 {
-	rec_reset(&e->rec);
-	sb_reset(&e->err);
+	rec_env_reset(e);
 }
 
-static void env_release(struct env *e)
+static void env_release(struct rec_env *e)
 {
-	rig_module_tree.release_state(e->state);
-	free(e->dir);
-	rec_release(&e->rec);
-	sb_release(&e->err);
+	rec_env_release(e, &rig_module_tree);
+}
+
+static int env_run(struct rec_env *e, const struct rig_module *m, const void *args)
+{
+	return rec_env_run(e, m, args);
 }
 
 /* enumerate's defaults (`enumerate: {}`). */
@@ -80,15 +63,6 @@ static const struct enumerate_args inode_walk = { .order = ENUMERATE_INODE };
 static const struct enumerate_args fts_walk = { .order = ENUMERATE_FTS };
 
 /* Run module m with args on e; prints the error when rc != 0. */
-static int env_run(struct env *e, const struct rig_module *m, const void *args)
-{
-	env_reset(e);
-	int rc = m->run(&e->ctx, args);
-	if (rc != 0)
-		fprintf(stderr, "\n%s: %d: %s\n", m->name, rc, e->err.buf);
-	return rc;
-}
-
 static struct tree_args targs(uint64_t files, uint64_t dirs, uint64_t depth, enum dist_kind kind,
 			      uint64_t lo, uint64_t hi)
 {
@@ -371,7 +345,7 @@ static void test_layouts_same_tree(void)
 	struct cell cl = { .rep = 2, .path = (char *)"1" };
 	struct tree_args a = targs(300, 12, 2, DIST_INVSQUARE, 1024, 64 << 10);
 	struct churn_args ch = { .fraction = 20 };
-	struct env e[3];
+	struct rec_env e[3];
 	char *ls[3];
 	for (int i = 0; i < 3; i++) {
 		struct strbuf d = STRBUF_INIT;
@@ -405,7 +379,7 @@ static void test_reproducible(void)
 	mkdir(db.buf, 0777);
 	mkdir(dc.buf, 0777);
 	struct tree_args a = targs(1500, 40, 2, DIST_INVSQUARE, 1024, 256 << 10);
-	struct env ea, eb, ec;
+	struct rec_env ea, eb, ec;
 	env_init(&ea, da.buf, 4242);
 	env_init(&eb, db.buf, 4242);
 	env_init(&ec, dc.buf, 4243);
@@ -489,7 +463,7 @@ static void test_threads_same_tree(void)
 		sb_reset(&dir);
 		sb_addf(&dir, "%s/s%zu-1", tmp, s);
 		mkdir(dir.buf, 0777);
-		struct env one;
+		struct rec_env one;
 		env_init(&one, dir.buf, 77 + s);
 		a.threads = 1;
 		CU_ASSERT_EQUAL_FATAL(env_run(&one, &rig_module_tree, &a), 0);
@@ -500,7 +474,7 @@ static void test_threads_same_tree(void)
 			sb_reset(&dir);
 			sb_addf(&dir, "%s/s%zu-%llu", tmp, s, (unsigned long long)counts[c]);
 			mkdir(dir.buf, 0777);
-			struct env many;
+			struct rec_env many;
 			env_init(&many, dir.buf, 77 + s);
 			a.threads = counts[c];
 			CU_ASSERT_EQUAL_FATAL(env_run(&many, &rig_module_tree, &a), 0);
@@ -543,7 +517,7 @@ static int count_named(const char *root, const char *name)
 static void test_enumerate_through_churn(void)
 {
 	char *tmp = test_tmpdir();
-	struct env e;
+	struct rec_env e;
 	env_init(&e, tmp, 99);
 	struct tree_args a = targs(2000, 60, 3, DIST_INVSQUARE, 1024, 1 << 20);
 	CU_ASSERT_EQUAL_FATAL(env_run(&e, &rig_module_tree, &a), 0);
@@ -596,7 +570,7 @@ static void test_enumerate_through_churn(void)
 static void test_enumerate_mismatch(void)
 {
 	char *tmp = test_tmpdir();
-	struct env e;
+	struct rec_env e;
 	env_init(&e, tmp, 5);
 	/* No tree yet. */
 	CU_ASSERT_EQUAL(rig_module_enumerate.run(&e.ctx, &inode_walk), -ENOENT);
@@ -696,7 +670,7 @@ static int in_cache(const char *path)
 
 /* Run enumerate with order and cache, the runner having flushed with
  * `flushed` ("" = nothing) before the cell; its note `cache` into note. */
-static void enumerate_cache(struct env *e, int order, int cache, const char *flushed,
+static void enumerate_cache(struct rec_env *e, int order, int cache, const char *flushed,
 			    char *note, size_t size)
 {
 	struct enumerate_args a = { .order = order, .cache = cache };
@@ -712,7 +686,7 @@ static void enumerate_cache(struct env *e, int order, int cache, const char *flu
 static void test_enumerate_cache(void)
 {
 	char *tmp = test_tmpdir();
-	struct env e;
+	struct rec_env e;
 	env_init(&e, tmp, 17);
 	struct tree_args a = targs(200, 10, 1, DIST_FIXED, 8192, 8192);
 	CU_ASSERT_EQUAL_FATAL(env_run(&e, &rig_module_tree, &a), 0);
@@ -836,7 +810,7 @@ static void *reader_main(void *arg)
 static void test_churn_atomic(void)
 {
 	char *tmp = test_tmpdir();
-	struct env e;
+	struct rec_env e;
 	env_init(&e, tmp, 31337);
 	/* Few, larger files, all replaced in every cycle: the reader opens the
 	 * file being written often enough to catch a writer that is not atomic
@@ -902,7 +876,7 @@ static void test_memory_bound(void)
 static void test_cancel(void)
 {
 	char *tmp = test_tmpdir();
-	struct env e;
+	struct rec_env e;
 	env_init(&e, tmp, 3);
 	struct tree_args a = targs(500, 10, 2, DIST_FIXED, 4096, 4096);
 	e.cancel = 1;
