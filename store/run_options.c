@@ -5,8 +5,11 @@
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "lib/strbuf.h"
 #include "lib/xalloc.h"
+#include "plan/plan.h"
 #include "plan/platform.h"
 #include "plan/schedule.h"
 
@@ -58,4 +61,34 @@ void store_run_options_release(struct store_run_options *o)
 	free(o->vars);
 	free(o->cwd);
 	memset(o, 0, sizeof(*o));
+}
+
+void store_run_options_json(const struct store_run_options *o, struct strbuf *j)
+{
+	char cwd[4096];
+	sb_adds(j, "{\"platform\":");
+	sb_add_json(j, plan_platform_name(o->platform));
+	sb_adds(j, ",\"fs_map\":");
+	if (o->fs_map)
+		sb_add_json(j, o->fs_map);
+	else
+		sb_adds(j, "null");
+	/* --var NAME=VALUE as given: the plan's $variables on this host. */
+	sb_adds(j, ",\"vars\":[");
+	for (size_t i = 0; i < o->nvars; i++) {
+		if (i)
+			sb_addch(j, ',');
+		sb_add_json(j, o->vars[i]);
+	}
+	sb_addch(j, ']');
+	sb_addf(j, ",\"image_size\":%llu,\"allow\":%u,\"force\":%s,\"no_fit_check\":%s,"
+		"\"seeds\":%u,\"cwd\":", (unsigned long long)o->image_size, o->allow,
+		o->force ? "true" : "false", o->no_fit_check ? "true" : "false", o->seeds);
+	if (o->cwd)
+		sb_add_json(j, o->cwd);
+	else if (getcwd(cwd, sizeof(cwd)))
+		sb_add_json(j, cwd);
+	else
+		sb_adds(j, "null");
+	sb_addch(j, '}');
 }

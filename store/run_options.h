@@ -10,9 +10,10 @@
 #include <stdint.h>
 
 struct plan_platform;
+struct strbuf;
 
 /* The options a run was started with, as its run row's options_json
- * records them (the runner writes it): how the plan was parsed, and what
+ * records them (written and read here): how the plan was parsed, and what
  * the backend was given. A resume runs with them; the reports parse the
  * stored plan with them, so that a plan rehearsed with --fs-map is the plan
  * as it was run. */
@@ -33,5 +34,8 @@ struct store_run_options {
  * zeroed first; release it with store_run_options_release in either case. */
 int store_run_options_parse(const char *json, struct store_run_options *o);
 void store_run_options_release(struct store_run_options *o);
+/* o as its JSON record, appended to j: what store_run_options_parse reads
+ * back (cwd NULL: the current folder's). */
+void store_run_options_json(const struct store_run_options *o, struct strbuf *j);
 
 #endif

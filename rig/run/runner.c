@@ -26,6 +26,7 @@
 #include "lib/timeutil.h"
 #include "lib/virt.h"
 #include "modules/module.h"
+#include "plan/platform.h"
 #include "plan/schedule.h"
 #include "platform/fault.h"
 #include "platform/platform.h"
@@ -34,6 +35,7 @@
 #include "rig/run/run_account.h"
 #include "rig/run/run_cells.h"
 #include "rig/run/run_resume.h"
+#include "store/run_options.h"
 #include "store/store.h"
 
 volatile sig_atomic_t runner_cancel;
@@ -98,33 +100,22 @@ static int check_modules(const struct plan *p, const struct plan_step *steps, si
 	return 0;
 }
 
-/* The options a plan was run with, for a resume to parse and run it alike. */
+/* The options the run was started with, as its run row records them. */
 static void options_json(const struct run_options *o, struct strbuf *j)
 {
-	char cwd[4096];
-	sb_adds(j, "{\"platform\":");
-	sb_add_json(j, o->popt ? plan_platform_name(o->popt->platform) : plat_name());
-	sb_adds(j, ",\"fs_map\":");
-	if (o->popt && o->popt->fs_map)
-		sb_add_json(j, o->popt->fs_map);
-	else
-		sb_adds(j, "null");
-	/* --var NAME=VALUE as given: the plan's $variables on this host. */
-	sb_adds(j, ",\"vars\":[");
-	for (size_t i = 0; o->popt && i < o->popt->nvars; i++) {
-		if (i)
-			sb_addch(j, ',');
-		sb_add_json(j, o->popt->vars[i]);
-	}
-	sb_addch(j, ']');
-	sb_addf(j, ",\"image_size\":%llu,\"allow\":%u,\"force\":%s,\"no_fit_check\":%s,"
-		"\"seeds\":%u,\"cwd\":", (unsigned long long)o->image_size, o->allow,
-		o->force ? "true" : "false", o->no_fit_check ? "true" : "false", SEED_CURRENT);
-	if (getcwd(cwd, sizeof(cwd)))
-		sb_add_json(j, cwd);
-	else
-		sb_adds(j, "null");
-	sb_addch(j, '}');
+	const struct plan_options *po = o->popt;
+	struct store_run_options so = {
+		.platform = po ? po->platform : plan_platform_host(),
+		.fs_map = po ? (char *)po->fs_map : NULL,
+		.vars = po ? (char **)po->vars : NULL,
+		.nvars = po ? po->nvars : 0,
+		.image_size = o->image_size,
+		.allow = o->allow,
+		.force = o->force,
+		.no_fit_check = o->no_fit_check,
+		.seeds = SEED_CURRENT,
+	};
+	store_run_options_json(&so, j);
 }
 
 static void run_init(struct run *run, const struct plan *p, const struct run_options *o)
