@@ -17,7 +17,7 @@ _rig_options()
 	run) echo "-o --output --runs --seed --platform --fs-map --var -y --yes --force" \
 		"--allow --image-size -q --quiet --json-progress --no-fit-check" ;;
 	resume) echo "-y --yes --force --allow -q --quiet --json-progress --no-fit-check" ;;
-	plan) echo "--seed --platform --fs-map --var --image-size --assume-rate --assume-ops --assume-walk --full" ;;
+	plan) echo "--seed --platform --fs-map --var --image-size --assume-rate --assume-ops --assume-walk --from --full" ;;
 	validate) echo "--platform --fs-map --var --image-size" ;;
 	compare) echo "-o --output --within --against --db" ;;
 	report) echo "--db -o --output" ;;
@@ -30,7 +30,7 @@ _rig_takes_argument()
 {
 	case $1 in
 	-o | --output | --runs | --seed | --platform | --fs-map | --var | --allow | \
-		--image-size | --assume-rate | --assume-ops | --assume-walk | --against | --db | --host) return 0 ;;
+		--image-size | --assume-rate | --assume-ops | --assume-walk | --from | --against | --db | --host) return 0 ;;
 	esac
 	return 1
 }
@@ -121,6 +121,7 @@ _rig()
 			_rig_add < <(compgen -d -- "$cur")
 			;;
 		--platform) _rig_add < <(compgen -W "linux macos" -- "$cur") ;;
+		--from) _rig_runs "$cur" ;;
 		--allow)
 			# Comma-separated: complete the last rule.
 			local done_=${cur%"${cur##*,}"}

@@ -370,7 +370,7 @@ static double total_seconds(const char *out)
 }
 
 double hdd_estimate_ratio(const struct hdd *h, const char *plan, const char *run,
-			  const char *fs_map, const char *label)
+			  const char *fs_map, const char *from, const char *label)
 {
 	char *seed = pt_run_query(run, "SELECT seed FROM run");
 	char *took = pt_run_query(run, "SELECT (julianday(ended_utc) - julianday(started_utc)) * "
@@ -379,6 +379,10 @@ double hdd_estimate_ratio(const struct hdd *h, const char *plan, const char *run
 	sb_addf(&rate, "%.0f/s", 1e6 * hdd_profile_rate(h, 0, (double)h->size));
 	const char *args[12] = { "plan", "--seed", seed ? seed : "0", "--assume-rate", rate.buf };
 	size_t n = 5;
+	if (from) {
+		args[n++] = "--from";
+		args[n++] = from;
+	}
 	if (fs_map) {
 		args[n++] = "--fs-map";
 		args[n++] = fs_map;
@@ -388,8 +392,9 @@ double hdd_estimate_ratio(const struct hdd *h, const char *plan, const char *run
 	char *out = NULL;
 	test_run_rig(args, &out);
 	double est = total_seconds(out), actual = took ? atof(took) : NAN;
-	printf("\n  %s: rig plan estimates %.1f s at %s, the run took %.1f s (estimate/actual "
-	       "%.2f)\n", label, est, rate.buf, actual, est / actual);
+	printf("\n  %s: rig plan estimates %.1f s at %s%s%s, the run took %.1f s (estimate/actual "
+	       "%.2f)\n", label, est, rate.buf, from ? " corrected by " : "",
+	       from ? strrchr(from, '/') + 1 : "", actual, est / actual);
 	if (isnan(est))
 		printf("  rig plan said:\n%s\n", out ? out : "(nothing)");
 	free(out);

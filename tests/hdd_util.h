@@ -60,11 +60,12 @@ int hdd_finding_of(const char *run, const char *step, const char *kind, const ch
 		   double *estimate, char *verdict, size_t vlen);
 
 /* rig plan's estimate of the whole run (its `total` line), with the run's
- * seed and the disk's mean rate assumed, against how long the run in run
- * took (the store's start and end); both printed with label. Their ratio,
- * NaN when either is missing. */
+ * seed and the disk's mean rate assumed, and corrected by the earlier run
+ * in `from` (--from; NULL: not), against how long the run in run took (the
+ * store's start and end); both printed with label. Their ratio, NaN when
+ * either is missing. */
 double hdd_estimate_ratio(const struct hdd *h, const char *plan, const char *run,
-			  const char *fs_map, const char *label);
+			  const char *fs_map, const char *from, const char *label);
 
 /* Deactivate suite s with a message unless rig runs as root with /dev/fuse,
  * fuse-hdd ($RIG_FUSE_HDD) and the provisioning tools. 1 when it may run;

@@ -5,7 +5,8 @@
  * add up to its wall time, with a pause counted as pause, a tree's build
  * as setup, a null step's timed wait as measured; the measured share in
  * time.csv, report.html and results.json; the estimate the run started
- * with beside what it took; and a version 3 store read and migrated.
+ * with beside what it took, and rig plan --from it; and a version 3 store
+ * read and migrated.
  */
 #include <errno.h>
 #include <math.h>
@@ -160,6 +161,53 @@ static char *csv_field(const char *csv, const char *scope, const char *col)
 	return NULL;
 }
 
+/* The number after `key` in text, or NaN. */
+static double number_after(const char *text, const char *key)
+{
+	const char *at = text ? strstr(text, key) : NULL;
+	return at ? strtod(at + strlen(key), NULL) : NAN;
+}
+
+/*
+ * rig plan --from RUN: each module's cells of the run, the time the run
+ * spent on them (every category of the cell), printed as measured; a plan
+ * with a module the run did not have corrects only the others; a folder
+ * that holds no run is refused with its reason.
+ */
+static void from_run(const char *tmp, const char *text, const char *run, const char *db)
+{
+	struct strbuf plan = STRBUF_INIT, more = STRBUF_INIT;
+	sb_addf(&plan, "%s/more.yaml", tmp);
+	sb_addf(&more, "%s  - write: { files: 2, size: 64K }\n", text);
+	test_write_file(plan.buf, more.buf);
+	const char *args[] = { "plan", "--from", run, plan.buf, NULL };
+	char *o = NULL;
+	CU_ASSERT_EQUAL(test_run_rig(args, &o), 0);
+	static const char *const mods[] = { "pause", "tree", "enumerate", "null" };
+	for (size_t i = 0; i < 4; i++) {
+		struct strbuf key = STRBUF_INIT, q = STRBUF_INIT;
+		sb_addf(&key, "  %-10s on %-10s    2 cells took ", mods[i], "the folder");
+		sb_addf(&q, "SELECT total(t.seconds) FROM time_spent t JOIN cells c ON c.seq = t.seq"
+			    " WHERE c.module = '%s'", mods[i]);
+		double took = number_after(o, key.buf), want = q_double(db, q.buf);
+		/* printed to 3 significant digits */
+		CU_ASSERT_TRUE(fabs(took / want - 1) < 0.006);
+		if (!(fabs(took / want - 1) < 0.006))
+			fprintf(stderr, "\n%s: printed %g s, the store has %g s\n", mods[i], took, want);
+		sb_release(&key);
+		sb_release(&q);
+	}
+	CU_ASSERT_PTR_NOT_NULL(o ? strstr(o, "from       8 of the plan's 10 cells corrected") : NULL);
+	free(o);
+	o = NULL;
+	const char *none[] = { "plan", "--from", tmp, plan.buf, NULL };
+	CU_ASSERT_EQUAL(test_run_rig(none, &o), 1);
+	CU_ASSERT_PTR_NOT_NULL(o ? strstr(o, "rig plan: --from ") : NULL);
+	free(o);
+	sb_release(&plan);
+	sb_release(&more);
+}
+
 static void test_run_accounting(void)
 {
 	char *tmp = test_tmpdir();
@@ -277,6 +325,8 @@ static void test_run_accounting(void)
 	CU_ASSERT_PTR_NOT_NULL(json ? strstr(json, "\"measured_share\":") : NULL);
 	free(json);
 
+	from_run(tmp, text.buf, out.buf, db);
+
 	sb_release(&text);
 	sb_release(&out);
 	sb_release(&p);
@@ -344,7 +394,7 @@ void register_run_time_tests(void)
 	test_suite_alone(s, "the accounted seconds against the process's wall time");
 	test_add(s, "the accountant: categories add up, marks are the module's instants",
 		 test_accountant);
-	test_add(s, "a run records where its time went; report, time.csv, results.json",
+	test_add(s, "a run records where its time went; report, time.csv, results.json, plan --from",
 		 test_run_accounting);
 	test_add(s, "a version 3 store: read without it, migrated to write it", test_v3_store);
 }

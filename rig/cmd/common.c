@@ -111,6 +111,10 @@ const struct rig_cmd cmd_table[] = {
 	  "                        the target (default 10000, flash's; a hard disk: its seeks)\n"
 	  "      --assume-walk FS=N,...  entries a cold walk stats per second on file\n"
 	  "                        system FS (defaults measured: docs/plan-language.md)\n"
+	  "      --from RUN        correct the estimate by what RUN (an earlier, shorter\n"
+	  "                        run on the same disk) took: per module and file system,\n"
+	  "                        its cells' time over this estimate of them; provisioning\n"
+	  "                        as measured there\n"
 	  "      --var NAME=VALUE  the value of $NAME (as rig run; repeatable)\n"
 	  "      --full            one line per cell instead of per phase\n" },
 	{ "validate", cmd_validate, "check plans and report every error",

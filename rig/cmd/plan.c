@@ -30,6 +30,7 @@
 #include "provision/engine.h"
 #include "provision/provision.h"
 #include "rig/cmd/cmd.h"
+#include "rig/run/plan_calibrate.h"
 #include "rig/run/plan_estimate.h"
 
 /* The backend in dry-run mode, printing what it would do. */
@@ -289,7 +290,7 @@ static uint64_t disk_size(const struct plan *p)
 /* The estimate and the fit check: warnings to stderr at their lines, the
  * numbers to stdout. */
 static void print_estimate(const struct plan *p, const struct schedule *s,
-			   const struct plan_est_options *eo)
+			   const struct plan_est_options *eo, const struct plan_calibration *cal)
 {
 	struct plan_est e;
 	struct diag d;
@@ -299,7 +300,13 @@ static void print_estimate(const struct plan *p, const struct schedule *s,
 	diag_print(&d, stderr);
 	diag_release(&d);
 	struct strbuf out = STRBUF_INIT;
+	if (cal)
+		plan_calibration_format(cal, &out);
 	plan_estimate_format(p, &e, &out);
+	if (cal)
+		sb_addf(&out, "from       %zu of the plan's %zu cells corrected by the run; the others "
+			      "(modules or file systems it did not have) at the assumptions\n",
+			e.scaled, s->n);
 	fputs(out.buf, stdout);
 	sb_release(&out);
 	plan_estimate_release(&e);
@@ -374,7 +381,18 @@ static void print_schedule(const struct plan *p, const struct schedule *s, int f
 	dry_end(&dry);
 }
 
-int cmd_plan(int argc, char **argv)
+/* rig plan's command line. */
+struct plan_args {
+	uint64_t image_size, seed;
+	int seed_given, full;
+	double rate, ops;
+	const char *walk_text, *from;
+	struct plan_options po;
+	const char *vars[CMD_MAX_VARS];
+};
+
+/* 0, or the exit code after the usage error. */
+static int parse_args(int argc, char **argv, struct plan_args *a)
 {
 	static const struct option longopts[] = {
 		{ "seed", required_argument, NULL, 'S' },
@@ -385,95 +403,117 @@ int cmd_plan(int argc, char **argv)
 		{ "assume-rate", required_argument, NULL, 'R' },
 		{ "assume-walk", required_argument, NULL, 'W' },
 		{ "assume-ops", required_argument, NULL, 'O' },
+		{ "from", required_argument, NULL, 'f' },
 		{ "var", required_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	uint64_t image_size = 0;
-	double rate = 0, ops = 0;
-	struct plan_est_walk *walk = NULL;
-	size_t nwalk = 0;
-	const char *walk_text = NULL;
-	struct plan_options po = { .platform = NULL, .fs_map = NULL };
-	const char *vars[CMD_MAX_VARS];
-	po.vars = vars;
-	uint64_t seed = 0;
-	int seed_given = 0, full = 0, c;
+	a->po.vars = a->vars;
+	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'S':
-			if (cmd_parse_seed(optarg, &seed) < 0)
+			if (cmd_parse_seed(optarg, &a->seed) < 0)
 				return cmd_usage_error("plan", "--seed takes an integer from 0 to 2^63-1, not '%s'", optarg);
-			seed_given = 1;
+			a->seed_given = 1;
 			break;
 		case 'P':
-			if (cmd_parse_platform("plan", optarg, &po.platform))
+			if (cmd_parse_platform("plan", optarg, &a->po.platform))
 				return EXIT_USAGE;
 			break;
-		case 'M': po.fs_map = optarg; break;
-		case 'F': full = 1; break;
+		case 'M': a->po.fs_map = optarg; break;
+		case 'F': a->full = 1; break;
 		case 'I':
-			if (cmd_parse_image_size("plan", optarg, &image_size))
+			if (cmd_parse_image_size("plan", optarg, &a->image_size))
 				return EXIT_USAGE;
 			break;
 		case 'R':
-			if (cmd_parse_rate("plan", optarg, &rate))
+			if (cmd_parse_rate("plan", optarg, &a->rate))
 				return EXIT_USAGE;
 			break;
 		case 'V':
-			if (cmd_parse_var("plan", optarg, vars, &po.nvars))
+			if (cmd_parse_var("plan", optarg, a->vars, &a->po.nvars))
 				return EXIT_USAGE;
 			break;
 		case 'O':
-			if (cmd_parse_ops("plan", optarg, &ops))
+			if (cmd_parse_ops("plan", optarg, &a->ops))
 				return EXIT_USAGE;
 			break;
-		case 'W': walk_text = optarg; break;
+		case 'W': a->walk_text = optarg; break;
+		case 'f': a->from = optarg; break;
 		default: return cmd_usage_error("plan", "unknown option");
 		}
 	}
 	if (optind != argc - 1)
 		return cmd_usage_error("plan", optind >= argc ? "no plan given" : "one plan at a time");
-	if (walk_text) {
-		struct strbuf e = STRBUF_INIT;
-		int bad = plan_est_parse_walk(walk_text, &walk, &nwalk, &e) < 0;
-		if (bad)
-			cmd_usage_error("plan", "%s", e.buf);
-		sb_release(&e);
-		if (bad)
-			return EXIT_USAGE;
+	return 0;
+}
+
+/* The estimate's assumptions from the command line: --assume-walk parsed,
+ * and what --from's run measured (cal filled when a->from). 0, or the exit
+ * code after the message. */
+static int assumptions(const struct plan_args *a, struct plan_est_options *eo,
+		       struct plan_est_walk **walk, struct plan_calibration *cal)
+{
+	struct strbuf e = STRBUF_INIT;
+	int rc = 0;
+	size_t nwalk = 0;
+	if (a->walk_text && plan_est_parse_walk(a->walk_text, walk, &nwalk, &e) < 0)
+		rc = cmd_usage_error("plan", "%s", e.buf);
+	*eo = (struct plan_est_options){ .rate = a->rate, .ops = a->ops, .layout = -1,
+					 .walk = *walk, .nwalk = nwalk };
+	if (rc == 0 && a->from) {
+		if (plan_calibrate(a->from, eo, cal, &e) < 0) {
+			fprintf(stderr, "rig plan: %s\n", e.buf);
+			rc = EXIT_FAILED;
+		}
+		eo->scale = cal->scale;
+		eo->nscale = cal->nscale;
+		eo->provision_s = cal->provision_s;
 	}
+	sb_release(&e);
+	return rc;
+}
+
+int cmd_plan(int argc, char **argv)
+{
+	struct plan_args a = { .po = { .platform = NULL, .fs_map = NULL } };
+	int rc = parse_args(argc, argv, &a);
+	if (rc)
+		return rc;
 	int nerr;
-	struct plan *p = cmd_load_plan(argv[optind], &po, &nerr);
-	if (!p || (image_size && p->target.kind != TARGET_IMAGE)) {
-		free_walk(walk, nwalk);
-		if (!p)
-			return EXIT_USAGE;
+	struct plan *p = cmd_load_plan(argv[optind], &a.po, &nerr);
+	if (!p)
+		return EXIT_USAGE;
+	if (a.image_size && p->target.kind != TARGET_IMAGE) {
 		plan_free(p);
 		return cmd_usage_error("plan", "--image-size applies to image targets only");
 	}
-	if (!seed_given && p->has_seed)
-		seed = p->seed;
-	struct schedule s;
-	if (schedule_build(p, seed, &s) < 0) {
+	if (!a.seed_given && p->has_seed)
+		a.seed = p->seed;
+	struct schedule s = { 0 };
+	struct plan_est_walk *walk = NULL;
+	struct plan_est_options eo;
+	struct plan_calibration cal = { 0 };
+	/* Before anything is printed: a --from that cannot be read ends here. */
+	rc = assumptions(&a, &eo, &walk, &cal);
+	if (rc == 0 && schedule_build(p, a.seed, &s) < 0) {
 		fprintf(stderr, "rig plan: cannot build the schedule\n");
-		free_walk(walk, nwalk);
-		plan_free(p);
-		return EXIT_FAILED;
+		rc = EXIT_FAILED;
 	}
-	print_header(p, seed, seed_given || p->has_seed, &s, image_size);
-	print_in_use(p);
-	struct plan_est_options eo = {
-		.seed = seed, .seed_known = seed_given || p->has_seed, .image_size = image_size,
-		.disk_size = disk_size(p), .rate = rate, .ops = ops, .layout = -1, .walk = walk,
-		.nwalk = nwalk,
-	};
-	print_estimate(p, &s, &eo);
-	free_walk(walk, nwalk);
-	walk = NULL;
-	nwalk = 0;
-	print_schedule(p, &s, full, image_size);
+	if (rc == 0) {
+		print_header(p, a.seed, a.seed_given || p->has_seed, &s, a.image_size);
+		print_in_use(p);
+		eo.seed = a.seed;
+		eo.seed_known = a.seed_given || p->has_seed;
+		eo.image_size = a.image_size;
+		eo.disk_size = disk_size(p);
+		print_estimate(p, &s, &eo, a.from ? &cal : NULL);
+		print_schedule(p, &s, a.full, a.image_size);
+	}
+	plan_calibration_release(&cal);
+	free_walk(walk, eo.nwalk);
 	schedule_free(&s);
 	plan_free(p);
-	return EXIT_OK;
+	return rc ? rc : EXIT_OK;
 }

@@ -358,6 +358,22 @@ static void said_walk(struct plan_est *e, const char *fs, double rate, const cha
 	}
 }
 
+/* A cell's seconds corrected by --from's scale for its module and file
+ * system, where the earlier run had such cells. */
+static double scaled_seconds(struct walk *w, const char *module, const char *fs, double secs)
+{
+	for (size_t i = 0; i < w->o->nscale; i++) {
+		const struct plan_est_scale *k = &w->o->scale[i];
+		if (strcmp(k->module, module) || (!k->fs) != (!fs) || (fs && strcmp(k->fs, fs)))
+			continue;
+		w->e->scaled++;
+		if (k->est > 0)
+			return secs * k->took / k->est;
+		return secs + (k->cells ? k->took / (double)k->cells : 0);
+	}
+	return secs;
+}
+
 static void walk_cell(struct walk *w, const struct cell *c, struct diag *scratch, int *rc)
 {
 	const struct plan *p = w->p;
@@ -407,9 +423,12 @@ static void walk_cell(struct walk *w, const struct cell *c, struct diag *scratch
 	const char *fs = p->target.kind == TARGET_DIRS ? NULL
 			 : p->layouts[c->layout].parts[c->volume].fs, *from = NULL;
 	double wr = plan_est_walk_rate(w->o, fs, &from);
-	sum->seconds += ec.seconds + ec.moved / rate + ec.ops / w->e->ops +
-			ec.ops_off / PLAN_EST_FILE_OPS + ec.stats / PLAN_EST_STAT_RATE +
-			(ec.walk > 0 ? ec.walk / wr : 0);
+	double secs = ec.seconds + ec.moved / rate + ec.ops / w->e->ops +
+		      ec.ops_off / PLAN_EST_FILE_OPS + ec.stats / PLAN_EST_STAT_RATE +
+		      (ec.walk > 0 ? ec.walk / wr : 0);
+	if (w->o->on_cell)
+		w->o->on_cell(w->o->on_cell_arg, c, fs, secs);
+	sum->seconds += scaled_seconds(w, m->name, fs, secs);
 	if (ec.walk > 0)
 		said_walk(w->e, fs, wr, from);
 	if (ec.unknown)
@@ -540,7 +559,9 @@ static int walk_all(struct walk *w, const struct schedule *s)
 	e->exact = o->seed_known;
 	e->seed = o->seed;
 	e->sizes_known = 1;
-	e->provision_s = p->target.kind == TARGET_DIRS ? 0 : PLAN_EST_PROVISION_S;
+	e->provision_given = o->provision_s > 0;
+	e->provision_s = p->target.kind == TARGET_DIRS ? 0
+			 : o->provision_s > 0 ? o->provision_s : PLAN_EST_PROVISION_S;
 	while (rig_modules[w->nmod])
 		w->nmod++;
 	struct diag scratch;
@@ -703,9 +724,10 @@ void plan_estimate_format(const struct plan *p, const struct plan_est *e, struct
 						: "--assume-rate to change",
 		e->ops, e->ops_given ? "--assume-ops" : "flash's; --assume-ops to change");
 	if (e->provision_s > 0)
-		sb_addf(out, ", provisioning %.0f s per volume, file systems taking ext4's and "
+		sb_addf(out, ", provisioning %.3g s per volume%s, file systems taking ext4's and "
 			     "xfs's usual overhead (others: %.0f%% of their partition)",
-			e->provision_s, 100 - 100 * PLAN_EST_FS_SHARE);
+			e->provision_s, e->provision_given ? " (measured: --from)" : "",
+			100 - 100 * PLAN_EST_FS_SHARE);
 	for (size_t i = 0; i < e->nwalks; i++)
 		sb_addf(out, "%s %.0f entries/s on %s (%s)", i ? "," : ", cold walks:",
 			e->walks[i].rate, e->walks[i].fs ? e->walks[i].fs : "the folder",

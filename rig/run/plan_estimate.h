@@ -70,6 +70,19 @@ struct plan_est_walk {
 	double rate;
 };
 
+/* A measured correction for one module's cells on one file system (rig
+ * plan --from RUN, plan_calibrate.h): where the earlier run's own estimate
+ * of those cells was est seconds and they took took, each cell's estimate
+ * is multiplied by took / est; where est was 0, took / cells is added. */
+struct plan_est_scale {
+	const char *module;
+	const char *fs;          /* the plan's file system; NULL: a dirs target's folder */
+	double est, took;        /* seconds, over the earlier run's cells */
+	size_t cells;
+};
+
+struct cell;
+
 struct plan_est_options {
 	uint64_t seed;
 	int seed_known;         /* the run's seed: sizes drawn as the run draws them */
@@ -86,6 +99,13 @@ struct plan_est_options {
 	long layout;
 	const struct plan_est_walk *walk; /* --assume-walk, nwalk of them; NULL: none */
 	size_t nwalk;
+	const struct plan_est_scale *scale; /* --from: per module and file system; NULL: none */
+	size_t nscale;
+	double provision_s;     /* seconds per volume provisioned; 0: PLAN_EST_PROVISION_S */
+	/* Called with every estimated cell's seconds before any scale, and the
+	 * file system its estimate is keyed on (plan_calibrate.c); NULL: none. */
+	void (*on_cell)(void *arg, const struct cell *c, const char *fs, double seconds);
+	void *on_cell_arg;
 };
 
 struct plan_est_sum {
@@ -111,6 +131,8 @@ struct plan_est {
 	uint64_t seed;
 	int sizes_known;         /* every volume's size known: the fit check was made */
 	double provision_s;      /* provisioning seconds assumed per volume (0: dirs) */
+	int provision_given;     /* provision_s measured (--from) */
+	size_t scaled;           /* cells whose seconds a --from scale corrected */
 	/* The walk rates the estimate used (cold walks), to say them. */
 	struct {
 		const char *fs;  /* the plan's (NULL: a folder's file system) */
