@@ -58,7 +58,7 @@ static void pl_block(void *arg)
 {
 	struct pl *a = arg;
 	for (unsigned i = 0; i < a->calls; i++) {
-		const unsigned char *w = payload_block(&a->p, a->cold ? i : 1, pl_offset(a, i), a->len);
+		const unsigned char *w = plat_payload_block(&a->p, a->cold ? i : 1, pl_offset(a, i), a->len);
 		sink += w[a->len - 1];
 	}
 }
@@ -67,7 +67,7 @@ static void pl_copy(void *arg)
 {
 	struct pl *a = arg;
 	for (unsigned i = 0; i < a->calls; i++) {
-		payload_copy(&a->p, a->cold ? i : 1, pl_offset(a, i), a->buf, a->len);
+		plat_payload_copy(&a->p, a->cold ? i : 1, pl_offset(a, i), a->buf, a->len);
 		sink += a->buf[a->len - 1];
 	}
 }
@@ -76,7 +76,7 @@ static void pl_restamp(void *arg)
 {
 	struct pl *a = arg;
 	for (unsigned i = 0; i < a->calls; i++) {
-		payload_restamp(&a->p, i, pl_offset(a, i), a->buf, a->len);
+		plat_payload_restamp(&a->p, i, pl_offset(a, i), a->buf, a->len);
 		sink += a->buf[0];
 	}
 }
@@ -84,7 +84,7 @@ static void pl_restamp(void *arg)
 static void payload_costs(void)
 {
 	struct pl a = { .len = MIB, .calls = 64 };
-	if (payload_init(&a.p, 42, MIB) < 0) {
+	if (plat_payload_init(&a.p, 42, MIB) < 0) {
 		fprintf(stderr, "micro: out of memory\n");
 		exit(1);
 	}
@@ -94,21 +94,21 @@ static void payload_costs(void)
 	double ns;
 	a.cold = 0;
 	ns = best_ns(pl_block, &a);
-	printf("payload_block, 1 MiB, window in cache:     %8.1f us per MiB\n", ns / a.calls / 1e3);
+	printf("plat_payload_block, 1 MiB, window in cache:     %8.1f us per MiB\n", ns / a.calls / 1e3);
 	a.cold = 1;
 	ns = best_ns(pl_block, &a);
-	printf("payload_block, 1 MiB, over the 64 MiB ring: %7.1f us per MiB\n", ns / a.calls / 1e3);
+	printf("plat_payload_block, 1 MiB, over the 64 MiB ring: %7.1f us per MiB\n", ns / a.calls / 1e3);
 	ns = best_ns(pl_copy, &a);
-	printf("payload_copy,  1 MiB, over the 64 MiB ring: %7.1f us per MiB\n", ns / a.calls / 1e3);
+	printf("plat_payload_copy,  1 MiB, over the 64 MiB ring: %7.1f us per MiB\n", ns / a.calls / 1e3);
 	a.len = 4096;
 	a.calls = 16384;
 	ns = best_ns(pl_copy, &a);
-	printf("payload_copy,  4 KiB, over the 64 MiB ring: %7.3f us per 4 KiB\n", ns / a.calls / 1e3);
-	payload_copy(&a.p, 0, 0, a.buf, a.len);
+	printf("plat_payload_copy,  4 KiB, over the 64 MiB ring: %7.3f us per 4 KiB\n", ns / a.calls / 1e3);
+	plat_payload_copy(&a.p, 0, 0, a.buf, a.len);
 	ns = best_ns(pl_restamp, &a);
-	printf("payload_restamp, 4 KiB:                    %8.3f us per 4 KiB\n", ns / a.calls / 1e3);
+	printf("plat_payload_restamp, 4 KiB:                    %8.3f us per 4 KiB\n", ns / a.calls / 1e3);
 	free(a.buf);
-	payload_release(&a.p);
+	plat_payload_release(&a.p);
 }
 
 /* --- CSV numbers --- */
@@ -124,13 +124,13 @@ static void csv_rig(void *arg)
 	struct strbuf sb = STRBUF_INIT;
 	for (size_t i = 0; i < a->n; i++) {
 		sb_reset(&sb);
-		csv_add_double(&sb, a->v[i]);
+		rep_csv_add_double(&sb, a->v[i]);
 		sink += (unsigned)sb.len;
 	}
 	sb_release(&sb);
 }
 
-/* What csv_add_double replaced: print each width, parse it back, keep the
+/* What rep_csv_add_double replaced: print each width, parse it back, keep the
  * first that reads back exactly. */
 static void csv_each_width(void *arg)
 {
@@ -169,7 +169,7 @@ static void csv_costs(void)
 	for (size_t i = 0; i < a.n; i++)
 		a.v[i] = prng_uniform(&r) * 3000.0 + (double)(i % 7);
 	double ns = best_ns(csv_rig, &a);
-	printf("csv_add_double:                            %8.1f ns per number\n", ns / a.n);
+	printf("rep_csv_add_double:                            %8.1f ns per number\n", ns / a.n);
 	ns = best_ns(csv_each_width, &a);
 	printf("print and parse each width (15, 16, 17):   %8.1f ns per number\n", ns / a.n);
 	ns = best_ns(csv_printf17, &a);
@@ -189,7 +189,7 @@ static void knot_search(void *arg)
 	struct knots *a = arg;
 	double knot;
 	struct model_est extra;
-	sink += (unsigned)model_steepening(a->x, a->y, a->m, &knot, &extra);
+	sink += (unsigned)rep_model_steepening(a->x, a->y, a->m, &knot, &extra);
 }
 
 static void model_costs(void)
@@ -211,7 +211,7 @@ static void model_costs(void)
 				 (prng_uniform(&r) - 0.5) * 20.0;
 		}
 		double ns = best_ns(knot_search, &a);
-		printf("model_steepening, %5zu distinct x:         %8.1f ms\n", a.m, ns / 1e6);
+		printf("rep_model_steepening, %5zu distinct x:         %8.1f ms\n", a.m, ns / 1e6);
 		free(a.x);
 		free(a.y);
 	}

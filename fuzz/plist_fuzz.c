@@ -1,7 +1,7 @@
 /*
  * libFuzzer harness: what rig reads from diskutil and hdiutil
  * (provision/macos/macos_plist.c). The input goes to every plist parser
- * (mac_plist_fuzz_one: list, info with its error form, apfs list, hdiutil
+ * (prov_mac_plist_fuzz_one: list, info with its error form, apfs list, hdiutil
  * attach, hdiutil info) and, as text up to its first NUL, to the two line
  * parsers of commands' text output (`Error: -69888: ...`, hdiutil create's
  * `created: PATH`). Besides crashes, leaks and undefined behaviour it checks
@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	mac_plist_fuzz_one(data, size);
+	prov_mac_plist_fuzz_one(data, size);
 
 	char *text = malloc(size + 1);
 	if (!text)
@@ -32,12 +32,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	text[size] = '\0';
 	long code = 0;
 	struct strbuf msg = STRBUF_INIT;
-	if (mac_error_line(text, &code, &msg) && code >= 0) {
+	if (prov_mac_error_line(text, &code, &msg) && code >= 0) {
 		fprintf(stderr, "an error line parsed with a non-negative code %ld\n", code);
 		abort();
 	}
 	sb_release(&msg);
-	char *path = mac_created_path(text);
+	char *path = prov_mac_created_path(text);
 	if (path && (!*path || !strstr(text, path))) {
 		fprintf(stderr, "created path \"%s\" is not in the input\n", path);
 		abort();

@@ -86,7 +86,7 @@ static void note_tail(struct rig_ctx *ctx, const char *key, const char *text, si
 {
 	if (!len)
 		return;
-	const char *t = exec_tail(text, len, TAIL_LINES, TAIL_BYTES);
+	const char *t = mod_exec_tail(text, len, TAIL_LINES, TAIL_BYTES);
 	struct strbuf v = STRBUF_INIT;
 	if (t != text)
 		sb_adds(&v, "[...]\n");
@@ -152,7 +152,7 @@ static void record_kv(struct rig_ctx *ctx, const char *out)
 	memset(&kv, 0, sizeof(kv));
 	size_t bad = 0;
 	struct strbuf first_bad = STRBUF_INIT, v = STRBUF_INIT;
-	exec_parse_kv(out, kv_add, &kv, &bad, &first_bad);
+	mod_exec_parse_kv(out, kv_add, &kv, &bad, &first_bad);
 	for (size_t i = 0; i < kv.n; i++) {
 		if (!strcmp(kv.names[i], "seconds")) {
 			cell_note(ctx, "parse", "the command printed seconds=..., which is not recorded: "
@@ -189,24 +189,24 @@ static int exec_run(struct rig_ctx *ctx, const void *a)
 	const struct exec_args *args = a;
 	char **argv = NULL;
 	const char *volume = ctx->volume ? ctx->volume : "";
-	int rc = exec_expand(&args->run, ctx->dir, ctx->device, volume, &argv, ctx->err);
+	int rc = mod_exec_expand(&args->run, ctx->dir, ctx->device, volume, &argv, ctx->err);
 	if (rc < 0)
 		return rc;
 	struct strbuf text = STRBUF_INIT;
-	spawn_argv_text(&text, (const char *const *)argv);
+	plat_spawn_argv_text(&text, (const char *const *)argv);
 	cell_note(ctx, "command", text.buf);
 	if (*ctx->cancel) {
 		sb_release(&text);
-		exec_argv_free(argv);
+		mod_exec_argv_free(argv);
 		return 0;
 	}
 	struct spawn_opts o = { .split = 1, .cancel = ctx->cancel };
 	struct spawn_result r;
 	/* The command's run is the measurement (its wall time is `seconds`). */
-	run_time_mark(ctx->time, RT_MEASURED);
-	rc = spawn_run_opts(ctx->sp, (const char *const *)argv, ctx->dir, &o, &r, ctx->err);
-	run_time_mark(ctx->time, RT_SETUP);
-	exec_argv_free(argv);
+	mod_run_time_mark(ctx->time, RT_MEASURED);
+	rc = plat_spawn_run_opts(ctx->sp, (const char *const *)argv, ctx->dir, &o, &r, ctx->err);
+	mod_run_time_mark(ctx->time, RT_SETUP);
+	mod_exec_argv_free(argv);
 	if (rc < 0) {
 		sb_release(&text);
 		return rc;
@@ -219,7 +219,7 @@ static int exec_run(struct rig_ctx *ctx, const void *a)
 		else
 			sb_addf(ctx->err, "command %s was killed by signal %d", text.buf, r.status);
 		if (r.output_len) {
-			const char *t = exec_tail(r.output, r.output_len, TAIL_LINES, TAIL_BYTES);
+			const char *t = mod_exec_tail(r.output, r.output_len, TAIL_LINES, TAIL_BYTES);
 			sb_addf(ctx->err, "; its output%s:\n%s", t != r.output ? " ends" : "", t);
 		} else {
 			sb_adds(ctx->err, " and printed nothing");
@@ -238,13 +238,13 @@ static int exec_run(struct rig_ctx *ctx, const void *a)
 		} else {
 			struct fio_totals t;
 			struct strbuf perr = STRBUF_INIT;
-			rc = exec_parse_fio_json(r.stdout_text, &t, &perr);
+			rc = mod_exec_parse_fio_json(r.stdout_text, &t, &perr);
 			if (rc < 0) {
 				sb_addf(ctx->err, "command %s: %s%s", text.buf, perr.buf,
 					r.truncated ? " (its output was cut: too long)" : "");
 				if (r.stderr_len)
 					sb_addf(ctx->err, "; its stderr:\n%s",
-						exec_tail(r.stderr_text, r.stderr_len, TAIL_LINES,
+						mod_exec_tail(r.stderr_text, r.stderr_len, TAIL_LINES,
 							  TAIL_BYTES));
 			} else {
 				record_fio(ctx, &t);
@@ -252,12 +252,12 @@ static int exec_run(struct rig_ctx *ctx, const void *a)
 			sb_release(&perr);
 		}
 	}
-	spawn_result_release(&r);
+	plat_spawn_result_release(&r);
 	sb_release(&text);
 	return rc;
 }
 
-const struct rig_module rig_module_exec = {
+const struct rig_module mod_exec = {
 	.name = "exec",
 	.summary = "runs an external command in the volume's directory",
 	.help = "Runs `run` (an argument vector, no shell) in the volume's directory with {dir}, "

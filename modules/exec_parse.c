@@ -27,7 +27,7 @@
 
 static const char *const placeholders[] = { "{dir}", "{device}", "{volume}" };
 
-int exec_expand(const struct argv_list *run, const char *dir, const char *device,
+int mod_exec_expand(const struct argv_list *run, const char *dir, const char *device,
 		const char *volume, char ***out, struct strbuf *err)
 {
 	const char *values[3] = { dir, device, volume };
@@ -54,7 +54,7 @@ int exec_expand(const struct argv_list *run, const char *dir, const char *device
 					i + 1, run->items[i], volume ? volume : dir);
 				sb_release(&sb);
 				argv[i] = NULL;
-				exec_argv_free(argv);
+				mod_exec_argv_free(argv);
 				return -EINVAL;
 			}
 			sb_adds(&sb, values[k]);
@@ -67,7 +67,7 @@ int exec_expand(const struct argv_list *run, const char *dir, const char *device
 	return 0;
 }
 
-void exec_argv_free(char **argv)
+void mod_exec_argv_free(char **argv)
 {
 	if (!argv)
 		return;
@@ -134,7 +134,7 @@ static const char *json_start(const char *text)
 	return NULL;
 }
 
-int exec_parse_fio_json(const char *text, struct fio_totals *t, struct strbuf *err)
+int mod_exec_parse_fio_json(const char *text, struct fio_totals *t, struct strbuf *err)
 {
 	memset(t, 0, sizeof(*t));
 	const char *start = json_start(text);
@@ -258,7 +258,7 @@ static int parse_number(const char *p, const char *end, double *out)
 	return 1;
 }
 
-size_t exec_parse_kv(const char *text, exec_kv_fn fn, void *opaque, size_t *bad,
+size_t mod_exec_parse_kv(const char *text, exec_kv_fn fn, void *opaque, size_t *bad,
 		     struct strbuf *first_bad)
 {
 	size_t n = 0;
@@ -309,7 +309,7 @@ size_t exec_parse_kv(const char *text, exec_kv_fn fn, void *opaque, size_t *bad,
 	return n;
 }
 
-const char *exec_tail(const char *text, size_t len, size_t max_lines, size_t max_bytes)
+const char *mod_exec_tail(const char *text, size_t len, size_t max_lines, size_t max_bytes)
 {
 	size_t from = len > max_bytes ? len - max_bytes : 0;
 	size_t lines = 0;

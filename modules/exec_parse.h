@@ -21,7 +21,7 @@ struct exec_args {
 
 enum { EXEC_PARSE_NONE, EXEC_PARSE_FIO_JSON, EXEC_PARSE_KV };
 
-extern const struct rig_module rig_module_exec;
+extern const struct rig_module mod_exec;
 
 /*
  * The command to run: each argument of `run` with every `{dir}`, `{device}`
@@ -32,11 +32,11 @@ extern const struct rig_module rig_module_exec;
  * than an empty string, which a command would take as "no file" or, worse,
  * as the current folder. dir and volume may not be NULL.
  * Returns 0 and *out, a NULL-terminated vector of owned strings (free with
- * exec_argv_free), or -EINVAL with the reason in err.
+ * mod_exec_argv_free), or -EINVAL with the reason in err.
  */
-int exec_expand(const struct argv_list *run, const char *dir, const char *device,
+int mod_exec_expand(const struct argv_list *run, const char *dir, const char *device,
 		const char *volume, char ***out, struct strbuf *err);
-void exec_argv_free(char **argv);
+void mod_exec_argv_free(char **argv);
 
 /* What fio's JSON says, summed over its jobs. */
 struct fio_totals {
@@ -60,7 +60,7 @@ struct fio_totals {
  * that does not parse, no jobs, a job with a non-zero "error" (its name
  * and error are given), a job without read/write figures.
  */
-int exec_parse_fio_json(const char *text, struct fio_totals *t, struct strbuf *err);
+int mod_exec_parse_fio_json(const char *text, struct fio_totals *t, struct strbuf *err);
 
 /*
  * The name=number lines of text. A line counts when, after trimming spaces,
@@ -75,11 +75,11 @@ int exec_parse_fio_json(const char *text, struct fio_totals *t, struct strbuf *e
  */
 #define EXEC_NAME_MAX 64
 typedef void (*exec_kv_fn)(void *opaque, const char *name, double value);
-size_t exec_parse_kv(const char *text, exec_kv_fn fn, void *opaque, size_t *bad,
+size_t mod_exec_parse_kv(const char *text, exec_kv_fn fn, void *opaque, size_t *bad,
 		     struct strbuf *first_bad);
 
 /* The last max_lines lines of text (at most max_bytes), for messages: a
  * pointer into text, after a line break when one is in range. */
-const char *exec_tail(const char *text, size_t len, size_t max_lines, size_t max_bytes);
+const char *mod_exec_tail(const char *text, size_t len, size_t max_lines, size_t max_bytes);
 
 #endif

@@ -360,7 +360,7 @@ static int fill_write_one(struct rig_ctx *ctx, struct payload *pay, const char *
 			break;
 		}
 		size_t len = size - off < FILL_IO ? (size_t)(size - off) : FILL_IO;
-		ssize_t w = fault_pwrite(fd, payload_block(pay, stream, off, len), len, (off_t)off);
+		ssize_t w = fault_pwrite(fd, plat_payload_block(pay, stream, off, len), len, (off_t)off);
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
@@ -374,7 +374,7 @@ static int fill_write_one(struct rig_ctx *ctx, struct payload *pay, const char *
 			break;
 		}
 		off += (uint64_t)w;
-		progress_work(ctx->progress, "filler", goal->before + off, goal->total, PROGRESS_BYTES);
+		plat_progress_work(ctx->progress, "filler", goal->before + off, goal->total, PROGRESS_BYTES);
 		if ((size_t)w < len) {
 			/* Short write to a regular file: no room for the rest. */
 			rc = *ctx->cancel ? FW_CANCELLED : FW_FULL;
@@ -383,7 +383,7 @@ static int fill_write_one(struct rig_ctx *ctx, struct payload *pay, const char *
 	}
 	*written = off;
 	if (rc == FW_DONE || rc == FW_FULL) {
-		int s = fault_full_sync(fd);
+		int s = plat_fault_full_sync(fd);
 		if (s < 0 && is_full(-s)) {
 			if (rc == FW_DONE)
 				*full_errno = -s;
@@ -472,7 +472,7 @@ static int fill_up(struct rig_ctx *ctx, struct fill_state *s, double to, uint64_
 	struct payload pay;
 	struct strbuf label = STRBUF_INIT;
 	sb_addf(&label, "fill/payload/%s", ctx->volume ? ctx->volume : "");
-	rc = payload_init(&pay, prng_derive_seed(ctx->seed, label.buf), FILL_IO);
+	rc = plat_payload_init(&pay, prng_derive_seed(ctx->seed, label.buf), FILL_IO);
 	sb_release(&label);
 	if (rc < 0) {
 		sb_addf(ctx->err, "cannot allocate the payload pool: %s", strerror(-rc));
@@ -480,9 +480,9 @@ static int fill_up(struct rig_ctx *ctx, struct fill_state *s, double to, uint64_
 	}
 	struct strbuf path = STRBUF_INIT;
 	int noted_direct = 0;
-	uint64_t t0 = run_time_mark(ctx->time, RT_MEASURED);
+	uint64_t t0 = mod_run_time_mark(ctx->time, RT_MEASURED);
 	struct fill_goal goal = { 0, lv.used < target ? (target - lv.used) * lv.frsize : 0 };
-	progress_work(ctx->progress, "filler", 0, goal.total, PROGRESS_BYTES);
+	plat_progress_work(ctx->progress, "filler", 0, goal.total, PROGRESS_BYTES);
 	while (lv.used < target) {
 		if (*ctx->cancel) {
 			*cancelled = 1;
@@ -516,7 +516,7 @@ static int fill_up(struct rig_ctx *ctx, struct fill_state *s, double to, uint64_
 			noted_direct = 1;
 		}
 		if (written) {
-			place_file(ctx, path.buf + strlen(s->dir) + 1, path.buf);
+			mod_place_file(ctx, path.buf + strlen(s->dir) + 1, path.buf);
 			ctx->sink->file(ctx->sink->opaque, path.buf + strlen(s->dir) + 1, written,
 					(double)fns / 1e9);
 		}
@@ -540,8 +540,8 @@ static int fill_up(struct rig_ctx *ctx, struct fill_state *s, double to, uint64_
 		sync_dir_fd(dfd);
 		close(dfd);
 	}
-	*ns_total = run_time_mark(ctx->time, RT_SETUP) - t0;
-	payload_release(&pay);
+	*ns_total = mod_run_time_mark(ctx->time, RT_SETUP) - t0;
+	plat_payload_release(&pay);
 	sb_release(&path);
 	return rc;
 }
@@ -556,7 +556,7 @@ static int fill_down(struct rig_ctx *ctx, struct fill_state *s, double to, uint6
 	uint64_t target = blocks_at_most(to, lv.blocks);
 	uint64_t unit = fill_unit(&lv);
 	struct strbuf path = STRBUF_INIT;
-	uint64_t t0 = run_time_mark(ctx->time, RT_MEASURED);
+	uint64_t t0 = mod_run_time_mark(ctx->time, RT_MEASURED);
 	while (lv.used > target) {
 		if (*ctx->cancel) {
 			*cancelled = 1;
@@ -610,7 +610,7 @@ static int fill_down(struct rig_ctx *ctx, struct fill_state *s, double to, uint6
 		sync_dir_fd(dfd);
 		close(dfd);
 	}
-	*ns_total = run_time_mark(ctx->time, RT_SETUP) - t0;
+	*ns_total = mod_run_time_mark(ctx->time, RT_SETUP) - t0;
 	sb_release(&path);
 	return rc;
 }
@@ -713,11 +713,11 @@ static int do_stat(struct meta_run *m)
 {
 	char name[32];
 	struct perm p;
-	meta_perm_init(&p, m->n, prng_derive_seed(m->ctx->seed, "meta/stat-order"));
+	mod_meta_perm_init(&p, m->n, prng_derive_seed(m->ctx->seed, "meta/stat-order"));
 	for (uint64_t k = 0; k < m->n; k++) {
 		if (*m->ctx->cancel)
 			return 1;
-		index_name(name, 'm', meta_perm_at(&p, k), m->width);
+		index_name(name, 'm', mod_meta_perm_at(&p, k), m->width);
 		struct stat st;
 		if (fstatat(m->dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			return op_error(m, "stat", name, errno);
@@ -816,9 +816,9 @@ static int meta_run_cell(struct rig_ctx *ctx, const void *a)
 	for (int k = 0; k < NOPS && rc == 0; k++) {
 		if (!want[k])
 			continue;
-		uint64_t t0 = run_time_mark(ctx->time, RT_MEASURED);
+		uint64_t t0 = mod_run_time_mark(ctx->time, RT_MEASURED);
 		rc = phase[k](&m);
-		double secs = (double)(run_time_mark(ctx->time, RT_SETUP) - t0) / 1e9;
+		double secs = (double)(mod_run_time_mark(ctx->time, RT_SETUP) - t0) / 1e9;
 		if (rc == 0 && secs > 0)
 			cell_metric(ctx, metric_name[k], (double)m.n / secs, "ops/s");
 	}
@@ -888,7 +888,7 @@ static void meta_estimate(const void *a, struct est_cell *c)
 	c->ops = kinds * (double)args->files;
 }
 
-const struct rig_module rig_module_fill = {
+const struct rig_module mod_fill = {
 	.name = "fill",
 	.direct_io = 1,
 	.summary = "writes filler until the volume's used space reaches a level",
@@ -912,7 +912,7 @@ const struct rig_module rig_module_fill = {
 	.estimate = fill_estimate,
 };
 
-const struct rig_module rig_module_meta = {
+const struct rig_module mod_meta = {
 	.name = "meta",
 	.summary = "metadata operations in one large directory",
 	.help = "Creates `files` empty files in one directory, stats them in a seeded random "

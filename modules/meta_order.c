@@ -13,7 +13,7 @@ static uint64_t mix(uint64_t x, uint64_t k)
 	return x ^ (x >> 31);
 }
 
-void meta_perm_init(struct perm *p, uint64_t n, uint64_t seed)
+void mod_meta_perm_init(struct perm *p, uint64_t n, uint64_t seed)
 {
 	unsigned bits = 2;
 	while (bits < 64 && (1ull << bits) < n)
@@ -39,7 +39,7 @@ static uint64_t encrypt(const struct perm *p, uint64_t x)
 	return (l << p->half) | r;
 }
 
-uint64_t meta_perm_at(const struct perm *p, uint64_t i)
+uint64_t mod_meta_perm_at(const struct perm *p, uint64_t i)
 {
 	if (p->n <= 1)
 		return 0;

@@ -23,8 +23,8 @@ struct perm {
 };
 
 /* n >= 1; the same (n, seed) gives the same permutation everywhere. */
-void meta_perm_init(struct perm *p, uint64_t n, uint64_t seed);
+void mod_meta_perm_init(struct perm *p, uint64_t n, uint64_t seed);
 /* The i-th element of the permutation, i < n. */
-uint64_t meta_perm_at(const struct perm *p, uint64_t i);
+uint64_t mod_meta_perm_at(const struct perm *p, uint64_t i);
 
 #endif

@@ -4,7 +4,7 @@
  *
  * A module declares its parameters as data (struct rig_param). The same
  * table drives YAML parsing, validation, defaults, `$var` substitution and
- * `rig help MODULE`: params_bind() turns the raw text of a step's parameters
+ * `rig help MODULE`: plan_params_bind() turns the raw text of a step's parameters
  * (struct pval, kept by the plan) into the module's own args struct, at
  * validation time for every possible sweep value and again for every cell.
  *
@@ -176,9 +176,9 @@ struct binding {
 
 /* Whether s (without the '$') is a variable's name: lowercase letters,
  * digits and '_', starting with a letter or '_'. */
-int params_var_name_ok(const char *s);
+int plan_params_var_name_ok(const char *s);
 /* "$name" as a whole value: the name (inside text), else NULL. */
-const char *params_var_ref(const char *text);
+const char *plan_params_var_ref(const char *text);
 
 /* Where a file's data sits on the volume's device, in bytes: its lowest
  * and highest offsets [lo, hi), and mid, the mean offset of its bytes. */
@@ -213,7 +213,7 @@ struct rig_sink {
 	 * sample follows: the runner's sink records its place as the cell's
 	 * metrics file_at, file_at_min and file_at_max (% of the volume's
 	 * bytes). NULL in a sink that does not keep it; modules call it
-	 * through place_file. */
+	 * through mod_place_file. */
 	void (*place)(void *opaque, const char *file, const struct file_place *at, const char *why);
 };
 
@@ -226,7 +226,7 @@ static inline void cell_note(struct rig_ctx *ctx, const char *key, const char *v
  * the sink; NULL: the cell's test file) sits (plat_file_extent) and tell
  * the sink, before its `file` sample; outside any timed interval: it
  * opens the file again. */
-void place_file(const struct rig_ctx *ctx, const char *file, const char *path);
+void mod_place_file(const struct rig_ctx *ctx, const char *file, const char *path);
 
 struct rig_volume_info;
 
@@ -279,14 +279,14 @@ struct rig_ctx {
 	void **volstate;                 /* per-volume state shared by steps (write -> read) */
 	struct spawner *sp;              /* for external commands: logged to commands.log; may be NULL */
 	struct progress *progress;       /* long work reports how far it got (util/progress.h:
-	                                  * progress_work, as often as it likes); may be NULL */
+	                                  * plat_progress_work, as often as it likes); may be NULL */
 	const struct rig_snapshots *snap;/* the volume's snapshots (MOD_SNAPSHOTS modules on image
 	                                  * and disk targets), else NULL */
 	struct run_time *time;           /* the run's time accounting (modules/run_time.h): the
 	                                  * module marks its measured intervals
-	                                  * (run_time_mark RT_MEASURED, back to RT_SETUP) and
+	                                  * (mod_run_time_mark RT_MEASURED, back to RT_SETUP) and
 	                                  * its waits (RT_PAUSE); the rest of its cell is
-	                                  * setup. May be NULL (run_time_mark still reads
+	                                  * setup. May be NULL (mod_run_time_mark still reads
 	                                  * the clock) */
 	struct strbuf *err;              /* the reason when run() fails */
 };
@@ -345,47 +345,47 @@ struct rig_module {
 };
 
 /* The module table (modules.c). */
-extern const struct rig_module *const rig_modules[];
-const struct rig_module *module_find(const char *name);
-const struct rig_param *module_param(const struct rig_module *m, const char *name);
+extern const struct rig_module *const mod_all[];
+const struct rig_module *mod_find(const char *name);
+const struct rig_param *mod_param(const struct rig_module *m, const char *name);
 /* The module's metric called name, or NULL (not in its table: an open
  * metric, or a module this build does not know when m is NULL). */
-const struct rig_metric *module_metric(const struct rig_module *m, const char *name);
-size_t module_nparams(const struct rig_module *m);
+const struct rig_metric *mod_metric(const struct rig_module *m, const char *name);
+size_t mod_nparams(const struct rig_module *m);
 /* The module's PT_FOLDER parameter (its index in m->params in *index, may
  * be NULL), or NULL when it has none. A module has at most one. */
-const struct rig_param *module_folder_param(const struct rig_module *m, size_t *index);
+const struct rig_param *mod_folder_param(const struct rig_module *m, size_t *index);
 /* "Needs an earlier 'tree' step ..." for `rig help MODULE`, or nothing
  * when m needs none. */
-void module_describe_needs(const struct rig_module *m, struct strbuf *sb);
+void mod_describe_needs(const struct rig_module *m, struct strbuf *sb);
 
 /*
  * Bind raw values to an args struct (zeroed by the caller, args_size bytes).
  * vals is parallel to m->params (may be NULL: all defaults). `$name` values
  * are looked up in b; an unbound name is an error. Errors go to d at the
  * value's mark (or `at` for defaults and missing required params).
- * Returns the number of errors added. params_free() releases what binding
+ * Returns the number of errors added. plan_params_free() releases what binding
  * allocated inside args, whether or not binding succeeded. Binding does not
  * call m->check; the plan validator does, after a binding without errors.
  */
-int params_bind(const struct rig_module *m, const struct pval *vals,
+int plan_params_bind(const struct rig_module *m, const struct pval *vals,
 		const struct binding *b, void *args, struct diag *d, struct mark at);
-void params_free(const struct rig_module *m, void *args);
-/* params_bind and params_free of parameter i alone (params_bind is these
+void plan_params_free(const struct rig_module *m, void *args);
+/* plan_params_bind and plan_params_free of parameter i alone (plan_params_bind is these
  * for every i in order; what one parameter binds and reports depends only
  * on its own value, the variables that value names and which of the
  * parameters were given). The validator binds each parameter once per
  * value of its variables instead of once per combination. */
-int params_bind_param(const struct rig_module *m, const struct pval *vals, size_t i,
+int plan_params_bind_param(const struct rig_module *m, const struct pval *vals, size_t i,
 		      const struct binding *b, void *args, struct diag *d, struct mark at);
-void params_free_param(const struct rig_param *p, void *args);
+void plan_params_free_param(const struct rig_param *p, void *args);
 /* The bytes of p's field in the args struct (at p->offset). */
-size_t params_field_size(const struct rig_param *p);
+size_t plan_params_field_size(const struct rig_param *p);
 /* Describe a parameter's type for help and errors: "size (e.g. 4K, 1MB)". */
-const char *params_type_name(enum param_type t);
+const char *plan_params_type_name(enum param_type t);
 /* A PT_FOLDER value as binding stores it: absolute, no `.` or `..`
  * component, no repeated or trailing '/' ("/var//tmp/x/" is "/var/tmp/x").
  * A malloc'd string, or NULL with the reason in *why (a static string). */
-char *params_folder_normalise(const char *text, const char **why);
+char *plan_params_folder_normalise(const char *text, const char **why);
 
 #endif

@@ -44,13 +44,13 @@ static const struct rig_metric null_metrics[] = {
 static int null_run(struct rig_ctx *ctx, const void *a)
 {
 	const struct null_args *n = a;
-	uint64_t t0 = run_time_mark(ctx->time, RT_MEASURED);
+	uint64_t t0 = mod_run_time_mark(ctx->time, RT_MEASURED);
 	while (plat_clock_ns() - t0 < n->time_ns && !*ctx->cancel) {
 		struct timespec ts = { 0, 10000000 };
 		nanosleep(&ts, NULL);
 	}
 	if (n->fail) {
-		run_time_mark(ctx->time, RT_SETUP);
+		mod_run_time_mark(ctx->time, RT_SETUP);
 		sb_addf(ctx->err, "null module asked to fail (fail: true)");
 		return -EIO;
 	}
@@ -59,7 +59,7 @@ static int null_run(struct rig_ctx *ctx, const void *a)
 		snprintf(name, sizeof(name), "f%06llu", (unsigned long long)i);
 		ctx->sink->file(ctx->sink->opaque, name, 1000000 * (i + 1), 0.01 * (double)(i + 1));
 	}
-	double secs = (double)(run_time_mark(ctx->time, RT_SETUP) - t0) / 1e9;
+	double secs = (double)(mod_run_time_mark(ctx->time, RT_SETUP) - t0) / 1e9;
 	ctx->sink->metric(ctx->sink->opaque, "value", (double)n->value, "1");
 	ctx->sink->metric(ctx->sink->opaque, "seconds", secs, "s");
 	return 0;
@@ -70,7 +70,7 @@ static void null_estimate(const void *a, struct est_cell *c)
 	c->seconds = (double)((const struct null_args *)a)->time_ns / 1e9;
 }
 
-const struct rig_module rig_module_null = {
+const struct rig_module mod_null = {
 	.name = "null",
 	.summary = "measures nothing; for testing rig itself",
 	.help = "Records `value` and its own time, optionally `files` per-file samples, and "

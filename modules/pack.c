@@ -15,7 +15,7 @@
  * The commands are the run's platform driver's (ctx->imaging, data in
  * provision/linux/linux_driver.c and macos_driver.c), so a macOS plan rehearsed
  * with `--platform macos` runs hdiutil. Then the
- * folder is removed (tree_remove) and the tree's state says so (its
+ * folder is removed (mod_tree_remove) and the tree's state says so (its
  * files count 0), so enumerate and churn after it find nothing to walk.
  * Timing: `seconds` from the first command to the folder's removal
  * (the move, as the article's mv was); `bytes`: the image file's
@@ -70,7 +70,7 @@ static int run_cmd(struct rig_ctx *ctx, const char *const *tmpl, const char *fol
 			  : !strcmp(tmpl[i], "{image}")  ? image
 			  : !strcmp(tmpl[i], "{size}")   ? size
 							 : tmpl[i];
-	int rc = spawn_check(ctx->sp, argv, ctx->dir, NULL, ctx->err);
+	int rc = plat_spawn_check(ctx->sp, argv, ctx->dir, NULL, ctx->err);
 	free(argv);
 	return rc;
 }
@@ -80,7 +80,7 @@ static int pack_run(struct rig_ctx *ctx, const void *a)
 	const struct pack_args *args = a;
 	const struct rig_imaging *im = ctx->imaging;
 	struct tree_state *t = ctx->volstate ? *ctx->volstate : NULL;
-	int dry = spawner_dry_run(ctx->sp);
+	int dry = plat_spawner_dry_run(ctx->sp);
 	if (!im) {
 		sb_adds(ctx->err, "this platform has no way to make a disk image of a folder");
 		return -ENOTSUP;
@@ -106,7 +106,7 @@ static int pack_run(struct rig_ctx *ctx, const void *a)
 		rc = run_cmd(ctx, im->argv[k], root.buf, image.buf, size.buf);
 	uint64_t files = t ? t->files : 0;
 	if (rc == 0 && !dry) {
-		rc = tree_remove(root.buf, ctx->err);
+		rc = mod_tree_remove(root.buf, ctx->err);
 		if (rc == 0) {
 			t->files = 0;
 			t->bytes = 0;
@@ -141,7 +141,7 @@ static void pack_estimate(const void *a, struct est_cell *c)
 	c->largest = s->bytes;
 }
 
-const struct rig_module rig_module_pack = {
+const struct rig_module mod_pack = {
 	.name = "pack",
 	.summary = "moves the volume's tree into one disk image file on the volume",
 	.help = "Moves the folder a `tree` step built on the volume into one disk image file "
@@ -153,12 +153,12 @@ const struct rig_module rig_module_pack = {
 		"the move; `bytes` is the image's allocated size.",
 	.kind = MOD_OTHER,
 	.flags = MOD_PREPARES | MOD_DRY_RUNS,
-	.needs = &rig_module_tree,
+	.needs = &mod_tree,
 	.headline = { "seconds", -1 },
 	.params = pack_params,
 	.args_size = sizeof(struct pack_args),
 	.metrics = pack_metrics,
 	.run = pack_run,
 	.estimate = pack_estimate,
-	.release_state = tree_state_free,
+	.release_state = mod_tree_state_free,
 };

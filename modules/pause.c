@@ -26,12 +26,12 @@ static const struct rig_metric pause_metrics[] = { { NULL, NULL, NULL, 0 } };
 static int pause_run(struct rig_ctx *ctx, const void *a)
 {
 	const struct pause_args *p = a;
-	uint64_t start = run_time_mark(ctx->time, RT_PAUSE), end = start + p->time_ns;
+	uint64_t start = mod_run_time_mark(ctx->time, RT_PAUSE), end = start + p->time_ns;
 	for (;;) {
 		if (*ctx->cancel)
 			return 0;
 		uint64_t now = plat_clock_ns();
-		progress_work(ctx->progress, "pause", now - start, p->time_ns, PROGRESS_NS);
+		plat_progress_work(ctx->progress, "pause", now - start, p->time_ns, PROGRESS_NS);
 		if (now >= end)
 			return 0;
 		uint64_t left = end - now, slice = 100000000u;
@@ -47,7 +47,7 @@ static void pause_estimate(const void *a, struct est_cell *c)
 	c->seconds = (double)((const struct pause_args *)a)->time_ns / 1e9;
 }
 
-const struct rig_module rig_module_pause = {
+const struct rig_module mod_pause = {
 	.name = "pause",
 	.summary = "lets the volume settle",
 	.help = "Waits `time` without touching the volume (records no metrics).",

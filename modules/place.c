@@ -1,5 +1,5 @@
 /*
- * Where a measured file's data sits, for the sink (module.h: place_file):
+ * Where a measured file's data sits, for the sink (module.h: mod_place_file):
  * the platform's answer (FIEMAP, F_LOG2PHYS_EXT) on a descriptor of its
  * own, so that the modules' timed intervals do not include it.
  */
@@ -9,7 +9,7 @@
 #include "modules/module.h"
 #include "platform/platform.h"
 
-void place_file(const struct rig_ctx *ctx, const char *file, const char *path)
+void mod_place_file(const struct rig_ctx *ctx, const char *file, const char *path)
 {
 	if (!ctx->sink || !ctx->sink->place)
 		return;

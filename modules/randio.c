@@ -44,7 +44,7 @@ static const struct rig_param randio_params[] = {
 	  .def = "1", .min = 1, .max = 1000,
 	  .help = "passes, each measured and recorded apart (the disk-mark tools' passes)" },
 	{ .name = "file", .type = PT_ENUM, .offset = offsetof(struct randio_args, fresh),
-	  .def = "keep", .choices = randio_file_choices, .help = RANDIO_FILE_HELP },
+	  .def = "keep", .choices = mod_randio_file_choices, .help = RANDIO_FILE_HELP },
 	{ .name = NULL },
 };
 
@@ -76,7 +76,7 @@ static int randio_run(struct rig_ctx *ctx, const struct randio_args *a, int writ
 		.time_ns = a->time_ns, .ops = a->ops, .passes = a->passes, .write = write,
 		.data = RANDIO_DATA_RANDOM, .fresh = a->fresh, .record = randio_record,
 	};
-	return randio_job_run(ctx, &sp);
+	return mod_randio_job_run(ctx, &sp);
 }
 
 static int randread_run(struct rig_ctx *ctx, const void *args)
@@ -96,7 +96,7 @@ static void randio_estimate_args(const struct randio_args *a, int write, struct 
 		.time_ns = a->ops ? 0 : a->time_ns, .ops = a->ops, .passes = a->passes,
 		.write = write, .data = RANDIO_DATA_RANDOM, .fresh = a->fresh,
 	};
-	randio_estimate(&sp, c);
+	mod_randio_estimate(&sp, c);
 }
 
 static void randread_estimate(const void *args, struct est_cell *c)
@@ -109,7 +109,7 @@ static void randwrite_estimate(const void *args, struct est_cell *c)
 	randio_estimate_args(args, 1, c);
 }
 
-const struct rig_module rig_module_randread = {
+const struct rig_module mod_randread = {
 	.name = "randread",
 	.summary = "random reads at a queue depth on one file",
 	.help = "Creates a file of `span` bytes of payload (untimed; reused by later randread, "
@@ -129,11 +129,11 @@ const struct rig_module rig_module_randread = {
 	.check = randio_check,
 	.check_reads = randio_check_reads,
 	.run = randread_run,
-	.release_state = randio_release,
+	.release_state = mod_randio_release,
 	.estimate = randread_estimate,
 };
 
-const struct rig_module rig_module_randwrite = {
+const struct rig_module mod_randwrite = {
 	.name = "randwrite",
 	.summary = "random writes at a queue depth on one file",
 	.help = "As randread, writing payload to random block-aligned offsets: each request's "
@@ -149,7 +149,7 @@ const struct rig_module rig_module_randwrite = {
 	.check = randio_check,
 	.check_reads = randio_check_reads,
 	.run = randwrite_run,
-	.release_state = randio_release,
+	.release_state = mod_randio_release,
 	.estimate = randwrite_estimate,
-	.files_of = &rig_module_randread,
+	.files_of = &mod_randread,
 };

@@ -22,11 +22,11 @@
  * fresh stamps on disk, and a test can replay which stream wrote a block.
  *
  * Write buffers are filled once, before the clock: slot i of worker (t, q)
- * with payload_copy of stream slot_base(t, q) at offset i * block (so the
+ * with plat_payload_copy of stream slot_base(t, q) at offset i * block (so the
  * slots of a worker hold different windows of the pool). Each write then
  * only restamps its slot's buffer for (its stream, its offset)
- * (payload_restamp: 8 stamps per 4 KiB, no cold pool bytes pulled into
- * the cache); payload_check_restamped verifies a block against
+ * (plat_payload_restamp: 8 stamps per 4 KiB, no cold pool bytes pulled into
+ * the cache); plat_payload_check_restamped verifies a block against
  * (slot_base, i * block) for some slot i of the writer (which slot carried
  * a request depends on completion order). With data: zero the buffers
  * hold zeros and are never restamped.
@@ -65,7 +65,7 @@ struct randio_args {
 /* The sequential writes that fill it (before the clock starts). */
 #define RANDIO_FILL_CHUNK (1u << 20)
 /* The `file` parameter of the four modules: keep (0) or fresh (1). */
-extern const char *const randio_file_choices[];
+extern const char *const mod_randio_file_choices[];
 #define RANDIO_FILE_HELP \
 	"keep: the test file is laid out once and reused by later steps of the same span " \
 	"and data on the volume; fresh: it is removed and laid out anew before the cell and " \
@@ -95,11 +95,11 @@ struct randio_stream {
 	uint64_t seq_i;  /* where the next request of this pass is, in [0, seq_count) */
 };
 
-void randio_stream_init(struct randio_stream *s, uint64_t seed, unsigned thread, unsigned queue,
+void mod_randio_stream_init(struct randio_stream *s, uint64_t seed, unsigned thread, unsigned queue,
 			uint64_t nblocks, uint64_t block);
 /* Make an initialized stream sequential: count offsets base, base +
  * stride, ..., then from base again (payload streams are unchanged). */
-void randio_stream_sequential(struct randio_stream *s, uint64_t base, uint64_t stride,
+void mod_randio_stream_sequential(struct randio_stream *s, uint64_t base, uint64_t stride,
 			      uint64_t count);
 
 /* The next request's byte offset (block-aligned, in [0, nblocks * block))
@@ -127,12 +127,12 @@ static inline uint64_t randio_slot_offset(const struct randio_stream *s, unsigne
 /* The payload pool's seed for a cell on a volume (rig_ctx.volume; NULL
  * as ""): the volume's name is mixed in, so no two volumes of a phase
  * write the same bytes (the cell seed is the same on all). */
-uint64_t randio_payload_seed(uint64_t cell_seed, const char *volume);
+uint64_t mod_randio_payload_seed(uint64_t cell_seed, const char *volume);
 
 /* Worker i's share of ops requests among n workers (ops/n, the first
  * ops%n get one more). The same split gives thread t of a sequential job
  * its share of the file's blocks. */
-uint64_t randio_budget(uint64_t ops, unsigned n, unsigned i);
+uint64_t mod_randio_budget(uint64_t ops, unsigned n, unsigned i);
 
 /* --- the engines --- */
 
@@ -190,8 +190,8 @@ struct randio_worker {
 
 /* Thread bodies (pthread start routines); the worker is the argument.
  * Each runs one pass: setup, the start line, its requests. */
-void *randio_queue_worker(void *arg);
-void *randio_psync_worker(void *arg);
+void *mod_randio_queue_worker(void *arg);
+void *mod_randio_psync_worker(void *arg);
 
 /* --- a measured job (randio_job.c) --- */
 
@@ -231,18 +231,18 @@ struct randio_spec {
  * recorded as it ends; notes (engine, file) once, after the first. 0 (also
  * when cancelled: what was recorded stays), or a negative errno with the
  * reason in ctx->err. The file's path goes into the per-volume state, so
- * that randio_release removes it at the end of the layout.
+ * that mod_randio_release removes it at the end of the layout.
  */
-int randio_job_run(struct rig_ctx *ctx, const struct randio_spec *spec);
+int mod_randio_job_run(struct rig_ctx *ctx, const struct randio_spec *spec);
 /* release_state of every module that runs jobs. */
-void randio_release(void *state);
+void mod_randio_release(void *state);
 /* What a job does to its volume (modules/estimate.h): the test file laid out
  * when the slot does not hold one of this span and data, then the passes.
- * The slot is rig_module_randread's, which every module running jobs
+ * The slot is mod_randread's, which every module running jobs
  * names in files_of: they share the test file. */
 struct est_cell;
-void randio_estimate(const struct randio_spec *spec, struct est_cell *c);
+void mod_randio_estimate(const struct randio_spec *spec, struct est_cell *c);
 struct rig_module;
-extern const struct rig_module rig_module_randread; /* owns the test file (files_of) */
+extern const struct rig_module mod_randread; /* owns the test file (files_of) */
 
 #endif

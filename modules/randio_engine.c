@@ -43,7 +43,7 @@
 #include "platform/payload.h"
 #include "platform/platform.h"
 
-void randio_stream_init(struct randio_stream *s, uint64_t seed, unsigned thread, unsigned queue,
+void mod_randio_stream_init(struct randio_stream *s, uint64_t seed, unsigned thread, unsigned queue,
 			uint64_t nblocks, uint64_t block)
 {
 	char label[64];
@@ -59,7 +59,7 @@ void randio_stream_init(struct randio_stream *s, uint64_t seed, unsigned thread,
 	s->seq_base = s->seq_stride = s->seq_count = s->seq_i = 0;
 }
 
-void randio_stream_sequential(struct randio_stream *s, uint64_t base, uint64_t stride,
+void mod_randio_stream_sequential(struct randio_stream *s, uint64_t base, uint64_t stride,
 			      uint64_t count)
 {
 	s->seq_base = base;
@@ -68,7 +68,7 @@ void randio_stream_sequential(struct randio_stream *s, uint64_t base, uint64_t s
 	s->seq_i = 0;
 }
 
-uint64_t randio_payload_seed(uint64_t cell_seed, const char *volume)
+uint64_t mod_randio_payload_seed(uint64_t cell_seed, const char *volume)
 {
 	struct strbuf label = STRBUF_INIT;
 	sb_addf(&label, "randio/payload/%s", volume ? volume : "");
@@ -77,7 +77,7 @@ uint64_t randio_payload_seed(uint64_t cell_seed, const char *volume)
 	return s;
 }
 
-uint64_t randio_budget(uint64_t ops, unsigned n, unsigned i)
+uint64_t mod_randio_budget(uint64_t ops, unsigned n, unsigned i)
 {
 	return ops / n + (i < ops % n ? 1 : 0);
 }
@@ -114,8 +114,8 @@ static inline void queue_issue(struct randio_worker *w, struct aio_queue *q, uns
 	uint64_t off = randio_stream_next(&w->stream, &stream);
 	w->issued++;
 	if (job->write && !job->zero)
-		payload_restamp(job->payload, stream, off, w->bufs[s], job->block);
-	aio_prep(q, s, off, job->write);
+		plat_payload_restamp(job->payload, stream, off, w->bufs[s], job->block);
+	plat_aio_prep(q, s, off, job->write);
 	w->slots[s].off = off;
 }
 
@@ -129,12 +129,12 @@ static int queue_submit(struct aio_queue *q)
 {
 	int rc;
 	do
-		rc = aio_submit(q);
+		rc = plat_aio_submit(q);
 	while (rc == -EINTR);
 	return rc;
 }
 
-void *randio_queue_worker(void *arg)
+void *mod_randio_queue_worker(void *arg)
 {
 	struct randio_worker *w = arg;
 	const struct randio_job *job = w->job;
@@ -142,12 +142,12 @@ void *randio_queue_worker(void *arg)
 	struct strbuf why = STRBUF_INIT;
 	unsigned n = w->nslots;
 	struct aio_completion *comp = calloc(n, sizeof(*comp));
-	int rc = comp ? aio_open(&q, job->fd, n, w->bufs, job->block, &why) : -ENOMEM;
+	int rc = comp ? plat_aio_open(&q, job->fd, n, w->bufs, job->block, &why) : -ENOMEM;
 	if (rc < 0) {
 		w->err = rc;
 		snprintf(w->setup, sizeof(w->setup), "%s", why.len ? why.buf : strerror(-rc));
 	} else {
-		aio_describe(q, &why);
+		plat_aio_describe(q, &why);
 		snprintf(w->setup, sizeof(w->setup), "%s", why.buf);
 	}
 	sb_release(&why);
@@ -166,7 +166,7 @@ void *randio_queue_worker(void *arg)
 	rc = inflight ? queue_submit(q) : 0;
 	int stop = 0;
 	while (inflight && rc >= 0) {
-		int got = aio_wait(q, 1, comp, n);
+		int got = plat_aio_wait(q, 1, comp, n);
 		if (got < 0) {
 			if (got == -EINTR)
 				continue;
@@ -204,14 +204,14 @@ void *randio_queue_worker(void *arg)
 		w->unsafe_bufs = 1;
 	}
 out:
-	aio_close(q);
+	plat_aio_close(q);
 	free(comp);
 	return NULL;
 }
 
 /* --- psync engine --- */
 
-void *randio_psync_worker(void *arg)
+void *mod_randio_psync_worker(void *arg)
 {
 	struct randio_worker *w = arg;
 	const struct randio_job *job = w->job;
@@ -229,7 +229,7 @@ void *randio_psync_worker(void *arg)
 		w->issued++;
 		if (job->write) {
 			if (!job->zero)
-				payload_restamp(job->payload, stream, off, buf, len);
+				plat_payload_restamp(job->payload, stream, off, buf, len);
 			t0 = plat_clock_ns();
 		}
 		if (first) {

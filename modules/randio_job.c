@@ -26,7 +26,7 @@
  *
  * Payload of writes: every write carries a fresh payload stream; its
  * slot's buffer, filled once before the clock, gets that stream's stamps
- * (payload_restamp), so every 512-byte sector written is unique. With
+ * (plat_payload_restamp), so every 512-byte sector written is unique. With
  * data: zero the buffers hold zeros and are never restamped.
  *
  * Timing: from the first submission to the last completion, across all
@@ -45,7 +45,7 @@
  * or ended early would inflate the sum); sharing one file descriptor's
  * offset (pread/pwrite and io_uring take the offset per request); one
  * payload buffer for all requests in flight (the kernel may still be
- * reading it for a write while it is refilled); payload_copy of a fresh
+ * reading it for a write while it is refilled); plat_payload_copy of a fresh
  * window of the pool into the slot's buffer for every write (the window is
  * cache-cold: randwrite at 4K QD32 on a RAM-backed loop device fell
  * measurably below fio, bench/README.md; each slot is now filled once
@@ -77,7 +77,7 @@
 #include "platform/payload.h"
 #include "platform/platform.h"
 
-const char *const randio_file_choices[] = { "keep", "fresh", NULL };
+const char *const mod_randio_file_choices[] = { "keep", "fresh", NULL };
 
 /* --- per-volume state: the test files, removed at the end of the layout --- */
 
@@ -85,7 +85,7 @@ struct randio_state {
 	char *path[2]; /* by enum randio_data */
 };
 
-void randio_release(void *state)
+void mod_randio_release(void *state)
 {
 	struct randio_state *s = state;
 	if (!s)
@@ -138,7 +138,7 @@ static int write_all(int fd, const void *buf, size_t len, uint64_t off)
 static int make_payload(struct rig_ctx *ctx, struct payload *pl, uint64_t block)
 {
 	size_t len = block > RANDIO_FILL_CHUNK ? (size_t)block : RANDIO_FILL_CHUNK;
-	int rc = payload_init(pl, randio_payload_seed(ctx->seed, ctx->volume), len);
+	int rc = plat_payload_init(pl, mod_randio_payload_seed(ctx->seed, ctx->volume), len);
 	if (rc < 0)
 		sb_addf(ctx->err, "cannot allocate the payload pool: %s", strerror(-rc));
 	return rc;
@@ -199,7 +199,7 @@ static int prepare_file(struct rig_ctx *ctx, const char *path, const struct rand
 			break;
 		}
 		size_t n = total - off < RANDIO_FILL_CHUNK ? (size_t)(total - off) : RANDIO_FILL_CHUNK;
-		const void *src = zero ? zeros : payload_block(pl, stream, off, n);
+		const void *src = zero ? zeros : plat_payload_block(pl, stream, off, n);
 		rc = write_all(fd, src, n, off);
 		if (rc < 0) {
 			sb_addf(ctx->err, "cannot write %s at offset %llu: %s", tmp.buf,
@@ -217,7 +217,7 @@ static int prepare_file(struct rig_ctx *ctx, const char *path, const struct rand
 		sb_addf(ctx->err, "cannot truncate %s: %s", tmp.buf, strerror(-rc));
 	}
 	if (rc == 0) {
-		rc = fault_full_sync(fd);
+		rc = plat_fault_full_sync(fd);
 		if (rc < 0)
 			sb_addf(ctx->err, "cannot sync %s: %s", tmp.buf, strerror(-rc));
 	}
@@ -249,7 +249,7 @@ static int choose_engine(struct rig_ctx *ctx, uint64_t qd, enum randio_engine *e
 			 struct strbuf *why)
 {
 	const char *env = getenv("RIG_ENGINE");
-	const char *aio = aio_engine_name();
+	const char *aio = plat_aio_engine_name();
 	struct strbuf probe = STRBUF_INIT;
 	int rc = 0;
 	if (env && *env && !strcmp(env, "psync")) {
@@ -261,7 +261,7 @@ static int choose_engine(struct rig_ctx *ctx, uint64_t qd, enum randio_engine *e
 	} else if (!(env && *env) && qd == 1) {
 		*e = RANDIO_PSYNC;
 		sb_adds(why, "qd 1: one synchronous request at a time");
-	} else if (aio_probe(&probe) == 0) {
+	} else if (plat_aio_probe(&probe) == 0) {
 		*e = RANDIO_QUEUE;
 	} else if (env && *env) {
 		sb_addf(ctx->err, "RIG_ENGINE=io_uring, but io_uring cannot be used here: %s",
@@ -302,7 +302,7 @@ static void free_workers(struct randio_run *r)
 /*
  * Where worker i's requests go. Random: its own offset stream over the
  * whole file, a share of `ops` per pass. Sequential: thread t's share of
- * the file's blocks (randio_budget's split, contiguous, in thread order);
+ * the file's blocks (mod_randio_budget's split, contiguous, in thread order);
  * the queue engine's worker walks it block by block, psync worker (t, q)
  * takes blocks q, q + qd, q + 2 qd, ... of it; in a sweep (no time) each
  * takes its blocks once per pass.
@@ -311,17 +311,17 @@ static void place_worker(struct randio_run *r, const struct randio_spec *sp,
 			 struct randio_worker *w, unsigned i)
 {
 	if (!sp->sequential) {
-		w->budget = r->job.ops_mode ? randio_budget(sp->ops, r->nw, i) : 0;
+		w->budget = r->job.ops_mode ? mod_randio_budget(sp->ops, r->nw, i) : 0;
 		return;
 	}
 	unsigned threads = (unsigned)sp->threads;
 	uint64_t nb = r->job.nblocks;
 	uint64_t first = (uint64_t)w->thread * (nb / threads) +
 			 (w->thread < nb % threads ? w->thread : nb % threads);
-	uint64_t share = randio_budget(nb, threads, w->thread);
+	uint64_t share = mod_randio_budget(nb, threads, w->thread);
 	uint64_t q = w->queue, step = w->nslots == 1 ? sp->qd : 1;
 	uint64_t count = step == 1 ? share : (share - q + step - 1) / step;
-	randio_stream_sequential(&w->stream, (first + q) * sp->block, step * sp->block, count);
+	mod_randio_stream_sequential(&w->stream, (first + q) * sp->block, step * sp->block, count);
 	w->budget = r->job.ops_mode ? count : 0;
 }
 
@@ -352,7 +352,7 @@ static int alloc_workers(struct randio_run *r, const struct randio_spec *sp, enu
 		w->thread = e == RANDIO_QUEUE ? i : i / qd;
 		w->queue = e == RANDIO_QUEUE ? 0 : i % qd;
 		w->nslots = nslots;
-		randio_stream_init(&w->stream, seed, w->thread, w->queue, r->job.nblocks, sp->block);
+		mod_randio_stream_init(&w->stream, seed, w->thread, w->queue, r->job.nblocks, sp->block);
 		place_worker(r, sp, w, i);
 		w->bufs = xcalloc(nslots, sizeof(*w->bufs));
 		void *mem = plat_alloc_io(bytes, align);
@@ -367,7 +367,7 @@ static int alloc_workers(struct randio_run *r, const struct randio_spec *sp, enu
 		for (unsigned s = 0; s < nslots; s++) {
 			w->bufs[s] = (char *)mem + (size_t)s * sp->block;
 			if (fill)
-				payload_copy(r->job.payload, w->stream.slot_base,
+				plat_payload_copy(r->job.payload, w->stream.slot_base,
 					     randio_slot_offset(&w->stream, s), w->bufs[s],
 					     (size_t)sp->block);
 		}
@@ -408,7 +408,7 @@ static int run_workers(struct randio_run *r, enum randio_engine e, uint64_t time
 		stack = (size_t)PTHREAD_STACK_MIN;
 	pthread_attr_setstacksize(&attr, stack);
 	pthread_t *tid = xcalloc(r->nw, sizeof(*tid));
-	void *(*body)(void *) = e == RANDIO_QUEUE ? randio_queue_worker : randio_psync_worker;
+	void *(*body)(void *) = e == RANDIO_QUEUE ? mod_randio_queue_worker : mod_randio_psync_worker;
 	int rc = 0;
 	for (r->started = 0; r->started < r->nw; r->started++) {
 		int e2 = pthread_create(&tid[r->started], &attr, body, &r->w[r->started]);
@@ -429,7 +429,7 @@ static int run_workers(struct randio_run *r, enum randio_engine e, uint64_t time
 		if (r->w[i].err)
 			ok = 0;
 	if (ok)
-		r->job.deadline = run_time_mark(time, RT_MEASURED) + time_ns;
+		r->job.deadline = mod_run_time_mark(time, RT_MEASURED) + time_ns;
 	r->gate.go = ok ? 1 : -1;
 	pthread_cond_broadcast(&r->gate.cv);
 	pthread_mutex_unlock(&r->gate.mu);
@@ -496,7 +496,7 @@ static int measure_pass(struct rig_ctx *ctx, struct randio_run *r, const struct 
 	reset_pass(r);
 	int rc = run_workers(r, e, sp->time_ns, ctx->time, ctx->err);
 	if (rc < 0 || !sp->write)
-		run_time_mark(ctx->time, RT_SETUP);
+		mod_run_time_mark(ctx->time, RT_SETUP);
 	if (rc < 0)
 		return rc;
 	for (unsigned i = 0; i < r->nw; i++) {
@@ -507,7 +507,7 @@ static int measure_pass(struct rig_ctx *ctx, struct randio_run *r, const struct 
 		}
 	}
 	if (*ctx->cancel || rc < 0)
-		run_time_mark(ctx->time, RT_SETUP);
+		mod_run_time_mark(ctx->time, RT_SETUP);
 	if (*ctx->cancel)
 		return 1;
 	if (rc < 0)
@@ -517,8 +517,8 @@ static int measure_pass(struct rig_ctx *ctx, struct randio_run *r, const struct 
 	if (sp->write) {
 		/* Still measured: the sync is in the pass's seconds. */
 		uint64_t t = plat_clock_ns();
-		rc = fault_full_sync(r->job.fd);
-		sync_ns = run_time_mark(ctx->time, RT_SETUP) - t;
+		rc = plat_fault_full_sync(r->job.fd);
+		sync_ns = mod_run_time_mark(ctx->time, RT_SETUP) - t;
 		if (rc < 0) {
 			sb_addf(ctx->err, "cannot sync %s: %s", path, strerror(-rc));
 			return rc;
@@ -554,7 +554,7 @@ static int measure_pass(struct rig_ctx *ctx, struct randio_run *r, const struct 
 	return 0;
 }
 
-int randio_job_run(struct rig_ctx *ctx, const struct randio_spec *sp)
+int mod_randio_job_run(struct rig_ctx *ctx, const struct randio_spec *sp)
 {
 	struct strbuf path = STRBUF_INIT, why = STRBUF_INIT;
 	struct payload pl;
@@ -585,7 +585,7 @@ int randio_job_run(struct rig_ctx *ctx, const struct randio_spec *sp)
 		rc = rc > 0 ? 0 : rc; /* cancelled: nothing measured */
 		goto out;
 	}
-	place_file(ctx, NULL, path.buf); /* the file_at metrics */
+	mod_place_file(ctx, NULL, path.buf); /* the file_at metrics */
 	fd = plat_open_data(path.buf, sp->write ? O_RDWR : O_RDONLY, 0, ctx->direct, &direct);
 	if (fd < 0) {
 		rc = fd;
@@ -623,7 +623,7 @@ int randio_job_run(struct rig_ctx *ctx, const struct randio_spec *sp)
 			break;
 		}
 		if (k == 1) {
-			cell_note(ctx, "engine", engine == RANDIO_QUEUE ? aio_engine_name() : "psync");
+			cell_note(ctx, "engine", engine == RANDIO_QUEUE ? plat_aio_engine_name() : "psync");
 			if (why.len)
 				cell_note(ctx, "engine_why", why.buf);
 			if (engine == RANDIO_QUEUE)
@@ -648,7 +648,7 @@ out:
 		close(fd);
 	if (sp->fresh)
 		unlink(path.buf); /* like the tools, after the test: not there for the next step */
-	payload_release(&pl);
+	plat_payload_release(&pl);
 	pthread_mutex_destroy(&r.gate.mu);
 	pthread_cond_destroy(&r.gate.cv);
 	sb_release(&path);
@@ -658,7 +658,7 @@ out:
 
 /* --- estimates --- */
 
-void randio_estimate(const struct randio_spec *sp, struct est_cell *c)
+void mod_randio_estimate(const struct randio_spec *sp, struct est_cell *c)
 {
 	struct est_slot *s = c->slot;
 	double span = (double)sp->span;

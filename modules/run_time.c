@@ -11,7 +11,7 @@ static const char *const names[RT_NCAT] = {
 	[RT_STORE] = "store",         [RT_REPORT] = "report",     [RT_OTHER] = "other",
 };
 
-void run_time_init(struct run_time *t, enum run_time_cat c)
+void mod_run_time_init(struct run_time *t, enum run_time_cat c)
 {
 	memset(t, 0, sizeof(*t));
 	t->cur = c;
@@ -28,7 +28,7 @@ static uint64_t advance(struct run_time *t)
 	return now;
 }
 
-uint64_t run_time_mark(struct run_time *t, enum run_time_cat c)
+uint64_t mod_run_time_mark(struct run_time *t, enum run_time_cat c)
 {
 	if (!t)
 		return plat_clock_ns();
@@ -37,28 +37,28 @@ uint64_t run_time_mark(struct run_time *t, enum run_time_cat c)
 	return now;
 }
 
-enum run_time_cat run_time_swap(struct run_time *t, enum run_time_cat c)
+enum run_time_cat mod_run_time_swap(struct run_time *t, enum run_time_cat c)
 {
 	if (!t)
 		return c;
 	enum run_time_cat was = t->cur;
-	run_time_mark(t, c);
+	mod_run_time_mark(t, c);
 	return was;
 }
 
-void run_time_take(struct run_time *t, uint64_t ns[RT_NCAT])
+void mod_run_time_take(struct run_time *t, uint64_t ns[RT_NCAT])
 {
 	advance(t);
 	memcpy(ns, t->ns, sizeof(t->ns));
 	memset(t->ns, 0, sizeof(t->ns));
 }
 
-const char *run_time_name(enum run_time_cat c)
+const char *mod_run_time_name(enum run_time_cat c)
 {
 	return (unsigned)c < RT_NCAT ? names[c] : "?";
 }
 
-int run_time_from_name(const char *name)
+int mod_run_time_from_name(const char *name)
 {
 	for (int c = 0; c < RT_NCAT; c++)
 		if (name && !strcmp(names[c], name))

@@ -17,7 +17,7 @@
  * the interval in the thread that starts and joins them.
  *
  * Rejected: a stack of nested regions (a sink's store write inside a
- * module's cell is the only nesting, and run_time_swap gives it back);
+ * module's cell is the only nesting, and mod_run_time_swap gives it back);
  * sampling the clock per sample or per I/O (the intervals modules already
  * time are the ones to count, read from the same clock at the same
  * instants).
@@ -47,37 +47,37 @@ enum run_time_cat {
 struct run_time {
 	enum run_time_cat cur;      /* the category the time since `since` belongs to */
 	uint64_t since;             /* plat_clock_ns() of the last switch */
-	uint64_t ns[RT_NCAT];       /* per category, since the last run_time_take */
+	uint64_t ns[RT_NCAT];       /* per category, since the last mod_run_time_take */
 	enum run_time_cat measured_as; /* what RT_MEASURED counts as (RT_SETUP in the cell
 	                             * of a module that prepares the volume) */
 };
 
 /* Start the clock now, in category c. */
-void run_time_init(struct run_time *t, enum run_time_cat c);
+void mod_run_time_init(struct run_time *t, enum run_time_cat c);
 
 /*
  * From now on the time counts as c (RT_MEASURED as t->measured_as).
  * Returns the clock reading (plat_clock_ns) of the switch, so a module's
  * own timing and the accounting use the same instants:
- *     uint64_t t0 = run_time_mark(ctx->time, RT_MEASURED);
+ *     uint64_t t0 = mod_run_time_mark(ctx->time, RT_MEASURED);
  *     ...the timed work...
- *     ns = run_time_mark(ctx->time, RT_SETUP) - t0;
+ *     ns = mod_run_time_mark(ctx->time, RT_SETUP) - t0;
  * t may be NULL (a module run outside a run, by a test): only the clock
  * is read.
  */
-uint64_t run_time_mark(struct run_time *t, enum run_time_cat c);
+uint64_t mod_run_time_mark(struct run_time *t, enum run_time_cat c);
 
-/* As run_time_mark, returning the category left, to go back to it. */
-enum run_time_cat run_time_swap(struct run_time *t, enum run_time_cat c);
+/* As mod_run_time_mark, returning the category left, to go back to it. */
+enum run_time_cat mod_run_time_swap(struct run_time *t, enum run_time_cat c);
 
 /* The nanoseconds of each category since the last take, up to now, into
  * ns; the totals start again from zero (the category stays). */
-void run_time_take(struct run_time *t, uint64_t ns[RT_NCAT]);
+void mod_run_time_take(struct run_time *t, uint64_t ns[RT_NCAT]);
 
 /* "provision", "teardown", "setup", "flush", "pause", "measured",
  * "store", "report", "other": the names in the store and the reports. */
-const char *run_time_name(enum run_time_cat c);
+const char *mod_run_time_name(enum run_time_cat c);
 /* The category called name, or -1. */
-int run_time_from_name(const char *name);
+int mod_run_time_from_name(const char *name);
 
 #endif

@@ -99,7 +99,7 @@ static const struct rig_param read_params[] = {
 	{ .name = NULL },
 };
 
-void seqio_draw_sizes(const struct size_dist *d, uint64_t seed, uint64_t *out, size_t n)
+void mod_seqio_draw_sizes(const struct size_dist *d, uint64_t seed, uint64_t *out, size_t n)
 {
 	struct prng r;
 	prng_seed(&r, seed);
@@ -107,7 +107,7 @@ void seqio_draw_sizes(const struct size_dist *d, uint64_t seed, uint64_t *out, s
 		out[i] = units_dist_draw(d, prng_uniform(&r), i);
 }
 
-void seqio_set_free(void *state)
+static void set_free(void *state)
 {
 	struct seqio_set *s = state;
 	if (!s)
@@ -237,7 +237,7 @@ struct writer {
 static int write_one(struct rig_ctx *ctx, struct writer *w, const char *path,
 		     const struct seqio_file *f, uint64_t *ns, int *direct_applied, int *tail)
 {
-	uint64_t t0 = run_time_mark(ctx->time, RT_MEASURED);
+	uint64_t t0 = mod_run_time_mark(ctx->time, RT_MEASURED);
 	int applied = 0;
 	int fd = plat_open_data(path, O_WRONLY | O_CREAT | O_TRUNC, 0644, ctx->direct, &applied);
 	if (fd < 0) {
@@ -253,7 +253,7 @@ static int write_one(struct rig_ctx *ctx, struct writer *w, const char *path,
 			break;
 		}
 		size_t len = body - off < w->blk ? (size_t)(body - off) : w->blk;
-		rc = put(ctx, fd, payload_block(&w->pay, f->stream, off, len), len, off, path);
+		rc = put(ctx, fd, plat_payload_block(&w->pay, f->stream, off, len), len, off, path);
 		off += len;
 	}
 	*tail = 0;
@@ -265,7 +265,7 @@ static int write_one(struct rig_ctx *ctx, struct writer *w, const char *path,
 			rc = tfd;
 		} else {
 			size_t len = (size_t)(f->size - body);
-			rc = put(ctx, tfd, payload_block(&w->pay, f->stream, body, len), len, body,
+			rc = put(ctx, tfd, plat_payload_block(&w->pay, f->stream, body, len), len, body,
 				 path);
 			if (close(tfd) < 0 && rc == 0) {
 				rc = -errno;
@@ -275,7 +275,7 @@ static int write_one(struct rig_ctx *ctx, struct writer *w, const char *path,
 		}
 	}
 	if (rc == 0 && w->sync) {
-		int s = fault_full_sync(fd);
+		int s = plat_fault_full_sync(fd);
 		if (s < 0) {
 			sb_addf(ctx->err, "cannot sync %s: %s", path, strerror(-s));
 			rc = s;
@@ -285,7 +285,7 @@ static int write_one(struct rig_ctx *ctx, struct writer *w, const char *path,
 		rc = -errno;
 		sb_addf(ctx->err, "cannot close %s: %s", path, strerror(-rc));
 	}
-	*ns = run_time_mark(ctx->time, RT_SETUP) - t0;
+	*ns = mod_run_time_mark(ctx->time, RT_SETUP) - t0;
 	return rc;
 }
 
@@ -383,7 +383,7 @@ static struct seqio_set *new_set(struct rig_ctx *ctx, const struct seqio_args *a
 	sb_release(&label);
 
 	uint64_t *sizes = xcalloc(set->n ? set->n : 1, sizeof(uint64_t));
-	seqio_draw_sizes(&args->sizes, prng_derive_seed(ctx->seed, "seqio/sizes"), sizes, set->n);
+	mod_seqio_draw_sizes(&args->sizes, prng_derive_seed(ctx->seed, "seqio/sizes"), sizes, set->n);
 	int width = 3;
 	for (size_t m = set->n ? set->n - 1 : 0; m >= 1000; m /= 10)
 		width++;
@@ -404,7 +404,7 @@ static int write_run(struct rig_ctx *ctx, const void *a)
 	sb_addf(&dir, "%s/%s", ctx->dir, SEQIO_SUBDIR);
 
 	/* Replace the previous set: forget it, remove its files. */
-	seqio_set_free(*ctx->volstate);
+	set_free(*ctx->volstate);
 	*ctx->volstate = NULL;
 	if (mkdir(dir.buf, 0777) < 0 && errno != EEXIST) {
 		int e = errno;
@@ -424,11 +424,11 @@ static int write_run(struct rig_ctx *ctx, const void *a)
 	w.align = plat_direct_align();
 	w.blk = io_block(ctx, args->block, w.align);
 	w.sync = args->sync;
-	rc = payload_init(&w.pay, set->payload_seed, w.blk);
+	rc = plat_payload_init(&w.pay, set->payload_seed, w.blk);
 	if (rc < 0) {
 		sb_addf(ctx->err, "cannot allocate the payload pool for %zu-byte blocks: %s", w.blk,
 			strerror(-rc));
-		seqio_set_free(set);
+		set_free(set);
 		return rc;
 	}
 
@@ -472,16 +472,16 @@ static int write_run(struct rig_ctx *ctx, const void *a)
 		}
 		bytes[k] = (double)f->size;
 		secs[k] = (double)ns / 1e9;
-		place_file(ctx, f->name, path.buf);
+		mod_place_file(ctx, f->name, path.buf);
 		ctx->sink->file(ctx->sink->opaque, f->name, f->size, secs[k]);
 	}
-	payload_release(&w.pay);
+	plat_payload_release(&w.pay);
 	if (rc == 0 && !cancelled) {
 		report(ctx, bytes, secs, n);
 		*ctx->volstate = set;
 		set = NULL;
 	}
-	seqio_set_free(set);
+	set_free(set);
 	sb_release(&path);
 	free(order);
 	free(bytes);
@@ -506,7 +506,7 @@ static int drop_cached(struct rig_ctx *ctx, const struct seqio_set *set)
 			break;
 		}
 		if (!set->synced) {
-			int s = fault_full_sync(fd);
+			int s = plat_fault_full_sync(fd);
 			if (s < 0) {
 				sb_addf(ctx->err, "cannot sync %s: %s", path.buf, strerror(-s));
 				rc = s;
@@ -530,7 +530,7 @@ static int drop_cached(struct rig_ctx *ctx, const struct seqio_set *set)
 static int read_one(struct rig_ctx *ctx, const char *path, const struct seqio_file *f,
 		    void *buf, size_t blk, uint64_t *ns, int *direct_applied)
 {
-	uint64_t t0 = run_time_mark(ctx->time, RT_MEASURED);
+	uint64_t t0 = mod_run_time_mark(ctx->time, RT_MEASURED);
 	int applied = 0;
 	int fd = plat_open_data(path, O_RDONLY, 0, ctx->direct, &applied);
 	if (fd < 0) {
@@ -565,7 +565,7 @@ static int read_one(struct rig_ctx *ctx, const char *path, const struct seqio_fi
 		rc = -errno;
 		sb_addf(ctx->err, "cannot close %s: %s", path, strerror(-rc));
 	}
-	*ns = run_time_mark(ctx->time, RT_SETUP) - t0;
+	*ns = mod_run_time_mark(ctx->time, RT_SETUP) - t0;
 	return rc;
 }
 
@@ -587,9 +587,9 @@ static int read_run(struct rig_ctx *ctx, const void *a)
 		return -ENOMEM;
 	}
 	memset(buf, 0, blk); /* fault the pages in now, not inside the timing */
-	run_time_mark(ctx->time, RT_FLUSH);
+	mod_run_time_mark(ctx->time, RT_FLUSH);
 	int rc = drop_cached(ctx, set);
-	run_time_mark(ctx->time, RT_SETUP);
+	mod_run_time_mark(ctx->time, RT_SETUP);
 	if (rc < 0) {
 		free(buf);
 		return rc;
@@ -625,7 +625,7 @@ static int read_run(struct rig_ctx *ctx, const void *a)
 		}
 		bytes[k] = (double)f->size;
 		secs[k] = (double)ns / 1e9;
-		place_file(ctx, f->name, path.buf);
+		mod_place_file(ctx, f->name, path.buf);
 		ctx->sink->file(ctx->sink->opaque, f->name, f->size, secs[k]);
 	}
 	if (rc == 0 && !cancelled)
@@ -647,7 +647,7 @@ static void write_estimate(const void *a, struct est_cell *c)
 	double total = 0, largest = 0;
 	if (c->exact) {
 		uint64_t *sizes = xcalloc(n ? n : 1, sizeof(uint64_t));
-		seqio_draw_sizes(&args->sizes, prng_derive_seed(c->seed, "seqio/sizes"), sizes, n);
+		mod_seqio_draw_sizes(&args->sizes, prng_derive_seed(c->seed, "seqio/sizes"), sizes, n);
 		for (size_t i = 0; i < n; i++) {
 			total += (double)sizes[i];
 			if ((double)sizes[i] > largest)
@@ -672,7 +672,7 @@ static void read_estimate(const void *a, struct est_cell *c)
 	c->moved = c->slot->bytes;
 }
 
-const struct rig_module rig_module_write = {
+const struct rig_module mod_write = {
 	.name = "write",
 	.summary = "sequential write of a set of files, each written whole, synced, closed",
 	.help = "Writes `files` files of pseudo-random payload in `block` units, each synced "
@@ -686,11 +686,11 @@ const struct rig_module rig_module_write = {
 	.args_size = sizeof(struct seqio_args),
 	.metrics = seqio_metrics,
 	.run = write_run,
-	.release_state = seqio_set_free,
+	.release_state = set_free,
 	.estimate = write_estimate,
 };
 
-const struct rig_module rig_module_read = {
+const struct rig_module mod_read = {
 	.name = "read",
 	.summary = "sequential read of the set `write` left on the volume",
 	.help = "Reads back, whole and in `block` units, the files the last `write` step "
@@ -698,11 +698,11 @@ const struct rig_module rig_module_read = {
 	.kind = MOD_READS,
 	.headline = { "rate", +1 },
 	.direct_io = 1,
-	.needs = &rig_module_write,
+	.needs = &mod_write,
 	.params = read_params,
 	.args_size = sizeof(struct seqio_args),
 	.metrics = seqio_metrics,
 	.run = read_run,
-	.release_state = seqio_set_free,
+	.release_state = set_free,
 	.estimate = read_estimate,
 };

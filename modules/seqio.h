@@ -1,7 +1,7 @@
 /*
  * write and read (modules/seqio.c): what the tests and the module
- * share. The runner knows these modules only through rig_module_write and
- * rig_module_read; the types here are the args struct the parameter tables
+ * share. The runner knows these modules only through mod_write and
+ * mod_read; the types here are the args struct the parameter tables
  * bind and the per-volume file set `write` leaves for `read`.
  */
 #ifndef RIG_SEQIO_H
@@ -27,22 +27,21 @@ struct seqio_file {
 	uint64_t stream; /* payload stream (payload.h) */
 };
 
-/* What `write` leaves in *ctx->volstate (released by seqio_set_free). */
+/* What `write` leaves in *ctx->volstate (released by its release_state). */
 struct seqio_set {
 	uint32_t magic;
 	char *dir;                 /* <volume dir>/seqio, owned */
 	struct seqio_file *files;  /* n entries, index order, owned */
 	size_t n;
-	uint64_t payload_seed;     /* payload_init seed the files were written with */
+	uint64_t payload_seed;     /* plat_payload_init seed the files were written with */
 	int synced;                /* written with sync: true */
 };
 
 /* Sizes of a set of n files: file i gets units_dist_draw(d, u_i, i) with
  * u_i the i-th uniform of a prng seeded with `seed` (lists cycle, ranges
  * draw). The same seed gives the same sizes everywhere. */
-void seqio_draw_sizes(const struct size_dist *d, uint64_t seed, uint64_t *out, size_t n);
-void seqio_set_free(void *state);
+void mod_seqio_draw_sizes(const struct size_dist *d, uint64_t seed, uint64_t *out, size_t n);
 
-extern const struct rig_module rig_module_write, rig_module_read;
+extern const struct rig_module mod_write, mod_read;
 
 #endif

@@ -62,7 +62,7 @@ static const struct rig_param seqqd_params[] = {
 	  .help = "what the test file holds and writes carry: payload, or zeros (the disk-mark "
 		  "tools' 0fill; compressible)" },
 	{ .name = "file", .type = PT_ENUM, .offset = offsetof(struct seqqd_args, fresh),
-	  .def = "keep", .choices = randio_file_choices, .help = RANDIO_FILE_HELP },
+	  .def = "keep", .choices = mod_randio_file_choices, .help = RANDIO_FILE_HELP },
 	{ .name = NULL },
 };
 
@@ -121,7 +121,7 @@ static int seqqd_run(struct rig_ctx *ctx, const struct seqqd_args *a, int write)
 		.data = a->data == 1 ? RANDIO_DATA_ZERO : RANDIO_DATA_RANDOM, .fresh = a->fresh,
 		.record = seqqd_record,
 	};
-	return randio_job_run(ctx, &sp);
+	return mod_randio_job_run(ctx, &sp);
 }
 
 static void seqqd_estimate(const struct seqqd_args *a, int write, struct est_cell *c)
@@ -131,7 +131,7 @@ static void seqqd_estimate(const struct seqqd_args *a, int write, struct est_cel
 		.time_ns = a->time_ns, .passes = a->passes, .write = write, .sequential = 1,
 		.data = a->data == 1 ? RANDIO_DATA_ZERO : RANDIO_DATA_RANDOM, .fresh = a->fresh,
 	};
-	randio_estimate(&sp, c);
+	mod_randio_estimate(&sp, c);
 }
 
 static void seqread_estimate(const void *args, struct est_cell *c)
@@ -154,7 +154,7 @@ static int seqwrite_run(struct rig_ctx *ctx, const void *args)
 	return seqqd_run(ctx, args, 1);
 }
 
-const struct rig_module rig_module_seqread = {
+const struct rig_module mod_seqread = {
 	.name = "seqread",
 	.summary = "sequential reads at a queue depth on one file (disk-mark SEQ)",
 	.help = "Lays out a test file of `span` bytes (payload, or zeros with `data: zero`; "
@@ -176,12 +176,12 @@ const struct rig_module rig_module_seqread = {
 	.check = seqqd_check,
 	.check_reads = seqqd_check_reads,
 	.run = seqread_run,
-	.release_state = randio_release,
+	.release_state = mod_randio_release,
 	.estimate = seqread_estimate,
-	.files_of = &rig_module_randread,
+	.files_of = &mod_randread,
 };
 
-const struct rig_module rig_module_seqwrite = {
+const struct rig_module mod_seqwrite = {
 	.name = "seqwrite",
 	.summary = "sequential writes at a queue depth on one file (disk-mark SEQ)",
 	.help = "As seqread, writing: the test file is laid out first, untimed, then each pass "
@@ -198,7 +198,7 @@ const struct rig_module rig_module_seqwrite = {
 	.check = seqqd_check,
 	.check_reads = seqqd_check_reads,
 	.run = seqwrite_run,
-	.release_state = randio_release,
+	.release_state = mod_randio_release,
 	.estimate = seqwrite_estimate,
-	.files_of = &rig_module_randread,
+	.files_of = &mod_randread,
 };

@@ -183,7 +183,7 @@ static void snapshot_estimate(const void *a, struct est_cell *c)
 	c->ops = 2;
 }
 
-const struct rig_module rig_module_snapshot = {
+const struct rig_module mod_snapshot = {
 	.name = "snapshot",
 	.summary = "takes a read-only snapshot of the volume, keeping the last N",
 	.help = "Takes a read-only snapshot of each volume and deletes the oldest beyond `keep` "

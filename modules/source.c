@@ -56,7 +56,7 @@ struct source_header {
 
 /* --- the state file --- */
 
-int source_load(const char *dir, struct tree_state **t, char **instance, struct strbuf *err)
+int mod_source_load(const char *dir, struct tree_state **t, char **instance, struct strbuf *err)
 {
 	*t = NULL;
 	if (instance)
@@ -103,7 +103,7 @@ int source_load(const char *dir, struct tree_state **t, char **instance, struct 
 		}
 		sb_addf(&root, "%s/%s", dir, TREE_SUBDIR);
 		const char *why = NULL;
-		*t = tree_state_new(&a, h.seed, root.buf, &why);
+		*t = mod_tree_state_new(&a, h.seed, root.buf, &why);
 		free(a.sizes.list);
 		if (!*t) {
 			sb_addf(err, "%s describes no tree: %s", path.buf, why);
@@ -218,7 +218,7 @@ static int path_within(const char *path, const char *dir)
 	return !strncmp(path, dir, n) && (path[n] == '/' || !path[n]);
 }
 
-int source_folder(struct rig_ctx *ctx, const char *dir, int create)
+int mod_source_folder(struct rig_ctx *ctx, const char *dir, int create)
 {
 	struct strbuf marker = STRBUF_INIT;
 	sb_addf(&marker, "%s/%s", dir, SOURCE_MARKER);
@@ -297,20 +297,20 @@ static void note_done(struct rig_ctx *ctx, const char *dir)
 	sb_release(&v);
 }
 
-int source_tree_run(struct rig_ctx *ctx, const struct tree_args *args)
+int mod_source_tree_run(struct rig_ctx *ctx, const struct tree_args *args)
 {
 	const char *dir = args->at;
-	int rc = source_folder(ctx, dir, 1);
+	int rc = mod_source_folder(ctx, dir, 1);
 	if (rc < 0)
 		return rc;
 	struct tree_state *t = NULL;
 	char *recorded = NULL;
 	struct strbuf ignore = STRBUF_INIT, path = STRBUF_INIT, root = STRBUF_INIT;
-	if (source_load(dir, &t, &recorded, &ignore) == 0 && done_already(ctx, recorded)) {
+	if (mod_source_load(dir, &t, &recorded, &ignore) == 0 && done_already(ctx, recorded)) {
 		note_done(ctx, dir);
 		goto out;
 	}
-	tree_state_free(t);
+	mod_tree_state_free(t);
 	t = NULL;
 	/* No state while the tree is being built: sync and churn refuse it. */
 	sb_addf(&path, "%s/%s", dir, SOURCE_STATE);
@@ -321,7 +321,7 @@ int source_tree_run(struct rig_ctx *ctx, const struct tree_args *args)
 	}
 	sb_addf(&root, "%s/%s", dir, TREE_SUBDIR);
 	struct tree_built r;
-	rc = tree_build(ctx, args, root.buf, &t, &r);
+	rc = mod_tree_build(ctx, args, root.buf, &t, &r);
 	if (rc == 0)
 		rc = source_save(dir, t, ctx->instance, ctx->err);
 	if (rc == 0) {
@@ -334,7 +334,7 @@ int source_tree_run(struct rig_ctx *ctx, const struct tree_args *args)
 		sb_release(&v);
 	}
 out:
-	tree_state_free(t);
+	mod_tree_state_free(t);
 	free(recorded);
 	sb_release(&ignore);
 	sb_release(&path);
@@ -342,22 +342,22 @@ out:
 	return rc < 0 ? rc : 0;
 }
 
-int source_churn_run(struct rig_ctx *ctx, const struct churn_args *args)
+int mod_source_churn_run(struct rig_ctx *ctx, const struct churn_args *args)
 {
 	const char *dir = args->at;
-	int rc = source_folder(ctx, dir, 0);
+	int rc = mod_source_folder(ctx, dir, 0);
 	if (rc < 0)
 		return rc;
 	struct tree_state *t = NULL;
 	char *recorded = NULL;
-	rc = source_load(dir, &t, &recorded, ctx->err);
+	rc = mod_source_load(dir, &t, &recorded, ctx->err);
 	if (rc < 0)
 		return rc;
 	if (done_already(ctx, recorded)) {
 		note_done(ctx, dir);
 	} else {
 		uint64_t done, ns;
-		rc = tree_churn(ctx, t, args->fraction, &done, &ns);
+		rc = mod_tree_churn(ctx, t, args->fraction, &done, &ns);
 		if (rc == 0)
 			rc = source_save(dir, t, ctx->instance, ctx->err);
 		if (rc == 0) {
@@ -369,7 +369,7 @@ int source_churn_run(struct rig_ctx *ctx, const struct churn_args *args)
 			sb_release(&v);
 		}
 	}
-	tree_state_free(t);
+	mod_tree_state_free(t);
 	free(recorded);
 	return rc < 0 ? rc : 0;
 }

@@ -39,13 +39,13 @@ struct tree_state;
  * there, or one is being built); another negative errno for a state file
  * that cannot be read. The reason is in err either way.
  */
-int source_load(const char *dir, struct tree_state **t, char **instance, struct strbuf *err);
+int mod_source_load(const char *dir, struct tree_state **t, char **instance, struct strbuf *err);
 /*
  * Check source folder dir for a cell on the volume folder ctx->dir:
  * absolute, neither inside the volume's folder nor holding it, and rig's
  * (its marker). create: make it (and missing parents) when missing, and
  * claim it when empty. 0 or a negative errno with the reason in ctx->err.
  */
-int source_folder(struct rig_ctx *ctx, const char *dir, int create);
+int mod_source_folder(struct rig_ctx *ctx, const char *dir, int create);
 
 #endif

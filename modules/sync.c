@@ -66,11 +66,11 @@ static const struct rig_metric sync_metrics[] = {
 static int sync_run(struct rig_ctx *ctx, const void *a)
 {
 	const struct sync_args *args = a;
-	int rc = source_folder(ctx, args->from, 0);
+	int rc = mod_source_folder(ctx, args->from, 0);
 	if (rc < 0)
 		return rc;
 	struct tree_state *t = NULL;
-	rc = source_load(args->from, &t, NULL, ctx->err);
+	rc = mod_source_load(args->from, &t, NULL, ctx->err);
 	if (rc < 0)
 		return rc;
 	struct strbuf src = STRBUF_INIT, dst = STRBUF_INIT;
@@ -78,25 +78,25 @@ static int sync_run(struct rig_ctx *ctx, const void *a)
 	sb_addf(&dst, "%s/%s", ctx->dir, TREE_SUBDIR);
 	/* The volume's tree changes: until the copy is whole it is nothing
 	 * enumerate or churn may trust. */
-	tree_state_free(*ctx->volstate);
+	mod_tree_state_free(*ctx->volstate);
 	*ctx->volstate = NULL;
 
 	struct sync_opts o = { .direct = ctx->direct_used, .cancel = ctx->cancel };
 	struct sync_counts c;
 	memset(&c, 0, sizeof(c));
 	sync(); /* earlier steps' dirty data is not this step's to flush */
-	uint64_t t0 = run_time_mark(ctx->time, RT_MEASURED);
-	rc = sync_tree(src.buf, dst.buf, &o, &c, ctx->err);
+	uint64_t t0 = mod_run_time_mark(ctx->time, RT_MEASURED);
+	rc = mod_sync_tree(src.buf, dst.buf, &o, &c, ctx->err);
 	if (rc == 0) {
 		int fd = open(dst.buf, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (fd >= 0) {
-			tree_sync_volume(fd);
+			mod_tree_sync_volume(fd);
 			close(fd);
 		} else {
 			sync();
 		}
 	}
-	uint64_t ns = run_time_mark(ctx->time, RT_SETUP) - t0;
+	uint64_t ns = mod_run_time_mark(ctx->time, RT_SETUP) - t0;
 
 	if (rc == 0 && (c.dirs != t->dirs + 1 || c.files != t->files || c.src_bytes != t->bytes)) {
 		sb_addf(ctx->err, "the source in %s is not what was built there: found %llu "
@@ -128,7 +128,7 @@ static int sync_run(struct rig_ctx *ctx, const void *a)
 		*ctx->volstate = t;
 		t = NULL;
 	}
-	tree_state_free(t);
+	mod_tree_state_free(t);
 	sb_release(&src);
 	sb_release(&dst);
 	return rc < 0 ? rc : 0;
@@ -158,7 +158,7 @@ static void sync_estimate(const void *a, struct est_cell *c)
 	c->slot->files = src->files;
 }
 
-const struct rig_module rig_module_sync = {
+const struct rig_module mod_sync = {
 	.name = "sync",
 	.summary = "copies a source tree to the volume as a backup tool does",
 	.help = "Makes the volume's tree folder (where `tree` builds) equal to the tree that a "
@@ -174,11 +174,11 @@ const struct rig_module rig_module_sync = {
 	/* The backup's duration: every volume of a phase receives the same changes. */
 	.headline = { "seconds", -1 },
 	.direct_io = 1,
-	.needs = &rig_module_tree,
+	.needs = &mod_tree,
 	.params = sync_params,
 	.args_size = sizeof(struct sync_args),
 	.metrics = sync_metrics,
 	.run = sync_run,
 	.estimate = sync_estimate,
-	.release_state = tree_state_free,
+	.release_state = mod_tree_state_free,
 };

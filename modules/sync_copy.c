@@ -351,7 +351,7 @@ static int sync_dir(struct syncer *s, int sfd, int dfd)
 	return rc;
 }
 
-int sync_tree(const char *src, const char *dst, const struct sync_opts *o, struct sync_counts *c,
+int mod_sync_tree(const char *src, const char *dst, const struct sync_opts *o, struct sync_counts *c,
 	      struct strbuf *err)
 {
 	struct syncer s = { .o = o, .c = c, .err = err, .spath = STRBUF_INIT, .dpath = STRBUF_INIT };

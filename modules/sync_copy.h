@@ -64,7 +64,7 @@ struct sync_counts {
  * (dst is then part old, part new, each file whole); or a negative errno
  * with the path and the failing call in err.
  */
-int sync_tree(const char *src, const char *dst, const struct sync_opts *o, struct sync_counts *c,
+int mod_sync_tree(const char *src, const char *dst, const struct sync_opts *o, struct sync_counts *c,
 	      struct strbuf *err);
 
 #endif

@@ -34,7 +34,7 @@
  * Building (tree_build.c): untimed removal of the previous tree, then
  * timed directories, files and one final sync of the volume, on `threads`
  * threads (leaf directories in parallel; the tree the same for any
- * number). tree_build does it at a given root; with `at` the root is a
+ * number). mod_tree_build does it at a given root; with `at` the root is a
  * source folder's (source.c), built once per phase.
  *
  * sync(2) flushes every file system, not only the volume; syncfs would be
@@ -162,7 +162,7 @@ static void plan_levels(uint64_t dirs, unsigned depth, uint64_t *n)
 	}
 }
 
-struct tree_state *tree_state_new(const struct tree_args *a, uint64_t seed, const char *root,
+struct tree_state *mod_tree_state_new(const struct tree_args *a, uint64_t seed, const char *root,
 				  const char **why)
 {
 	if (a->depth > TREE_MAX_DEPTH) {
@@ -199,11 +199,11 @@ struct tree_state *tree_state_new(const struct tree_args *a, uint64_t seed, cons
 	}
 	t->gen = xcalloc(t->files ? (size_t)t->files : 1, sizeof(uint16_t));
 	for (uint64_t i = 0; i < t->files; i++)
-		t->bytes += tree_file_size(t, i, 0);
+		t->bytes += mod_tree_file_size(t, i, 0);
 	return t;
 }
 
-void tree_state_free(void *state)
+void mod_tree_state_free(void *state)
 {
 	struct tree_state *t = state;
 	if (!t)
@@ -214,36 +214,36 @@ void tree_state_free(void *state)
 	free(t);
 }
 
-size_t tree_state_bytes(const struct tree_state *t)
+size_t mod_tree_state_bytes(const struct tree_state *t)
 {
 	return sizeof(*t) + strlen(t->root) + 1 + t->sizes.nlist * sizeof(uint64_t) +
 	       (size_t)(t->files ? t->files : 1) * sizeof(uint16_t);
 }
 
-size_t tree_churn_bytes(uint64_t files)
+size_t mod_tree_churn_bytes(uint64_t files)
 {
 	return (size_t)((files + 63) / 64) * sizeof(uint64_t);
 }
 
-uint64_t tree_file_size(const struct tree_state *t, uint64_t i, unsigned gen)
+uint64_t mod_tree_file_size(const struct tree_state *t, uint64_t i, unsigned gen)
 {
 	struct prng r;
 	prng_seed(&r, mix64(mix64(t->size_key ^ mix64(i)) ^ ((uint64_t)gen * GOLDEN)));
 	return units_dist_draw(&t->sizes, prng_uniform(&r), (size_t)i);
 }
 
-uint64_t tree_file_stream(uint64_t i, unsigned gen)
+uint64_t mod_tree_file_stream(uint64_t i, unsigned gen)
 {
 	return ((uint64_t)gen << 32) | i; /* files <= 1e9 < 2^32 */
 }
 
-uint64_t tree_leaf_of(const struct tree_state *t, uint64_t i)
+uint64_t mod_tree_leaf_of(const struct tree_state *t, uint64_t i)
 {
 	uint64_t leaves = t->level[t->depth];
 	return t->files ? i * leaves / t->files : 0; /* <= 1e9 * 1e8: no overflow */
 }
 
-uint64_t tree_leaf_first(const struct tree_state *t, uint64_t leaf)
+uint64_t mod_tree_leaf_first(const struct tree_state *t, uint64_t leaf)
 {
 	uint64_t leaves = t->level[t->depth];
 	return (leaf * t->files + leaves - 1) / leaves; /* ceil(leaf * files / leaves) */
@@ -251,7 +251,7 @@ uint64_t tree_leaf_first(const struct tree_state *t, uint64_t leaf)
 
 static const char tag_chars[] = "abcdefghijklmnopqrstuvwxyz0123456789";
 
-size_t tree_name(const struct tree_state *t, unsigned k, uint64_t j, char buf[TREE_NAME_MAX])
+size_t mod_tree_name(const struct tree_state *t, unsigned k, uint64_t j, char buf[TREE_NAME_MAX])
 {
 	uint64_t h = mix64(t->name_key + (uint64_t)k * GOLDEN + mix64(j));
 	uint64_t h2 = mix64(h);
@@ -283,7 +283,7 @@ static void chain(const struct tree_state *t, unsigned k, uint64_t j, uint64_t *
 		idx[m - 1] = idx[m] * t->level[m - 1] / t->level[m];
 }
 
-size_t tree_dir_path(const struct tree_state *t, unsigned k, uint64_t j, char buf[TREE_PATH_MAX])
+size_t mod_tree_dir_path(const struct tree_state *t, unsigned k, uint64_t j, char buf[TREE_PATH_MAX])
 {
 	uint64_t idx[TREE_MAX_DEPTH + 1];
 	chain(t, k, j, idx);
@@ -291,37 +291,37 @@ size_t tree_dir_path(const struct tree_state *t, unsigned k, uint64_t j, char bu
 	for (unsigned m = 1; m <= k; m++) {
 		if (m > 1)
 			buf[len++] = '/';
-		len += tree_name(t, m, idx[m], buf + len);
+		len += mod_tree_name(t, m, idx[m], buf + len);
 	}
 	buf[len] = 0;
 	return len;
 }
 
-size_t tree_file_path(const struct tree_state *t, uint64_t i, char buf[TREE_PATH_MAX],
+size_t mod_tree_file_path(const struct tree_state *t, uint64_t i, char buf[TREE_PATH_MAX],
 		      size_t *dir_len)
 {
 	size_t len = 0;
 	if (t->depth) {
-		len = tree_dir_path(t, t->depth, tree_leaf_of(t, i), buf);
+		len = mod_tree_dir_path(t, t->depth, mod_tree_leaf_of(t, i), buf);
 		buf[len++] = '/';
 	}
 	if (dir_len)
 		*dir_len = len;
-	return len + tree_name(t, 0, i, buf + len);
+	return len + mod_tree_name(t, 0, i, buf + len);
 }
 
 /* --- shared by tree and churn --- */
 
-int tree_write_payload(struct rig_ctx *ctx, struct payload *pay, unsigned char *buf, int fd,
+int mod_tree_write_payload(struct rig_ctx *ctx, struct payload *pay, unsigned char *buf, int fd,
 		       uint64_t stream, uint64_t size)
 {
 	for (uint64_t off = 0; off < size;) {
 		size_t len = size - off < TREE_BLOCK ? (size_t)(size - off) : TREE_BLOCK;
 		const unsigned char *p = buf;
 		if (buf)
-			payload_copy(pay, stream, off, buf, len);
+			plat_payload_copy(pay, stream, off, buf, len);
 		else
-			p = payload_block(pay, stream, off, len);
+			p = plat_payload_block(pay, stream, off, len);
 		for (size_t done = 0; done < len;) {
 			ssize_t w = fault_write(fd, p + done, len - done);
 			if (w < 0) {
@@ -342,7 +342,7 @@ int tree_write_payload(struct rig_ctx *ctx, struct payload *pay, unsigned char *
 	return 0;
 }
 
-void tree_sync_volume(int rootfd)
+void mod_tree_sync_volume(int rootfd)
 {
 	sync();
 	(void)plat_full_sync(rootfd); /* best effort: some file systems refuse it on folders */
@@ -352,16 +352,16 @@ static int tree_run(struct rig_ctx *ctx, const void *a)
 {
 	const struct tree_args *args = a;
 	if (args->at)
-		return source_tree_run(ctx, args);
+		return mod_source_tree_run(ctx, args);
 	struct strbuf root = STRBUF_INIT;
 	sb_addf(&root, "%s/%s", ctx->dir, TREE_SUBDIR);
 
 	/* Replace the previous tree: forget it, remove it (untimed). */
-	tree_state_free(*ctx->volstate);
+	mod_tree_state_free(*ctx->volstate);
 	*ctx->volstate = NULL;
 	struct tree_state *t;
 	struct tree_built r;
-	int rc = tree_build(ctx, args, root.buf, &t, &r);
+	int rc = mod_tree_build(ctx, args, root.buf, &t, &r);
 	sb_release(&root);
 	if (rc == 0) {
 		double s = (double)r.ns / 1e9;
@@ -380,7 +380,7 @@ static int tree_run(struct rig_ctx *ctx, const void *a)
 }
 
 /* The tree a cell builds: with the run's seed, the sizes of its files
- * exactly as tree_state_new draws them; else the expected total. The
+ * exactly as mod_tree_state_new draws them; else the expected total. The
  * previous tree is removed first. With `at` it is built in the source
  * folder, once per phase, and the volume is not touched. */
 static void tree_estimate(const void *a, struct est_cell *c)
@@ -393,7 +393,7 @@ static void tree_estimate(const void *a, struct est_cell *c)
 		struct tree_state t = { .size_key = prng_derive_seed(c->seed, "tree/sizes"),
 					.sizes = args->sizes };
 		for (uint64_t i = 0; i < args->files; i++) {
-			double sz = (double)tree_file_size(&t, i, 0);
+			double sz = (double)mod_tree_file_size(&t, i, 0);
 			total += sz;
 			if (sz > largest)
 				largest = sz;
@@ -418,7 +418,7 @@ static void tree_estimate(const void *a, struct est_cell *c)
 	c->largest = largest;
 }
 
-const struct rig_module rig_module_tree = {
+const struct rig_module mod_tree = {
 	.name = "tree",
 	.summary = "builds a directory tree of files with a size distribution",
 	.help = "Creates `dirs` directories over `depth` levels (an even fanout: every "
@@ -442,6 +442,6 @@ const struct rig_module rig_module_tree = {
 	.check = tree_check,
 	.check_reads = tree_check_reads,
 	.run = tree_run,
-	.release_state = tree_state_free,
+	.release_state = mod_tree_state_free,
 	.estimate = tree_estimate,
 };

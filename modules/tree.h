@@ -1,7 +1,7 @@
 /*
  * tree, enumerate, churn (modules/tree.c, tree_age.c): what the two
  * files and the tests share. The runner knows these modules only through
- * rig_module_tree, rig_module_enumerate and rig_module_churn; the types
+ * mod_tree, mod_enumerate and mod_churn; the types
  * here are the args structs the parameter tables bind and the per-volume
  * state `tree` leaves for `enumerate` and `churn` (they share its slot).
  *
@@ -44,7 +44,7 @@ struct churn_args {
 
 struct rig_module;
 /* tree.c's module, which enumerate and churn need (their .needs). */
-extern const struct rig_module rig_module_tree;
+extern const struct rig_module mod_tree;
 
 #define TREE_SUBDIR "tree"        /* the tree lives in <volume dir>/tree */
 #define TREE_PROGRESS "tree"      /* what the progress line calls the files being made */
@@ -60,15 +60,15 @@ struct strbuf;
 /* Remove the tree at root (anything there is rig's: the folder is named
  * for the module) and commit the removal. 0, or a negative errno with the
  * reason in err. */
-int tree_remove(const char *root, struct strbuf *err);
+int mod_tree_remove(const char *root, struct strbuf *err);
 
-/* What `tree` leaves in *ctx->volstate (released by tree_state_free). */
+/* What `tree` leaves in *ctx->volstate (released by mod_tree_state_free). */
 struct tree_state {
 	uint32_t magic;
 	char *root;               /* <volume dir>/tree, owned */
 	uint64_t seed;            /* the tree cell's seed: names, sizes */
 	uint64_t name_key, size_key;
-	uint64_t payload_seed;    /* payload_init seed of every generation of every file */
+	uint64_t payload_seed;    /* plat_payload_init seed of every generation of every file */
 	uint64_t files;
 	uint64_t dirs;            /* below the root, which is not counted */
 	unsigned depth;
@@ -91,35 +91,35 @@ struct tree_state {
  * go to the leaf directories (the deepest level; the root when depth is
  * 0), in contiguous runs the same way.
  */
-struct tree_state *tree_state_new(const struct tree_args *a, uint64_t seed, const char *root,
+struct tree_state *mod_tree_state_new(const struct tree_args *a, uint64_t seed, const char *root,
 				  const char **why);
-void tree_state_free(void *state);
+void mod_tree_state_free(void *state);
 /* Heap bytes the state holds (what stays resident between steps). */
-size_t tree_state_bytes(const struct tree_state *t);
+size_t mod_tree_state_bytes(const struct tree_state *t);
 /* Heap bytes one churn cell adds while it runs for a tree of n files (its
  * selection bitmap; the payload pool, a fixed 64 MiB + TREE_BLOCK, aside). */
-size_t tree_churn_bytes(uint64_t files);
+size_t mod_tree_churn_bytes(uint64_t files);
 
 /* File i's size at generation gen (0 = as `tree` wrote it): units_dist_draw
  * with a uniform from a prng seeded by (seed, i, gen). */
-uint64_t tree_file_size(const struct tree_state *t, uint64_t i, unsigned gen);
+uint64_t mod_tree_file_size(const struct tree_state *t, uint64_t i, unsigned gen);
 /* File i's payload stream at generation gen (payload.h: a new stream for
  * every replacement). */
-uint64_t tree_file_stream(uint64_t i, unsigned gen);
+uint64_t mod_tree_file_stream(uint64_t i, unsigned gen);
 /* The leaf directory (index in the deepest level) holding file i, and the
  * first file of leaf l (files of l are [first(l), first(l + 1))). */
-uint64_t tree_leaf_of(const struct tree_state *t, uint64_t i);
-uint64_t tree_leaf_first(const struct tree_state *t, uint64_t leaf);
+uint64_t mod_tree_leaf_of(const struct tree_state *t, uint64_t i);
+uint64_t mod_tree_leaf_first(const struct tree_state *t, uint64_t leaf);
 /* The name of directory j of level k (1..depth), or of file i (k = 0),
  * NUL-terminated in buf (TREE_NAME_MAX bytes); returns its length. */
-size_t tree_name(const struct tree_state *t, unsigned k, uint64_t j, char buf[TREE_NAME_MAX]);
+size_t mod_tree_name(const struct tree_state *t, unsigned k, uint64_t j, char buf[TREE_NAME_MAX]);
 /* File i's path relative to the root, in buf (TREE_PATH_MAX bytes); returns
  * its length. *dir_len (may be NULL) gets the length of its directory part
  * including the final '/' (0 for a file in the root). */
-size_t tree_file_path(const struct tree_state *t, uint64_t i, char buf[TREE_PATH_MAX],
+size_t mod_tree_file_path(const struct tree_state *t, uint64_t i, char buf[TREE_PATH_MAX],
 		      size_t *dir_len);
 /* Directory j of level k's path relative to the root (k >= 1). */
-size_t tree_dir_path(const struct tree_state *t, unsigned k, uint64_t j, char buf[TREE_PATH_MAX]);
+size_t mod_tree_dir_path(const struct tree_state *t, unsigned k, uint64_t j, char buf[TREE_PATH_MAX]);
 
 /* Shared by tree.c and tree_age.c. */
 #define TREE_MAGIC 0x74726531u /* "tre1" */
@@ -127,19 +127,19 @@ struct rig_ctx;
 struct payload;
 /* Write size bytes of payload stream `stream` from offset 0 to fd (opened
  * for writing at offset 0) in TREE_BLOCK writes: one write for a small
- * file. buf NULL: the windows of the pool itself (payload_block, one
+ * file. buf NULL: the windows of the pool itself (plat_payload_block, one
  * writer per pool); else each window is copied into buf (TREE_BLOCK bytes,
- * payload_copy: several threads may share the pool). 0, 1 when cancelled,
+ * plat_payload_copy: several threads may share the pool). 0, 1 when cancelled,
  * or a negative errno (the caller names the file in its message). */
-int tree_write_payload(struct rig_ctx *ctx, struct payload *pay, unsigned char *buf, int fd,
+int mod_tree_write_payload(struct rig_ctx *ctx, struct payload *pay, unsigned char *buf, int fd,
 		       uint64_t stream, uint64_t size);
 /* Make everything written so far durable, inside a step's timing: sync(2),
  * then the platform's full sync of the tree's root directory (best effort;
  * on macOS sync(2) only schedules the writes and F_FULLFSYNC then flushes
  * the device). */
-void tree_sync_volume(int rootfd);
+void mod_tree_sync_volume(int rootfd);
 
-/* What tree_build did: files and payload bytes written, and the timed
+/* What mod_tree_build did: files and payload bytes written, and the timed
  * nanoseconds. */
 struct tree_built {
 	uint64_t files, bytes, ns;
@@ -151,7 +151,7 @@ struct tree_built {
  * when cancelled, or a negative errno with the reason in ctx->err; *out
  * is NULL then. Records no metrics.
  */
-int tree_build(struct rig_ctx *ctx, const struct tree_args *args, const char *root,
+int mod_tree_build(struct rig_ctx *ctx, const struct tree_args *args, const char *root,
 	       struct tree_state **out, struct tree_built *res);
 /*
  * Replace `fraction` (percent) of t's files as `churn` does: the selection
@@ -161,14 +161,14 @@ int tree_build(struct rig_ctx *ctx, const struct tree_args *args, const char *ro
  * follows every replacement. Records no metrics (the note `fraction` when
  * it rounds to none).
  */
-int tree_churn(struct rig_ctx *ctx, struct tree_state *t, double fraction, uint64_t *done,
+int mod_tree_churn(struct rig_ctx *ctx, struct tree_state *t, double fraction, uint64_t *done,
 	       uint64_t *ns);
 
 /* tree's and churn's cells with `at` (source.c). */
-int source_tree_run(struct rig_ctx *ctx, const struct tree_args *args);
-int source_churn_run(struct rig_ctx *ctx, const struct churn_args *args);
+int mod_source_tree_run(struct rig_ctx *ctx, const struct tree_args *args);
+int mod_source_churn_run(struct rig_ctx *ctx, const struct churn_args *args);
 
-extern const struct rig_module rig_module_tree, rig_module_enumerate, rig_module_churn,
-	rig_module_sync;
+extern const struct rig_module mod_tree, mod_enumerate, mod_churn,
+	mod_sync;
 
 #endif

@@ -3,7 +3,7 @@
  * enumeration article 001's backup tool and its 5%-per-cycle replacements). Both work on the
  * tree's state in the volume's `tree` slot (tree.h).
  *
- * enumerate walks <dir>/tree with walk_tree in the step's `order` (walk.h:
+ * enumerate walks <dir>/tree with mod_walk_tree in the step's `order` (walk.h:
  * inode, each directory's entries stat'ed in inode-number order as GNU du
  * does, the default because plans written before the choice existed must
  * keep measuring what they measured; or fts, the C library's fts(3) in
@@ -35,7 +35,7 @@
  * before the clock. The tree's expected bytes follow every replacement,
  * so an interrupted or failed churn leaves state and disk agreeing.
  * Memory: a bitmap of one bit per file while the cell runs. The
- * replacements themselves are tree_churn, which churn with `at` (a
+ * replacements themselves are mod_tree_churn, which churn with `at` (a
  * source folder, source.c) applies to the folder's tree the same way.
  */
 #include "modules/tree.h"
@@ -145,9 +145,9 @@ static void make_cold(struct rig_ctx *ctx)
 	} else {
 		const char *name = "the cache drop";
 		struct strbuf why = STRBUF_INIT;
-		run_time_mark(ctx->time, RT_FLUSH);
+		mod_run_time_mark(ctx->time, RT_FLUSH);
 		int rc = plat_drop_caches(ctx->sp, &name, &why);
-		run_time_mark(ctx->time, RT_SETUP);
+		mod_run_time_mark(ctx->time, RT_SETUP);
 		if (rc == 0)
 			sb_addf(&v, "cold: %s by the step, just before the walk", name);
 		else
@@ -166,7 +166,7 @@ static void make_cold(struct rig_ctx *ctx)
 static int make_warm(struct rig_ctx *ctx, const struct tree_state *t, const struct walk_opts *o)
 {
 	struct walk_counts c = { 0, 0, 0, 0 };
-	int rc = walk_tree(t->root, o, &c, ctx->err);
+	int rc = mod_walk_tree(t->root, o, &c, ctx->err);
 	if (rc)
 		return rc;
 	struct strbuf v = STRBUF_INIT;
@@ -198,9 +198,9 @@ static int enumerate_run(struct rig_ctx *ctx, const void *a)
 		return rc < 0 ? rc : 0;
 
 	struct walk_counts c = { 0, 0, 0, 0 };
-	uint64_t t0 = run_time_mark(ctx->time, RT_MEASURED);
-	rc = walk_tree(t->root, &o, &c, ctx->err);
-	uint64_t ns = run_time_mark(ctx->time, RT_SETUP) - t0;
+	uint64_t t0 = mod_run_time_mark(ctx->time, RT_MEASURED);
+	rc = mod_walk_tree(t->root, &o, &c, ctx->err);
+	uint64_t ns = mod_run_time_mark(ctx->time, RT_SETUP) - t0;
 	if (rc)
 		return rc < 0 ? rc : 0;
 
@@ -261,26 +261,26 @@ static int replace_one(struct churner *ch, uint64_t i)
 	struct tree_state *t = ch->t;
 	unsigned gen = t->gen[i];
 	if (gen == UINT16_MAX) {
-		tree_file_path(t, i, ch->path, NULL);
+		mod_tree_file_path(t, i, ch->path, NULL);
 		sb_addf(ch->ctx->err, "cannot replace %s/%s again: it has been replaced %u times, "
 				      "the most the tree's state counts",
 			t->root, ch->path, gen);
 		return -EOVERFLOW;
 	}
 	size_t dir_len;
-	tree_file_path(t, i, ch->path, &dir_len);
+	mod_tree_file_path(t, i, ch->path, &dir_len);
 	memcpy(ch->tmp, ch->path, dir_len);
 	memcpy(ch->tmp + dir_len, TMP_NAME, sizeof(TMP_NAME));
 
-	uint64_t size = tree_file_size(t, i, gen + 1);
+	uint64_t size = mod_tree_file_size(t, i, gen + 1);
 	int fd = openat(ch->rootfd, ch->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return churn_error(ch, "create", ch->tmp, errno);
-	int rc = tree_write_payload(ch->ctx, &ch->pay, NULL, fd, tree_file_stream(i, gen + 1), size);
+	int rc = mod_tree_write_payload(ch->ctx, &ch->pay, NULL, fd, mod_tree_file_stream(i, gen + 1), size);
 	if (rc < 0) {
 		churn_error(ch, "write", ch->tmp, -rc);
 	} else if (rc == 0) {
-		int s = fault_full_sync(fd);
+		int s = plat_fault_full_sync(fd);
 		if (s < 0)
 			rc = churn_error(ch, "sync", ch->tmp, -s);
 	}
@@ -296,13 +296,13 @@ static int replace_one(struct churner *ch, uint64_t i)
 		(void)unlinkat(ch->rootfd, ch->tmp, 0); /* the old file is still whole */
 		return rc;
 	}
-	t->bytes = t->bytes - tree_file_size(t, i, gen) + size;
+	t->bytes = t->bytes - mod_tree_file_size(t, i, gen) + size;
 	t->gen[i] = (uint16_t)(gen + 1);
 	t->replaced++;
 	return 0;
 }
 
-int tree_churn(struct rig_ctx *ctx, struct tree_state *t, double fraction, uint64_t *done_out,
+int mod_tree_churn(struct rig_ctx *ctx, struct tree_state *t, double fraction, uint64_t *done_out,
 	       uint64_t *ns_out)
 {
 	*done_out = *ns_out = 0;
@@ -320,7 +320,7 @@ int tree_churn(struct rig_ctx *ctx, struct tree_state *t, double fraction, uint6
 	}
 
 	/* Untimed: the selection, the payload pool, earlier dirty data. */
-	uint64_t *bits = xcalloc(tree_churn_bytes(n) ? tree_churn_bytes(n) / 8 : 1, 8);
+	uint64_t *bits = xcalloc(mod_tree_churn_bytes(n) ? mod_tree_churn_bytes(n) / 8 : 1, 8);
 	struct strbuf label = STRBUF_INIT;
 	sb_addf(&label, "churn/select/rep%u/cycle%u", ctx->rep, ctx->cycle);
 	select_files(bits, n, k, prng_derive_seed(ctx->seed, label.buf));
@@ -328,7 +328,7 @@ int tree_churn(struct rig_ctx *ctx, struct tree_state *t, double fraction, uint6
 	struct churner *ch = xcalloc(1, sizeof(*ch));
 	ch->ctx = ctx;
 	ch->t = t;
-	int rc = payload_init(&ch->pay, t->payload_seed, TREE_BLOCK);
+	int rc = plat_payload_init(&ch->pay, t->payload_seed, TREE_BLOCK);
 	if (rc < 0) {
 		sb_addf(ctx->err, "cannot allocate the payload pool: %s", strerror(-rc));
 		free(ch);
@@ -339,7 +339,7 @@ int tree_churn(struct rig_ctx *ctx, struct tree_state *t, double fraction, uint6
 	if (ch->rootfd < 0) {
 		rc = -errno;
 		sb_addf(ctx->err, "cannot open directory %s: %s", t->root, strerror(-rc));
-		payload_release(&ch->pay);
+		plat_payload_release(&ch->pay);
 		free(ch);
 		free(bits);
 		return rc;
@@ -351,7 +351,7 @@ int tree_churn(struct rig_ctx *ctx, struct tree_state *t, double fraction, uint6
 	sync();
 
 	uint64_t done = 0, words = (n + 63) / 64;
-	uint64_t t0 = run_time_mark(ctx->time, RT_MEASURED);
+	uint64_t t0 = mod_run_time_mark(ctx->time, RT_MEASURED);
 	for (uint64_t w = 0; w < words && rc == 0; w++) {
 		for (uint64_t word = bits[w]; word && rc == 0; word &= word - 1) {
 			if (*ctx->cancel) {
@@ -364,11 +364,11 @@ int tree_churn(struct rig_ctx *ctx, struct tree_state *t, double fraction, uint6
 		}
 	}
 	if (rc == 0)
-		tree_sync_volume(ch->rootfd);
-	*ns_out = run_time_mark(ctx->time, RT_SETUP) - t0;
+		mod_tree_sync_volume(ch->rootfd);
+	*ns_out = mod_run_time_mark(ctx->time, RT_SETUP) - t0;
 	*done_out = done;
 	close(ch->rootfd);
-	payload_release(&ch->pay);
+	plat_payload_release(&ch->pay);
 	free(ch);
 	free(bits);
 	return rc;
@@ -378,12 +378,12 @@ static int churn_run(struct rig_ctx *ctx, const void *a)
 {
 	const struct churn_args *args = a;
 	if (args->at)
-		return source_churn_run(ctx, args);
+		return mod_source_churn_run(ctx, args);
 	struct tree_state *t = get_tree(ctx, "churn");
 	if (!t)
 		return -ENOENT;
 	uint64_t done, ns;
-	int rc = tree_churn(ctx, t, args->fraction, &done, &ns);
+	int rc = mod_tree_churn(ctx, t, args->fraction, &done, &ns);
 	if (rc)
 		return rc < 0 ? rc : 0;
 	double s = (double)ns / 1e9;
@@ -437,7 +437,7 @@ static void churn_estimate(const void *a, struct est_cell *c)
 	c->largest = mean;
 }
 
-const struct rig_module rig_module_enumerate = {
+const struct rig_module mod_enumerate = {
 	.name = "enumerate",
 	.summary = "walks the whole tree, stats every entry, checks the counts",
 	.help = "Walks the tree the last `tree` step built (no symlinks followed, no chdir), "
@@ -451,16 +451,16 @@ const struct rig_module rig_module_enumerate = {
 	.kind = MOD_READS,
 	/* As the source article plots it: the time to walk the tree. */
 	.headline = { "seconds", -1 },
-	.needs = &rig_module_tree,
+	.needs = &mod_tree,
 	.params = enumerate_params,
 	.args_size = sizeof(struct enumerate_args),
 	.metrics = enumerate_metrics,
 	.run = enumerate_run,
-	.release_state = tree_state_free,
+	.release_state = mod_tree_state_free,
 	.estimate = enumerate_estimate,
 };
 
-const struct rig_module rig_module_churn = {
+const struct rig_module mod_churn = {
 	.name = "churn",
 	.summary = "replaces a random fraction of the tree's files, each atomically",
 	.help = "Replaces `fraction` of the tree's files (at least one), chosen by the seed per "
@@ -473,11 +473,11 @@ const struct rig_module rig_module_churn = {
 		"record a note `source` and no samples.",
 	.kind = MOD_WRITES,
 	.headline = { "files_per_s", +1 },
-	.needs = &rig_module_tree,
+	.needs = &mod_tree,
 	.params = churn_params,
 	.args_size = sizeof(struct churn_args),
 	.metrics = churn_metrics,
 	.run = churn_run,
-	.release_state = tree_state_free,
+	.release_state = mod_tree_state_free,
 	.estimate = churn_estimate,
 };

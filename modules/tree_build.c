@@ -1,5 +1,5 @@
 /*
- * Building a tree (tree_build, tree.h): `tree`'s cells and a source
+ * Building a tree (mod_tree_build, tree.h): `tree`'s cells and a source
  * folder's tree (source.c). What is built is tree.c's description; how:
  *
  * The previous tree in <dir>/tree is removed and the removal committed
@@ -9,7 +9,7 @@
  * directory (mkdirat; each opened once and files created relative to it
  * with openat), every file (O_CREAT|O_EXCL, one write when it is at most
  * 1 MiB, else 1 MiB writes, close), and a final sync of the volume
- * (tree_sync_volume). Files are not fsynced one by one: archivers (tar -x)
+ * (mod_tree_sync_volume). Files are not fsynced one by one: archivers (tar -x)
  * and copiers do not, and the enumeration article's copier did not; one
  * final sync is the honest middle between timing the page cache and timing
  * a flush per file. Writes are buffered even under cache.direct (a note
@@ -36,10 +36,10 @@
  * hashes built with 1 and with several threads). What may differ is what
  * the file system chooses, in the order it saw the creations: inode
  * numbers and block placement (they differ between file systems anyway).
- * Payload: one thread writes windows of the pool in place (payload_block);
+ * Payload: one thread writes windows of the pool in place (plat_payload_block);
  * with more, each copies its windows into a buffer of its own
- * (payload_copy: about 70 us per MiB, a few percent of writing it), since
- * payload_block stamps the shared pool. Worker threads block signals, so
+ * (plat_payload_copy: about 70 us per MiB, a few percent of writing it), since
+ * plat_payload_block stamps the shared pool. Worker threads block signals, so
  * Ctrl-C reaches the calling thread; every thread checks the cancel flag
  * between files. The first error stops the others at their next file and
  * is the one reported.
@@ -98,7 +98,7 @@ struct build {
 /* One thread's own. */
 struct worker {
 	struct build *b;
-	unsigned char *buf;       /* TREE_BLOCK, for payload_copy; NULL: payload_block */
+	unsigned char *buf;       /* TREE_BLOCK, for plat_payload_copy; NULL: plat_payload_block */
 	int parentfd;             /* the open parent of the current leaves, or -1 */
 	uint64_t parent;          /* its index in level depth-1 */
 	char name[TREE_NAME_MAX];
@@ -132,7 +132,7 @@ static int dir_error(struct worker *w, unsigned k, uint64_t j, const char *op, i
 {
 	const struct tree_state *t = w->b->t;
 	struct strbuf m = STRBUF_INIT;
-	tree_dir_path(t, k, j, w->path);
+	mod_tree_dir_path(t, k, j, w->path);
 	sb_addf(&m, "cannot %s directory %s/%s: %s", op, t->root, w->path, strerror(e));
 	fail(w->b, -e, &m);
 	sb_release(&m);
@@ -143,7 +143,7 @@ static int file_error(struct worker *w, uint64_t i, const char *op, int e)
 {
 	const struct tree_state *t = w->b->t;
 	struct strbuf m = STRBUF_INIT;
-	tree_file_path(t, i, w->path, NULL);
+	mod_tree_file_path(t, i, w->path, NULL);
 	sb_addf(&m, "cannot %s %s/%s: %s", op, t->root, w->path, strerror(e));
 	fail(w->b, -e, &m);
 	sb_release(&m);
@@ -158,12 +158,12 @@ static int build_files(struct worker *w, int dfd, uint64_t first, uint64_t end)
 	for (uint64_t i = first; i < end; i++) {
 		if (stopped(b))
 			return 1;
-		tree_name(t, 0, i, w->name);
+		mod_tree_name(t, 0, i, w->name);
 		int fd = openat(dfd, w->name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 		if (fd < 0)
 			return file_error(w, i, "create", errno);
-		uint64_t size = tree_file_size(t, i, 0);
-		int rc = tree_write_payload(b->ctx, &b->pay, w->buf, fd, tree_file_stream(i, 0),
+		uint64_t size = mod_tree_file_size(t, i, 0);
+		int rc = mod_tree_write_payload(b->ctx, &b->pay, w->buf, fd, mod_tree_file_stream(i, 0),
 					    size);
 		if (rc < 0) {
 			close(fd);
@@ -191,7 +191,7 @@ static int parent_fd(struct worker *w, uint64_t p)
 	if (w->parentfd >= 0)
 		close(w->parentfd);
 	w->parentfd = -1;
-	tree_dir_path(t, t->depth - 1, p, w->path);
+	mod_tree_dir_path(t, t->depth - 1, p, w->path);
 	int fd = openat(w->b->rootfd, w->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return dir_error(w, t->depth - 1, p, "open", errno);
@@ -208,13 +208,13 @@ static int build_leaf(struct worker *w, uint64_t leaf)
 	int pfd = parent_fd(w, leaf * t->level[k - 1] / t->level[k]);
 	if (pfd < 0)
 		return pfd;
-	tree_name(t, k, leaf, w->name);
+	mod_tree_name(t, k, leaf, w->name);
 	if (mkdirat(pfd, w->name, 0755) < 0)
 		return dir_error(w, k, leaf, "create", errno);
 	int dfd = openat(pfd, w->name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return dir_error(w, k, leaf, "open", errno);
-	int rc = build_files(w, dfd, tree_leaf_first(t, leaf), tree_leaf_first(t, leaf + 1));
+	int rc = build_files(w, dfd, mod_tree_leaf_first(t, leaf), mod_tree_leaf_first(t, leaf + 1));
 	close(dfd);
 	return rc;
 }
@@ -241,7 +241,7 @@ static void work(struct worker *w, int reports)
 		if (rc)
 			break;
 		if (reports)
-			progress_work(b->ctx->progress, TREE_PROGRESS, atomic_load(&b->files), t->files,
+			plat_progress_work(b->ctx->progress, TREE_PROGRESS, atomic_load(&b->files), t->files,
 				      PROGRESS_FILES);
 	}
 	if (w->parentfd >= 0)
@@ -267,7 +267,7 @@ static int build_inner(struct worker *w, unsigned k, uint64_t q, int fd)
 	for (uint64_t j = first; j < end; j++) {
 		if (stopped(w->b))
 			return 1;
-		tree_name(t, k + 1, j, w->name);
+		mod_tree_name(t, k + 1, j, w->name);
 		if (mkdirat(fd, w->name, 0755) < 0)
 			return dir_error(w, k + 1, j, "create", errno);
 		int dfd = openat(fd, w->name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -329,7 +329,7 @@ static int build_all(struct build *b, unsigned threads)
 
 /* Remove what an earlier tree left at root and commit the removal, outside
  * the timing. Anything at root is ours: the folder is named for the module. */
-int tree_remove(const char *root, struct strbuf *err)
+int mod_tree_remove(const char *root, struct strbuf *err)
 {
 	struct stat st;
 	if (lstat(root, &st) < 0) {
@@ -421,16 +421,16 @@ static void plan_units(struct build *b)
 	b->units = (n + per - 1) / per;
 }
 
-int tree_build(struct rig_ctx *ctx, const struct tree_args *args, const char *root,
+int mod_tree_build(struct rig_ctx *ctx, const struct tree_args *args, const char *root,
 	       struct tree_state **out, struct tree_built *res)
 {
 	*out = NULL;
 	memset(res, 0, sizeof(*res));
-	int rc = tree_remove(root, ctx->err); /* untimed */
+	int rc = mod_tree_remove(root, ctx->err); /* untimed */
 	if (rc < 0)
 		return rc;
 	const char *why = NULL;
-	struct tree_state *t = tree_state_new(args, ctx->seed, root, &why);
+	struct tree_state *t = mod_tree_state_new(args, ctx->seed, root, &why);
 	if (!t) {
 		sb_addf(ctx->err, "cannot plan the tree: %s", why);
 		return -EINVAL;
@@ -443,7 +443,7 @@ int tree_build(struct rig_ctx *ctx, const struct tree_args *args, const char *ro
 	sb_init(&b->err);
 	pthread_mutex_init(&b->mu, NULL);
 	plan_units(b);
-	rc = payload_init(&b->pay, t->payload_seed, TREE_BLOCK);
+	rc = plat_payload_init(&b->pay, t->payload_seed, TREE_BLOCK);
 	if (rc < 0) {
 		sb_addf(ctx->err, "cannot allocate the payload pool: %s", strerror(-rc));
 		goto out;
@@ -455,8 +455,8 @@ int tree_build(struct rig_ctx *ctx, const struct tree_args *args, const char *ro
 				    "them durable");
 
 	sync(); /* earlier steps' dirty data is not this step's to flush */
-	uint64_t t0 = run_time_mark(ctx->time, RT_MEASURED);
-	progress_work(ctx->progress, TREE_PROGRESS, 0, t->files, PROGRESS_FILES);
+	uint64_t t0 = mod_run_time_mark(ctx->time, RT_MEASURED);
+	plat_progress_work(ctx->progress, TREE_PROGRESS, 0, t->files, PROGRESS_FILES);
 	if (mkdir(t->root, 0755) < 0) {
 		rc = -errno;
 		sb_addf(ctx->err, "cannot create directory %s: %s", t->root, strerror(-rc));
@@ -468,12 +468,12 @@ int tree_build(struct rig_ctx *ctx, const struct tree_args *args, const char *ro
 		if (rc < 0)
 			sb_adds(ctx->err, b->err.buf);
 		if (rc == 0)
-			tree_sync_volume(b->rootfd);
+			mod_tree_sync_volume(b->rootfd);
 	}
-	res->ns = run_time_mark(ctx->time, RT_SETUP) - t0;
+	res->ns = mod_run_time_mark(ctx->time, RT_SETUP) - t0;
 	if (b->rootfd >= 0)
 		close(b->rootfd);
-	payload_release(&b->pay);
+	plat_payload_release(&b->pay);
 
 	res->files = atomic_load(&b->files);
 	res->bytes = atomic_load(&b->bytes);
@@ -490,6 +490,6 @@ out:
 	if (rc == 0)
 		*out = t;
 	else
-		tree_state_free(t);
+		mod_tree_state_free(t);
 	return rc;
 }

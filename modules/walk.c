@@ -280,7 +280,7 @@ static int walk_fts(const char *root, const struct walk_opts *o, struct walk_cou
 	return rc;
 }
 
-int walk_tree(const char *root, const struct walk_opts *o, struct walk_counts *c,
+int mod_walk_tree(const char *root, const struct walk_opts *o, struct walk_counts *c,
 	      struct strbuf *err)
 {
 	return o->order == WALK_FTS ? walk_fts(root, o, c, err) : walk_inode(root, o, c, err);

@@ -65,7 +65,7 @@ struct walk_opts {
  * the failing call in err ("cannot open directory ROOT: ..." when root is
  * missing, not a directory or a symlink, in both orders).
  */
-int walk_tree(const char *root, const struct walk_opts *o, struct walk_counts *c,
+int mod_walk_tree(const char *root, const struct walk_opts *o, struct walk_counts *c,
 	      struct strbuf *err);
 
 #endif

@@ -23,7 +23,7 @@ struct src {
 	const struct binding *via; /* the variable it came through, or NULL */
 };
 
-const char *params_type_name(enum param_type t)
+const char *plan_params_type_name(enum param_type t)
 {
 	switch (t) {
 	case PT_UINT: return "whole number";
@@ -64,7 +64,7 @@ static void via_suffix(struct strbuf *sb, const struct src *s)
 		sb_addf(sb, " (the value of $%s%s)", s->via->var, s->via->from_var ? ", from --var" : "");
 }
 
-int params_var_name_ok(const char *s)
+int plan_params_var_name_ok(const char *s)
 {
 	if (!((*s >= 'a' && *s <= 'z') || *s == '_'))
 		return 0;
@@ -74,9 +74,9 @@ int params_var_name_ok(const char *s)
 	return 1;
 }
 
-const char *params_var_ref(const char *text)
+const char *plan_params_var_ref(const char *text)
 {
-	return text && text[0] == '$' && params_var_name_ok(text + 1) ? text + 1 : NULL;
+	return text && text[0] == '$' && plan_params_var_name_ok(text + 1) ? text + 1 : NULL;
 }
 
 /*
@@ -93,7 +93,7 @@ static const char *resolve(const char *text, struct mark *mark, const struct bin
 		return text;
 	if (text[1] == '$')
 		return text + 1;
-	if (!params_var_name_ok(text + 1))
+	if (!plan_params_var_name_ok(text + 1))
 		return text;
 	for (const struct binding *x = b; x; x = x->outer) {
 		if (!strcmp(x->var, text + 1)) {
@@ -187,7 +187,7 @@ static int check_multiple(struct diag *d, const struct src *s, const char *text,
 	return 1;
 }
 
-char *params_folder_normalise(const char *text, const char **why)
+char *plan_params_folder_normalise(const char *text, const char **why)
 {
 	if (text[0] != '/') {
 		*why = "a folder must be an absolute path (starting with '/')";
@@ -341,7 +341,7 @@ static int bind_scalar(struct diag *d, const struct src *s, const char *text, ch
 		return 0;
 	}
 	case PT_FOLDER: {
-		char *v = params_folder_normalise(text, &why);
+		char *v = plan_params_folder_normalise(text, &why);
 		if (!v) {
 			invalid(d, s, text, why);
 			return 1;
@@ -445,7 +445,7 @@ static int bind_list(struct diag *d, const struct src *s, const char *const *ite
 	}
 	struct strbuf sb = STRBUF_INIT;
 	sb_addf(&sb, "'%s' in step '%s' takes one %s, not a list", p->name, s->m->name,
-		params_type_name(p->type));
+		plan_params_type_name(p->type));
 	diag_error(d, whole, "%s", sb.buf);
 	sb_release(&sb);
 	return 1;
@@ -525,11 +525,11 @@ static int same_group(const struct rig_param *a, const struct rig_param *b)
 	return a->group && b->group && !strcmp(a->group, b->group);
 }
 
-int params_bind_param(const struct rig_module *m, const struct pval *vals, size_t i,
+int plan_params_bind_param(const struct rig_module *m, const struct pval *vals, size_t i,
 		      const struct binding *b, void *args, struct diag *d, struct mark at)
 {
 	const struct rig_param *p = &m->params[i];
-	size_t n = p->group ? module_nparams(m) : i + 1; /* only a group looks past i */
+	size_t n = p->group ? mod_nparams(m) : i + 1; /* only a group looks past i */
 	size_t before = d->nerrors;
 	char *f = (char *)args + p->offset;
 	int given = vals && vals[i].given;
@@ -571,24 +571,24 @@ int params_bind_param(const struct rig_module *m, const struct pval *vals, size_
 		bind_default(m, p, f, d, at);
 	} else if (p->required) {
 		diag_error(d, at, "step '%s' needs parameter '%s' (%s)", m->name, p->name,
-			   p->help ? p->help : params_type_name(p->type));
+			   p->help ? p->help : plan_params_type_name(p->type));
 	} else if (p->type == PT_ENUMLIST) {
 		all_choices(p, f);
 	}
 	return (int)(d->nerrors - before);
 }
 
-int params_bind(const struct rig_module *m, const struct pval *vals,
+int plan_params_bind(const struct rig_module *m, const struct pval *vals,
 		const struct binding *b, void *args, struct diag *d, struct mark at)
 {
-	size_t n = module_nparams(m);
+	size_t n = mod_nparams(m);
 	int errs = 0;
 	for (size_t i = 0; i < n; i++)
-		errs += params_bind_param(m, vals, i, b, args, d, at);
+		errs += plan_params_bind_param(m, vals, i, b, args, d, at);
 	return errs;
 }
 
-size_t params_field_size(const struct rig_param *p)
+size_t plan_params_field_size(const struct rig_param *p)
 {
 	switch (p->type) {
 	case PT_UINT:
@@ -605,7 +605,7 @@ size_t params_field_size(const struct rig_param *p)
 	return 0;
 }
 
-void params_free_param(const struct rig_param *p, void *args)
+void plan_params_free_param(const struct rig_param *p, void *args)
 {
 	char *f = (char *)args + p->offset;
 	if (p->type == PT_DIST) {
@@ -629,10 +629,10 @@ void params_free_param(const struct rig_param *p, void *args)
 	}
 }
 
-void params_free(const struct rig_module *m, void *args)
+void plan_params_free(const struct rig_module *m, void *args)
 {
 	if (!args)
 		return;
 	for (const struct rig_param *p = m->params; p && p->name; p++)
-		params_free_param(p, args);
+		plan_params_free_param(p, args);
 }

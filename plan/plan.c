@@ -521,7 +521,7 @@ struct plan *plan_parse_text(const char *name, const char *text, size_t len,
 
 	struct pctx c = { .d = d, .p = p, .opt = opt ? opt : &none };
 	size_t nmod = 0;
-	while (rig_modules[nmod])
+	while (mod_all[nmod])
 		nmod++;
 	c.seen = xcalloc(nmod + 1, 1);
 	parse_document(&c);

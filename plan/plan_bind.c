@@ -1,6 +1,6 @@
 /*
  * Validating a module step by binding its parameters exactly as the runner
- * will (params_bind), for the values of the sweep variables it uses, so
+ * will (plan_params_bind), for the values of the sweep variables it uses, so
  * that `to: $level` with `level: [90%, 120%]` is an error at `120%`.
  *
  * What the validator promises is every combination of the step's sweep
@@ -8,7 +8,7 @@
  * the n-th combination takes value n mod count of every variable). It
  * keeps that promise without binding every combination: what a parameter
  * binds and reports depends only on the variables its own value names
- * (params_bind_param), so each parameter is bound once for each
+ * (plan_params_bind_param), so each parameter is bound once for each
  * combination of its own variables, which for the usual `block: $b` is
  * once per value of b. Only the module's cross-parameter check (m->check)
  * needs whole combinations, and it gets them put together from the bound
@@ -80,7 +80,7 @@ static void param_vars(const struct bstep *s, size_t i, struct pbind *pb)
 	const struct pval *pv = &s->st->params[i];
 	size_t nt = pv->is_seq ? pv->nitems : 1;
 	for (size_t j = 0; pv->given && j < nt; j++) {
-		const char *name = params_var_ref(pv->is_seq ? pv->items[j] : pv->text);
+		const char *name = plan_params_var_ref(pv->is_seq ? pv->items[j] : pv->text);
 		size_t k = 0;
 		while (name && k < s->nsweeps &&
 		       (!s->sweeps[k]->var || strcmp(s->sweeps[k]->var, name)))
@@ -155,13 +155,13 @@ static void bind_param(const struct bstep *s, size_t i, struct pbind *pb, char *
 		}
 		struct diag tmp;
 		diag_init(&tmp, c->d->file, c->d->text);
-		pb->ok[t] = params_bind_param(m, s->st->params, i, pb->nvars ? &b[0] : c->p->vars,
+		pb->ok[t] = plan_params_bind_param(m, s->st->params, i, pb->nvars ? &b[0] : c->p->vars,
 					      args, &tmp, s->st->mark) == 0;
 		if (pb->fields && pb->ok[t]) {
 			memcpy(pb->fields + t * pb->size, args + rp->offset, pb->size);
 			memset(args + rp->offset, 0, pb->size);
 		} else {
-			params_free_param(rp, args);
+			plan_params_free_param(rp, args);
 		}
 		if (tmp.n)
 			merge_unique(c->d, s->from, &tmp, s->skip);
@@ -266,9 +266,9 @@ static void bind_whole(const struct bstep *s, char *args)
 	const struct rig_module *m = s->st->module;
 	struct diag tmp;
 	diag_init(&tmp, c->d->file, c->d->text);
-	if (params_bind(m, s->st->params, c->p->vars, args, &tmp, s->st->mark) == 0 && m->check)
+	if (plan_params_bind(m, s->st->params, c->p->vars, args, &tmp, s->st->mark) == 0 && m->check)
 		m->check(args, &tmp, s->st->mark);
-	params_free(m, args);
+	plan_params_free(m, args);
 	if (tmp.n)
 		merge_unique(c->d, s->from, &tmp, s->skip);
 	diag_release(&tmp);
@@ -279,7 +279,7 @@ static void bind_whole(const struct bstep *s, char *args)
 static void bind_by_param(const struct bstep *s, char *args)
 {
 	const struct rig_module *m = s->st->module;
-	size_t np = module_nparams(m);
+	size_t np = mod_nparams(m);
 	int keep = m->check && !s->skip.line;
 	struct pbind *pb = xcalloc(np + 1, sizeof(*pb));
 	/* One block for every parameter's variables and strides. */
@@ -290,7 +290,7 @@ static void bind_by_param(const struct bstep *s, char *args)
 	for (size_t i = 0; i < np; i++) {
 		pb[i].vars = vars + i * s->nsweeps;
 		pb[i].stride = strides + i * s->nsweeps;
-		pb[i].size = params_field_size(&m->params[i]);
+		pb[i].size = plan_params_field_size(&m->params[i]);
 		param_vars(s, i, &pb[i]);
 		count_tuples(s, &pb[i]);
 		ntuples += pb[i].ntuples;
@@ -315,7 +315,7 @@ static void bind_by_param(const struct bstep *s, char *args)
 			if (!pb[i].ok[t])
 				continue;
 			memcpy(args + m->params[i].offset, pb[i].fields + t * pb[i].size, pb[i].size);
-			params_free_param(&m->params[i], args);
+			plan_params_free_param(&m->params[i], args);
 		}
 	}
 	free(np ? pb[0].ok : NULL);

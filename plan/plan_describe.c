@@ -62,7 +62,7 @@ static void add(struct counts *c, enum count_kind k, uint64_t v)
 static void add_param(struct counts *c, enum count_kind k, const struct plan_step *st,
 		      const char *name)
 {
-	const struct rig_param *rp = module_param(st->module, name);
+	const struct rig_param *rp = mod_param(st->module, name);
 	if (!rp)
 		return;
 	const struct pval *v = &st->params[rp - st->module->params];

@@ -28,7 +28,7 @@ struct pctx {
 	const char **sweep_vars;
 	size_t nsweep_vars, sweep_vars_alloc;
 	int has_cycle;
-	/* Modules seen so far in plan order (indexes into rig_modules), for
+	/* Modules seen so far in plan order (indexes into mod_all), for
 	 * `needs`. */
 	unsigned char *seen;
 	/* Folders that steps with a FOLDER_MAKES parameter (`tree ... at:`)
@@ -69,7 +69,7 @@ struct pctx {
 };
 
 struct plan_source {
-	char *folder;                 /* normalised (params_folder_normalise); owned */
+	char *folder;                 /* normalised (plan_params_folder_normalise); owned */
 	const struct rig_module *m;   /* the step that fills it */
 };
 

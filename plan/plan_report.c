@@ -304,7 +304,7 @@ static const struct rig_module *headline_module(struct pctx *c, yaml_node_t *k, 
 	struct strbuf msg = STRBUF_INIT;
 	const struct rig_module *m = NULL;
 	if (*key < '0' || *key > '9') {
-		m = module_find(key);
+		m = mod_find(key);
 		size_t i = 0;
 		while (m && i < h->nmods && strcmp(h->mods[i], key))
 			i++;
@@ -435,7 +435,7 @@ static void parse_headlines(struct pctx *c, const struct key *hk)
 		return;
 	}
 	size_t nmod = 0;
-	while (rig_modules[nmod])
+	while (mod_all[nmod])
 		nmod++;
 	struct hnames h = { xcalloc(nmod + 1, sizeof(char *)), 0, NULL, 0, 0 };
 	struct strbuf path = STRBUF_INIT;

@@ -32,7 +32,7 @@ static void parse_list(struct pctx *c, yaml_node_t *seq, struct scope *sc,
 static size_t module_index(const struct rig_module *m)
 {
 	size_t i = 0;
-	while (rig_modules[i] && rig_modules[i] != m)
+	while (mod_all[i] && mod_all[i] != m)
 		i++;
 	return i;
 }
@@ -49,7 +49,7 @@ static int fill_pval(struct pctx *c, const struct rig_module *m, const struct ri
 	pv->mark = plan_node_mark(v);
 	if (plan_node_is_null(v)) {
 		diag_error(c->d, pv->key_mark, "no value for '%s' in step '%s' (expected a %s)",
-			   rp->name, m->name, params_type_name(rp->type));
+			   rp->name, m->name, plan_params_type_name(rp->type));
 		return -1;
 	}
 	if (v->type == YAML_SCALAR_NODE) {
@@ -58,7 +58,7 @@ static int fill_pval(struct pctx *c, const struct rig_module *m, const struct ri
 	}
 	if (v->type == YAML_MAPPING_NODE) {
 		diag_error(c->d, pv->mark, "expected a %s for '%s' in step '%s', not a mapping",
-			   params_type_name(rp->type), rp->name, m->name);
+			   plan_params_type_name(rp->type), rp->name, m->name);
 		return -1;
 	}
 	size_t n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
@@ -100,7 +100,7 @@ static int fill_pval(struct pctx *c, const struct rig_module *m, const struct ri
 static void validate_bindings(struct pctx *c, const struct plan_step *st, struct scope *sc,
 			      int values_only)
 {
-	size_t np = module_nparams(st->module), nrefs = 1;
+	size_t np = mod_nparams(st->module), nrefs = 1;
 	for (size_t i = 0; i < np; i++)
 		nrefs += st->params[i].is_seq ? st->params[i].nitems : 1;
 	const struct plan_step **used = xcalloc(nrefs, sizeof(*used));
@@ -109,7 +109,7 @@ static void validate_bindings(struct pctx *c, const struct plan_step *st, struct
 		const struct pval *pv = &st->params[i];
 		size_t nt = pv->is_seq ? pv->nitems : 1;
 		for (size_t j = 0; pv->given && j < nt; j++) {
-			const char *name = params_var_ref(pv->is_seq ? pv->items[j] : pv->text);
+			const char *name = plan_params_var_ref(pv->is_seq ? pv->items[j] : pv->text);
 			if (!name)
 				continue; /* a value as written */
 			struct scope *s = sc;
@@ -151,7 +151,7 @@ static void check_folder_target(struct pctx *c, const char *folder, const struct
 	const struct plan_target *t = &c->p->target;
 	const char *why = NULL;
 	for (size_t i = 0; i < t->ndirs; i++) {
-		char *dir = t->dirs[i][0] == '/' ? params_folder_normalise(t->dirs[i], &why) : NULL;
+		char *dir = t->dirs[i][0] == '/' ? plan_params_folder_normalise(t->dirs[i], &why) : NULL;
 		if (dir && (path_within(folder, dir) || path_within(dir, folder)))
 			diag_error(c->d, at, "'%s' in step '%s' is %s, %s the target's folder %s: a "
 				   "source folder must be outside the target", p->name, m->name, folder,
@@ -159,7 +159,7 @@ static void check_folder_target(struct pctx *c, const char *folder, const struct
 		free(dir);
 	}
 	char *img = t->image_path && t->image_path[0] == '/'
-			    ? params_folder_normalise(t->image_path, &why) : NULL;
+			    ? plan_params_folder_normalise(t->image_path, &why) : NULL;
 	if (img && path_within(folder, img))
 		diag_error(c->d, at, "'%s' in step '%s' is %s, the target's image file: a source "
 			   "folder must be outside the target (the image's folder is fine)", p->name,
@@ -182,14 +182,14 @@ static char *step_folder(struct pctx *c, const struct rig_module *m, const struc
 	*given = pv->given;
 	if (!pv->given || !pv->text)
 		return NULL;
-	if (params_var_ref(pv->text)) {
+	if (plan_params_var_ref(pv->text)) {
 		diag_error(c->d, pv->mark, "'%s' in step '%s' must be written out, not a variable "
 			   "('%s'): the steps that build, change and copy a folder are matched by it",
 			   p->name, m->name, pv->text);
 		return NULL;
 	}
 	const char *why = NULL;
-	char *folder = params_folder_normalise(pv->text, &why);
+	char *folder = plan_params_folder_normalise(pv->text, &why);
 	if (folder)
 		check_folder_target(c, folder, p, m, pv->mark);
 	return folder;
@@ -207,9 +207,9 @@ static int source_known(const struct pctx *c, const char *folder, const struct r
 static void needed_names(struct strbuf *sb, const struct rig_module *n)
 {
 	sb_addf(sb, "'%s'", n->name);
-	for (size_t i = 0; rig_modules[i]; i++)
-		if (rig_modules[i]->needs == n && (rig_modules[i]->flags & MOD_LEAVES_NEEDS))
-			sb_addf(sb, " or '%s'", rig_modules[i]->name);
+	for (size_t i = 0; mod_all[i]; i++)
+		if (mod_all[i]->needs == n && (mod_all[i]->flags & MOD_LEAVES_NEEDS))
+			sb_addf(sb, " or '%s'", mod_all[i]->name);
 }
 
 /*
@@ -221,7 +221,7 @@ static void needed_names(struct strbuf *sb, const struct rig_module *n)
  */
 static void check_needs(struct pctx *c, const struct rig_module *m, const struct plan_step *st)
 {
-	const struct rig_param *fp = module_folder_param(m, NULL);
+	const struct rig_param *fp = mod_folder_param(m, NULL);
 	int given;
 	char *folder = step_folder(c, m, st, fp, &given);
 	enum folder_role role = fp ? fp->folder : FOLDER_NONE;
@@ -229,7 +229,7 @@ static void check_needs(struct pctx *c, const struct rig_module *m, const struct
 	int on_volume = !given || role == FOLDER_READS;
 	const struct rig_module *n = m->needs;
 	if (n && role != FOLDER_MAKES && (role == FOLDER_READS || given)) {
-		const struct rig_param *makes = module_folder_param(n, NULL);
+		const struct rig_param *makes = mod_folder_param(n, NULL);
 		if (folder && !source_known(c, folder, n))
 			diag_error(c->d, st->mark, "step '%s' needs a '%s' step with '%s: %s' before it "
 				   "in the plan (it works on what '%s' made in that folder)", m->name,
@@ -258,7 +258,7 @@ static void check_needs(struct pctx *c, const struct rig_module *m, const struct
 static void parse_module(struct pctx *c, const struct rig_module *m, yaml_node_t *val,
 			 struct scope *sc, struct plan_step *st)
 {
-	size_t np = module_nparams(m);
+	size_t np = mod_nparams(m);
 	st->kind = STEP_MODULE;
 	st->module = m;
 	st->params = xcalloc(np + 1, sizeof(struct pval));
@@ -443,7 +443,7 @@ static void parse_sweep(struct pctx *c, yaml_node_t *key, yaml_node_t *val, stru
 		const char *var = plan_node_text(vk);
 		struct mark m = plan_node_mark(vk);
 		int ok = 1;
-		if (!params_var_name_ok(var)) {
+		if (!plan_params_var_name_ok(var)) {
 			diag_error(c->d, m, "invalid sweep variable name '%s': use lowercase letters, "
 				   "digits and '_', starting with a letter or '_'", var);
 			ok = 0;
@@ -485,11 +485,11 @@ static void parse_sweep(struct pctx *c, yaml_node_t *key, yaml_node_t *val, stru
 static const char **step_names(size_t *n)
 {
 	size_t nm = 0;
-	while (rig_modules[nm])
+	while (mod_all[nm])
 		nm++;
 	const char **names = xcalloc(nm + 3, sizeof(char *));
 	for (size_t i = 0; i < nm; i++)
-		names[i] = rig_modules[i]->name;
+		names[i] = mod_all[i]->name;
 	names[nm] = "cycle";
 	names[nm + 1] = "sweep";
 	*n = nm + 2;
@@ -503,7 +503,7 @@ static void extra_keys(struct pctx *c, yaml_node_t *item, const struct rig_modul
 	     pr < item->data.mapping.pairs.top; pr++) {
 		yaml_node_t *k = plan_node_at(c, pr->key);
 		const char *name = plan_node_text(k);
-		if (name && m && module_param(m, name))
+		if (name && m && mod_param(m, name))
 			diag_error(c->d, plan_node_mark(k), "'%s' is a parameter of step '%s': put it inside "
 				   "the step, as in '%s: { %s: ... }'", name, first, first, name);
 		else
@@ -519,7 +519,7 @@ static int parse_item(struct pctx *c, yaml_node_t *item, struct scope *sc, struc
 	const char **names;
 	if (item->type != YAML_MAPPING_NODE) {
 		const char *s = plan_node_text(item);
-		if (s && module_find(s))
+		if (s && mod_find(s))
 			diag_error(c->d, plan_node_mark(item), "step '%s' needs a mapping of parameters: "
 				   "write '%s: {}' for its defaults", s, s);
 		else
@@ -539,7 +539,7 @@ static int parse_item(struct pctx *c, yaml_node_t *item, struct scope *sc, struc
 		diag_error(c->d, plan_node_mark(k), "a step's key must be a module name, not %s", plan_node_kind(k));
 		return 0;
 	}
-	const struct rig_module *m = module_find(name);
+	const struct rig_module *m = mod_find(name);
 	extra_keys(c, item, m, name);
 	st->mark = plan_node_mark(k);
 	if (!strcmp(name, "cycle")) {
@@ -720,7 +720,7 @@ void plan_steps_free(struct plan_step *s, size_t n)
 	for (size_t i = 0; s && i < n; i++) {
 		struct plan_step *st = &s[i];
 		if (st->kind == STEP_MODULE && st->params)
-			for (size_t j = 0; j < module_nparams(st->module); j++)
+			for (size_t j = 0; j < mod_nparams(st->module); j++)
 				pval_free(&st->params[j]);
 		free(st->params);
 		free(st->var);

@@ -145,7 +145,7 @@ static const char *target_text(struct pctx *c, const yaml_node_t *n, const char 
 		return s;
 	if (s[1] == '$')
 		return s + 1;
-	if (!params_var_name_ok(s + 1))
+	if (!plan_params_var_name_ok(s + 1))
 		return s;
 	const struct binding *b = plan_var_use(c, s + 1);
 	if (b) {

@@ -44,7 +44,7 @@ int plan_var_split(const char *arg, size_t *name_len, struct strbuf *err)
 		sb_addf(err, "--var '%s': give the name without '$' (--var %s)", arg, arg + 1);
 		return -1;
 	}
-	if (!params_var_name_ok(name)) {
+	if (!plan_params_var_name_ok(name)) {
 		sb_addf(err, "--var '%s': invalid variable name '%s': use lowercase letters, digits "
 			     "and '_', starting with a letter or '_'", arg, name);
 		return -1;

@@ -168,7 +168,7 @@ static void walk_steps(struct walk *w, const struct plan_step *steps, size_t n,
 	sb_setlen(&w->path, base);
 }
 
-size_t schedule_williams_rows(size_t n)
+size_t plan_schedule_williams_rows(size_t n)
 {
 	return n % 2 ? 2 * n : n;
 }
@@ -180,11 +180,11 @@ size_t schedule_williams_rows(size_t n)
  * differences coincide; the mirrored rows supply the missing ones, and
  * every pair appears exactly twice in 2n rows.
  */
-void schedule_williams_row(size_t n, size_t r, uint32_t *out)
+void plan_schedule_williams_row(size_t n, size_t r, uint32_t *out)
 {
 	if (n == 0)
 		return;
-	r %= schedule_williams_rows(n);
+	r %= plan_schedule_williams_rows(n);
 	size_t shift = r % n;
 	int mirror = r >= n;
 	for (size_t j = 0; j < n; j++) {
@@ -225,7 +225,7 @@ static void rep_order(enum plan_order o, size_t n, uint32_t rep, uint32_t *ord)
 			}
 		break;
 	case ORDER_LATIN:
-		schedule_williams_row(n, (rep - 1) % schedule_williams_rows(n), ord);
+		plan_schedule_williams_row(n, (rep - 1) % plan_schedule_williams_rows(n), ord);
 		break;
 	default:
 		identity(ord, n);
@@ -251,7 +251,7 @@ static void put_cell(struct schedule *s, const struct phase_tmpl *t,
 	s->n++;
 }
 
-int schedule_build(const struct plan *p, uint64_t seed, struct schedule *s)
+int plan_schedule_build(const struct plan *p, uint64_t seed, struct schedule *s)
 {
 	if (!s)
 		return -EINVAL;
@@ -342,7 +342,7 @@ int schedule_build(const struct plan *p, uint64_t seed, struct schedule *s)
 	return 0;
 }
 
-void schedule_free(struct schedule *s)
+void plan_schedule_free(struct schedule *s)
 {
 	if (!s)
 		return;
@@ -353,7 +353,7 @@ void schedule_free(struct schedule *s)
 	memset(s, 0, sizeof(*s));
 }
 
-uint64_t schedule_cell_seed(uint64_t seed, unsigned scheme, const char *layout,
+uint64_t plan_schedule_cell_seed(uint64_t seed, unsigned scheme, const char *layout,
 			    const struct cell *c)
 {
 	struct strbuf label = STRBUF_INIT;

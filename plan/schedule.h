@@ -51,8 +51,8 @@ struct schedule {
 
 /* Build the schedule. Returns 0, or -EINVAL if the plan is not valid
  * (callers validate first). The plan must outlive the schedule. */
-int schedule_build(const struct plan *p, uint64_t seed, struct schedule *s);
-void schedule_free(struct schedule *s);
+int plan_schedule_build(const struct plan *p, uint64_t seed, struct schedule *s);
+void plan_schedule_free(struct schedule *s);
 
 /*
  * A cell's seed, what its module gets as rig_ctx.seed: a function of the
@@ -69,7 +69,7 @@ void schedule_free(struct schedule *s);
  *   SEED_COMMON (2)  common random numbers (SEED_CURRENT)
  */
 enum { SEED_LAYOUT = 1, SEED_COMMON = 2, SEED_CURRENT = SEED_COMMON };
-uint64_t schedule_cell_seed(uint64_t seed, unsigned scheme, const char *layout,
+uint64_t plan_schedule_cell_seed(uint64_t seed, unsigned scheme, const char *layout,
 			    const struct cell *c);
 
 /*
@@ -77,7 +77,7 @@ uint64_t schedule_cell_seed(uint64_t seed, unsigned scheme, const char *layout,
  * out[0..n-1] as volume indexes. Rows: n for even n, 2n for odd n (the
  * square and its mirror). Exposed for tests and `rig help order`.
  */
-size_t schedule_williams_rows(size_t n);
-void schedule_williams_row(size_t n, size_t r, uint32_t *out);
+size_t plan_schedule_williams_rows(size_t n);
+void plan_schedule_williams_row(size_t n, size_t r, uint32_t *out);
 
 #endif

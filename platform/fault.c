@@ -40,7 +40,7 @@ struct rule {
 static struct rule rules[MAX_RULES];
 static size_t nrules;
 static char *spec_text;
-volatile int fault_io_armed;
+volatile int plat_fault_io_armed;
 static int init_done, init_rc;
 
 static const struct { const char *name; int value; } errnos[] = {
@@ -70,7 +70,7 @@ static void clear_rules(void)
 	nrules = 0;
 	free(spec_text);
 	spec_text = NULL;
-	fault_io_armed = 0;
+	plat_fault_io_armed = 0;
 }
 
 /* Split s at sep into at most max fields (the last one keeps the rest). */
@@ -237,7 +237,7 @@ static int parse_rule(char *s, struct rule *r, struct strbuf *err)
 	return -1;
 }
 
-int fault_set(const char *spec, struct strbuf *err)
+int plat_fault_set(const char *spec, struct strbuf *err)
 {
 	clear_rules();
 	if (!spec || !*spec)
@@ -261,7 +261,7 @@ int fault_set(const char *spec, struct strbuf *err)
 		sb_release(&why);
 		atomic_init(&r->count, 0);
 		if (r->kind == K_IO || r->kind == K_SIG_IO)
-			fault_io_armed = 1;
+			plat_fault_io_armed = 1;
 	}
 	free(copy);
 	if (rc < 0)
@@ -271,16 +271,16 @@ int fault_set(const char *spec, struct strbuf *err)
 	return rc;
 }
 
-int fault_init(struct strbuf *err)
+int plat_fault_init(struct strbuf *err)
 {
 	if (init_done)
 		return init_rc;
 	init_done = 1;
-	init_rc = fault_set(getenv("RIG_FAULT"), err);
+	init_rc = plat_fault_set(getenv("RIG_FAULT"), err);
 	return init_rc;
 }
 
-const char *fault_spec(void)
+const char *plat_fault_spec(void)
 {
 	return spec_text;
 }
@@ -314,7 +314,7 @@ static void send(int sig)
 	kill(getpid(), sig);
 }
 
-int fault_spawn_before(const char *const *argv, int *status, struct strbuf *output)
+int plat_fault_spawn_before(const char *const *argv, int *status, struct strbuf *output)
 {
 	int faked = 0;
 	for (size_t i = 0; i < nrules; i++) {
@@ -335,7 +335,7 @@ int fault_spawn_before(const char *const *argv, int *status, struct strbuf *outp
 	return faked;
 }
 
-void fault_spawn_after(const char *const *argv)
+void plat_fault_spawn_after(const char *const *argv)
 {
 	for (size_t i = 0; i < nrules; i++) {
 		struct rule *r = &rules[i];
@@ -344,7 +344,7 @@ void fault_spawn_after(const char *const *argv)
 	}
 }
 
-int fault_io(enum fault_op op)
+int plat_fault_io(enum fault_op op)
 {
 	int e = 0;
 	for (size_t i = 0; i < nrules; i++) {
@@ -359,7 +359,7 @@ int fault_io(enum fault_op op)
 	return e;
 }
 
-void fault_point(const char *point)
+void plat_fault_point(const char *point)
 {
 	for (size_t i = 0; i < nrules; i++) {
 		struct rule *r = &rules[i];
@@ -368,10 +368,10 @@ void fault_point(const char *point)
 	}
 }
 
-int fault_full_sync(int fd)
+int plat_fault_full_sync(int fd)
 {
 	int e;
-	if (fault_io_armed && (e = fault_io(FAULT_FSYNC)))
+	if (plat_fault_io_armed && (e = plat_fault_io(FAULT_FSYNC)))
 		return -e;
 	return plat_full_sync(fd);
 }

@@ -5,7 +5,7 @@
  * and measuring can be driven on purpose and checked (tests/fault_test.c).
  *
  * Rules come from the environment variable RIG_FAULT, read once by
- * fault_init() when rig starts; several rules are separated by commas:
+ * plat_fault_init() when rig starts; several rules are separated by commas:
  *
  *   spawn:NAME:N[:exit=S]       the Nth command NAME is not run; it "exits"
  *                               with status S (default 1) and prints
@@ -27,13 +27,13 @@
  * NAME is a command's first words: "mkfs.ext4", "losetup --detach",
  * "diskutil partitionDisk" (argv[0] compared by its last path component).
  * N counts from 1, the process's whole life, per rule; "N+" is the Nth and
- * every later one, "*" every one. The rules are asked by spawner_fault
+ * every later one, "*" every one. The rules are asked by plat_spawner_fault
  * (spawn.h), which rig puts in front of its real spawner; commands of a
  * dry run (`rig plan`) are neither counted nor faked.
  *
  * Harmless in normal runs: without RIG_FAULT no rule exists, the spawner
  * asks one function that returns at once, and each module I/O call pays one
- * load of fault_io_armed. A run with rules warns and records them (the
+ * load of plat_fault_io_armed. A run with rules warns and records them (the
  * store's run note fault_injection), so its numbers are never mistaken for
  * measurements of the machine.
  */
@@ -51,40 +51,40 @@ enum fault_op { FAULT_WRITE, FAULT_READ, FAULT_FSYNC };
 
 /* Non-zero when some rule concerns module I/O (so the hooks below cost a
  * load and a branch when there is none). */
-extern volatile int fault_io_armed;
+extern volatile int plat_fault_io_armed;
 
 /* Read RIG_FAULT (once; later calls return the first answer). 0 when it is
  * unset, empty or valid; -EINVAL with the reason in err. */
-int fault_init(struct strbuf *err);
+int plat_fault_init(struct strbuf *err);
 /* Replace the rules by spec (NULL or "": none) and reset every count. For
  * tests; 0 or -EINVAL with the reason in err (the rules are then none). */
-int fault_set(const char *spec, struct strbuf *err);
+int plat_fault_set(const char *spec, struct strbuf *err);
 /* The rules in force as given, or NULL when there are none. */
-const char *fault_spec(void);
+const char *plat_fault_spec(void);
 
 /*
- * spawner_fault asks before handing argv on. Sends the signals of
+ * plat_spawner_fault asks before handing argv on. Sends the signals of
  * before-spawn rules. Returns 1 when the command must not run: *status is
  * its fake exit status and output has its fake output; else 0.
  */
-int fault_spawn_before(const char *const *argv, int *status, struct strbuf *output);
+int plat_fault_spawn_before(const char *const *argv, int *status, struct strbuf *output);
 /* After the command (real or faked) was logged: the signals of after-spawn
  * rules. */
-void fault_spawn_after(const char *const *argv);
+void plat_fault_spawn_after(const char *const *argv);
 
 /* The runner at one of its named points ("started", "ended"): sends the
  * signals of the rules at it. */
-void fault_point(const char *point);
+void plat_fault_point(const char *point);
 
 /* Module I/O: sends the signals of io rules for op, then returns 0, or the
  * positive errno the operation must fail with (it is then not done). */
-int fault_io(enum fault_op op);
+int plat_fault_io(enum fault_op op);
 
 /* The modules' I/O calls, with the fault hook in front. */
 static inline ssize_t fault_pwrite(int fd, const void *buf, size_t len, off_t off)
 {
 	int e;
-	if (fault_io_armed && (e = fault_io(FAULT_WRITE))) {
+	if (plat_fault_io_armed && (e = plat_fault_io(FAULT_WRITE))) {
 		errno = e;
 		return -1;
 	}
@@ -94,7 +94,7 @@ static inline ssize_t fault_pwrite(int fd, const void *buf, size_t len, off_t of
 static inline ssize_t fault_write(int fd, const void *buf, size_t len)
 {
 	int e;
-	if (fault_io_armed && (e = fault_io(FAULT_WRITE))) {
+	if (plat_fault_io_armed && (e = plat_fault_io(FAULT_WRITE))) {
 		errno = e;
 		return -1;
 	}
@@ -104,7 +104,7 @@ static inline ssize_t fault_write(int fd, const void *buf, size_t len)
 static inline ssize_t fault_pread(int fd, void *buf, size_t len, off_t off)
 {
 	int e;
-	if (fault_io_armed && (e = fault_io(FAULT_READ))) {
+	if (plat_fault_io_armed && (e = plat_fault_io(FAULT_READ))) {
 		errno = e;
 		return -1;
 	}
@@ -114,7 +114,7 @@ static inline ssize_t fault_pread(int fd, void *buf, size_t len, off_t off)
 static inline ssize_t fault_read(int fd, void *buf, size_t len)
 {
 	int e;
-	if (fault_io_armed && (e = fault_io(FAULT_READ))) {
+	if (plat_fault_io_armed && (e = plat_fault_io(FAULT_READ))) {
 		errno = e;
 		return -1;
 	}
@@ -126,12 +126,12 @@ static inline ssize_t fault_read(int fd, void *buf, size_t len)
 static inline int fault_io_result(enum fault_op op, int res)
 {
 	int e;
-	if (fault_io_armed && (e = fault_io(op)))
+	if (plat_fault_io_armed && (e = plat_fault_io(op)))
 		return -e;
 	return res;
 }
 
 /* plat_full_sync with the hook: 0 or a negative errno. */
-int fault_full_sync(int fd);
+int plat_fault_full_sync(int fd);
 
 #endif

@@ -6,16 +6,16 @@
  * device the kernel does only a few microseconds of work per request, so
  * every system call and cache miss on our side shows up in the result.
  *  - One io_uring_enter per request submitted, as fio makes: the caller
- *    submits each request the moment it has prepared it (aio_submit, which
+ *    submits each request the moment it has prepared it (plat_aio_submit, which
  *    also moves completions the kernel has ready into the completion
- *    ring), and aio_wait enters the kernel only when no completion is
+ *    ring), and plat_aio_wait enters the kernel only when no completion is
  *    there yet. Batching submissions saves system calls but read slower
  *    than fio on a virtio-backed loop device (randio_engine.c says why),
  *    and no faster on a RAM-backed one (bench/README.md).
  *  - The slot buffers and the file are registered with the kernel when it
  *    allows (READ_FIXED/WRITE_FIXED, IOSQE_FIXED_FILE): no page pinning
  *    and no file-table lookup per request. Refusal (RLIMIT_MEMLOCK on old
- *    kernels) falls back to plain READ/WRITE silently; aio_describe says.
+ *    kernels) falls back to plain READ/WRITE silently; plat_aio_describe says.
  *  - The ring is set up with SINGLE_ISSUER|DEFER_TASKRUN (6.1+): the
  *    kernel runs completion work when we wait rather than interrupting the
  *    thread; older kernels get COOP_TASKRUN (5.19+) or no flags.
@@ -43,7 +43,7 @@ struct aio_queue {
 	void *const *bufs;
 };
 
-const char *aio_engine_name(void)
+const char *plat_aio_engine_name(void)
 {
 	return "io_uring";
 }
@@ -74,7 +74,7 @@ static int ring_init(struct io_uring *ring, unsigned depth, unsigned *used)
 	return rc;
 }
 
-int aio_probe(struct strbuf *why)
+int plat_aio_probe(struct strbuf *why)
 {
 	struct io_uring ring;
 	unsigned used;
@@ -96,7 +96,7 @@ int aio_probe(struct strbuf *why)
 	return 0;
 }
 
-int aio_open(struct aio_queue **qp, int fd, unsigned depth, void *const *bufs, size_t len,
+int plat_aio_open(struct aio_queue **qp, int fd, unsigned depth, void *const *bufs, size_t len,
 	     struct strbuf *why)
 {
 	*qp = NULL;
@@ -135,7 +135,7 @@ int aio_open(struct aio_queue **qp, int fd, unsigned depth, void *const *bufs, s
 	return 0;
 }
 
-void aio_prep(struct aio_queue *q, unsigned slot, uint64_t off, int write)
+void plat_aio_prep(struct aio_queue *q, unsigned slot, uint64_t off, int write)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&q->ring);
 	if (!sqe) {
@@ -163,16 +163,16 @@ void aio_prep(struct aio_queue *q, unsigned slot, uint64_t off, int write)
 	io_uring_sqe_set_data64(sqe, slot);
 }
 
-int aio_submit(struct aio_queue *q)
+int plat_aio_submit(struct aio_queue *q)
 {
 	/* With DEFER_TASKRUN, completions reach the ring only when the
 	 * thread enters the kernel asking for events: this call does, so the
-	 * next aio_wait usually finds them without a system call. */
+	 * next plat_aio_wait usually finds them without a system call. */
 	int rc = io_uring_submit_and_get_events(&q->ring);
 	return rc < 0 ? rc : 0;
 }
 
-int aio_wait(struct aio_queue *q, unsigned wait_nr, struct aio_completion *out, unsigned max)
+int plat_aio_wait(struct aio_queue *q, unsigned wait_nr, struct aio_completion *out, unsigned max)
 {
 	struct io_uring_cqe *first;
 	int rc = io_uring_wait_cqe_nr(&q->ring, &first, wait_nr);
@@ -193,7 +193,7 @@ int aio_wait(struct aio_queue *q, unsigned wait_nr, struct aio_completion *out, 
 	return (int)n;
 }
 
-void aio_describe(const struct aio_queue *q, struct strbuf *sb)
+void plat_aio_describe(const struct aio_queue *q, struct strbuf *sb)
 {
 	sb_addf(sb, "depth %u, %s buffers, %s file, %s", q->depth,
 		q->fixed_bufs ? "registered" : "plain", q->fixed_file ? "registered" : "plain",
@@ -202,7 +202,7 @@ void aio_describe(const struct aio_queue *q, struct strbuf *sb)
 							       : "default taskrun");
 }
 
-void aio_close(struct aio_queue *q)
+void plat_aio_close(struct aio_queue *q)
 {
 	if (!q)
 		return;

@@ -42,7 +42,7 @@
 #define NAME_KEEP 180
 #define SETTLE_STEP_MS 20
 
-void lock_file_name(const char *key, struct strbuf *sb)
+void plat_lock_file_name(const char *key, struct strbuf *sb)
 {
 	size_t start = sb->len;
 	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
@@ -282,7 +282,7 @@ static void say_holder(const struct holder *h, const char *path, struct strbuf *
 
 /* --- taking, probing, releasing --- */
 
-void lock_set_init(struct lock_set *s, const char *command)
+void plat_lock_set_init(struct lock_set *s, const char *command)
 {
 	memset(s, 0, sizeof(*s));
 	s->command = command;
@@ -293,7 +293,7 @@ static int probe_in(const char *dir, const char *key, struct strbuf *who)
 {
 	struct strbuf path = STRBUF_INIT;
 	sb_addf(&path, "%s/", dir);
-	lock_file_name(key, &path);
+	plat_lock_file_name(key, &path);
 	int held = 0;
 	int fd = open(path.buf, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd >= 0) {
@@ -313,7 +313,7 @@ static int probe_in(const char *dir, const char *key, struct strbuf *who)
 	return held;
 }
 
-int lock_probe(const char *key, struct strbuf *who)
+int plat_lock_probe(const char *key, struct strbuf *who)
 {
 	const char *env = getenv("RIG_LOCK_DIR");
 	if (env && *env)
@@ -362,7 +362,7 @@ static int open_file(const struct lock_set *s, const char *key, struct strbuf *p
 		     struct strbuf *err)
 {
 	sb_addf(path, "%s/", s->dir);
-	lock_file_name(key, path);
+	plat_lock_file_name(key, path);
 	int fd = open(path->buf, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0) {
 		int e = errno;
@@ -376,7 +376,7 @@ static int open_file(const struct lock_set *s, const char *key, struct strbuf *p
 	return fd;
 }
 
-int lock_take(struct lock_set *s, const char *key, const char *what, struct strbuf *err)
+int plat_lock_take(struct lock_set *s, const char *key, const char *what, struct strbuf *err)
 {
 	for (size_t i = 0; i < s->n; i++)
 		if (!strcmp(s->v[i].key, key))
@@ -416,7 +416,7 @@ int lock_take(struct lock_set *s, const char *key, const char *what, struct strb
 	return rc;
 }
 
-void lock_set_run(struct lock_set *s, const char *run_dir)
+void plat_lock_set_run(struct lock_set *s, const char *run_dir)
 {
 	free(s->run);
 	s->run = xstrdup(run_dir);
@@ -424,7 +424,7 @@ void lock_set_run(struct lock_set *s, const char *run_dir)
 		write_record(s, &s->v[i]);
 }
 
-void lock_set_release(struct lock_set *s)
+void plat_lock_set_release(struct lock_set *s)
 {
 	for (size_t i = 0; i < s->n; i++) {
 		/* Emptied while still held: a record left in the file would name
@@ -439,5 +439,5 @@ void lock_set_release(struct lock_set *s)
 	free(s->run);
 	free(s->started);
 	free(s->dir);
-	lock_set_init(s, s->command);
+	plat_lock_set_init(s, s->command);
 }

@@ -3,7 +3,7 @@
  *
  * A lock is flock(2) on a file named after what it guards (the key: a
  * disk's device number and serial, an image's absolute path, a directory's
- * device and inode; provision_target_keys() makes them) in rig's run-time
+ * device and inode; prov_target_keys() makes them) in rig's run-time
  * folder. The kernel releases it when the holder ends, however it ends, so
  * a crash or kill -9 leaves no stale lock. The holder writes who it is into
  * the file (target, run folder, command, pid, host, start time), so that a
@@ -35,16 +35,16 @@ struct lock_held {
 struct lock_set {
 	const char *command;  /* "rig run", "rig resume" */
 	char *run;            /* the run folder (absolute), NULL until it is known */
-	char *started;        /* UTC, ISO 8601, set by the first lock_take */
-	char *dir;            /* the lock folder, set by the first lock_take */
+	char *started;        /* UTC, ISO 8601, set by the first plat_lock_take */
+	char *dir;            /* the lock folder, set by the first plat_lock_take */
 	int user_dir;         /* dir is the per-user fallback folder */
 	struct lock_held *v;
 	size_t n;
 };
 
-void lock_set_init(struct lock_set *s, const char *command);
+void plat_lock_set_init(struct lock_set *s, const char *command);
 /* Release every lock (the files are emptied, not removed) and free s. */
-void lock_set_release(struct lock_set *s);
+void plat_lock_set_release(struct lock_set *s);
 
 /*
  * Take the lock named key for this process (what: the thing in words). A
@@ -56,10 +56,10 @@ void lock_set_release(struct lock_set *s);
  * ago) is given up to LOCK_SETTLE_MS to do so.
  */
 #define LOCK_SETTLE_MS 2000
-int lock_take(struct lock_set *s, const char *key, const char *what, struct strbuf *err);
+int plat_lock_take(struct lock_set *s, const char *key, const char *what, struct strbuf *err);
 
 /* The run folder is known: write it into every lock of s. */
-void lock_set_run(struct lock_set *s, const char *run_dir);
+void plat_lock_set_run(struct lock_set *s, const char *run_dir);
 
 /*
  * Is key held by a process now (`rig devices`, `rig plan`)? 1 with the
@@ -67,11 +67,11 @@ void lock_set_run(struct lock_set *s, const char *run_dir);
  * is free or no lock folder has it. Never waits and never takes the lock
  * for longer than the test itself. Not for keys this process holds.
  */
-int lock_probe(const char *key, struct strbuf *who);
+int plat_lock_probe(const char *key, struct strbuf *who);
 
 /* The file name of key's lock: the key with every byte but letters,
  * digits and . _ : - written as %XX, ".lock" added; a long key is cut and
  * the FNV-1a hash of the whole key added. */
-void lock_file_name(const char *key, struct strbuf *sb);
+void plat_lock_file_name(const char *key, struct strbuf *sb);
 
 #endif

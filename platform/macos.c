@@ -47,7 +47,7 @@ int plat_drop_caches(struct spawner *sp, const char **name, struct strbuf *err)
 		return -EPERM;
 	sync();
 	const char *argv[] = { "purge", NULL };
-	return spawn_check(sp, argv, NULL, NULL, err);
+	return plat_spawn_check(sp, argv, NULL, NULL, err);
 }
 
 const char *plat_runtime_dir(void)

@@ -9,18 +9,18 @@
 #include "lib/strbuf.h"
 #include "platform/aio.h"
 
-const char *aio_engine_name(void)
+const char *plat_aio_engine_name(void)
 {
 	return NULL;
 }
 
-int aio_probe(struct strbuf *why)
+int plat_aio_probe(struct strbuf *why)
 {
 	sb_adds(why, "no asynchronous I/O engine on this platform");
 	return -ENOSYS;
 }
 
-int aio_open(struct aio_queue **qp, int fd, unsigned depth, void *const *bufs, size_t len,
+int plat_aio_open(struct aio_queue **qp, int fd, unsigned depth, void *const *bufs, size_t len,
 	     struct strbuf *why)
 {
 	(void)fd;
@@ -32,7 +32,7 @@ int aio_open(struct aio_queue **qp, int fd, unsigned depth, void *const *bufs, s
 	return -ENOSYS;
 }
 
-void aio_prep(struct aio_queue *q, unsigned slot, uint64_t off, int write)
+void plat_aio_prep(struct aio_queue *q, unsigned slot, uint64_t off, int write)
 {
 	(void)q;
 	(void)slot;
@@ -40,13 +40,13 @@ void aio_prep(struct aio_queue *q, unsigned slot, uint64_t off, int write)
 	(void)write;
 }
 
-int aio_submit(struct aio_queue *q)
+int plat_aio_submit(struct aio_queue *q)
 {
 	(void)q;
 	return -ENOSYS;
 }
 
-int aio_wait(struct aio_queue *q, unsigned wait_nr, struct aio_completion *out, unsigned max)
+int plat_aio_wait(struct aio_queue *q, unsigned wait_nr, struct aio_completion *out, unsigned max)
 {
 	(void)q;
 	(void)wait_nr;
@@ -55,13 +55,13 @@ int aio_wait(struct aio_queue *q, unsigned wait_nr, struct aio_completion *out, 
 	return -ENOSYS;
 }
 
-void aio_describe(const struct aio_queue *q, struct strbuf *sb)
+void plat_aio_describe(const struct aio_queue *q, struct strbuf *sb)
 {
 	(void)q;
 	(void)sb;
 }
 
-void aio_close(struct aio_queue *q)
+void plat_aio_close(struct aio_queue *q)
 {
 	(void)q;
 }

@@ -105,7 +105,7 @@ static void stamp_range(const struct stream_keys *sk, uint64_t offset, unsigned 
 	}
 }
 
-int payload_init(struct payload *p, uint64_t seed, size_t max_len)
+int plat_payload_init(struct payload *p, uint64_t seed, size_t max_len)
 {
 	memset(p, 0, sizeof(*p));
 	size_t align = plat_direct_align();
@@ -135,13 +135,13 @@ int payload_init(struct payload *p, uint64_t seed, size_t max_len)
 	return 0;
 }
 
-void payload_release(struct payload *p)
+void plat_payload_release(struct payload *p)
 {
 	free(p->pool);
 	memset(p, 0, sizeof(*p));
 }
 
-const void *payload_block(struct payload *p, uint64_t stream, uint64_t offset, size_t len)
+const void *plat_payload_block(struct payload *p, uint64_t stream, uint64_t offset, size_t len)
 {
 	if (!p->pool || len > p->max_len)
 		return NULL;
@@ -151,7 +151,7 @@ const void *payload_block(struct payload *p, uint64_t stream, uint64_t offset, s
 	return win;
 }
 
-void payload_copy(const struct payload *p, uint64_t stream, uint64_t offset, void *buf,
+void plat_payload_copy(const struct payload *p, uint64_t stream, uint64_t offset, void *buf,
 		  size_t len)
 {
 	struct stream_keys sk = keys_of(p, stream);
@@ -179,7 +179,7 @@ static size_t first_diff(const unsigned char *a, const unsigned char *b, size_t 
 	return i;
 }
 
-size_t payload_diff(const struct payload *p, uint64_t stream, uint64_t offset, const void *buf,
+size_t plat_payload_diff(const struct payload *p, uint64_t stream, uint64_t offset, const void *buf,
 		    size_t len)
 {
 	struct stream_keys sk = keys_of(p, stream);
@@ -211,13 +211,13 @@ size_t payload_diff(const struct payload *p, uint64_t stream, uint64_t offset, c
 	return len;
 }
 
-int payload_check(const struct payload *p, uint64_t stream, uint64_t offset, const void *buf,
+int plat_payload_check(const struct payload *p, uint64_t stream, uint64_t offset, const void *buf,
 		  size_t len)
 {
-	return payload_diff(p, stream, offset, buf, len) == len ? 0 : -EILSEQ;
+	return plat_payload_diff(p, stream, offset, buf, len) == len ? 0 : -EILSEQ;
 }
 
-void payload_restamp(const struct payload *p, uint64_t stream, uint64_t offset, void *buf,
+void plat_payload_restamp(const struct payload *p, uint64_t stream, uint64_t offset, void *buf,
 		     size_t len)
 {
 	struct stream_keys sk = keys_of(p, stream);
@@ -228,7 +228,7 @@ void payload_restamp(const struct payload *p, uint64_t stream, uint64_t offset, 
  * stamps) and compared: a check, not a hot path. */
 #define RESTAMP_PIECE 4096u
 
-size_t payload_diff_restamped(const struct payload *p, uint64_t base_stream,
+size_t plat_payload_diff_restamped(const struct payload *p, uint64_t base_stream,
 			      uint64_t base_offset, uint64_t stream, uint64_t offset,
 			      const void *buf, size_t len)
 {
@@ -237,7 +237,7 @@ size_t payload_diff_restamped(const struct payload *p, uint64_t base_stream,
 	unsigned char want[RESTAMP_PIECE];
 	for (size_t done = 0; done < len;) {
 		size_t n = len - done < RESTAMP_PIECE ? len - done : RESTAMP_PIECE;
-		payload_copy(p, base_stream, base_offset + done, want, n);
+		plat_payload_copy(p, base_stream, base_offset + done, want, n);
 		stamp_range(&sk, offset + done, want, n);
 		size_t d = first_diff(in + done, want, n);
 		if (d < n)
@@ -247,10 +247,10 @@ size_t payload_diff_restamped(const struct payload *p, uint64_t base_stream,
 	return len;
 }
 
-int payload_check_restamped(const struct payload *p, uint64_t base_stream, uint64_t base_offset,
+int plat_payload_check_restamped(const struct payload *p, uint64_t base_stream, uint64_t base_offset,
 			    uint64_t stream, uint64_t offset, const void *buf, size_t len)
 {
-	return payload_diff_restamped(p, base_stream, base_offset, stream, offset, buf, len) == len
+	return plat_payload_diff_restamped(p, base_stream, base_offset, stream, offset, buf, len) == len
 		       ? 0
 		       : -EILSEQ;
 }

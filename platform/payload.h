@@ -16,7 +16,7 @@
  * 512-byte sector of the stream (sector = offset / 512) are then replaced
  * by a stamp, an injective function of (seed, stream, sector): no two
  * sectors of any streams of one seed are equal, so neither is any 4K
- * block. A write takes a window of the pool itself (payload_block stamps
+ * block. A write takes a window of the pool itself (plat_payload_block stamps
  * the window's sectors in place and returns a pointer into the pool: no
  * memcpy); the non-stamp bytes of the pool never change, so anything
  * written can be verified later.
@@ -35,9 +35,9 @@
  * rotation with probability 1/1024; their blocks still differ in every
  * sector's stamp.
  *
- * Not thread-safe for payload_block (it writes into the pool); payload_copy
+ * Not thread-safe for plat_payload_block (it writes into the pool); plat_payload_copy
  * and the checks only read the pool and may run concurrently with each
- * other, but not with payload_block on the same pool. payload_restamp does
+ * other, but not with plat_payload_block on the same pool. plat_payload_restamp does
  * not touch the pool at all.
  */
 #ifndef RIG_PAYLOAD_H
@@ -54,7 +54,7 @@
 struct payload {
 	unsigned char *pool;    /* ring bytes, then max_len more continuing it (owned) */
 	size_t ring;            /* PAYLOAD_RING */
-	size_t max_len;         /* longest window payload_block returns */
+	size_t max_len;         /* longest window plat_payload_block returns */
 	size_t align;           /* plat_direct_align() at init; pool and windows are aligned */
 	uint64_t seed;
 	uint64_t key;           /* derived from seed: keys the bases and stamps */
@@ -66,10 +66,10 @@ struct payload {
  * the same seed gives the same payload on every run and platform. Done
  * outside any timing (a pass over 64 MiB of memory would show in any
  * measurement; the pool holds 64 MiB + max_len bytes). 0, or -ENOMEM
- * (p is then empty and payload_release is harmless).
+ * (p is then empty and plat_payload_release is harmless).
  */
-int payload_init(struct payload *p, uint64_t seed, size_t max_len);
-void payload_release(struct payload *p);
+int plat_payload_init(struct payload *p, uint64_t seed, size_t max_len);
+void plat_payload_release(struct payload *p);
 
 /*
  * The payload of stream `stream` at [offset, offset + len): a pointer into
@@ -78,48 +78,48 @@ void payload_release(struct payload *p);
  * can be handed to an O_DIRECT write as is).
  *
  * The window's stamps are written into the pool, so the returned bytes stay
- * right only until the next payload_block call on p (a later window may
+ * right only until the next plat_payload_block call on p (a later window may
  * overlap this one in the pool and stamp it for another stream). One
  * synchronous write at a time: use the window directly. Several I/Os in
- * flight (a queue depth, threads): payload_copy into a buffer per I/O.
+ * flight (a queue depth, threads): plat_payload_copy into a buffer per I/O.
  */
-const void *payload_block(struct payload *p, uint64_t stream, uint64_t offset, size_t len);
+const void *plat_payload_block(struct payload *p, uint64_t stream, uint64_t offset, size_t len);
 
-/* The same bytes as payload_block(p, stream, offset, len), copied into buf
+/* The same bytes as plat_payload_block(p, stream, offset, len), copied into buf
  * (any alignment, any len). The pool is not modified. */
-void payload_copy(const struct payload *p, uint64_t stream, uint64_t offset, void *buf,
+void plat_payload_copy(const struct payload *p, uint64_t stream, uint64_t offset, void *buf,
 		  size_t len);
 
 /*
  * 0 when buf[0..len) is exactly the payload of stream at offset (whatever
  * the block sizes it was written with), -EILSEQ otherwise. Works after any
- * number of payload_block calls. payload_diff gives the index of the first
+ * number of plat_payload_block calls. plat_payload_diff gives the index of the first
  * byte that differs, or len when none does (for messages).
  */
-int payload_check(const struct payload *p, uint64_t stream, uint64_t offset, const void *buf,
+int plat_payload_check(const struct payload *p, uint64_t stream, uint64_t offset, const void *buf,
 		  size_t len);
-size_t payload_diff(const struct payload *p, uint64_t stream, uint64_t offset, const void *buf,
+size_t plat_payload_diff(const struct payload *p, uint64_t stream, uint64_t offset, const void *buf,
 		    size_t len);
 
 /*
  * Restamping: a buffer reused for many writes (fio's scramble_buffers).
- * Many writes in flight each need their own buffer, and payload_copy of a
+ * Many writes in flight each need their own buffer, and plat_payload_copy of a
  * fresh window per write pulls block bytes of the cold 64 MiB pool through
  * the cache every time, an order of magnitude more than a restamp and
  * enough to hold randwrite at 4K QD32 on a RAM-backed device below fio
  * (bench/README.md). Instead the caller fills each buffer once,
- * before the clock, with payload_copy(p, base_stream, base_offset, buf,
+ * before the clock, with plat_payload_copy(p, base_stream, base_offset, buf,
  * len), and before each write calls
  *
- *   payload_restamp(p, stream, offset, buf, len)
+ *   plat_payload_restamp(p, stream, offset, buf, len)
  *
  * which writes into buf the stamps of [offset, offset + len) of `stream`
- * (exactly the bytes payload_copy(p, stream, offset, ...) would put at
+ * (exactly the bytes plat_payload_copy(p, stream, offset, ...) would put at
  * those positions: the first 16 bytes of every 512-byte sector of the
  * stream, by file offset, and the tail of a stamp the range begins inside)
  * and touches nothing else: 8 stamps, 128 bytes, for a 4 KiB block. buf's
  * other bytes stay the base's. The pool is not read or written (safe
- * against concurrent payload_block); buf needs no alignment.
+ * against concurrent plat_payload_block); buf needs no alignment.
  *
  * What a restamped write is: with offset and base_offset congruent modulo
  * 512 (block-aligned writes with a base at a multiple of the block, when
@@ -132,26 +132,26 @@ size_t payload_diff(const struct payload *p, uint64_t stream, uint64_t offset, c
  * dedup (4 KiB or larger) sees a new block each time, because the 8 stamps
  * of a 4 KiB block are new. Compressing one block gains nothing (its bytes
  * are pool bytes and stamps, pseudo-random). What is weaker than
- * payload_copy per write: all writes from one buffer share their non-stamp
+ * plat_payload_copy per write: all writes from one buffer share their non-stamp
  * bytes, so a compressor that sees several such blocks at once (a file
  * system compressing records of many blocks: btrfs 128 KiB, ZFS
  * recordsize) can find the repeats between blocks that came from the same
  * buffer. fio's default (scramble_buffers=1) has the same property; a
- * writer that must defeat record-level compression uses payload_copy or
- * payload_block per write.
+ * writer that must defeat record-level compression uses plat_payload_copy or
+ * plat_payload_block per write.
  *
- * payload_check_restamped is 0 when buf[0..len) is exactly
- * payload_copy(base_stream, base_offset) followed by
- * payload_restamp(stream, offset), -EILSEQ otherwise; restamping buf for
+ * plat_payload_check_restamped is 0 when buf[0..len) is exactly
+ * plat_payload_copy(base_stream, base_offset) followed by
+ * plat_payload_restamp(stream, offset), -EILSEQ otherwise; restamping buf for
  * another (stream, offset), or back for the base, gives the bytes that
- * definition says. payload_diff_restamped gives the first differing index,
+ * definition says. plat_payload_diff_restamped gives the first differing index,
  * or len.
  */
-void payload_restamp(const struct payload *p, uint64_t stream, uint64_t offset, void *buf,
+void plat_payload_restamp(const struct payload *p, uint64_t stream, uint64_t offset, void *buf,
 		     size_t len);
-int payload_check_restamped(const struct payload *p, uint64_t base_stream, uint64_t base_offset,
+int plat_payload_check_restamped(const struct payload *p, uint64_t base_stream, uint64_t base_offset,
 			    uint64_t stream, uint64_t offset, const void *buf, size_t len);
-size_t payload_diff_restamped(const struct payload *p, uint64_t base_stream,
+size_t plat_payload_diff_restamped(const struct payload *p, uint64_t base_stream,
 			      uint64_t base_offset, uint64_t stream, uint64_t offset,
 			      const void *buf, size_t len);
 

@@ -8,7 +8,7 @@
 
 #include "platform/platform.h"
 
-void progress_init(struct progress *p, FILE *out, enum progress_mode mode)
+void plat_progress_init(struct progress *p, FILE *out, enum progress_mode mode)
 {
 	memset(p, 0, sizeof(*p));
 	p->out = out;
@@ -22,7 +22,7 @@ void progress_init(struct progress *p, FILE *out, enum progress_mode mode)
 	sb_init(&p->line);
 }
 
-void progress_release(struct progress *p)
+void plat_progress_release(struct progress *p)
 {
 	sb_release(&p->head);
 	sb_release(&p->last);
@@ -35,7 +35,7 @@ static double since(uint64_t t0)
 	return (double)(plat_clock_ns() - t0) / 1e9;
 }
 
-void progress_format_seconds(struct strbuf *sb, double s)
+void plat_progress_format_seconds(struct strbuf *sb, double s)
 {
 	if (!(s >= 0))
 		s = 0;
@@ -67,7 +67,7 @@ static void format_count(struct strbuf *sb, double v, enum progress_unit unit)
 	if (unit == PROGRESS_BYTES)
 		format_bytes(sb, v);
 	else if (unit == PROGRESS_NS)
-		progress_format_seconds(sb, v / 1e9);
+		plat_progress_format_seconds(sb, v / 1e9);
 	else
 		sb_addf(sb, "%.0f", v);
 }
@@ -87,11 +87,11 @@ static void draw(struct progress *p)
 	sb_reset(l);
 	if (p->total)
 		sb_addf(l, "[%u/%u] ", p->cell, p->total);
-	progress_format_seconds(l, since(p->t0));
+	plat_progress_format_seconds(l, since(p->t0));
 	sb_adds(l, " elapsed");
 	if (p->eta_s >= 0) {
 		sb_adds(l, ", ETA ");
-		progress_format_seconds(l, p->eta_s);
+		plat_progress_format_seconds(l, p->eta_s);
 	}
 	if (p->head.len)
 		sb_addf(l, " | %s", p->head.buf);
@@ -119,7 +119,7 @@ static void emit(struct progress *p, const char *name, const struct strbuf *fiel
 	p->last_draw = plat_clock_ns();
 }
 
-static void json_str(struct strbuf *sb, const char *key, const char *v)
+static void rep_json_str(struct strbuf *sb, const char *key, const char *v)
 {
 	sb_addf(sb, "%s\"%s\":", sb->len ? "," : "", key);
 	if (v)
@@ -128,7 +128,7 @@ static void json_str(struct strbuf *sb, const char *key, const char *v)
 		sb_adds(sb, "null");
 }
 
-static void json_num(struct strbuf *sb, const char *key, double v)
+static void rep_json_num(struct strbuf *sb, const char *key, double v)
 {
 	if (isfinite(v))
 		sb_addf(sb, "%s\"%s\":%.10g", sb->len ? "," : "", key, v);
@@ -136,19 +136,19 @@ static void json_num(struct strbuf *sb, const char *key, double v)
 		sb_addf(sb, "%s\"%s\":null", sb->len ? "," : "", key);
 }
 
-void progress_start(struct progress *p, const char *plan, uint32_t cells, const char *run_dir)
+void plat_progress_start(struct progress *p, const char *plan, uint32_t cells, const char *run_dir)
 {
 	if (p->mode != PROGRESS_JSON)
 		return;
 	struct strbuf f = STRBUF_INIT;
-	json_str(&f, "plan", plan);
-	json_num(&f, "cells", cells);
-	json_str(&f, "run_dir", run_dir);
+	rep_json_str(&f, "plan", plan);
+	rep_json_num(&f, "cells", cells);
+	rep_json_str(&f, "run_dir", run_dir);
 	emit(p, "start", &f);
 	sb_release(&f);
 }
 
-void progress_cell(struct progress *p, const struct progress_cell *c)
+void plat_progress_cell(struct progress *p, const struct plat_progress_cell *c)
 {
 	if (!p || p->mode == PROGRESS_OFF)
 		return;
@@ -158,14 +158,14 @@ void progress_cell(struct progress *p, const struct progress_cell *c)
 	sb_reset(&p->sub);
 	if (p->mode == PROGRESS_JSON) {
 		struct strbuf f = STRBUF_INIT;
-		json_num(&f, "seq", c->seq);
-		json_num(&f, "total", c->total);
-		json_num(&f, "eta_s", c->eta_s >= 0 ? c->eta_s : NAN);
-		json_str(&f, "layout", c->layout);
-		json_num(&f, "rep", c->rep);
-		json_str(&f, "step", c->step);
-		json_str(&f, "module", c->module);
-		json_str(&f, "volume", c->volume);
+		rep_json_num(&f, "seq", c->seq);
+		rep_json_num(&f, "total", c->total);
+		rep_json_num(&f, "eta_s", c->eta_s >= 0 ? c->eta_s : NAN);
+		rep_json_str(&f, "layout", c->layout);
+		rep_json_num(&f, "rep", c->rep);
+		rep_json_str(&f, "step", c->step);
+		rep_json_str(&f, "module", c->module);
+		rep_json_str(&f, "volume", c->volume);
 		emit(p, "cell", &f);
 		sb_release(&f);
 		return;
@@ -177,16 +177,16 @@ void progress_cell(struct progress *p, const struct progress_cell *c)
 	draw(p);
 }
 
-void progress_value(struct progress *p, const char *metric, double value, const char *unit)
+void plat_progress_value(struct progress *p, const char *metric, double value, const char *unit)
 {
 	if (!p || p->mode == PROGRESS_OFF)
 		return;
 	if (p->mode == PROGRESS_JSON) {
 		struct strbuf f = STRBUF_INIT;
-		json_num(&f, "seq", p->cell);
-		json_str(&f, "metric", metric);
-		json_num(&f, "value", value);
-		json_str(&f, "unit", unit);
+		rep_json_num(&f, "seq", p->cell);
+		rep_json_str(&f, "metric", metric);
+		rep_json_num(&f, "value", value);
+		rep_json_str(&f, "unit", unit);
 		emit(p, "value", &f);
 		sb_release(&f);
 		return;
@@ -198,7 +198,7 @@ void progress_value(struct progress *p, const char *metric, double value, const 
 		draw(p); /* a plain line waits for the next cell, which carries it */
 }
 
-void progress_phase(struct progress *p, const char *fmt, ...)
+void plat_progress_phase(struct progress *p, const char *fmt, ...)
 {
 	if (!p || p->mode == PROGRESS_OFF)
 		return;
@@ -210,7 +210,7 @@ void progress_phase(struct progress *p, const char *fmt, ...)
 	sb_reset(&p->sub);
 	if (p->mode == PROGRESS_JSON) {
 		struct strbuf f = STRBUF_INIT;
-		json_str(&f, "text", text.buf);
+		rep_json_str(&f, "text", text.buf);
 		emit(p, "phase", &f);
 		sb_release(&f);
 	} else {
@@ -230,7 +230,7 @@ static int due(const struct progress *p)
 	return plat_clock_ns() - p->last_draw >= gap;
 }
 
-void progress_work(struct progress *p, const char *what, uint64_t done, uint64_t total,
+void plat_progress_work(struct progress *p, const char *what, uint64_t done, uint64_t total,
 		   enum progress_unit unit)
 {
 	if (!p || p->mode == PROGRESS_OFF)
@@ -243,12 +243,12 @@ void progress_work(struct progress *p, const char *what, uint64_t done, uint64_t
 	double rate = secs > 0 && unit != PROGRESS_NS ? (double)done / secs : NAN;
 	if (p->mode == PROGRESS_JSON) {
 		struct strbuf f = STRBUF_INIT;
-		json_num(&f, "seq", p->cell);
-		json_str(&f, "what", what);
-		json_num(&f, "done", (double)done);
-		json_num(&f, "total", total ? (double)total : NAN);
-		json_str(&f, "unit", unit == PROGRESS_BYTES ? "B" : unit == PROGRESS_FILES ? "files" : "ns");
-		json_num(&f, "rate_per_s", rate);
+		rep_json_num(&f, "seq", p->cell);
+		rep_json_str(&f, "what", what);
+		rep_json_num(&f, "done", (double)done);
+		rep_json_num(&f, "total", total ? (double)total : NAN);
+		rep_json_str(&f, "unit", unit == PROGRESS_BYTES ? "B" : unit == PROGRESS_FILES ? "files" : "ns");
+		rep_json_num(&f, "rate_per_s", rate);
 		emit(p, "work", &f);
 		sb_release(&f);
 		return;
@@ -273,7 +273,7 @@ void progress_work(struct progress *p, const char *what, uint64_t done, uint64_t
 	draw(p);
 }
 
-void progress_command(struct progress *p, const char *argv_text, double seconds)
+void plat_progress_command(struct progress *p, const char *argv_text, double seconds)
 {
 	if (!p || p->mode == PROGRESS_OFF || !due(p))
 		return;
@@ -281,9 +281,9 @@ void progress_command(struct progress *p, const char *argv_text, double seconds)
 	 * terminal: the plain sub-progress waits PROGRESS_PLAIN_EVERY_S. */
 	if (p->mode == PROGRESS_JSON) {
 		struct strbuf f = STRBUF_INIT;
-		json_num(&f, "seq", p->cell);
-		json_str(&f, "command", argv_text);
-		json_num(&f, "running_s", seconds);
+		rep_json_num(&f, "seq", p->cell);
+		rep_json_str(&f, "command", argv_text);
+		rep_json_num(&f, "running_s", seconds);
 		emit(p, "command", &f);
 		sb_release(&f);
 		return;
@@ -291,11 +291,11 @@ void progress_command(struct progress *p, const char *argv_text, double seconds)
 	sb_reset(&p->sub);
 	size_t n = strlen(argv_text);
 	sb_addf(&p->sub, "running %.*s%s ", (int)(n > 60 ? 60 : n), argv_text, n > 60 ? "..." : "");
-	progress_format_seconds(&p->sub, seconds);
+	plat_progress_format_seconds(&p->sub, seconds);
 	draw(p);
 }
 
-void progress_end(struct progress *p)
+void plat_progress_end(struct progress *p)
 {
 	if (p && p->out && p->tty && p->active) {
 		fputs("\r\033[K", p->out);
@@ -305,28 +305,28 @@ void progress_end(struct progress *p)
 		p->active = 0;
 }
 
-int progress_message(struct progress *p, const char *level, const char *text)
+int plat_progress_message(struct progress *p, const char *level, const char *text)
 {
 	if (p && p->mode == PROGRESS_JSON) {
 		struct strbuf f = STRBUF_INIT;
-		json_str(&f, "level", level);
-		json_str(&f, "text", text);
+		rep_json_str(&f, "level", level);
+		rep_json_str(&f, "text", text);
 		emit(p, "message", &f);
 		sb_release(&f);
 		return 1;
 	}
-	progress_end(p);
+	plat_progress_end(p);
 	return 0;
 }
 
-void progress_finish(struct progress *p, const char *status)
+void plat_progress_finish(struct progress *p, const char *status)
 {
 	if (!p || p->mode == PROGRESS_OFF)
 		return;
 	if (p->mode == PROGRESS_JSON) {
 		struct strbuf f = STRBUF_INIT;
-		json_str(&f, "status", status);
-		json_num(&f, "cells", p->total);
+		rep_json_str(&f, "status", status);
+		rep_json_num(&f, "cells", p->total);
 		emit(p, "end", &f);
 		sb_release(&f);
 		return;

@@ -18,7 +18,7 @@
  * without counting. Every function accepts p == NULL (a module run by a
  * test without a runner).
  *
- * Before any other output to the same stream, progress_end() clears the
+ * Before any other output to the same stream, plat_progress_end() clears the
  * line (on a terminal), so a warning never starts in the middle of a
  * half-drawn line. Rejected: a thread or timer redrawing the elapsed time
  * (signals in the middle of I/O being measured); the line moves when the
@@ -59,43 +59,43 @@ struct progress {
 };
 
 /* out NULL or mode PROGRESS_OFF: nothing is written. The clock starts. */
-void progress_init(struct progress *p, FILE *out, enum progress_mode mode);
-void progress_release(struct progress *p);
+void plat_progress_init(struct progress *p, FILE *out, enum progress_mode mode);
+void plat_progress_release(struct progress *p);
 
 /* The runner, as a run starts: the plan's name, its cells, the run folder. */
-void progress_start(struct progress *p, const char *plan, uint32_t cells, const char *run_dir);
+void plat_progress_start(struct progress *p, const char *plan, uint32_t cells, const char *run_dir);
 /* A cell starts: drawn at once. eta_s < 0: not known yet. The fields
  * name it for the line and for JSON (layout "" for dirs). */
-struct progress_cell {
+struct plat_progress_cell {
 	uint32_t seq, total, rep;
 	const char *layout, *step, *module, *volume;
 	double eta_s;
 };
-void progress_cell(struct progress *p, const struct progress_cell *c);
+void plat_progress_cell(struct progress *p, const struct plat_progress_cell *c);
 /* A headline value was measured (the line keeps the last one). */
-void progress_value(struct progress *p, const char *metric, double value, const char *unit);
+void plat_progress_value(struct progress *p, const char *metric, double value, const char *unit);
 /* Setup work between cells ("provisioning layout X"): drawn at once. */
-void progress_phase(struct progress *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void plat_progress_phase(struct progress *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Sub-progress, rate-limited: what ("filler", "tree"), done of total
  * (total 0: unknown) in unit; the rate is computed from the first call
  * of the same work (done == 0 starts it anew). */
-void progress_work(struct progress *p, const char *what, uint64_t done, uint64_t total,
+void plat_progress_work(struct progress *p, const char *what, uint64_t done, uint64_t total,
 		   enum progress_unit unit);
 /* Sub-progress: a command is running for this long (spawn.h's watch). */
-void progress_command(struct progress *p, const char *argv_text, double seconds);
+void plat_progress_command(struct progress *p, const char *argv_text, double seconds);
 
 /* End the current line (on a terminal: cleared), so other output can
  * follow on the same stream. The next update draws it again. */
-void progress_end(struct progress *p);
+void plat_progress_end(struct progress *p);
 /* A message that would otherwise be printed as "rig: LEVEL: TEXT": in
  * JSON mode it becomes an event (1 returned); otherwise the line is ended
  * and 0 returned (the caller prints it). */
-int progress_message(struct progress *p, const char *level, const char *text);
+int plat_progress_message(struct progress *p, const char *level, const char *text);
 /* The run ended with status ("completed", "failed", "interrupted"). */
-void progress_finish(struct progress *p, const char *status);
+void plat_progress_finish(struct progress *p, const char *status);
 
 /* "0.4s", "42s", "1:05", "2:03:04": for the line and for tests. */
-void progress_format_seconds(struct strbuf *sb, double s);
+void plat_progress_format_seconds(struct strbuf *sb, double s);
 
 #endif

@@ -2,7 +2,7 @@
  * What every spawner shares (spawn.h): the one entry point, which hands
  * the command to the spawner's implementation and logs what comes back
  * (so a fake or injected result is logged exactly like a real one), the
- * argv text, spawn_check.
+ * argv text, plat_spawn_check.
  */
 #include "platform/spawn.h"
 
@@ -25,7 +25,7 @@ static int needs_quotes(const char *s)
 	return 0;
 }
 
-void spawn_argv_text(struct strbuf *sb, const char *const *argv)
+void plat_spawn_argv_text(struct strbuf *sb, const char *const *argv)
 {
 	for (size_t i = 0; argv[i]; i++) {
 		if (i)
@@ -45,14 +45,14 @@ void spawn_argv_text(struct strbuf *sb, const char *const *argv)
 	}
 }
 
-void spawn_cannot_run(struct strbuf *err, const char *const *argv)
+void plat_spawn_cannot_run(struct strbuf *err, const char *const *argv)
 {
 	sb_adds(err, "cannot run ");
-	spawn_argv_text(err, argv);
+	plat_spawn_argv_text(err, argv);
 	sb_adds(err, ": ");
 }
 
-void spawn_result_release(struct spawn_result *r)
+void plat_spawn_result_release(struct spawn_result *r)
 {
 	free(r->output);
 	free(r->stdout_text);
@@ -60,7 +60,7 @@ void spawn_result_release(struct spawn_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-void spawn_result_complete(struct spawn_result *r, const struct spawn_opts *opts)
+void plat_spawn_result_complete(struct spawn_result *r, const struct spawn_opts *opts)
 {
 	if (!r->output)
 		r->output = xstrdup("");
@@ -79,35 +79,35 @@ void spawn_result_complete(struct spawn_result *r, const struct spawn_opts *opts
 	}
 }
 
-int spawner_dry_run(const struct spawner *sp)
+int plat_spawner_dry_run(const struct spawner *sp)
 {
 	return sp && sp->ops && sp->ops->dry_run;
 }
 
-int spawn_run(struct spawner *sp, const char *const *argv, const char *cwd,
+int plat_spawn_run(struct spawner *sp, const char *const *argv, const char *cwd,
 	      struct spawn_result *r, struct strbuf *err)
 {
-	return spawn_run_opts(sp, argv, cwd, NULL, r, err);
+	return plat_spawn_run_opts(sp, argv, cwd, NULL, r, err);
 }
 
-int spawn_run_opts(struct spawner *sp, const char *const *argv, const char *cwd,
+int plat_spawn_run_opts(struct spawner *sp, const char *const *argv, const char *cwd,
 		   const struct spawn_opts *opts, struct spawn_result *r, struct strbuf *err)
 {
 	static const struct spawn_opts none;
 	struct spawner dflt;
 	if (!sp) {
-		dflt = spawner_fault(spawner_real(NULL, NULL));
+		dflt = plat_spawner_fault(plat_spawner_real(NULL, NULL));
 		sp = &dflt;
 	}
 	memset(r, 0, sizeof(*r));
 	if (!sp->ops) {
-		spawn_cannot_run(err, argv);
-		sb_adds(err, "the spawner was not built by spawner_real, spawner_dry or spawner_fake");
+		plat_spawn_cannot_run(err, argv);
+		sb_adds(err, "the spawner was not built by plat_spawner_real, plat_spawner_dry or plat_spawner_fake");
 		return -EINVAL;
 	}
 	if (sp->watch && !sp->ops->dry_run) {
 		struct strbuf text = STRBUF_INIT;
-		spawn_argv_text(&text, argv);
+		plat_spawn_argv_text(&text, argv);
 		sp->watch(sp->watch_opaque, text.buf, 0);
 		sb_release(&text);
 	}
@@ -116,7 +116,7 @@ int spawn_run_opts(struct spawner *sp, const char *const *argv, const char *cwd,
 		return rc;
 	if (sp->log) {
 		struct strbuf text = STRBUF_INIT;
-		spawn_argv_text(&text, argv);
+		plat_spawn_argv_text(&text, argv);
 		sp->log(sp->opaque, text.buf, sp->ops->dry_run ? NULL : r);
 		sb_release(&text);
 	}
@@ -125,17 +125,17 @@ int spawn_run_opts(struct spawner *sp, const char *const *argv, const char *cwd,
 	return 0;
 }
 
-int spawn_check(struct spawner *sp, const char *const *argv, const char *cwd,
+int plat_spawn_check(struct spawner *sp, const char *const *argv, const char *cwd,
 		struct spawn_result *r, struct strbuf *err)
 {
 	struct spawn_result local;
 	struct spawn_result *res = r ? r : &local;
-	int rc = spawn_run(sp, argv, cwd, res, err);
+	int rc = plat_spawn_run(sp, argv, cwd, res, err);
 	if (rc < 0)
 		return rc;
 	if (!res->exited || res->status != 0) {
 		struct strbuf text = STRBUF_INIT;
-		spawn_argv_text(&text, argv);
+		plat_spawn_argv_text(&text, argv);
 		if (res->exited)
 			sb_addf(err, "%s failed with exit status %d", text.buf, res->status);
 		else
@@ -146,6 +146,6 @@ int spawn_check(struct spawner *sp, const char *const *argv, const char *cwd,
 		rc = -EIO;
 	}
 	if (!r)
-		spawn_result_release(&local);
+		plat_spawn_result_release(&local);
 	return rc;
 }

@@ -10,15 +10,15 @@
  * out one command into a spawn_result) with one implementation per file,
  * as redis's ae.c has ae_epoll.c, ae_kqueue.c and ae_select.c:
  *
- *   spawner_real   spawn_real.c   fork, exec, pipes, cancel: the only code
+ *   plat_spawner_real   spawn_real.c   fork, exec, pipes, cancel: the only code
  *                                 that starts processes
- *   spawner_dry    spawn_dry.c    runs nothing, only logs (`rig plan`)
- *   spawner_fake   spawn_fake.c   a test's callback plays the command
- *   spawner_fault  spawn_fault.c  fault rules (fault.h) first, then the
+ *   plat_spawner_dry    spawn_dry.c    runs nothing, only logs (`rig plan`)
+ *   plat_spawner_fake   spawn_fake.c   a test's callback plays the command
+ *   plat_spawner_fault  spawn_fault.c  fault rules (fault.h) first, then the
  *                                 spawner it wraps
  *
- * spawn.c keeps what all share: logging, the argv text, spawn_check.
- * A backend asks no more than spawner_dry_run (and, before it reads a
+ * spawn.c keeps what all share: logging, the argv text, plat_spawn_check.
+ * A backend asks no more than plat_spawner_dry_run (and, before it reads a
  * recorded machine's facts, whether sp->fake is set), so `rig plan` prints
  * the very commands `rig run` executes, and the refusal suite drives a
  * real backend without running anything. Rejected:
@@ -26,7 +26,7 @@
  * real, dry, fake and fault paths interleaved, and every new kind another
  * branch in the code that starts processes).
  *
- * spawn_run_opts adds two things the exec module needs: stdout and stderr
+ * plat_spawn_run_opts adds two things the exec module needs: stdout and stderr
  * also captured apart (fio's JSON must be parsed from stdout alone, while
  * its warnings go to stderr), and stopping the command when a cancel flag
  * is raised (Ctrl-C during a long fio job). The combined output stays in
@@ -47,7 +47,7 @@ struct spawn_result {
 	int exited;     /* 1: exited normally; 0: killed by a signal */
 	int status;     /* exit status, or the signal number when !exited */
 	double seconds; /* wall time */
-	char *output;   /* stdout+stderr, NUL-terminated; owned (free with spawn_result_release) */
+	char *output;   /* stdout+stderr, NUL-terminated; owned (free with plat_spawn_result_release) */
 	size_t output_len;
 	int truncated;  /* output longer than SPAWN_MAX_OUTPUT: the middle was dropped
 	                 * (of any of the captured texts) */
@@ -81,13 +81,13 @@ struct spawn_ops; /* spawn_impl.h */
  * r == NULL). argv_text is the command as one shell-quoted line. */
 typedef void (*spawn_log_fn)(void *opaque, const char *argv_text,
 			     const struct spawn_result *r);
-/* spawner_fake's callback: plays argv instead of running it. Fills r as a
+/* plat_spawner_fake's callback: plays argv instead of running it. Fills r as a
  * run would (output owned and NUL-terminated; with split, stdout_text may
  * be set, the rest is filled in) and returns 0, or a negative errno for a
  * command that could not start. */
 typedef int (*spawn_fake_fn)(void *opaque, const char *const *argv, struct spawn_result *r);
 /* Told that a command is running (the progress line: util/progress.h):
- * once as it starts (seconds 0) and, from spawner_real, about every
+ * once as it starts (seconds 0) and, from plat_spawner_real, about every
  * SPAWN_WATCH_MS while it runs. argv_text as for spawn_log_fn. */
 typedef void (*spawn_watch_fn)(void *opaque, const char *argv_text, double seconds);
 #define SPAWN_WATCH_MS 250
@@ -101,60 +101,60 @@ typedef void (*spawn_watch_fn)(void *opaque, const char *argv_text, double secon
  */
 struct spawner {
 	const struct spawn_ops *ops;   /* how a command is carried out */
-	/* spawner_fault's: the implementation it hands commands on to, with
+	/* plat_spawner_fault's: the implementation it hands commands on to, with
 	 * the same log, opaque and fake (so one level of wrapping only). */
 	const struct spawn_ops *inner;
 	spawn_log_fn log;              /* may be NULL */
 	void *opaque;                  /* log's and fake's */
-	spawn_fake_fn fake;            /* spawner_fake's, else NULL */
+	spawn_fake_fn fake;            /* plat_spawner_fake's, else NULL */
 	/* Set by the caller after construction (NULL: nobody watches); kept
-	 * by spawner_fault. Not called in a dry run. */
+	 * by plat_spawner_fault. Not called in a dry run. */
 	spawn_watch_fn watch;
 	void *watch_opaque;
 };
 
 /* Runs each command and logs its result. */
-struct spawner spawner_real(spawn_log_fn log, void *opaque);
+struct spawner plat_spawner_real(spawn_log_fn log, void *opaque);
 /* Runs nothing: logs each command with r == NULL; r reports exit status 0
  * with empty output (with split, empty stdout_text and stderr_text). */
-struct spawner spawner_dry(spawn_log_fn log, void *opaque);
+struct spawner plat_spawner_dry(spawn_log_fn log, void *opaque);
 /* Tests only: fake(opaque, ...) plays each command; its result is
  * completed (output_len, the split texts: the output as stderr) and logged
  * like a real one. This is how the refusal suite drives a backend against a
  * recorded machine without running anything. */
-struct spawner spawner_fake(spawn_fake_fn fake, spawn_log_fn log, void *opaque);
+struct spawner plat_spawner_fake(spawn_fake_fn fake, spawn_log_fn log, void *opaque);
 /* inner with fault injection (fault.h) in front: a command a RIG_FAULT rule
  * names is not handed on; its failure is logged like any result. Signal
  * rules fire before the command and after it is logged (a SIGKILL after a
  * command still finds it in the log). inner's log, opaque and fake are
  * kept. A dry or already wrapped inner is returned as it is: a dry run's
  * commands are neither counted nor faked. */
-struct spawner spawner_fault(struct spawner inner);
-/* Whether sp runs nothing and logs r == NULL (spawner_dry); 0 for NULL.
+struct spawner plat_spawner_fault(struct spawner inner);
+/* Whether sp runs nothing and logs r == NULL (plat_spawner_dry); 0 for NULL.
  * The backends skip, in a dry run, what only a real run can check. */
-int spawner_dry_run(const struct spawner *sp);
+int plat_spawner_dry_run(const struct spawner *sp);
 
 /*
  * Run argv[0] (searched in PATH) with argv in directory cwd (NULL: ours)
- * through sp (NULL: spawner_fault(spawner_real(NULL, NULL)), which logs
+ * through sp (NULL: plat_spawner_fault(plat_spawner_real(NULL, NULL)), which logs
  * nothing). Returns 0 when the command ran (whatever its exit status: check
  * r->exited and r->status), or a negative errno when it could not be
  * started, with the reason in err.
  */
-int spawn_run(struct spawner *sp, const char *const *argv, const char *cwd,
+int plat_spawn_run(struct spawner *sp, const char *const *argv, const char *cwd,
 	      struct spawn_result *r, struct strbuf *err);
-/* spawn_run with options (opts may be NULL: spawn_run). */
-int spawn_run_opts(struct spawner *sp, const char *const *argv, const char *cwd,
+/* plat_spawn_run with options (opts may be NULL: plat_spawn_run). */
+int plat_spawn_run_opts(struct spawner *sp, const char *const *argv, const char *cwd,
 		   const struct spawn_opts *opts, struct spawn_result *r, struct strbuf *err);
-void spawn_result_release(struct spawn_result *r);
+void plat_spawn_result_release(struct spawn_result *r);
 
 /* Succeeds only when the command exited with status 0; otherwise err gets
  * "COMMAND failed with exit status N:\nOUTPUT". r may be NULL. */
-int spawn_check(struct spawner *sp, const char *const *argv, const char *cwd,
+int plat_spawn_check(struct spawner *sp, const char *const *argv, const char *cwd,
 		struct spawn_result *r, struct strbuf *err);
 
 /* Append argv as one line, each argument quoted for a POSIX shell only
  * where it needs to be (for display and logs, never for execution). */
-void spawn_argv_text(struct strbuf *sb, const char *const *argv);
+void plat_spawn_argv_text(struct strbuf *sb, const char *const *argv);
 
 #endif

@@ -1,6 +1,6 @@
 /*
- * spawner_dry: runs nothing. `rig plan` drives the real backend through it,
- * so the commands it prints are the ones `rig run` executes; spawn_run_opts
+ * plat_spawner_dry: runs nothing. `rig plan` drives the real backend through it,
+ * so the commands it prints are the ones `rig run` executes; plat_spawn_run_opts
  * logs each with r == NULL (nothing ran), and the backend sees every
  * command succeed with no output.
  */
@@ -21,7 +21,7 @@ static int dry_run(const struct spawner *sp, const char *const *argv, const char
 
 static const struct spawn_ops dry_ops = { .run = dry_run, .dry_run = 1 };
 
-struct spawner spawner_dry(spawn_log_fn log, void *opaque)
+struct spawner plat_spawner_dry(spawn_log_fn log, void *opaque)
 {
 	return (struct spawner){ .ops = &dry_ops, .log = log, .opaque = opaque };
 }

@@ -1,5 +1,5 @@
 /*
- * spawner_fake, for tests: a callback plays each command instead of
+ * plat_spawner_fake, for tests: a callback plays each command instead of
  * running it (the refusal suite's recorded machines: it records the
  * command and does the kernel's part, so a real backend is driven to its
  * destructive commands and none of them runs). What the callback leaves
@@ -15,17 +15,17 @@ static int fake_run(const struct spawner *sp, const char *const *argv, const cha
 {
 	int rc = sp->fake(sp->opaque, argv, r);
 	if (rc < 0) {
-		spawn_cannot_run(err, argv);
+		plat_spawn_cannot_run(err, argv);
 		sb_adds(err, strerror(-rc));
 		return rc;
 	}
-	spawn_result_complete(r, opts);
+	plat_spawn_result_complete(r, opts);
 	return 0;
 }
 
 static const struct spawn_ops fake_ops = { .run = fake_run };
 
-struct spawner spawner_fake(spawn_fake_fn fake, spawn_log_fn log, void *opaque)
+struct spawner plat_spawner_fake(spawn_fake_fn fake, spawn_log_fn log, void *opaque)
 {
 	return (struct spawner){ .ops = &fake_ops, .log = log, .opaque = opaque, .fake = fake };
 }

@@ -1,10 +1,10 @@
 /*
- * spawner_fault: fault injection (fault.h) in front of another spawner, a
+ * plat_spawner_fault: fault injection (fault.h) in front of another spawner, a
  * decorator rather than a fourth way of running. Before each command the
  * RIG_FAULT rules are asked: one that names the command makes it "exit"
  * with its status and message without being handed on; otherwise the inner
  * spawner carries it out. The after-spawn signals are sent from the after
- * hook, once spawn_run_opts has logged the command, so that a run killed
+ * hook, once plat_spawn_run_opts has logged the command, so that a run killed
  * there still has the command in its log. Rejected: asking the rules in
  * the real spawner (a fake spawner could not then be given faults, and the
  * one file that starts processes would also hold the test facility).
@@ -18,25 +18,25 @@ static int fault_run(const struct spawner *sp, const char *const *argv, const ch
 {
 	struct strbuf injected = STRBUF_INIT;
 	int status = 0;
-	if (!fault_spawn_before(argv, &status, &injected)) {
+	if (!plat_fault_spawn_before(argv, &status, &injected)) {
 		sb_release(&injected);
 		return sp->inner->run(sp, argv, cwd, opts, r, err);
 	}
 	r->exited = 1;
 	r->status = status;
 	r->output = sb_detach(&injected);
-	spawn_result_complete(r, opts);
+	plat_spawn_result_complete(r, opts);
 	return 0;
 }
 
 static void fault_after(const struct spawner *sp, const char *const *argv)
 {
-	fault_spawn_after(argv);
+	plat_fault_spawn_after(argv);
 }
 
 static const struct spawn_ops fault_ops = { .run = fault_run, .after = fault_after };
 
-struct spawner spawner_fault(struct spawner inner)
+struct spawner plat_spawner_fault(struct spawner inner)
 {
 	if (!inner.ops || inner.ops->dry_run || inner.ops == &fault_ops)
 		return inner;

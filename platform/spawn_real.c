@@ -1,5 +1,5 @@
 /*
- * spawner_real: runs each command; the only code in rig that starts a
+ * plat_spawner_real: runs each command; the only code in rig that starts a
  * process. fork + execvp rather than posix_spawn: the child must chdir and
  * set up /dev/null, and the portable posix_spawn has no chdir action
  * (addchdir_np differs by platform). Output is read through one pipe (two
@@ -93,7 +93,7 @@ static pid_t start_child(const char *const *argv, const char *cwd, int split, in
 	if (pipe(fds) < 0 || (split && pipe(fds + 2) < 0)) {
 		int e = errno;
 		close_pipes(fds, 4);
-		spawn_cannot_run(err, argv);
+		plat_spawn_cannot_run(err, argv);
 		sb_addf(err, "pipe: %s", strerror(e));
 		return -e;
 	}
@@ -101,7 +101,7 @@ static pid_t start_child(const char *const *argv, const char *cwd, int split, in
 	if (pid < 0) {
 		int e = errno;
 		close_pipes(fds, 4);
-		spawn_cannot_run(err, argv);
+		plat_spawn_cannot_run(err, argv);
 		sb_addf(err, "fork: %s", strerror(e));
 		return -e;
 	}
@@ -170,7 +170,7 @@ static int real_run(const struct spawner *sp, const char *const *argv, const cha
 	struct strbuf watch_text = STRBUF_INIT;
 	uint64_t watched = t0;
 	if (sp->watch)
-		spawn_argv_text(&watch_text, argv);
+		plat_spawn_argv_text(&watch_text, argv);
 	uint64_t stop_at = 0; /* when cancelled: SIGTERM sent at this time (ns) */
 	int killed = 0;
 	char buf[65536];
@@ -239,7 +239,7 @@ static int real_run(const struct spawner *sp, const char *const *argv, const cha
 
 static const struct spawn_ops real_ops = { .run = real_run };
 
-struct spawner spawner_real(spawn_log_fn log, void *opaque)
+struct spawner plat_spawner_real(spawn_log_fn log, void *opaque)
 {
 	return (struct spawner){ .ops = &real_ops, .log = log, .opaque = opaque };
 }

@@ -65,7 +65,7 @@ int prov_run_result(struct provision_ctx *ctx, const char *const *argv, struct s
 {
 	struct spawn_opts o = { .split = 1, .cancel = &never_cancel };
 	struct strbuf e = STRBUF_INIT;
-	int rc = spawn_run_opts(ctx->sp, argv, NULL, &o, r, &e);
+	int rc = plat_spawn_run_opts(ctx->sp, argv, NULL, &o, r, &e);
 	if (rc < 0) {
 		memset(r, 0, sizeof(*r));
 		sb_adds(ctx->err, e.buf);
@@ -75,7 +75,7 @@ int prov_run_result(struct provision_ctx *ctx, const char *const *argv, struct s
 	sb_release(&e);
 	if (!r->exited || r->status != 0) {
 		struct strbuf text = STRBUF_INIT;
-		spawn_argv_text(&text, argv);
+		plat_spawn_argv_text(&text, argv);
 		if (r->exited)
 			sb_addf(ctx->err, "%s failed with exit status %d", text.buf, r->status);
 		else
@@ -97,7 +97,7 @@ int prov_run(struct provision_ctx *ctx, const char *const *argv, struct spawn_re
 	if (out && rc == 0)
 		*out = r;
 	else
-		spawn_result_release(&r);
+		plat_spawn_result_release(&r);
 	return rc;
 }
 
@@ -186,7 +186,7 @@ int prov_typed_confirmation(struct provision_ctx *ctx, const struct disk_facts *
 		f->serial ? f->serial : "unknown");
 	fflush(stderr);
 	char line[512];
-	if (!fgets(line, sizeof(line), stdin) || !safety_confirm_matches(f, line)) {
+	if (!fgets(line, sizeof(line), stdin) || !prov_safety_confirm_matches(f, line)) {
 		sb_addf(ctx->err, "the typed confirmation does not match %s; nothing was changed",
 			f->path);
 		return -EPERM;
@@ -210,7 +210,7 @@ void prov_undo(struct provision_ctx *ctx, size_t li,
 	       int (*teardown)(struct provision_ctx *ctx, size_t li), struct volume *v, size_t n)
 {
 	for (size_t k = 0; k < n; k++)
-		volume_release(&v[k]);
+		prov_volume_release(&v[k]);
 	free(v);
 	struct strbuf keep = STRBUF_INIT, terr = STRBUF_INIT;
 	sb_adds(&keep, ctx->err->buf);
@@ -240,9 +240,9 @@ static char *dup_or_null(const char *s)
 	return s ? xstrdup(s) : NULL;
 }
 
-void disk_identity_take(struct disk_identity *id, const struct disk_facts *f)
+void prov_disk_identity_take(struct disk_identity *id, const struct disk_facts *f)
 {
-	disk_identity_release(id);
+	prov_disk_identity_release(id);
 	id->taken = 1;
 	id->name = dup_or_null(f->name);
 	id->model = dup_or_null(f->model);
@@ -253,7 +253,7 @@ void disk_identity_take(struct disk_identity *id, const struct disk_facts *f)
 	id->internal = f->internal;
 }
 
-void disk_identity_release(struct disk_identity *id)
+void prov_disk_identity_release(struct disk_identity *id)
 {
 	free(id->name);
 	free(id->model);
@@ -303,7 +303,7 @@ int prov_same_disk(struct provision_ctx *ctx, const struct disk_identity *id,
 	if (!ok) {
 		struct strbuf cmd = STRBUF_INIT;
 		if (argv)
-			spawn_argv_text(&cmd, argv);
+			plat_spawn_argv_text(&cmd, argv);
 		sb_addf(ctx->err, "refusing to %s%s: %s is no longer the disk that was checked "
 				  "and confirmed: %s (rule identity: the disk's name, model, serial "
 				  "and size are checked again before every command that writes to it)",

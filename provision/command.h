@@ -61,8 +61,8 @@ struct disk_identity {
 	uint64_t size;
 	int whole, is_virtual, internal;
 };
-void disk_identity_take(struct disk_identity *id, const struct disk_facts *f);
-void disk_identity_release(struct disk_identity *id);
+void prov_disk_identity_take(struct disk_identity *id, const struct disk_facts *f);
+void prov_disk_identity_release(struct disk_identity *id);
 /*
  * Is now (facts read afresh) still the disk of id? 1 when it is; 0 when it
  * changed or vanished, with ctx->err saying "refusing to run ARGV: DEV is

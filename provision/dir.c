@@ -48,7 +48,7 @@ static int dir_resume(struct provision_ctx *ctx)
 			n++;
 		sb_release(&w);
 	}
-	int rc = n ? provision_wait_orphans(ctx, (const char *const *)needles) : 0;
+	int rc = n ? prov_wait_orphans(ctx, (const char *const *)needles) : 0;
 	for (size_t i = 0; i < n; i++)
 		free(needles[i]);
 	free(needles);
@@ -132,7 +132,7 @@ static int dir_provision(struct provision_ctx *ctx, size_t li, struct volume **v
 			sb_addf(ctx->err, "cannot create work directory %s: %s", w.buf, strerror(e));
 			sb_release(&w);
 			for (size_t j = 0; j < i; j++)
-				volume_release(&v[j]);
+				prov_volume_release(&v[j]);
 			free(v);
 			dir_teardown(ctx, li);
 			return -e;
@@ -161,7 +161,7 @@ static int dir_provision(struct provision_ctx *ctx, size_t li, struct volume **v
 }
 
 /*
- * What a run locks (provision_target_keys): each directory by its device
+ * What a run locks (prov_target_keys): each directory by its device
  * and inode, so that another path to it (a link, a bind mount) is the same
  * directory. The run makes a missing directory in prepare anyway; it is
  * made here, before the lock, because a path alone would not find a run
@@ -181,14 +181,14 @@ static int dir_keys(const struct plan *p, int create, struct target_keys *keys, 
 		sb_addf(&key, "dir-%llu:%llu", (unsigned long long)st.st_dev,
 			(unsigned long long)st.st_ino);
 		sb_addf(&what, "directory %s", t->dirs[i]);
-		target_keys_add(keys, key.buf, what.buf);
+		prov_target_keys_add(keys, key.buf, what.buf);
 		sb_release(&key);
 		sb_release(&what);
 	}
 	return 0;
 }
 
-const struct backend_ops provision_dir_ops = {
+const struct backend_ops prov_dir_ops = {
 	.name = "dirs",
 	.keys = dir_keys,
 	.prepare = dir_prepare,

@@ -71,7 +71,7 @@ int prov_image_end(struct provision_ctx *ctx, const char *file, const char *obje
 	prov_note(ctx, 0, "delete %s%s", file, why);
 	int64_t j = prov_journal_begin(ctx, "delete-image", object, NULL, NULL);
 	int rc = 0;
-	if (!spawner_dry_run(ctx->sp) && unlink(file) < 0 && errno != ENOENT) {
+	if (!plat_spawner_dry_run(ctx->sp) && unlink(file) < 0 && errno != ENOENT) {
 		rc = -errno;
 		sb_addf(ctx->err, "cannot delete image %s: %s", file, strerror(-rc));
 	}
@@ -105,7 +105,7 @@ static void finish(struct provision_ctx *ctx, int left, prov_teardown_fn teardow
 
 static const struct prov_prims *prims_of(const struct provision_ctx *ctx)
 {
-	return provision_driver(ctx)->prims;
+	return prov_ctx_driver(ctx)->prims;
 }
 
 /* rc, or -EINTR when rc is 0 and Ctrl-C was pressed. */

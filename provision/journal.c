@@ -16,11 +16,11 @@ void prov_identity_text(struct strbuf *sb, const struct disk_identity *id)
 int64_t prov_journal_begin(struct provision_ctx *ctx, const char *action, const char *object,
 			   const char *const *argv, const char *identity)
 {
-	if (!ctx->journal || spawner_dry_run(ctx->sp))
+	if (!ctx->journal || plat_spawner_dry_run(ctx->sp))
 		return 0;
 	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
 	if (argv)
-		spawn_argv_text(&text, argv);
+		plat_spawn_argv_text(&text, argv);
 	int64_t id = ctx->journal->begin(ctx->journal->opaque, action, object,
 					 argv ? text.buf : NULL, identity, &err);
 	if (!id)

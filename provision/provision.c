@@ -11,7 +11,7 @@
 #include "platform/lock.h"
 #include "provision/driver.h"
 
-void volume_release(struct volume *v)
+void prov_volume_release(struct volume *v)
 {
 	free(v->name);
 	free(v->fs);
@@ -20,17 +20,17 @@ void volume_release(struct volume *v)
 	free(v->facts_json);
 }
 
-const struct prov_driver *provision_driver(const struct provision_ctx *ctx)
+const struct prov_driver *prov_ctx_driver(const struct provision_ctx *ctx)
 {
 	if (ctx->driver)
 		return ctx->driver;
 	return ctx->plan ? prov_driver_of(ctx->plan->platform) : NULL;
 }
 
-const struct backend_ops *provision_backend(const struct plan *p, struct strbuf *err)
+const struct backend_ops *prov_backend(const struct plan *p, struct strbuf *err)
 {
 	if (p->target.kind == TARGET_DIRS)
-		return &provision_dir_ops;
+		return &prov_dir_ops;
 	if (p->platform)
 		return prov_driver_of(p->platform)->ops;
 	sb_addf(err, "no provisioning backend for %s targets of platform %s",
@@ -38,7 +38,7 @@ const struct backend_ops *provision_backend(const struct plan *p, struct strbuf 
 	return NULL;
 }
 
-void target_keys_add(struct target_keys *k, const char *key, const char *what)
+void prov_target_keys_add(struct target_keys *k, const char *key, const char *what)
 {
 	for (size_t i = 0; i < k->n; i++)
 		if (!strcmp(k->v[i].key, key))
@@ -49,7 +49,7 @@ void target_keys_add(struct target_keys *k, const char *key, const char *what)
 	k->n++;
 }
 
-void target_keys_release(struct target_keys *k)
+void prov_target_keys_release(struct target_keys *k)
 {
 	for (size_t i = 0; i < k->n; i++) {
 		free(k->v[i].key);
@@ -60,21 +60,21 @@ void target_keys_release(struct target_keys *k)
 	k->n = 0;
 }
 
-void target_keys_image(struct target_keys *k, const char *abs, const char *what)
+void prov_target_keys_image(struct target_keys *k, const char *abs, const char *what)
 {
 	struct strbuf key = STRBUF_INIT, w = STRBUF_INIT;
 	sb_addf(&key, "image-%s", abs);
 	sb_addf(&w, "image %s", abs);
-	target_keys_add(k, key.buf, what ? what : w.buf);
+	prov_target_keys_add(k, key.buf, what ? what : w.buf);
 	sb_release(&key);
 	sb_release(&w);
 }
 
-char *target_keys_holder(const struct target_keys *keys, size_t *which)
+char *prov_target_keys_holder(const struct target_keys *keys, size_t *which)
 {
 	struct strbuf who = STRBUF_INIT;
 	for (size_t i = 0; i < keys->n; i++) {
-		if (lock_probe(keys->v[i].key, &who)) {
+		if (plat_lock_probe(keys->v[i].key, &who)) {
 			if (which)
 				*which = i;
 			return sb_detach(&who);
@@ -84,19 +84,19 @@ char *target_keys_holder(const struct target_keys *keys, size_t *which)
 	return NULL;
 }
 
-int provision_target_keys(const struct plan *p, int create, struct target_keys *keys,
+int prov_target_keys(const struct plan *p, int create, struct target_keys *keys,
 			  struct strbuf *err)
 {
-	const struct backend_ops *ops = provision_backend(p, err);
+	const struct backend_ops *ops = prov_backend(p, err);
 	return ops ? ops->keys(p, create, keys, err) : -EINVAL;
 }
 
-int provision_wait_orphans(struct provision_ctx *ctx, const char *const *needles)
+int prov_wait_orphans(struct provision_ctx *ctx, const char *const *needles)
 {
 	struct strbuf what = STRBUF_INIT;
 	for (int waited = 0;; waited += 20) {
 		sb_reset(&what);
-		const struct prov_driver *d = provision_driver(ctx);
+		const struct prov_driver *d = prov_ctx_driver(ctx);
 		if (!d || !d->procs_using(needles, &what))
 			break;
 		if (waited >= ORPHAN_WAIT_MS) {

@@ -1,7 +1,7 @@
 /*
  * Provisioning backends: turn one layout of a plan into mounted volumes and
  * back. One const ops struct per backend (dir.c, linux.c, macos.c), chosen
- * by provision_backend() from the plan's target and platform driver
+ * by prov_backend() from the plan's target and platform driver
  * (driver.h).
  *
  * Every external command a backend runs goes through the spawner it is
@@ -34,7 +34,7 @@ struct volume {
 	char *facts_json;         /* a JSON object of device facts, or NULL */
 };
 
-void volume_release(struct volume *v);
+void prov_volume_release(struct volume *v);
 
 /*
  * A resumed run (rig resume): what the interrupted process of the same run
@@ -120,15 +120,15 @@ struct target_keys {
 	size_t n;
 };
 /* Add a key unless it is there already (a directory named twice). */
-void target_keys_add(struct target_keys *k, const char *key, const char *what);
-void target_keys_release(struct target_keys *k);
+void prov_target_keys_add(struct target_keys *k, const char *key, const char *what);
+void prov_target_keys_release(struct target_keys *k);
 /* The key of an image file at abs (absolute), what: the thing in words
  * (NULL: "image ABS"). */
-void target_keys_image(struct target_keys *k, const char *abs, const char *what);
+void prov_target_keys_image(struct target_keys *k, const char *abs, const char *what);
 
 struct backend_ops {
 	const char *name;
-	/* What a run of the plan uses alone (provision_target_keys), added to
+	/* What a run of the plan uses alone (prov_target_keys), added to
 	 * keys; before anything is checked. 0 or a negative errno with the
 	 * reason in err. */
 	int (*keys)(const struct plan *p, int create, struct target_keys *keys, struct strbuf *err);
@@ -177,12 +177,12 @@ struct backend_ops {
  * 0, or a negative errno with the reason in err (an image's folder that
  * does not exist; a directory that cannot be made).
  */
-int provision_target_keys(const struct plan *p, int create, struct target_keys *keys,
+int prov_target_keys(const struct plan *p, int create, struct target_keys *keys,
 			  struct strbuf *err);
-/* Who holds one of keys now (platform/lock.h, lock_probe): "rig run R (pid
+/* Who holds one of keys now (platform/lock.h, plat_lock_probe): "rig run R (pid
  * P on H, started T)" for the first one held (its index in *which when
  * which is not NULL), or NULL. Caller frees. */
-char *target_keys_holder(const struct target_keys *keys, size_t *which);
+char *prov_target_keys_holder(const struct target_keys *keys, size_t *which);
 
 /*
  * A resumed run, before it looks at what the interrupted one left: the
@@ -193,15 +193,15 @@ char *target_keys_holder(const struct target_keys *keys, size_t *which);
  * macOS), up to ORPHAN_WAIT_MS; then -EBUSY naming them.
  */
 #define ORPHAN_WAIT_MS 10000
-int provision_wait_orphans(struct provision_ctx *ctx, const char *const *needles);
+int prov_wait_orphans(struct provision_ctx *ctx, const char *const *needles);
 
-extern const struct backend_ops provision_dir_ops;
-extern const struct backend_ops provision_linux_ops; /* image and disk targets on Linux */
-extern const struct backend_ops provision_macos_ops; /* image and disk targets on macOS */
+extern const struct backend_ops prov_dir_ops;
+extern const struct backend_ops prov_linux_ops; /* image and disk targets on Linux */
+extern const struct backend_ops prov_macos_ops; /* image and disk targets on macOS */
 
 /* ctx's driver: ctx->driver, else the one of its plan's platform; NULL
  * for a plan of no platform. */
-const struct prov_driver *provision_driver(const struct provision_ctx *ctx);
+const struct prov_driver *prov_ctx_driver(const struct provision_ctx *ctx);
 
 /* The backend for the plan's target: dirs, or the ops of the plan's
  * platform driver; NULL with the reason in err. The drivers are portable
@@ -209,6 +209,6 @@ const struct prov_driver *provision_driver(const struct provision_ctx *ctx);
  * refuses to run anywhere but Linux; the macOS backend runs whatever
  * diskutil and hdiutil are first on PATH (on Linux only the fake ones of
  * build/tools/macos, built from tests/tools/fake-macos/, exist). */
-const struct backend_ops *provision_backend(const struct plan *p, struct strbuf *err);
+const struct backend_ops *prov_backend(const struct plan *p, struct strbuf *err);
 
 #endif

@@ -25,7 +25,7 @@
 
 #include "lib/strbuf.h"
 
-void disk_facts_release(struct disk_facts *f)
+void prov_disk_facts_release(struct disk_facts *f)
 {
 	free(f->path);
 	free(f->name);
@@ -42,7 +42,7 @@ void disk_facts_release(struct disk_facts *f)
 	memset(f, 0, sizeof(*f));
 }
 
-const struct safety_rule safety_rules[] = {
+const struct safety_rule prov_safety_rules[] = {
 	{ "exists", 0, "the device exists and is a block device" },
 	{ "whole-disk", 0, "a whole disk, not a partition" },
 	{ "root-disk", 0, "never the disk that holds /, directly or through LVM, RAID or crypt" },
@@ -164,7 +164,7 @@ static int r_internal(const struct disk_facts *f, const char *confirm, struct st
 
 static int r_confirm(const struct disk_facts *f, const char *confirm, struct strbuf *fact)
 {
-	if (!confirm || safety_confirm_matches(f, confirm))
+	if (!confirm || prov_safety_confirm_matches(f, confirm))
 		return 1;
 	sb_addf(fact, "confirm \"%s\" is neither the model (%s) nor the serial (%s) of %s",
 		confirm, f->model ? f->model : "unknown", f->serial ? f->serial : "unknown",
@@ -179,14 +179,14 @@ static const rule_fn rule_fns[] = {
 	r_virtual, r_loop, r_internal, r_confirm,
 };
 _Static_assert(sizeof(rule_fns) / sizeof(rule_fns[0]) ==
-		       sizeof(safety_rules) / sizeof(safety_rules[0]) - 1,
+		       sizeof(prov_safety_rules) / sizeof(prov_safety_rules[0]) - 1,
 	       "one check function per rule");
 
-int safety_check(const struct disk_facts *f, const char *confirm, unsigned allow,
+int prov_safety_check(const struct disk_facts *f, const char *confirm, unsigned allow,
 		 const struct safety_rule **rule, struct strbuf *fact)
 {
-	for (size_t i = 0; safety_rules[i].name; i++) {
-		const struct safety_rule *r = &safety_rules[i];
+	for (size_t i = 0; prov_safety_rules[i].name; i++) {
+		const struct safety_rule *r = &prov_safety_rules[i];
 		if (r->waiver && (allow & r->waiver))
 			continue;
 		struct strbuf why = STRBUF_INIT;
@@ -222,13 +222,13 @@ static int same_trimmed(const char *s, const char *t)
 	return ns && ns == nt && !memcmp(s, t, ns);
 }
 
-int safety_confirm_matches(const struct disk_facts *f, const char *s)
+int prov_safety_confirm_matches(const struct disk_facts *f, const char *s)
 {
 	return same_trimmed(s, f->model) || same_trimmed(s, f->serial) ||
 	       (f->is_loop && same_trimmed(s, f->loop_backing));
 }
 
-int safety_parse_allow(const char *list, unsigned *out, struct strbuf *err)
+int prov_safety_parse_allow(const char *list, unsigned *out, struct strbuf *err)
 {
 	static const struct { const char *name; unsigned flag; } names[] = {
 		{ "loop", SAFETY_ALLOW_LOOP },
@@ -273,7 +273,7 @@ static void human_size(struct strbuf *sb, uint64_t bytes)
 		sb_addf(sb, "%.1f %s", v, units[u]);
 }
 
-void safety_describe(const struct disk_facts *f, const char *path, const char *extra,
+void prov_safety_describe(const struct disk_facts *f, const char *path, const char *extra,
 		     struct strbuf *out)
 {
 	struct strbuf size = STRBUF_INIT, fact = STRBUF_INIT;
@@ -289,7 +289,7 @@ void safety_describe(const struct disk_facts *f, const char *path, const char *e
 		sb_addf(out, ", %s", extra);
 	sb_addch(out, '\n');
 	const struct safety_rule *rule = NULL;
-	int ok = safety_check(f, NULL, 0, &rule, &fact) == 0;
+	int ok = prov_safety_check(f, NULL, 0, &rule, &fact) == 0;
 	if (f->rig_run)
 		sb_addf(out, "%16sin use by %s: rig run is refused on it until that run ends\n", "",
 			f->rig_run);

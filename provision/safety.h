@@ -21,7 +21,7 @@
 
 struct strbuf;
 
-/* What is known about one device. Strings are owned (disk_facts_release),
+/* What is known about one device. Strings are owned (prov_disk_facts_release),
  * NULL when unknown or not applicable. */
 struct disk_facts {
 	char *path;          /* as given: /dev/sdb, /dev/disk/by-id/..., disk4 */
@@ -53,7 +53,7 @@ struct disk_facts {
 	char *serial;
 };
 
-void disk_facts_release(struct disk_facts *f);
+void prov_disk_facts_release(struct disk_facts *f);
 
 /* Rules a command-line option may waive (`--allow loop,virtual`). */
 enum safety_allow {
@@ -69,7 +69,7 @@ struct safety_rule {
 };
 
 /* The table, in the order rules are checked; terminated by name == NULL. */
-extern const struct safety_rule safety_rules[];
+extern const struct safety_rule prov_safety_rules[];
 
 /*
  * Check a device against every rule, in order. Returns 0 when rig may
@@ -78,12 +78,12 @@ extern const struct safety_rule safety_rules[];
  * (`rig devices` asks whether a disk could be erased at all); allow is a
  * set of SAFETY_ALLOW_* flags.
  */
-int safety_check(const struct disk_facts *f, const char *confirm, unsigned allow,
+int prov_safety_check(const struct disk_facts *f, const char *confirm, unsigned allow,
 		 const struct safety_rule **rule, struct strbuf *fact);
 
 /* Whether s equals the disk's model or serial, or a loop device's backing
  * file (surrounding blanks ignored on both sides, case kept). */
-int safety_confirm_matches(const struct disk_facts *f, const char *s);
+int prov_safety_confirm_matches(const struct disk_facts *f, const char *s);
 
 /*
  * `rig devices`' lines for one disk (Linux and macOS): path, size, solid
@@ -91,10 +91,10 @@ int safety_confirm_matches(const struct disk_facts *f, const char *s);
  * extra when not NULL; what uses it (the rig run using it first); and whether rig may erase it as a disk
  * target (with the confirm to write) or which rule refuses it and why.
  */
-void safety_describe(const struct disk_facts *f, const char *path, const char *extra,
+void prov_safety_describe(const struct disk_facts *f, const char *path, const char *extra,
 		     struct strbuf *out);
 
 /* "loop,virtual" -> SAFETY_ALLOW_* flags; -1 with the reason in err. */
-int safety_parse_allow(const char *list, unsigned *out, struct strbuf *err);
+int prov_safety_parse_allow(const char *list, unsigned *out, struct strbuf *err);
 
 #endif

@@ -32,7 +32,7 @@ static void num(struct strbuf *j, const char *k, int known, uint64_t v)
 		sb_adds(j, "null");
 }
 
-char *vol_facts_json(const struct vol_facts *f)
+char *prov_vol_facts_json(const struct vol_facts *f)
 {
 	struct strbuf j = STRBUF_INIT;
 	sb_addch(&j, '{');

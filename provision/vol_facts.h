@@ -1,7 +1,7 @@
 /*
  * The facts recorded with a provisioned volume (the store's
  * volumes.facts_json), in one schema for every platform: the drivers fill
- * a struct vol_facts, and vol_facts_json writes every key, null where the
+ * a struct vol_facts, and prov_vol_facts_json writes every key, null where the
  * platform does not know it or it does not apply. docs/results-store.md
  * lists the keys. Before, each backend wrote its own JSON, and the same
  * idea had two names (rotational / solid_state, gpt_name / name,
@@ -55,6 +55,6 @@ struct vol_facts {
 };
 
 /* One JSON object with every key of the schema, in a fixed order. */
-char *vol_facts_json(const struct vol_facts *f);
+char *prov_vol_facts_json(const struct vol_facts *f);
 
 #endif

@@ -27,7 +27,7 @@ static const char compare_csv_header[] =
 	"step,module,layout,volume,fs,metric,unit,run_label,run,n,mean,sd,median,min,max,ci_low,"
 	"ci_high,reference,pct_of_reference,diff_pct,diff_ci_low,diff_ci_high,p_value";
 
-void compare_warn(struct comparison *c, struct strbuf *msg)
+void rep_compare_warn(struct comparison *c, struct strbuf *msg)
 {
 	c->warnings = xrealloc(c->warnings, (c->nwarnings + 1) * sizeof(*c->warnings));
 	c->warnings[c->nwarnings++] = sb_detach(msg);
@@ -70,8 +70,8 @@ static char *disk_ids(const struct rdata *d)
 {
 	struct strbuf sb = STRBUF_INIT;
 	for (size_t i = 0; i < d->nvols; i++) {
-		char *model = rd_fact(&d->vols[i], "model"), *serial = rd_fact(&d->vols[i], "serial");
-		char *target = rd_fact(&d->vols[i], "target"), *disk = rd_fact(&d->vols[i], "disk");
+		char *model = rep_rd_fact(&d->vols[i], "model"), *serial = rep_rd_fact(&d->vols[i], "serial");
+		char *target = rep_rd_fact(&d->vols[i], "target"), *disk = rep_rd_fact(&d->vols[i], "disk");
 		struct strbuf one = STRBUF_INIT;
 		if (model || serial)
 			sb_addf(&one, "%s%s%s", model ? model : "?", serial ? " serial " : "", serial ? serial : "");
@@ -113,38 +113,38 @@ static void check_differences(struct comparison *c)
 				sb_adds(&m, " against ");
 				add_line(&m, lb);
 			}
-			compare_warn(c, &m);
+			rep_compare_warn(c, &m);
 		}
 		if (!same_str(ra->seed, rb->seed)) {
 			sb_addf(&m, "seeds differ: %s used %s, %s used %s (file sizes, orders and payloads "
 				    "differ)", a->label, ra->seed ? ra->seed : "?", b->label, rb->seed ? rb->seed : "?");
-			compare_warn(c, &m);
+			rep_compare_warn(c, &m);
 		}
 		if (!same_str(ra->host, rb->host)) {
 			sb_addf(&m, "hosts differ: %s ran on %s, %s on %s", a->label, ra->host ? ra->host : "?",
 				b->label, rb->host ? rb->host : "?");
-			compare_warn(c, &m);
+			rep_compare_warn(c, &m);
 		}
 		if (!same_str(ra->os, rb->os)) {
 			sb_addf(&m, "operating systems differ: %s: %s; %s: %s", a->label, ra->os ? ra->os : "?",
 				b->label, rb->os ? rb->os : "?");
-			compare_warn(c, &m);
+			rep_compare_warn(c, &m);
 		}
 		/* Within mode tabulates disks: that they differ is the point. */
 		if (!c->within && !same_str(a->disk, b->disk)) {
 			sb_addf(&m, "disks differ: %s used %s, %s used %s", a->label,
 				a->disk ? a->disk : "existing directories", b->label,
 				b->disk ? b->disk : "existing directories");
-			compare_warn(c, &m);
+			rep_compare_warn(c, &m);
 		}
 		if (!same_str(ra->rig_version, rb->rig_version)) {
 			sb_addf(&m, "rig versions differ: %s %s, %s %s", a->label, ra->rig_version ? ra->rig_version : "?",
 				b->label, rb->rig_version ? rb->rig_version : "?");
-			compare_warn(c, &m);
+			rep_compare_warn(c, &m);
 		}
 		if (strcmp(rb->status, "completed")) {
 			sb_addf(&m, "run %s did not complete (%s)", b->label, rb->status);
-			compare_warn(c, &m);
+			rep_compare_warn(c, &m);
 		}
 		/* A resumed run's cells ran in more than one process, some of
 		 * them again (their first samples superseded). */
@@ -152,14 +152,14 @@ static void check_differences(struct comparison *c)
 			sb_addf(&m, "resume states differ: %s %s, %s %s", a->label,
 				a->d->nresumes ? "was resumed" : "ran without a stop", b->label,
 				b->d->nresumes ? "was resumed" : "ran without a stop");
-			compare_warn(c, &m);
+			rep_compare_warn(c, &m);
 		}
 		sb_release(&m);
 	}
 	if (strcmp(a->d->run.status, "completed")) {
 		struct strbuf m = STRBUF_INIT;
 		sb_addf(&m, "run %s did not complete (%s)", a->label, a->d->run.status);
-		compare_warn(c, &m);
+		rep_compare_warn(c, &m);
 	}
 }
 
@@ -195,14 +195,14 @@ static void choose_join(struct comparison *c)
 	struct strbuf m = STRBUF_INIT;
 	if (c->by_fs) {
 		sb_adds(&m, "the runs share no volume names: results are joined on file systems");
-		compare_warn(c, &m);
+		rep_compare_warn(c, &m);
 	}
 	int layouts = 0;
 	for (size_t r = 0; r < c->nruns; r++)
 		layouts |= c->runs[r].d->nlayouts > 1 || (c->runs[r].d->nvols && *c->runs[r].d->vols[0].layout);
 	if (!c->with_layout && layouts) {
 		sb_adds(&m, "the runs' layouts differ: each run's results are pooled over its layouts");
-		compare_warn(c, &m);
+		rep_compare_warn(c, &m);
 	}
 	sb_release(&m);
 }
@@ -229,7 +229,7 @@ static int cmp_gref_order(const void *a, const void *b)
 
 /* Whether Fieller's interval and Welch's p say different things at 5%:
  * the interval excludes 0 and p >= 0.05, or it holds 0 and p < 0.05. */
-int compare_diff_disagrees(const struct stats_diff *df)
+int rep_compare_diff_disagrees(const struct rep_stats_diff *df)
 {
 	if (!isfinite(df->ci_low) || !isfinite(df->ci_high) || isnan(df->p))
 		return 0;
@@ -237,9 +237,9 @@ int compare_diff_disagrees(const struct stats_diff *df)
 	return excl != (df->p < 0.05);
 }
 
-int compare_is_setting(const char *module, const char *metric)
+int rep_compare_is_setting(const char *module, const char *metric)
 {
-	const struct rig_metric *mt = module_metric(module_find(module), metric);
+	const struct rig_metric *mt = mod_metric(mod_find(module), metric);
 	return mt && mt->setting;
 }
 
@@ -252,7 +252,7 @@ int compare_is_setting(const char *module, const char *metric)
  */
 static int leave_out_setting(struct comparison *c, const struct cmp_key *key)
 {
-	if (!compare_is_setting(key->module, key->metric))
+	if (!rep_compare_is_setting(key->module, key->metric))
 		return 0;
 	struct strbuf m = STRBUF_INIT;
 	const struct cmp_cell *a = &key->cells[0];
@@ -264,7 +264,7 @@ static int leave_out_setting(struct comparison *c, const struct cmp_key *key)
 			    "did not do the same work", key->step, key->module,
 			key->volume ? key->volume : key->fs ? key->fs : "?", key->metric, a->s.mean,
 			key->unit, c->runs[0].label, b->s.mean, key->unit, c->runs[r].label);
-		compare_warn(c, &m);
+		rep_compare_warn(c, &m);
 	}
 	sb_release(&m);
 	struct strbuf list = STRBUF_INIT, item = STRBUF_INIT;
@@ -356,7 +356,7 @@ static void join(struct comparison *c)
 				key->cells[r].present = 1;
 			}
 			if (key->cells[r].present)
-				stats_summarize(vals, nv, &key->cells[r].s);
+				rep_stats_summarize(vals, nv, &key->cells[r].s);
 		}
 		if (leave_out_setting(c, key)) {
 			free(key->cells);
@@ -365,10 +365,10 @@ static void join(struct comparison *c)
 			continue;
 		}
 		for (size_t r = 0; r < c->nruns; r++) {
-			struct stats_diff *df = &key->cells[r].diff;
+			struct rep_stats_diff *df = &key->cells[r].diff;
 			df->pct_of_base = df->diff_pct = df->ci_low = df->ci_high = df->t = df->df = df->p = NAN;
 			if (r && key->cells[r].present && key->cells[0].present)
-				stats_diff(&key->cells[r].s, &key->cells[0].s, df);
+				rep_stats_diff(&key->cells[r].s, &key->cells[0].s, df);
 		}
 		i = j;
 	}
@@ -378,7 +378,7 @@ static void join(struct comparison *c)
 	free(refs);
 }
 
-int compare_build(struct comparison *c, char *const *dirs, size_t n, const struct compare_opts *o,
+int rep_compare_build(struct comparison *c, char *const *dirs, size_t n, const struct compare_opts *o,
 		  struct strbuf *err)
 {
 	memset(c, 0, sizeof(*c));
@@ -395,7 +395,7 @@ int compare_build(struct comparison *c, char *const *dirs, size_t n, const struc
 		sb_addf(&path, "%s/results.db", dirs[i]);
 		r->store = store_open(path.buf, 1, &e);
 		if (r->store)
-			r->d = rdata_load(r->store, &e);
+			r->d = rep_rdata_load(r->store, &e);
 		sb_release(&path);
 		if (!r->d) {
 			sb_addf(err, "cannot read run %s: %s", dirs[i], e.buf);
@@ -403,13 +403,13 @@ int compare_build(struct comparison *c, char *const *dirs, size_t n, const struc
 			return -EIO;
 		}
 		sb_release(&e);
-		summary_compute(r->d);
+		rep_summary_compute(r->d);
 		r->disk = disk_ids(r->d);
 	}
 	if (o && o->within) {
 		c->within = 1;
 		check_differences(c);
-		compare_within_build(c, o->against);
+		rep_compare_within_build(c, o->against);
 		return 0;
 	}
 	choose_join(c);
@@ -418,7 +418,7 @@ int compare_build(struct comparison *c, char *const *dirs, size_t n, const struc
 	return 0;
 }
 
-void compare_free(struct comparison *c)
+void rep_compare_free(struct comparison *c)
 {
 	for (size_t i = 0; i < c->nkeys; i++)
 		free(c->keys[i].cells);
@@ -430,7 +430,7 @@ void compare_free(struct comparison *c)
 	free(c->settings);
 	for (size_t i = 0; i < c->nruns; i++) {
 		free(c->runs[i].disk);
-		rdata_free(c->runs[i].d);
+		rep_rdata_free(c->runs[i].d);
 		if (c->runs[i].store)
 			store_close(c->runs[i].store);
 	}
@@ -438,10 +438,10 @@ void compare_free(struct comparison *c)
 	memset(c, 0, sizeof(*c));
 }
 
-int compare_write_csv(const struct comparison *c, const char *path, struct strbuf *err)
+int rep_compare_write_csv(const struct comparison *c, const char *path, struct strbuf *err)
 {
 	struct rout o;
-	int rc = rout_open(&o, path, err);
+	int rc = rep_rout_open(&o, path, err);
 	if (rc < 0)
 		return rc;
 	struct strbuf *b = &o.buf;
@@ -460,23 +460,23 @@ int compare_write_csv(const struct comparison *c, const char *path, struct strbu
 				sb_add_csv(b, cols[j] ? cols[j] : "");
 			}
 			sb_addf(b, ",%zu", cl->s.n);
-			csv_add_next_double(b, cl->s.mean);
-			csv_add_next_double(b, cl->s.sd);
-			csv_add_next_double(b, cl->s.median);
-			csv_add_next_double(b, cl->s.min);
-			csv_add_next_double(b, cl->s.max);
-			csv_add_next_double(b, cl->s.ci_low);
-			csv_add_next_double(b, cl->s.ci_high);
+			rep_csv_add_next_double(b, cl->s.mean);
+			rep_csv_add_next_double(b, cl->s.sd);
+			rep_csv_add_next_double(b, cl->s.median);
+			rep_csv_add_next_double(b, cl->s.min);
+			rep_csv_add_next_double(b, cl->s.max);
+			rep_csv_add_next_double(b, cl->s.ci_low);
+			rep_csv_add_next_double(b, cl->s.ci_high);
 			sb_addch(b, ',');
 			sb_add_csv(b, c->runs[0].label);
-			csv_add_next_double(b, r ? cl->diff.pct_of_base : 100);
-			csv_add_next_double(b, r ? cl->diff.diff_pct : 0);
-			csv_add_next_double(b, cl->diff.ci_low);
-			csv_add_next_double(b, cl->diff.ci_high);
-			csv_add_next_double(b, cl->diff.p);
+			rep_csv_add_next_double(b, r ? cl->diff.pct_of_base : 100);
+			rep_csv_add_next_double(b, r ? cl->diff.diff_pct : 0);
+			rep_csv_add_next_double(b, cl->diff.ci_low);
+			rep_csv_add_next_double(b, cl->diff.ci_high);
+			rep_csv_add_next_double(b, cl->diff.p);
 			sb_addch(b, '\n');
 		}
-		rout_flush_some(&o);
+		rep_rout_flush_some(&o);
 	}
-	return rout_commit(&o, err);
+	return rep_rout_commit(&o, err);
 }

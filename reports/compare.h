@@ -52,7 +52,7 @@ struct cmp_run {
 struct cmp_cell {
 	int present;
 	struct stats_summary s;
-	struct stats_diff diff;     /* against the first run; NaN for the first */
+	struct rep_stats_diff diff;     /* against the first run; NaN for the first */
 };
 
 struct cmp_key {
@@ -77,7 +77,7 @@ struct cmp_within {
 	int inner;                  /* inside a cycle or sweep */
 	struct stats_summary s;     /* the compared volume or file system */
 	struct stats_summary ref;   /* the reference, over the same layouts */
-	struct stats_diff diff;     /* s against ref */
+	struct rep_stats_diff diff;     /* s against ref */
 };
 
 struct compare_opts {
@@ -104,30 +104,30 @@ struct comparison {
 
 /* Open and join the runs in dirs[0..n) (o NULL: across runs). 0, or
  * -errno with the reason in err (a run that cannot be read). */
-int compare_build(struct comparison *c, char *const *dirs, size_t n, const struct compare_opts *o,
+int rep_compare_build(struct comparison *c, char *const *dirs, size_t n, const struct compare_opts *o,
 		  struct strbuf *err);
-void compare_free(struct comparison *c);
+void rep_compare_free(struct comparison *c);
 
-int compare_write_csv(const struct comparison *c, const char *path, struct strbuf *err);
+int rep_compare_write_csv(const struct comparison *c, const char *path, struct strbuf *err);
 /* compare.html into out_dir, its figures into out_dir/figures. */
-int compare_write_html(const struct comparison *c, const char *out_dir, struct strbuf *err);
+int rep_compare_write_html(const struct comparison *c, const char *out_dir, struct strbuf *err);
 
 /* Within mode (compare_within.c): find each run's reference and fill
  * c->rows; warns about runs without a reference, unpooled layouts. */
-void compare_within_build(struct comparison *c, const char *against);
-int compare_within_write_csv(const struct comparison *c, const char *path, struct strbuf *err);
+void rep_compare_within_build(struct comparison *c, const char *against);
+int rep_compare_within_write_csv(const struct comparison *c, const char *path, struct strbuf *err);
 /* compare.html (the within table) into out_dir. */
-int compare_within_write_html(const struct comparison *c, const char *out_dir, struct strbuf *err);
+int rep_compare_within_write_html(const struct comparison *c, const char *out_dir, struct strbuf *err);
 /* Whether the module's metric is a quantity the plan sets
  * (rig_metric.setting), left out of the statistics. */
-int compare_is_setting(const char *module, const char *metric);
+int rep_compare_is_setting(const char *module, const char *metric);
 /* Whether Fieller's interval of d and Welch's p disagree at 5% (the
  * interval excludes 0 while p >= 0.05, or the reverse): the page marks
  * the cell and explains why in a note (html_compare.c). */
-int compare_diff_disagrees(const struct stats_diff *d);
+int rep_compare_diff_disagrees(const struct rep_stats_diff *d);
 /* Add a warning (msg is emptied). */
-void compare_warn(struct comparison *c, struct strbuf *msg);
+void rep_compare_warn(struct comparison *c, struct strbuf *msg);
 
-extern const char compare_within_csv_header[];
+extern const char rep_compare_within_csv_header[];
 
 #endif

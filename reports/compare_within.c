@@ -29,7 +29,7 @@
 #include "reports/report_data.h"
 #include "reports/report_out.h"
 
-const char compare_within_csv_header[] =
+const char rep_compare_within_csv_header[] =
 	"run_label,run,disk,status,failed_cells,resumes,step,module,layout,pooled,reference,volume,fs,"
 	"metric,unit,n,mean,sd,ref_n,ref_mean,ref_sd,pct_of_reference,diff_pct,diff_ci_low,"
 	"diff_ci_high,p_value";
@@ -48,7 +48,7 @@ static void find_reference(struct comparison *c, struct cmp_run *run, const char
 		}
 		sb_addf(&m, "run %s: no reference: its plan's report.baseline %s; name one with --against",
 			run->label, d->baseline ? "names a layout, not a volume" : "is not set");
-		compare_warn(c, &m);
+		rep_compare_warn(c, &m);
 		return;
 	}
 	for (size_t i = 0; i < d->nvols; i++)
@@ -63,7 +63,7 @@ static void find_reference(struct comparison *c, struct cmp_run *run, const char
 			return;
 		}
 	sb_addf(&m, "run %s has no volume or file system named '%s'", run->label, against);
-	compare_warn(c, &m);
+	rep_compare_warn(c, &m);
 }
 
 static const char *entity(const struct cmp_run *run, const struct rd_group *g)
@@ -77,7 +77,7 @@ static uint32_t key_id(struct rdata *d, struct strbuf *sb, const char *layout, c
 	sb_reset(sb);
 	/* \x1e first: never one of summary.c's baseline keys. */
 	sb_addf(sb, "\x1ew%s\x1f%s\x1f%s\x1f%u", layout, step, ent, metric);
-	return rd_intern_id(d, sb->buf);
+	return rep_rd_intern_id(d, sb->buf);
 }
 
 /* Append the non-NaN values of the groups chained from head. */
@@ -126,9 +126,9 @@ static struct cmp_within *add_row(struct comparison *c, size_t r, const struct r
 
 static void summarize_pair(struct cmp_within *w, double *x, size_t nx, double *b, size_t nb)
 {
-	stats_summarize(x, nx, &w->s);
-	stats_summarize(b, nb, &w->ref);
-	stats_diff(&w->s, &w->ref, &w->diff);
+	rep_stats_summarize(x, nx, &w->s);
+	rep_stats_summarize(b, nb, &w->ref);
+	rep_stats_diff(&w->s, &w->ref, &w->diff);
 }
 
 /* Rows of one run: per layout in the groups' (plan) order, each step's
@@ -171,7 +171,7 @@ static void run_rows(struct comparison *c, size_t r)
 	for (size_t i = 0; i < ng; i++) {
 		const struct rd_group *g = &d->groups[i];
 		if (head[own[i]] != (long)i || !strcmp(entity(run, g), run->ref) || head[ref[i]] < 0 ||
-		    compare_is_setting(g->module, rd_str(d, g->metric)))
+		    rep_compare_is_setting(g->module, rd_str(d, g->metric)))
 			continue;
 		size_t nx = 0, nb = 0;
 		chain_values(d, next, (long)i, &x, &nx, &ax);
@@ -228,7 +228,7 @@ static void run_rows(struct comparison *c, size_t r)
 	sb_release(&sb);
 }
 
-void compare_within_build(struct comparison *c, const char *against)
+void rep_compare_within_build(struct comparison *c, const char *against)
 {
 	struct strbuf m = STRBUF_INIT;
 	for (size_t r = 0; r < c->nruns; r++) {
@@ -237,21 +237,21 @@ void compare_within_build(struct comparison *c, const char *against)
 		if (!run->complete && run->d->nlayouts > 1) {
 			sb_addf(&m, "run %s: %zu of %zu cells did not complete: its layouts are shown "
 				    "apart, not pooled", run->label, run->d->failed_cells, run->d->ncells);
-			compare_warn(c, &m);
+			rep_compare_warn(c, &m);
 		}
 		run_rows(c, r);
 	}
 	sb_release(&m);
 }
 
-int compare_within_write_csv(const struct comparison *c, const char *path, struct strbuf *err)
+int rep_compare_within_write_csv(const struct comparison *c, const char *path, struct strbuf *err)
 {
 	struct rout o;
-	int rc = rout_open(&o, path, err);
+	int rc = rep_rout_open(&o, path, err);
 	if (rc < 0)
 		return rc;
 	struct strbuf *b = &o.buf;
-	sb_addf(b, "%s\n", compare_within_csv_header);
+	sb_addf(b, "%s\n", rep_compare_within_csv_header);
 	for (size_t i = 0; i < c->nrows; i++) {
 		const struct cmp_within *w = &c->rows[i];
 		const struct cmp_run *run = &c->runs[w->run];
@@ -271,18 +271,18 @@ int compare_within_write_csv(const struct comparison *c, const char *path, struc
 			sb_add_csv(b, cols[j] ? cols[j] : "");
 		}
 		sb_addf(b, ",%zu", w->s.n);
-		csv_add_next_double(b, w->s.mean);
-		csv_add_next_double(b, w->s.sd);
+		rep_csv_add_next_double(b, w->s.mean);
+		rep_csv_add_next_double(b, w->s.sd);
 		sb_addf(b, ",%zu", w->ref.n);
-		csv_add_next_double(b, w->ref.mean);
-		csv_add_next_double(b, w->ref.sd);
-		csv_add_next_double(b, w->diff.pct_of_base);
-		csv_add_next_double(b, w->diff.diff_pct);
-		csv_add_next_double(b, w->diff.ci_low);
-		csv_add_next_double(b, w->diff.ci_high);
-		csv_add_next_double(b, w->diff.p);
+		rep_csv_add_next_double(b, w->ref.mean);
+		rep_csv_add_next_double(b, w->ref.sd);
+		rep_csv_add_next_double(b, w->diff.pct_of_base);
+		rep_csv_add_next_double(b, w->diff.diff_pct);
+		rep_csv_add_next_double(b, w->diff.ci_low);
+		rep_csv_add_next_double(b, w->diff.ci_high);
+		rep_csv_add_next_double(b, w->diff.p);
 		sb_addch(b, '\n');
-		rout_flush_some(&o);
+		rep_rout_flush_some(&o);
 	}
-	return rout_commit(&o, err);
+	return rep_rout_commit(&o, err);
 }

@@ -14,7 +14,7 @@
  * path; the directory is synced afterwards (best effort). A reader sees the
  * old file or the whole new one, never half of it.
  *
- * Numbers: csv_add_double finds the shortest of %.15g/%.16g/%.17g that
+ * Numbers: rep_csv_add_double finds the shortest of %.15g/%.16g/%.17g that
  * reads back from one printf of 17 digits rather than printing and parsing
  * each width in turn: a report formats millions of numbers, and that was
  * several times the cost (bench/README.md).
@@ -190,7 +190,7 @@ static int digits17(double a, char *dig, int *exp10)
 	return 0;
 }
 
-void csv_add_double(struct strbuf *sb, double v)
+void rep_csv_add_double(struct strbuf *sb, double v)
 {
 	if (isnan(v))
 		return;
@@ -265,10 +265,10 @@ void csv_add_double(struct strbuf *sb, double v)
 	add_g(sb, neg, d17, 17, x17);
 }
 
-void csv_add_next_double(struct strbuf *sb, double v)
+void rep_csv_add_next_double(struct strbuf *sb, double v)
 {
 	sb_addch(sb, ',');
-	csv_add_double(sb, v);
+	rep_csv_add_double(sb, v);
 }
 
 /* Append one result column as a CSV field: NULL is an empty field. */
@@ -281,7 +281,7 @@ static void add_column(struct strbuf *sb, sqlite3_stmt *st, int i)
 		sb_add_int(sb, (long long)sqlite3_column_int64(st, i));
 		break;
 	case SQLITE_FLOAT:
-		csv_add_double(sb, sqlite3_column_double(st, i));
+		rep_csv_add_double(sb, sqlite3_column_double(st, i));
 		break;
 	default: {
 		const unsigned char *t = sqlite3_column_text(st, i);
@@ -300,7 +300,7 @@ static void add_rate(struct strbuf *sb, sqlite3_stmt *st, int bytes_col, int sec
 	if (!(seconds > 0))
 		return;
 	double bytes = (double)sqlite3_column_int64(st, bytes_col);
-	csv_add_double(sb, bytes / seconds / 1e6);
+	rep_csv_add_double(sb, bytes / seconds / 1e6);
 }
 
 /* The temporary file next to path; *tmp receives its name. */
@@ -466,12 +466,12 @@ static int write_table(struct store *s, const char *path, const char *header,
 	return ret;
 }
 
-int csv_write_results(struct store *s, const char *path, struct strbuf *err)
+int rep_csv_write_results(struct store *s, const char *path, struct strbuf *err)
 {
 	return write_table(s, path, results_header, results_sql, 0, err);
 }
 
-int csv_write_files(struct store *s, const char *path, struct strbuf *err)
+int rep_csv_write_files(struct store *s, const char *path, struct strbuf *err)
 {
 	return write_table(s, path, files_header, files_sql, 1, err);
 }

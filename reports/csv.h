@@ -17,8 +17,8 @@ struct strbuf;
  * path never holds half a table. Returns 0, or a negative errno with the
  * reason in err (may be NULL).
  */
-int csv_write_results(struct store *s, const char *path, struct strbuf *err);
-int csv_write_files(struct store *s, const char *path, struct strbuf *err);
+int rep_csv_write_results(struct store *s, const char *path, struct strbuf *err);
+int rep_csv_write_files(struct store *s, const char *path, struct strbuf *err);
 
 /*
  * Append v as the shortest of %.15g, %.16g, %.17g that reads back as
@@ -26,8 +26,8 @@ int csv_write_files(struct store *s, const char *path, struct strbuf *err);
  * 1.0/3 -> "0.3333333333333333". Infinities are "inf" and "-inf"; NaN
  * appends nothing (an empty CSV field, NA in R and NaN in pandas).
  */
-void csv_add_double(struct strbuf *sb, double v);
-/* A comma, then v as csv_add_double appends it: a row's next field. */
-void csv_add_next_double(struct strbuf *sb, double v);
+void rep_csv_add_double(struct strbuf *sb, double v);
+/* A comma, then v as rep_csv_add_double appends it: a row's next field. */
+void rep_csv_add_next_double(struct strbuf *sb, double v);
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * Drawing the figures with cairo (see figure.h).
  *
- * One function draws a figure on any cairo context (fig_draw); the SVG,
+ * One function draws a figure on any cairo context (rep_fig_draw); the SVG,
  * PDF and PNG outputs (figure_out.c) differ only in the surface, so the
  * inline figure and the files for papers are the same drawing. Text is
  * laid out with unhinted metrics on every surface, so the PNG has the
@@ -91,7 +91,7 @@ static const struct fig_style *style_of(int i)
 	return &styles[((i % FIG_NSTYLES) + FIG_NSTYLES) % FIG_NSTYLES];
 }
 
-struct fig_series *fig_add_series(struct figure *f, const char *name, int style)
+struct fig_series *rep_fig_add_series(struct figure *f, const char *name, int style)
 {
 	style = ((style % FIG_NSTYLES) + FIG_NSTYLES) % FIG_NSTYLES;
 	if (name) {
@@ -114,20 +114,20 @@ struct fig_series *fig_add_series(struct figure *f, const char *name, int style)
 	return s;
 }
 
-void fig_add_point(struct fig_series *s, double x, double y, double lo, double hi)
+void rep_fig_add_point(struct fig_series *s, double x, double y, double lo, double hi)
 {
 	XGROW(s->pts, s->n + 1, s->alloc);
 	s->pts[s->n++] = (struct fig_point){ x, y, lo, hi };
 }
 
-void fig_add_bar(struct figure *f, const char *group, const char *label, double y,
+void rep_fig_add_bar(struct figure *f, const char *group, const char *label, double y,
 		 double lo, double hi, int style)
 {
 	XGROW(f->bars, f->nbars + 1, f->abars);
 	f->bars[f->nbars++] = (struct fig_bar){ group, label, y, lo, hi, style };
 }
 
-void fig_release(struct figure *f)
+void rep_fig_release(struct figure *f)
 {
 	for (size_t i = 0; i < f->nseries; i++)
 		free(f->series[i].pts);
@@ -153,7 +153,7 @@ static int yzero_applies(const struct figure *f)
 	return 1;
 }
 
-int fig_clipped(const struct figure *f)
+int rep_fig_clipped(const struct figure *f)
 {
 	if (!yzero_applies(f))
 		return 0;
@@ -169,7 +169,7 @@ int fig_clipped(const struct figure *f)
 	return 0;
 }
 
-enum fig_size fig_size_of(const struct figure *f)
+enum fig_size rep_fig_size_of(const struct figure *f)
 {
 	if (f->size != FIG_AUTO)
 		return f->size;
@@ -577,9 +577,9 @@ static void draw_map(cairo_t *cr, const struct figure *f, double W, double H)
 		lw = fmax(lw, text_width(cr, rows[k], FS_TICK));
 	double x0 = 6 + lw + 6, x1 = W - 14, y = 8;
 	struct fig_axis ax;
-	fig_axis_linear(&ax, 0, end > 0 ? end : 1, 1, 0);
+	rep_fig_axis_linear(&ax, 0, end > 0 ? end : 1, 1, 0);
 	ax.hi = end > 0 ? end : 1; /* to scale: the disk ends at the right edge */
-	ax.prefix = fig_si_power(ax.ticks[ax.nticks - 1]);
+	ax.prefix = rep_fig_si_power(ax.ticks[ax.nticks - 1]);
 	for (size_t k = 0; k < nrows; k++, y += MAP_ROW + 6) {
 		cairo_set_source_rgb(cr, 0, 0, 0);
 		text_at(cr, x0 - 5, y + MAP_ROW / 2, rows[k], FS_TICK, 1, 0.5);
@@ -587,7 +587,7 @@ static void draw_map(cairo_t *cr, const struct figure *f, double W, double H)
 			const struct fig_bar *b = &f->bars[i];
 			if (strcmp(b->group, rows[k]))
 				continue;
-			double a = fig_axis_pos(&ax, b->lo, x0, x1), e = fig_axis_pos(&ax, b->hi, x0, x1);
+			double a = rep_fig_axis_pos(&ax, b->lo, x0, x1), e = rep_fig_axis_pos(&ax, b->hi, x0, x1);
 			bar_rect(cr, style_of(b->style), a, y, fmax(e - a, 0.5), MAP_ROW);
 			double tw = text_width(cr, b->label, FS_TICK);
 			if (tw + 6 < e - a) {
@@ -610,11 +610,11 @@ static void draw_map(cairo_t *cr, const struct figure *f, double W, double H)
 	for (int i = 0; i < ax.nticks; i++) {
 		if (ax.ticks[i] > ax.hi * 1.0001)
 			break;
-		double x = fig_axis_pos(&ax, ax.ticks[i], x0, x1);
+		double x = rep_fig_axis_pos(&ax, ax.ticks[i], x0, x1);
 		cairo_move_to(cr, x, y);
 		cairo_line_to(cr, x, y + 3);
 		cairo_stroke(cr);
-		fig_tick_label(buf, sizeof(buf), ax.ticks[i], 1, &ax);
+		rep_fig_tick_label(buf, sizeof(buf), ax.ticks[i], 1, &ax);
 		text_at(cr, x, y + 4 + FS_TICK / 2, buf, FS_TICK, 0.5, 0.5);
 	}
 	if (f->xlabel)
@@ -623,7 +623,7 @@ static void draw_map(cairo_t *cr, const struct figure *f, double W, double H)
 
 static double fig_width(const struct figure *f)
 {
-	return fig_size_of(f) == FIG_SINGLE ? W_SINGLE : W_DOUBLE;
+	return rep_fig_size_of(f) == FIG_SINGLE ? W_SINGLE : W_DOUBLE;
 }
 
 /*
@@ -637,25 +637,25 @@ static void layout(cairo_t *cr, const struct figure *f, double W, double H, stru
 	fr->yzero = yzero_applies(f);
 	double xlo, xhi, ylo, yhi;
 	data_range(f, fr->yzero, &xlo, &xhi, &ylo, &yhi);
-	fig_axis_linear(&fr->ay, ylo, yhi, fr->yzero || f->kind == FIG_BARS, 0);
+	rep_fig_axis_linear(&fr->ay, ylo, yhi, fr->yzero || f->kind == FIG_BARS, 0);
 	if (f->kind != FIG_BARS) {
 		if (f->xlog)
-			fig_axis_log(&fr->ax, xlo, xhi);
+			rep_fig_axis_log(&fr->ax, xlo, xhi);
 		else
-			fig_axis_linear(&fr->ax, xlo, xhi, 0, f->xint);
+			rep_fig_axis_linear(&fr->ax, xlo, xhi, 0, f->xint);
 		if (f->xbytes && !fr->ax.log)
-			fr->ax.prefix = fig_si_power(fmax(fabs(fr->ax.ticks[0]), fabs(fr->ax.ticks[fr->ax.nticks - 1])));
+			fr->ax.prefix = rep_fig_si_power(fmax(fabs(fr->ax.ticks[0]), fabs(fr->ax.ticks[fr->ax.nticks - 1])));
 	}
 
 	/* Margins: widest y tick label; half the last x tick label. */
 	double ytw = 0, right = 8;
 	char buf[64];
 	for (int i = 0; i < fr->ay.nticks; i++) {
-		fig_tick_label(buf, sizeof(buf), fr->ay.ticks[i], 0, &fr->ay);
+		rep_fig_tick_label(buf, sizeof(buf), fr->ay.ticks[i], 0, &fr->ay);
 		ytw = fmax(ytw, text_width(cr, buf, FS_TICK));
 	}
 	if (f->kind != FIG_BARS && fr->ax.nticks) {
-		fig_tick_label(buf, sizeof(buf), fr->ax.ticks[fr->ax.nticks - 1], f->xbytes, &fr->ax);
+		rep_fig_tick_label(buf, sizeof(buf), fr->ax.ticks[fr->ax.nticks - 1], f->xbytes, &fr->ax);
 		right = fmax(right, text_width(cr, buf, FS_TICK) / 2 + 3);
 	}
 	fr->x0 = 4 + (f->ylabel ? FS_LABEL + 6 : 0) + ytw + 5;
@@ -686,8 +686,8 @@ static void polyline(cairo_t *cr, const struct figure *f, const struct frame *fr
 		const struct fig_point *p = &s->pts[j];
 		double x = NAN, y = NAN;
 		if (isfinite(p->x) && isfinite(p->y) && !(f->xlog && !(p->x > 0))) {
-			x = fig_axis_pos(&fr->ax, p->x, fr->x0, fr->x1);
-			y = fig_axis_pos(&fr->ay, p->y, fr->y1, fr->y0);
+			x = rep_fig_axis_pos(&fr->ax, p->x, fr->x0, fr->x1);
+			y = rep_fig_axis_pos(&fr->ay, p->y, fr->y1, fr->y0);
 		}
 		if (!isfinite(x) || !isfinite(y)) {
 			have = pen = 0;
@@ -716,7 +716,7 @@ static void draw_bars(cairo_t *cr, const struct figure *f, const struct frame *f
 	double gap = groups > 1 ? 0.6 : 0; /* in bar widths, between groups */
 	double units = (double)n + gap * (groups > 1 ? groups - 1 : 0) + 0.6;
 	double bw = (fr->x1 - fr->x0) / (units ? units : 1);
-	double x = fr->x0 + bw * 0.3, y0 = fig_axis_pos(&fr->ay, 0, fr->y1, fr->y0);
+	double x = fr->x0 + bw * 0.3, y0 = rep_fig_axis_pos(&fr->ay, 0, fr->y1, fr->y0);
 	double gstart = x;
 	for (size_t i = 0; i < n; i++) {
 		const struct fig_bar *b = &f->bars[i];
@@ -727,12 +727,12 @@ static void draw_bars(cairo_t *cr, const struct figure *f, const struct frame *f
 		if (i == 0 || newgroup)
 			gstart = x;
 		if (isfinite(b->y)) {
-			double yt = fig_axis_pos(&fr->ay, b->y, fr->y1, fr->y0);
+			double yt = rep_fig_axis_pos(&fr->ay, b->y, fr->y1, fr->y0);
 			bar_rect(cr, style_of(b->style), x + bw * 0.1, fmin(yt, y0), bw * 0.8, fabs(y0 - yt));
 			if (isfinite(b->lo) && isfinite(b->hi)) {
 				int cut = fr->yzero && b->lo < 0;
-				whisker(cr, x + bw / 2, fig_axis_pos(&fr->ay, cut ? 0 : b->lo, fr->y1, fr->y0),
-					fig_axis_pos(&fr->ay, b->hi, fr->y1, fr->y0), fmin(bw * 0.12, 4), cut);
+				whisker(cr, x + bw / 2, rep_fig_axis_pos(&fr->ay, cut ? 0 : b->lo, fr->y1, fr->y0),
+					rep_fig_axis_pos(&fr->ay, b->hi, fr->y1, fr->y0), fmin(bw * 0.12, 4), cut);
 			}
 		}
 		cairo_set_source_rgb(cr, 0, 0, 0);
@@ -769,13 +769,13 @@ static void draw_series(cairo_t *cr, const struct figure *f, const struct frame 
 	char buf[64];
 	cairo_set_line_width(cr, 0.4);
 	for (int i = 0; i < fr->ax.nticks; i++) {
-		double x = fig_axis_pos(&fr->ax, fr->ax.ticks[i], fr->x0, fr->x1);
+		double x = rep_fig_axis_pos(&fr->ax, fr->ax.ticks[i], fr->x0, fr->x1);
 		cairo_set_source_rgb(cr, 0.85, 0.85, 0.85);
 		cairo_move_to(cr, x, fr->y0);
 		cairo_line_to(cr, x, fr->y1);
 		cairo_stroke(cr);
 		cairo_set_source_rgb(cr, 0, 0, 0);
-		fig_tick_label(buf, sizeof(buf), fr->ax.ticks[i], f->xbytes, &fr->ax);
+		rep_fig_tick_label(buf, sizeof(buf), fr->ax.ticks[i], f->xbytes, &fr->ax);
 		text_at(cr, x, xlab_y, buf, FS_TICK, 0.5, 0.5);
 	}
 	/* Fitted curves and lines under the markers, cut at the plot area. */
@@ -808,13 +808,13 @@ static void draw_series(cairo_t *cr, const struct figure *f, const struct frame 
 			const struct fig_point *p = &s->pts[j];
 			if (!isfinite(p->x) || !isfinite(p->y) || (f->xlog && !(p->x > 0)))
 				continue;
-			double x = fig_axis_pos(&fr->ax, p->x, fr->x0, fr->x1);
+			double x = rep_fig_axis_pos(&fr->ax, p->x, fr->x0, fr->x1);
 			if (isfinite(p->lo) && isfinite(p->hi)) {
 				int cut = fr->yzero && p->lo < 0;
-				whisker(cr, x, fig_axis_pos(&fr->ay, cut ? 0 : p->lo, fr->y1, fr->y0),
-					fig_axis_pos(&fr->ay, p->hi, fr->y1, fr->y0), 2.2, cut);
+				whisker(cr, x, rep_fig_axis_pos(&fr->ay, cut ? 0 : p->lo, fr->y1, fr->y0),
+					rep_fig_axis_pos(&fr->ay, p->hi, fr->y1, fr->y0), 2.2, cut);
 			}
-			marker(cr, st, x, fig_axis_pos(&fr->ay, p->y, fr->y1, fr->y0), r);
+			marker(cr, st, x, rep_fig_axis_pos(&fr->ay, p->y, fr->y1, fr->y0), r);
 		}
 	}
 	cairo_restore(cr);
@@ -833,13 +833,13 @@ static void draw(cairo_t *cr, const struct figure *f, const struct frame *fr)
 	char buf[64];
 	cairo_set_line_width(cr, 0.4);
 	for (int i = 0; i < fr->ay.nticks; i++) {
-		double y = fig_axis_pos(&fr->ay, fr->ay.ticks[i], fr->y1, fr->y0);
+		double y = rep_fig_axis_pos(&fr->ay, fr->ay.ticks[i], fr->y1, fr->y0);
 		cairo_set_source_rgb(cr, 0.85, 0.85, 0.85);
 		cairo_move_to(cr, fr->x0, y);
 		cairo_line_to(cr, fr->x1, y);
 		cairo_stroke(cr);
 		cairo_set_source_rgb(cr, 0, 0, 0);
-		fig_tick_label(buf, sizeof(buf), fr->ay.ticks[i], 0, &fr->ay);
+		rep_fig_tick_label(buf, sizeof(buf), fr->ay.ticks[i], 0, &fr->ay);
 		text_at(cr, fr->x0 - 4, y, buf, FS_TICK, 1, 0.5);
 	}
 	if (f->ylabel) {
@@ -873,7 +873,7 @@ static void draw(cairo_t *cr, const struct figure *f, const struct frame *fr)
 
 /* The same text metrics on every surface: unhinted, so the layout does
  * not depend on the output's resolution. */
-void fig_setup_text(cairo_t *cr)
+void rep_fig_setup_text(cairo_t *cr)
 {
 	cairo_font_options_t *fo = cairo_font_options_create();
 	cairo_font_options_set_hint_metrics(fo, CAIRO_HINT_METRICS_OFF);
@@ -883,7 +883,7 @@ void fig_setup_text(cairo_t *cr)
 	cairo_select_font_face(cr, FONT, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
 }
 
-void fig_measure(cairo_t *cr, const struct figure *f, double *w, double *h)
+void rep_fig_measure(cairo_t *cr, const struct figure *f, double *w, double *h)
 {
 	*w = fig_width(f);
 	if (f->kind == FIG_MAP) {
@@ -895,7 +895,7 @@ void fig_measure(cairo_t *cr, const struct figure *f, double *w, double *h)
 	*h = fr.H;
 }
 
-void fig_draw(cairo_t *cr, const struct figure *f, double w, double h)
+void rep_fig_draw(cairo_t *cr, const struct figure *f, double w, double h)
 {
 	struct frame fr;
 	if (f->kind == FIG_MAP) {

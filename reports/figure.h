@@ -60,7 +60,7 @@ struct figure {
 	/*
 	 * The values cannot be negative (rates, counts, times): the y axis
 	 * starts at 0 and never goes below it, whiskers reaching below 0 are
-	 * cut there (fig_clipped says so, for the caption). Ignored when a
+	 * cut there (rep_fig_clipped says so, for the caption). Ignored when a
 	 * bar's or a point's own value is below 0: that quantity can be
 	 * negative after all, and cutting would hide data.
 	 */
@@ -73,34 +73,34 @@ struct figure {
 };
 
 /* Builders; strings are not copied and must outlive the figure.
- * fig_add_series keeps named series apart: when style (taken modulo
+ * rep_fig_add_series keeps named series apart: when style (taken modulo
  * FIG_NSTYLES) is already another named series' style, the series gets the
  * first style no named series has yet, so up to FIG_NSTYLES named series
  * differ. A fitted curve (name NULL) takes the style it is given: pass its
  * series' s->style. */
-struct fig_series *fig_add_series(struct figure *f, const char *name, int style);
-void fig_add_point(struct fig_series *s, double x, double y, double lo, double hi);
-void fig_add_bar(struct figure *f, const char *group, const char *label, double y,
+struct fig_series *rep_fig_add_series(struct figure *f, const char *name, int style);
+void rep_fig_add_point(struct fig_series *s, double x, double y, double lo, double hi);
+void rep_fig_add_bar(struct figure *f, const char *group, const char *label, double y,
 		 double lo, double hi, int style);
-void fig_release(struct figure *f);
+void rep_fig_release(struct figure *f);
 
 /* 1 when f->yzero applies and a whisker reaches below 0: it is drawn cut at
  * 0, and the caption should say "whiskers clipped at 0". */
-int fig_clipped(const struct figure *f);
+int rep_fig_clipped(const struct figure *f);
 /* f->size, FIG_AUTO resolved. */
-enum fig_size fig_size_of(const struct figure *f);
+enum fig_size rep_fig_size_of(const struct figure *f);
 
 /* The figure as an SVG document appended to out (width and height in pt,
  * with a viewBox, so CSS may scale it). 0, or -1 if cairo failed. */
-int fig_svg(const struct figure *f, struct strbuf *out);
+int rep_fig_svg(const struct figure *f, struct strbuf *out);
 /* As PDF bytes appended to out (the fonts' subsets embedded). */
-int fig_pdf(const struct figure *f, struct strbuf *out);
+int rep_fig_pdf(const struct figure *f, struct strbuf *out);
 /* As PNG bytes at 300 dpi (2100 pixels wide for a double column, 1050 for
  * a single one), the resolution recorded in a pHYs chunk. */
-int fig_png(const struct figure *f, struct strbuf *out);
+int rep_fig_png(const struct figure *f, struct strbuf *out);
 /* All three, one after the other (cairo in one thread: figure_out.c);
- * rc[0..2] are fig_svg's, fig_pdf's and fig_png's. */
-void fig_all(const struct figure *f, struct strbuf *svg, struct strbuf *pdf, struct strbuf *png,
+ * rc[0..2] are rep_fig_svg's, rep_fig_pdf's and rep_fig_png's. */
+void rep_fig_all(const struct figure *f, struct strbuf *svg, struct strbuf *pdf, struct strbuf *png,
 	     int rc[3]);
 
 /* The number of distinct styles before they repeat. */

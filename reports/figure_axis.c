@@ -18,7 +18,7 @@ static double nice_step(double range, int target)
 	return (r < 1.5 ? 1 : r < 3 ? 2 : r < 7 ? 5 : 10) * mag;
 }
 
-void fig_axis_linear(struct fig_axis *a, double lo, double hi, int zero, int integer)
+void rep_fig_axis_linear(struct fig_axis *a, double lo, double hi, int zero, int integer)
 {
 	if (zero) {
 		if (lo > 0)
@@ -62,7 +62,7 @@ void fig_axis_linear(struct fig_axis *a, double lo, double hi, int zero, int int
 	}
 }
 
-void fig_axis_log(struct fig_axis *a, double lo, double hi)
+void rep_fig_axis_log(struct fig_axis *a, double lo, double hi)
 {
 	if (!(lo > 0))
 		lo = hi > 0 ? hi / 10 : 1;
@@ -79,14 +79,14 @@ void fig_axis_log(struct fig_axis *a, double lo, double hi)
 		a->ticks[a->nticks++] = t;
 }
 
-double fig_axis_pos(const struct fig_axis *a, double v, double p0, double p1)
+double rep_fig_axis_pos(const struct fig_axis *a, double v, double p0, double p1)
 {
 	double f = a->log ? (log10(v) - log10(a->lo)) / (log10(a->hi) - log10(a->lo))
 			  : (v - a->lo) / (a->hi - a->lo);
 	return p0 + f * (p1 - p0);
 }
 
-int fig_si_power(double v)
+int rep_fig_si_power(double v)
 {
 	int u = 0;
 	for (v = fabs(v); v >= 1000 && u < 6; v /= 1000)
@@ -94,7 +94,7 @@ int fig_si_power(double v)
 	return u;
 }
 
-/* A number as html_num writes one: thousands grouped with commas, U+2212 for
+/* A number as rep_html_num writes one: thousands grouped with commas, U+2212 for
  * a minus; up to six significant digits (ticks are round numbers). */
 static void tick_number(char *buf, size_t n, double v)
 {
@@ -118,7 +118,7 @@ static void tick_number(char *buf, size_t n, double v)
 	snprintf(buf, n, "%s%s", v < 0 && strcmp(digits, "0") ? "\xe2\x88\x92" : "", digits);
 }
 
-void fig_tick_label(char *buf, size_t n, double v, int bytes, const struct fig_axis *a)
+void rep_fig_tick_label(char *buf, size_t n, double v, int bytes, const struct fig_axis *a)
 {
 	if (!bytes) {
 		tick_number(buf, n, v);
@@ -129,7 +129,7 @@ void fig_tick_label(char *buf, size_t n, double v, int bytes, const struct fig_a
 		snprintf(buf, n, "0");
 		return;
 	}
-	int u = a->log ? fig_si_power(v) : a->prefix;
+	int u = a->log ? rep_fig_si_power(v) : a->prefix;
 	char num[48];
 	tick_number(num, sizeof(num), v / pow(1000, u));
 	snprintf(buf, n, "%s %s", num, units[u]);

@@ -31,8 +31,8 @@ static int measure(const struct figure *f, double *w, double *h)
 {
 	cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
 	cairo_t *cr = cairo_create(s);
-	fig_setup_text(cr);
-	fig_measure(cr, f, w, h);
+	rep_fig_setup_text(cr);
+	rep_fig_measure(cr, f, w, h);
 	int ok = cairo_status(cr) == CAIRO_STATUS_SUCCESS;
 	cairo_destroy(cr);
 	cairo_surface_destroy(s);
@@ -131,8 +131,8 @@ static int draw_surface(const struct figure *f, cairo_surface_t *s, struct strbu
 	cairo_t *cr = cairo_create(s);
 	if (kind == S_PNG)
 		cairo_scale(cr, FIG_PNG_DPI / 72.0, FIG_PNG_DPI / 72.0);
-	fig_setup_text(cr);
-	fig_draw(cr, f, W, H);
+	rep_fig_setup_text(cr);
+	rep_fig_draw(cr, f, W, H);
 	int ok = cairo_status(cr) == CAIRO_STATUS_SUCCESS;
 	cairo_destroy(cr);
 	if (kind == S_PNG && ok)
@@ -150,17 +150,17 @@ static int render(const struct figure *f, struct strbuf *out, enum surf kind)
 	return draw_surface(f, s, out, kind, W, H);
 }
 
-int fig_svg(const struct figure *f, struct strbuf *out)
+int rep_fig_svg(const struct figure *f, struct strbuf *out)
 {
 	return render(f, out, S_SVG);
 }
 
-int fig_pdf(const struct figure *f, struct strbuf *out)
+int rep_fig_pdf(const struct figure *f, struct strbuf *out)
 {
 	return render(f, out, S_PDF);
 }
 
-int fig_png(const struct figure *f, struct strbuf *out)
+int rep_fig_png(const struct figure *f, struct strbuf *out)
 {
 	return render(f, out, S_PNG);
 }
@@ -173,7 +173,7 @@ int fig_png(const struct figure *f, struct strbuf *out)
  * same scaled font from cairo's global cache. The files stay in two
  * workers (report.c); only cairo is kept to one thread.
  */
-void fig_all(const struct figure *f, struct strbuf *svg, struct strbuf *pdf, struct strbuf *png,
+void rep_fig_all(const struct figure *f, struct strbuf *svg, struct strbuf *pdf, struct strbuf *png,
 	     int rc[3])
 {
 	rc[0] = render(f, svg, S_SVG);

@@ -34,14 +34,14 @@
 #include "reports/report_out.h"
 #include "reports/stats.h"
 
-const char findings_csv_header[] =
+const char rep_findings_csv_header[] =
 	"step,metric,kind,groups,estimate,unit,ci_low,ci_high,p,n,verdict,sentence,units";
 
 static const char *const kind_names[] = {
 	"position", "filesystem", "interaction", "trend", "ratio", "onset", "difference",
 };
 
-const char *fnd_kind_name(enum fnd_kind k)
+const char *rep_fnd_kind_name(enum fnd_kind k)
 {
 	return kind_names[k];
 }
@@ -60,7 +60,7 @@ static int fnd_is_speed_unit(const char *u)
 	return n > 2 && !strcmp(u + n - 2, "/s");
 }
 
-int fnd_better(const struct rdata *d, uint32_t tmpl)
+int rep_fnd_better(const struct rdata *d, uint32_t tmpl)
 {
 	const struct rd_template *t = &d->tmpls[tmpl];
 	if (t->better)
@@ -71,7 +71,7 @@ int fnd_better(const struct rdata *d, uint32_t tmpl)
 	return 1;
 }
 
-void fnd_add_p(struct strbuf *sb, double p)
+void rep_fnd_add_p(struct strbuf *sb, double p)
 {
 	if (isnan(p))
 		return;
@@ -85,19 +85,19 @@ void fnd_add_p(struct strbuf *sb, double p)
 static void fnd_add_pct_ci(struct strbuf *sb, double lo, double hi)
 {
 	sb_adds(sb, "95% CI ");
-	html_pct(sb, lo);
+	rep_html_pct(sb, lo);
 	sb_adds(sb, " to ");
-	html_pct(sb, hi);
+	rep_html_pct(sb, hi);
 }
 
 /* " (95% CI a to b, p = ...)" or " (no interval)". */
-void fnd_add_ci_p(struct strbuf *sb, double lo, double hi, double p, int pct)
+void rep_fnd_add_ci_p(struct strbuf *sb, double lo, double hi, double p, int pct)
 {
 	if (isnan(lo) || isnan(hi)) {
 		sb_adds(sb, " (no interval");
 		if (!isnan(p)) {
 			sb_adds(sb, "; ");
-			fnd_add_p(sb, p);
+			rep_fnd_add_p(sb, p);
 		}
 		sb_adds(sb, ")");
 		return;
@@ -107,31 +107,31 @@ void fnd_add_ci_p(struct strbuf *sb, double lo, double hi, double p, int pct)
 		fnd_add_pct_ci(sb, lo, hi);
 	} else {
 		sb_adds(sb, "95% CI ");
-		html_num(sb, lo);
+		rep_html_num(sb, lo);
 		sb_adds(sb, " to ");
-		html_num(sb, hi);
+		rep_html_num(sb, hi);
 	}
 	if (!isnan(p)) {
 		sb_adds(sb, ", ");
-		fnd_add_p(sb, p);
+		rep_fnd_add_p(sb, p);
 	}
 	sb_adds(sb, ")");
 }
 
-void fnd_add_value(struct strbuf *sb, double v, const char *unit)
+void rep_fnd_add_value(struct strbuf *sb, double v, const char *unit)
 {
-	html_num(sb, v);
-	const char *u = html_unit(unit);
+	rep_html_num(sb, v);
+	const char *u = rep_html_unit(unit);
 	if (*u && strcmp(u, "%"))
 		sb_addch(sb, ' ');
 	sb_adds(sb, u);
 }
 
 /* "(−30.4%, 95% CI −33.0% to −27.1%, p < 0.001)" */
-void fnd_add_pct_paren(struct strbuf *sb, double est, double lo, double hi, double p)
+void rep_fnd_add_pct_paren(struct strbuf *sb, double est, double lo, double hi, double p)
 {
 	sb_adds(sb, "(");
-	html_pct(sb, est);
+	rep_html_pct(sb, est);
 	if (isnan(lo) || isnan(hi)) {
 		sb_adds(sb, ", no interval");
 	} else {
@@ -140,13 +140,13 @@ void fnd_add_pct_paren(struct strbuf *sb, double est, double lo, double hi, doub
 	}
 	if (!isnan(p)) {
 		sb_adds(sb, ", ");
-		fnd_add_p(sb, p);
+		rep_fnd_add_p(sb, p);
 	}
 	sb_adds(sb, ")");
 }
 
 /* Distance of est from null in half-widths of [lo, hi]. */
-double fnd_strength(double est, double lo, double hi, double null)
+double rep_fnd_strength(double est, double lo, double hi, double null)
 {
 	if (isnan(est) || isnan(lo) || isnan(hi))
 		return 0;
@@ -156,13 +156,13 @@ double fnd_strength(double est, double lo, double hi, double null)
 	return fabs(est - null) / half;
 }
 
-int fnd_excludes_zero(const struct model_est *e)
+int rep_fnd_excludes_zero(const struct model_est *e)
 {
 	return !isnan(e->lo) && (e->lo > 0 || e->hi < 0);
 }
 
 /* A row's numbers from a model's estimate: effect when its interval excludes 0. */
-void fnd_est_row(struct rd_finding *f, const struct model_est *e, size_t n, uint32_t family)
+void rep_fnd_est_row(struct rd_finding *f, const struct model_est *e, size_t n, uint32_t family)
 {
 	f->estimate = e->est;
 	f->ci_low = e->lo;
@@ -170,11 +170,11 @@ void fnd_est_row(struct rd_finding *f, const struct model_est *e, size_t n, uint
 	f->p = e->p;
 	f->n = n;
 	f->family = family;
-	f->effect = fnd_excludes_zero(e);
-	f->strength = fnd_strength(e->est, e->lo, e->hi, 0);
+	f->effect = rep_fnd_excludes_zero(e);
+	f->strength = rep_fnd_strength(e->est, e->lo, e->hi, 0);
 }
 
-struct rd_finding *fnd_add_row(struct fctx *c, uint32_t tmpl, uint32_t metric,
+struct rd_finding *rep_fnd_add_row(struct fctx *c, uint32_t tmpl, uint32_t metric,
 				  enum fnd_kind kind, const char *groups)
 {
 	struct rdata *d = c->d;
@@ -184,20 +184,20 @@ struct rd_finding *fnd_add_row(struct fctx *c, uint32_t tmpl, uint32_t metric,
 	f->tmpl = tmpl;
 	f->metric = metric;
 	f->kind = kind;
-	f->groups = rd_strdup(d, groups);
+	f->groups = rep_rd_strdup(d, groups);
 	f->estimate = f->ci_low = f->ci_high = f->p = NAN;
 	f->unit = "%";
 	return f;
 }
 
-void fnd_set_sentence(struct fctx *c, struct rd_finding *f)
+void rep_fnd_set_sentence(struct fctx *c, struct rd_finding *f)
 {
-	f->sentence = rd_strdup(c->d, c->sb.buf);
+	f->sentence = rep_rd_strdup(c->d, c->sb.buf);
 	sb_reset(&c->sb);
 }
 
 /* Plain-text label of a group: volume, with the layout when there are several. */
-void fnd_group_label(struct strbuf *sb, const struct rdata *d, const struct rd_group *g)
+void rep_fnd_group_label(struct strbuf *sb, const struct rdata *d, const struct rd_group *g)
 {
 	sb_adds(sb, g->volume);
 	if (d->nlayouts > 1 && *g->layout)
@@ -205,7 +205,7 @@ void fnd_group_label(struct strbuf *sb, const struct rdata *d, const struct rd_g
 }
 
 /* The finite sample values of group g into out (room for g->n); returns how many. */
-size_t fnd_group_values(const struct rdata *d, const struct rd_group *g, double *out)
+size_t rep_fnd_group_values(const struct rdata *d, const struct rd_group *g, double *out)
 {
 	size_t n = 0;
 	for (size_t k = g->first; k < g->first + g->n; k++) {
@@ -216,7 +216,7 @@ size_t fnd_group_values(const struct rdata *d, const struct rd_group *g, double 
 	return n;
 }
 
-size_t fnd_units_of(const struct rdata *d, const size_t *gi, size_t ng)
+size_t rep_fnd_units_of(const struct rdata *d, const size_t *gi, size_t ng)
 {
 	/* A row rests on a few groups of a few volumes: a scan is enough. */
 	uint32_t *seen = NULL;
@@ -241,7 +241,7 @@ size_t fnd_units_of(const struct rdata *d, const size_t *gi, size_t ng)
 /* --- series: the headline groups of one step, per layout and volume --- */
 
 
-size_t fnd_collect_series(const struct rdata *d, const struct rd_template *t, struct series **out)
+size_t rep_fnd_collect_series(const struct rdata *d, const struct rd_template *t, struct series **out)
 {
 	struct series *s = NULL;
 	size_t n = 0, alloc = 0;
@@ -266,7 +266,7 @@ size_t fnd_collect_series(const struct rdata *d, const struct rd_template *t, st
 	return n;
 }
 
-void fnd_free_series(struct series *s, size_t n)
+void rep_fnd_free_series(struct series *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		free(s[i].gi);
@@ -284,7 +284,7 @@ static const char *fnd_ratio_word(double r, int better, const char *unit)
 
 /* "3.01× slower than B (95% CI 2.9 to 3.1×, p < 0.001" from the ratio
  * r = x / b of a metric; the caller closes the parenthesis. */
-void fnd_add_ratio(struct strbuf *sb, double r, double lo, double hi, double p, int better,
+void rep_fnd_add_ratio(struct strbuf *sb, double r, double lo, double hi, double p, int better,
 		      const char *unit, const char *than)
 {
 	const char *w = fnd_ratio_word(r, better, unit);
@@ -301,7 +301,7 @@ void fnd_add_ratio(struct strbuf *sb, double r, double lo, double hi, double p, 
 		sb_addf(sb, " (95%% CI %.2f to %.2f\xc3\x97", flo, fhi);
 	if (!isnan(p)) {
 		sb_adds(sb, ", ");
-		fnd_add_p(sb, p);
+		rep_fnd_add_p(sb, p);
 	}
 }
 
@@ -330,18 +330,18 @@ static int cmp_rows(const void *a, const void *b)
 	return strcmp(x->groups, y->groups);
 }
 
-void findings_compute(struct rdata *d)
+void rep_findings_compute(struct rdata *d)
 {
 	struct fctx c = { .d = d, .sb = STRBUF_INIT, .tmp = STRBUF_INIT };
-	fnd_find_reached(d);
+	rep_fnd_find_reached(d);
 	for (uint32_t ti = 0; ti < d->ntmpls; ti++)
-		d->tmpls[ti].by_fs = fnd_compare_by_fs(d, &d->tmpls[ti]);
+		d->tmpls[ti].by_fs = rep_fnd_compare_by_fs(d, &d->tmpls[ti]);
 	for (uint32_t ti = 0; ti < d->ntmpls; ti++) {
 		const struct rd_template *t = &d->tmpls[ti];
 		if (t->headline == UINT32_MAX)
 			continue;
 		if (t->inner == 'c') {
-			fnd_cycles(&c, ti);
+			rep_fnd_cycles(&c, ti);
 			continue;
 		}
 		int numeric = t->inner == 's';
@@ -349,12 +349,12 @@ void findings_compute(struct rdata *d)
 			if (d->groups[i].metric == t->headline && isnan(d->groups[i].sweep_num))
 				numeric = 0;
 		if (numeric) {
-			fnd_sweeps(&c, ti);
+			rep_fnd_sweeps(&c, ti);
 			continue;
 		}
-		if (!t->inner && fnd_crossed(&c, ti))
+		if (!t->inner && rep_fnd_crossed(&c, ti))
 			continue;
-		fnd_difference(&c, ti);
+		rep_fnd_difference(&c, ti);
 	}
 	if (d->nfindings > 1)
 		qsort(d->findings, d->nfindings, sizeof(*d->findings), cmp_rows);
@@ -364,33 +364,33 @@ void findings_compute(struct rdata *d)
 
 /* --- findings.csv --- */
 
-int findings_write_csv(const struct rdata *d, const char *path, struct strbuf *err)
+int rep_findings_write_csv(const struct rdata *d, const char *path, struct strbuf *err)
 {
 	struct rout o;
-	int rc = rout_open(&o, path, err);
+	int rc = rep_rout_open(&o, path, err);
 	if (rc < 0)
 		return rc;
 	struct strbuf *b = &o.buf;
-	sb_addf(b, "%s\n", findings_csv_header);
+	sb_addf(b, "%s\n", rep_findings_csv_header);
 	for (size_t i = 0; i < d->nfindings; i++) {
 		const struct rd_finding *f = &d->findings[i];
 		sb_add_csv(b, d->tmpls[f->tmpl].path);
 		sb_addch(b, ',');
 		sb_add_csv(b, rd_str(d, f->metric));
 		sb_addch(b, ',');
-		sb_add_csv(b, fnd_kind_name(f->kind));
+		sb_add_csv(b, rep_fnd_kind_name(f->kind));
 		sb_addch(b, ',');
 		sb_add_csv(b, f->groups);
 		sb_addch(b, ',');
-		csv_add_double(b, f->estimate);
+		rep_csv_add_double(b, f->estimate);
 		sb_addch(b, ',');
 		sb_add_csv(b, f->unit);
 		sb_addch(b, ',');
-		csv_add_double(b, f->ci_low);
+		rep_csv_add_double(b, f->ci_low);
 		sb_addch(b, ',');
-		csv_add_double(b, f->ci_high);
+		rep_csv_add_double(b, f->ci_high);
 		sb_addch(b, ',');
-		csv_add_double(b, f->p);
+		rep_csv_add_double(b, f->p);
 		sb_addf(b, ",%zu,%s,", f->n, f->effect ? "effect" : "no-clear-effect");
 		sb_add_csv(b, f->sentence);
 		sb_addch(b, ',');
@@ -398,5 +398,5 @@ int findings_write_csv(const struct rdata *d, const char *path, struct strbuf *e
 			sb_addf(b, "%zu", f->units);
 		sb_addch(b, '\n');
 	}
-	return rout_commit(&o, err);
+	return rep_rout_commit(&o, err);
 }

@@ -37,7 +37,7 @@ enum fnd_kind {
 };
 
 /* The name of a kind in findings.csv ("position", ...). */
-const char *fnd_kind_name(enum fnd_kind k);
+const char *rep_fnd_kind_name(enum fnd_kind k);
 
 struct rd_finding {
 	uint32_t tmpl;              /* the step (template) */
@@ -55,21 +55,21 @@ struct rd_finding {
 };
 
 /* Compute d->findings (sorted, strongest first) and each sweep group's
- * reached level. Needs summary_compute first. */
-void findings_compute(struct rdata *d);
+ * reached level. Needs rep_summary_compute first. */
+void rep_findings_compute(struct rdata *d);
 
 /* findings.csv. 0, or -errno with the reason in err. */
-int findings_write_csv(const struct rdata *d, const char *path, struct strbuf *err);
-extern const char findings_csv_header[];
+int rep_findings_write_csv(const struct rdata *d, const char *path, struct strbuf *err);
+extern const char rep_findings_csv_header[];
 
 /* The level of the factor compared across positions for group g of
  * template tmpl: its file system or its volume name (report.compare; by
  * default the file system when it tells the volumes apart). May be NULL
  * (file system unknown). */
 struct rd_group;
-const char *fnd_level(const struct rdata *d, uint32_t tmpl, const struct rd_group *g);
+const char *rep_fnd_level(const struct rdata *d, uint32_t tmpl, const struct rd_group *g);
 
 /* The metric's better direction for a template: +1 higher, -1 lower. */
-int fnd_better(const struct rdata *d, uint32_t tmpl);
+int rep_fnd_better(const struct rdata *d, uint32_t tmpl);
 
 #endif

@@ -34,46 +34,46 @@ struct series {
 /* Sentence parts: "p < 0.001" / "p = 0.012"; "95% CI −3.1% to +1.5%";
  * " (95% CI a to b, p ...)" (pct: as percentages) or " (no interval)";
  * a value with its unit; "(−30.4%, 95% CI ..., p ...)". */
-void fnd_add_p(struct strbuf *sb, double p);
-void fnd_add_ci_p(struct strbuf *sb, double lo, double hi, double p, int pct);
-void fnd_add_value(struct strbuf *sb, double v, const char *unit);
-void fnd_add_pct_paren(struct strbuf *sb, double est, double lo, double hi, double p);
+void rep_fnd_add_p(struct strbuf *sb, double p);
+void rep_fnd_add_ci_p(struct strbuf *sb, double lo, double hi, double p, int pct);
+void rep_fnd_add_value(struct strbuf *sb, double v, const char *unit);
+void rep_fnd_add_pct_paren(struct strbuf *sb, double est, double lo, double hi, double p);
 /* "3.01× slower than B (95% CI 2.9 to 3.1×, p < 0.001" for the ratio r = x / b
  * (the caller closes the parenthesis). */
-void fnd_add_ratio(struct strbuf *sb, double r, double lo, double hi, double p, int better,
+void rep_fnd_add_ratio(struct strbuf *sb, double r, double lo, double hi, double p, int better,
 		   const char *unit, const char *than);
 
 /* Does the estimate's interval exclude 0 (an interval, and 0 outside it)? */
-int fnd_excludes_zero(const struct model_est *e);
+int rep_fnd_excludes_zero(const struct model_est *e);
 /* Distance of est from null in half-widths of [lo, hi] (0 without an interval). */
-double fnd_strength(double est, double lo, double hi, double null);
+double rep_fnd_strength(double est, double lo, double hi, double null);
 /* A new row (estimates NaN, unit "%"), and its numbers from a model's estimate. */
-struct rd_finding *fnd_add_row(struct fctx *c, uint32_t tmpl, uint32_t metric,
+struct rd_finding *rep_fnd_add_row(struct fctx *c, uint32_t tmpl, uint32_t metric,
 			       enum fnd_kind kind, const char *groups);
-void fnd_est_row(struct rd_finding *f, const struct model_est *e, size_t n, uint32_t family);
+void rep_fnd_est_row(struct rd_finding *f, const struct model_est *e, size_t n, uint32_t family);
 /* The row's sentence is c->sb's text (c->sb is emptied). */
-void fnd_set_sentence(struct fctx *c, struct rd_finding *f);
+void rep_fnd_set_sentence(struct fctx *c, struct rd_finding *f);
 
 /* "volume" or "volume in layout" when there are several layouts. */
-void fnd_group_label(struct strbuf *sb, const struct rdata *d, const struct rd_group *g);
+void rep_fnd_group_label(struct strbuf *sb, const struct rdata *d, const struct rd_group *g);
 /* The provisioned volumes (rows of the store's volumes) the samples of
  * groups gi[0..ng) come from: what a row resting on them rests on. */
-size_t fnd_units_of(const struct rdata *d, const size_t *gi, size_t ng);
+size_t rep_fnd_units_of(const struct rdata *d, const size_t *gi, size_t ng);
 /* The finite values of group g into out (room for g->n); how many. */
-size_t fnd_group_values(const struct rdata *d, const struct rd_group *g, double *out);
-/* The headline groups of template t as series; free with fnd_free_series. */
-size_t fnd_collect_series(const struct rdata *d, const struct rd_template *t, struct series **out);
-void fnd_free_series(struct series *s, size_t n);
+size_t rep_fnd_group_values(const struct rdata *d, const struct rd_group *g, double *out);
+/* The headline groups of template t as series; free with rep_fnd_free_series. */
+size_t rep_fnd_collect_series(const struct rdata *d, const struct rd_template *t, struct series **out);
+void rep_fnd_free_series(struct series *s, size_t n);
 
 /* The factor a crossed design compares for template t: 1 file system, 0 volume. */
-int fnd_compare_by_fs(const struct rdata *d, const struct rd_template *t);
+int rep_fnd_compare_by_fs(const struct rdata *d, const struct rd_template *t);
 
 /* The analyses (findings_series.c, findings_position.c). */
-void fnd_find_reached(struct rdata *d);
-void fnd_cycles(struct fctx *c, uint32_t ti);
-void fnd_sweeps(struct fctx *c, uint32_t ti);
+void rep_fnd_find_reached(struct rdata *d);
+void rep_fnd_cycles(struct fctx *c, uint32_t ti);
+void rep_fnd_sweeps(struct fctx *c, uint32_t ti);
 /* 1 when step ti is a crossed design or has three or more positions (rows added). */
-int fnd_crossed(struct fctx *c, uint32_t ti);
-void fnd_difference(struct fctx *c, uint32_t ti);
+int rep_fnd_crossed(struct fctx *c, uint32_t ti);
+void rep_fnd_difference(struct fctx *c, uint32_t ti);
 
 #endif

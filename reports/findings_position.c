@@ -79,13 +79,13 @@ static const char *level_of(const struct rd_group *g, int by_fs)
 	return by_fs ? g->fs : g->volume;
 }
 
-int fnd_compare_by_fs(const struct rdata *d, const struct rd_template *t)
+int rep_fnd_compare_by_fs(const struct rdata *d, const struct rd_template *t)
 {
 	enum plan_compare cmp = d->plan ? d->plan->report.compare : COMPARE_AUTO;
 	return cmp == COMPARE_FS || (cmp == COMPARE_AUTO && fs_separates(d, t));
 }
 
-const char *fnd_level(const struct rdata *d, uint32_t tmpl, const struct rd_group *g)
+const char *rep_fnd_level(const struct rdata *d, uint32_t tmpl, const struct rd_group *g)
 {
 	return level_of(g, d->tmpls[tmpl].by_fs);
 }
@@ -107,7 +107,7 @@ static int one_fs(const struct rdata *d, const struct rd_template *t)
 
 /* The difference row of a step: today's finding (largest difference from
  * the baseline, or lowest against highest). */
-void fnd_difference(struct fctx *c, uint32_t ti)
+void rep_fnd_difference(struct fctx *c, uint32_t ti)
 {
 	struct rdata *d = c->d;
 	const struct rd_template *t = &d->tmpls[ti];
@@ -129,29 +129,29 @@ void fnd_difference(struct fctx *c, uint32_t ti)
 	if (!ngroups)
 		return;
 	const char *unit = rd_str(d, hi->unit);
-	struct stats_diff df;
+	struct rep_stats_diff df;
 	const struct rd_group *x = best, *b = best ? &d->groups[best->base] : NULL;
 	if (!best && ngroups > 1 && hi != lo) {
 		x = lo;
 		b = hi;
-		stats_diff(&lo->s, &hi->s, &df);
+		rep_stats_diff(&lo->s, &hi->s, &df);
 	} else if (best) {
 		df = best->diff;
 	}
 	sb_reset(&c->tmp);
 	if (x) {
-		fnd_group_label(&c->tmp, d, x);
+		rep_fnd_group_label(&c->tmp, d, x);
 		sb_adds(&c->tmp, " vs ");
-		fnd_group_label(&c->tmp, d, b);
+		rep_fnd_group_label(&c->tmp, d, b);
 	} else {
-		fnd_group_label(&c->tmp, d, hi);
+		rep_fnd_group_label(&c->tmp, d, hi);
 	}
-	struct rd_finding *f = fnd_add_row(c, ti, t->headline, FND_DIFFERENCE, c->tmp.buf);
+	struct rd_finding *f = rep_fnd_add_row(c, ti, t->headline, FND_DIFFERENCE, c->tmp.buf);
 	size_t used[2] = { (size_t)((x ? x : hi) - d->groups), (size_t)((x ? b : hi) - d->groups) };
-	f->units = fnd_units_of(d, used, x ? 2 : 1);
+	f->units = rep_fnd_units_of(d, used, x ? 2 : 1);
 	sb_reset(&c->sb);
 	if (!x) {
-		f->unit = rd_strdup(d, unit);
+		f->unit = rep_rd_strdup(d, unit);
 		f->estimate = hi->s.mean;
 		f->ci_low = hi->s.ci_low;
 		f->ci_high = hi->s.ci_high;
@@ -159,10 +159,10 @@ void fnd_difference(struct fctx *c, uint32_t ti)
 		/* The metric is named by the row (and the page's line before
 		 * the sentence): "rate: rate: mean" read as a stutter. */
 		sb_adds(&c->sb, "mean ");
-		fnd_add_value(&c->sb, hi->s.mean, unit);
-		fnd_add_ci_p(&c->sb, hi->s.ci_low, hi->s.ci_high, NAN, 0);
+		rep_fnd_add_value(&c->sb, hi->s.mean, unit);
+		rep_fnd_add_ci_p(&c->sb, hi->s.ci_low, hi->s.ci_high, NAN, 0);
 		sb_adds(&c->sb, "; nothing to compare it with.");
-		fnd_set_sentence(c, f);
+		rep_fnd_set_sentence(c, f);
 		return;
 	}
 	f->estimate = df.diff_pct;
@@ -171,26 +171,26 @@ void fnd_difference(struct fctx *c, uint32_t ti)
 	f->p = df.p;
 	f->n = x->s.n + b->s.n;
 	f->effect = !isnan(df.ci_low) && (df.ci_low > 0 || df.ci_high < 0);
-	f->strength = fnd_strength(df.diff_pct, df.ci_low, df.ci_high, 0);
+	f->strength = rep_fnd_strength(df.diff_pct, df.ci_low, df.ci_high, 0);
 	sb_addf(&c->sb, "%s%s: ", best ? "largest difference from " : "lowest against highest",
 		best ? d->baseline : "");
-	fnd_group_label(&c->sb, d, x);
+	rep_fnd_group_label(&c->sb, d, x);
 	sb_adds(&c->sb, " ");
-	fnd_add_value(&c->sb, x->s.mean, unit);
+	rep_fnd_add_value(&c->sb, x->s.mean, unit);
 	sb_adds(&c->sb, " against ");
-	fnd_group_label(&c->sb, d, b);
+	rep_fnd_group_label(&c->sb, d, b);
 	sb_adds(&c->sb, " ");
-	fnd_add_value(&c->sb, b->s.mean, unit);
+	rep_fnd_add_value(&c->sb, b->s.mean, unit);
 	sb_adds(&c->sb, ", ");
-	html_pct(&c->sb, df.diff_pct);
-	fnd_add_ci_p(&c->sb, df.ci_low, df.ci_high, df.p, 1);
+	rep_html_pct(&c->sb, df.diff_pct);
+	rep_fnd_add_ci_p(&c->sb, df.ci_low, df.ci_high, df.p, 1);
 	if (isnan(df.ci_low))
 		sb_adds(&c->sb, x->s.n < 2 || b->s.n < 2
 				   ? ": with one sample per volume the difference cannot be told from noise."
 				   : ": the interval is unbounded, the difference is not established.");
 	else
 		sb_adds(&c->sb, f->effect ? ": the interval excludes 0." : ": no clear difference.");
-	fnd_set_sentence(c, f);
+	rep_fnd_set_sentence(c, f);
 }
 
 /* Levels of a factor in first-seen order, with an optional reference first. */
@@ -377,16 +377,16 @@ static void position_rows(const struct crossed_rows *r)
 	char (*pname)[24] = r->pname;
 	int pos_eff = 0, fs_eff = 0;
 	for (size_t k = 1; k < r->npos; k++)
-		pos_eff |= fnd_excludes_zero(&u->b[k]);
+		pos_eff |= rep_fnd_excludes_zero(&u->b[k]);
 	for (size_t k = 1; k < la->n; k++)
-		fs_eff |= fnd_excludes_zero(&u->a[k]);
+		fs_eff |= rep_fnd_excludes_zero(&u->a[k]);
 	const char *fname = r->by_fs ? "the file system" : "the volume";
 	for (size_t k = 1; k < r->npos; k++) {
 		sb_reset(&c->tmp);
 		sb_addf(&c->tmp, "%s vs %s", pname[k], pname[0]);
-		struct rd_finding *f = fnd_add_row(c, ti, t->headline, FND_POSITION, c->tmp.buf);
+		struct rd_finding *f = rep_fnd_add_row(c, ti, t->headline, FND_POSITION, c->tmp.buf);
 		const struct model_est *e = &u->b[k];
-		fnd_est_row(f, e, r->n, r->fam);
+		rep_fnd_est_row(f, e, r->n, r->fam);
 		f->units = u->units;
 		sb_reset(&c->sb);
 		if (k == 1) {
@@ -401,17 +401,17 @@ static void position_rows(const struct crossed_rows *r)
 					fname, metric);
 		}
 		sb_addf(&c->sb, "%s ", pname[0]);
-		fnd_add_value(&c->sb, m->b_mean[0], unit);
+		rep_fnd_add_value(&c->sb, m->b_mean[0], unit);
 		sb_addf(&c->sb, ", %s ", pname[k]);
-		fnd_add_value(&c->sb, m->b_mean[k], unit);
+		rep_fnd_add_value(&c->sb, m->b_mean[k], unit);
 		sb_adds(&c->sb, " ");
-		fnd_add_pct_paren(&c->sb, e->est, e->lo, e->hi, e->p);
+		rep_fnd_add_pct_paren(&c->sb, e->est, e->lo, e->hi, e->p);
 		if (!f->effect)
 			sb_adds(&c->sb, ": no clear effect");
 		sb_adds(&c->sb, ".");
 		if (k == 1)
 			units_sentence(&c->sb, u);
-		fnd_set_sentence(c, f);
+		rep_fnd_set_sentence(c, f);
 	}
 }
 
@@ -430,23 +430,23 @@ static void level_rows(const struct crossed_rows *r, const double *plo, const do
 	for (size_t k = 1; k < la->n; k++) {
 		sb_reset(&c->tmp);
 		sb_addf(&c->tmp, "%s vs %s", la->name[k], la->name[0]);
-		struct rd_finding *f = fnd_add_row(c, ti, t->headline, FND_FILESYSTEM, c->tmp.buf);
+		struct rd_finding *f = rep_fnd_add_row(c, ti, t->headline, FND_FILESYSTEM, c->tmp.buf);
 		const struct model_est *e = &u->a[k];
-		fnd_est_row(f, e, r->n, r->fam);
+		rep_fnd_est_row(f, e, r->n, r->fam);
 		f->units = u->units;
 		sb_reset(&c->sb);
 		sb_addf(&c->sb, "%s: %s ", by_fs ? "file system" : "volume", la->name[k]);
-		fnd_add_value(&c->sb, m->a_mean[k], unit);
+		rep_fnd_add_value(&c->sb, m->a_mean[k], unit);
 		sb_addf(&c->sb, " against %s ", la->name[0]);
-		fnd_add_value(&c->sb, m->a_mean[0], unit);
+		rep_fnd_add_value(&c->sb, m->a_mean[0], unit);
 		sb_adds(&c->sb, " at the same positions, ");
-		html_pct(&c->sb, e->est);
-		fnd_add_ci_p(&c->sb, e->lo, e->hi, e->p, 1);
+		rep_html_pct(&c->sb, e->est);
+		rep_fnd_add_ci_p(&c->sb, e->lo, e->hi, e->p, 1);
 		sb_adds(&c->sb, f->effect ? ": an effect." : ": no clear effect.");
 		where_sentence(&c->sb, la->name[k], plo[k], phi[k], la->name[0], plo[0],
 			       phi[0]);
 		placement_sentence(&c->sb, u, by_fs);
-		fnd_set_sentence(c, f);
+		rep_fnd_set_sentence(c, f);
 	}
 }
 
@@ -461,7 +461,7 @@ static void interaction_row(const struct crossed_rows *r)
 	int by_fs = r->by_fs;
 	sb_reset(&c->tmp);
 	sb_addf(&c->tmp, "position x %s", by_fs ? "file system" : "volume");
-	struct rd_finding *f = fnd_add_row(c, ti, t->headline, FND_INTERACTION, c->tmp.buf);
+	struct rd_finding *f = rep_fnd_add_row(c, ti, t->headline, FND_INTERACTION, c->tmp.buf);
 	f->estimate = u->inter.est;
 	f->ci_low = u->inter.lo;
 	f->ci_high = u->inter.hi;
@@ -471,7 +471,7 @@ static void interaction_row(const struct crossed_rows *r)
 	f->family = r->fam;
 	f->effect = !isnan(u->int_p) && u->int_p < 0.05;
 	f->strength = isnan(m->int_pct.lo) ? (f->effect ? 1 : 0)
-					  : fnd_strength(f->estimate, f->ci_low, f->ci_high, 0);
+					  : rep_fnd_strength(f->estimate, f->ci_low, f->ci_high, 0);
 	sb_reset(&c->sb);
 	if (isnan(u->int_p)) {
 		sb_addf(&c->sb, "interaction: not testable (%s)",
@@ -485,17 +485,17 @@ static void interaction_row(const struct crossed_rows *r)
 			by_fs ? "file system" : "volume");
 		if (!isnan(u->inter.est)) {
 			sb_adds(&c->sb, ", by ");
-			html_pct(&c->sb, u->inter.est);
-			fnd_add_ci_p(&c->sb, u->inter.lo, u->inter.hi, u->int_p, 1);
+			rep_html_pct(&c->sb, u->inter.est);
+			rep_fnd_add_ci_p(&c->sb, u->inter.lo, u->inter.hi, u->int_p, 1);
 		} else {
 			sb_addf(&c->sb, " (F = %.2f on %.0f and %.0f df, ", u->int_f, u->int_df1,
 				u->int_df2);
-			fnd_add_p(&c->sb, u->int_p);
+			rep_fnd_add_p(&c->sb, u->int_p);
 			sb_adds(&c->sb, ")");
 		}
 	}
 	sb_adds(&c->sb, ".");
-	fnd_set_sentence(c, f);
+	rep_fnd_set_sentence(c, f);
 }
 
 /* One file system at three positions or more: the line through the
@@ -525,39 +525,39 @@ static int position_trend(struct fctx *c, uint32_t ti, const struct obs *o, char
 	for (size_t j = 0; j < nu; j++)
 		uy[j] /= un[j];
 	struct model_trend tr;
-	if (model_trend_fit(ux, uy, nu, &tr) == 0) {
+	if (rep_model_trend_fit(ux, uy, nu, &tr) == 0) {
 		done = 1;
 		sb_reset(&c->tmp);
 		sb_addf(&c->tmp, "%s vs %s", pname[npos - 1], pname[0]);
-		struct rd_finding *f = fnd_add_row(c, ti, t->headline, FND_POSITION, c->tmp.buf);
+		struct rd_finding *f = rep_fnd_add_row(c, ti, t->headline, FND_POSITION, c->tmp.buf);
 		const struct model_est *e = &tr.change_pct;
-		fnd_est_row(f, e, o->n, 0);
+		rep_fnd_est_row(f, e, o->n, 0);
 		f->units = nu;
 		sb_reset(&c->sb);
 		sb_addf(&c->sb, "%s %s by ", metric, e->est < 0 ? "falls" : "rises");
 		sb_addf(&c->sb, "%.1f%% from %s to %s along the disk", fabs(e->est), pname[0],
 			pname[npos - 1]);
-		fnd_add_ci_p(&c->sb, e->lo, e->hi, e->p, 1);
+		rep_fnd_add_ci_p(&c->sb, e->lo, e->hi, e->p, 1);
 		sb_adds(&c->sb, ": the fitted line goes from ");
-		fnd_add_value(&c->sb, tr.fit_first, unit);
+		rep_fnd_add_value(&c->sb, tr.fit_first, unit);
 		sb_adds(&c->sb, " to ");
-		fnd_add_value(&c->sb, tr.fit_last, unit);
+		rep_fnd_add_value(&c->sb, tr.fit_last, unit);
 		sb_adds(&c->sb, ", ");
-		fnd_add_value(&c->sb, fabs(tr.slope.est), unit);
+		rep_fnd_add_value(&c->sb, fabs(tr.slope.est), unit);
 		sb_adds(&c->sb, " per position");
 		double knot;
 		struct model_est extra;
-		if (model_steepening(ux, uy, nu, &knot, &extra)) {
+		if (rep_model_steepening(ux, uy, nu, &knot, &extra)) {
 			sb_addf(&c->sb, "; the %s steepens after position %.0f (",
 				e->est < 0 ? "fall" : "rise", knot);
-			fnd_add_p(&c->sb, extra.p);
+			rep_fnd_add_p(&c->sb, extra.p);
 			sb_adds(&c->sb, ")");
 		}
 		if (!f->effect)
 			sb_adds(&c->sb, ": no clear effect");
 		sb_addf(&c->sb, ". It rests on the means of %zu provisioned volume%s.", nu,
 			nu == 1 ? "" : "s");
-		fnd_set_sentence(c, f);
+		rep_fnd_set_sentence(c, f);
 	}
 	free(ux);
 	free(uy);
@@ -566,7 +566,7 @@ static int position_trend(struct fctx *c, uint32_t ti, const struct obs *o, char
 	return done;
 }
 
-int fnd_crossed(struct fctx *c, uint32_t ti)
+int rep_fnd_crossed(struct fctx *c, uint32_t ti)
 {
 	struct rdata *d = c->d;
 	const struct rd_template *t = &d->tmpls[ti];
@@ -617,13 +617,13 @@ int fnd_crossed(struct fctx *c, uint32_t ti)
 		struct fnd_units u;
 		struct fnd_unit_obs uo = { .y = o.y, .a = o.a, .b = o.b, .rep = o.rep, .unit = o.unit,
 					   .n = o.n, .na = la.n, .nb = npos };
-		int fitted = model_crossed_fit(o.y, o.a, o.b, o.n, la.n, npos, &m) == 0;
+		int fitted = rep_model_crossed_fit(o.y, o.a, o.b, o.n, la.n, npos, &m) == 0;
 		if (fitted) {
 			uo.log_scale = m.log_scale;
 			uo.a_m0 = m.a_mean[0];
 			uo.b_m0 = m.b_mean[0];
 		}
-		if (fitted && fnd_units_fit(&uo, &u) == 0) {
+		if (fitted && rep_fnd_units_fit(&uo, &u) == 0) {
 			done = 1;
 			double plo[64], phi[64];
 			placement_of(d, ti, &la, by_fs, plo, phi);
@@ -634,10 +634,10 @@ int fnd_crossed(struct fctx *c, uint32_t ti)
 			position_rows(&r);
 			level_rows(&r, plo, phi);
 			interaction_row(&r);
-			fnd_units_release(&u);
+			rep_fnd_units_release(&u);
 		}
 		if (fitted)
-			model_crossed_release(&m);
+			rep_model_crossed_release(&m);
 	}
 	if (!done && npos >= 3 && one_fs(d, t))
 		done = position_trend(c, ti, &o, pname, npos, metric, unit);

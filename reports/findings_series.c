@@ -16,7 +16,7 @@
 /* --- cycles --- */
 
 /* A ratio row from the difference of two groups (Fieller's interval). */
-static void ratio_row(struct rd_finding *f, const struct stats_diff *df)
+static void ratio_row(struct rd_finding *f, const struct rep_stats_diff *df)
 {
 	f->unit = "ratio";
 	f->estimate = df->pct_of_base / 100;
@@ -24,7 +24,7 @@ static void ratio_row(struct rd_finding *f, const struct stats_diff *df)
 	f->ci_high = 1 + df->ci_high / 100;
 	f->p = df->p;
 	f->effect = !isnan(f->ci_low) && (f->ci_low > 1 || f->ci_high < 1);
-	f->strength = f->ci_low > 0 ? fnd_strength(log(f->estimate), log(f->ci_low), log(f->ci_high), 0)
+	f->strength = f->ci_low > 0 ? rep_fnd_strength(log(f->estimate), log(f->ci_low), log(f->ci_high), 0)
 				    : 0;
 }
 
@@ -34,26 +34,26 @@ static void last_vs_first(struct fctx *c, uint32_t ti, const struct rd_group *fi
 			  const char *unit)
 {
 	struct rdata *d = c->d;
-	struct stats_diff df;
-	stats_diff(&last->s, &first->s, &df);
+	struct rep_stats_diff df;
+	rep_stats_diff(&last->s, &first->s, &df);
 	sb_reset(&c->sb);
 	sb_addf(&c->sb, "%s: cycle %u / cycle %u", c->tmp.buf, last->cycle, first->cycle);
-	struct rd_finding *f = fnd_add_row(c, ti, d->tmpls[ti].headline, FND_RATIO, c->sb.buf);
+	struct rd_finding *f = rep_fnd_add_row(c, ti, d->tmpls[ti].headline, FND_RATIO, c->sb.buf);
 	ratio_row(f, &df);
 	f->n = first->s.n + last->s.n;
 	size_t ends[2] = { (size_t)(first - d->groups), (size_t)(last - d->groups) };
-	f->units = fnd_units_of(d, ends, 2);
+	f->units = rep_fnd_units_of(d, ends, 2);
 	sb_reset(&c->sb);
 	sb_addf(&c->sb, "%s: cycle %u is ", c->tmp.buf, last->cycle);
 	char than[32];
 	snprintf(than, sizeof(than), "cycle %u", first->cycle);
-	fnd_add_ratio(&c->sb, f->estimate, f->ci_low, f->ci_high, f->p, better, unit, than);
+	rep_fnd_add_ratio(&c->sb, f->estimate, f->ci_low, f->ci_high, f->p, better, unit, than);
 	sb_addf(&c->sb, "; %s ", metric);
-	fnd_add_value(&c->sb, last->s.mean, unit);
+	rep_fnd_add_value(&c->sb, last->s.mean, unit);
 	sb_adds(&c->sb, " against ");
-	fnd_add_value(&c->sb, first->s.mean, unit);
+	rep_fnd_add_value(&c->sb, first->s.mean, unit);
 	sb_adds(&c->sb, ").");
-	fnd_set_sentence(c, f);
+	rep_fnd_set_sentence(c, f);
 }
 
 /* The ratio of series x to series b at their first and at their last
@@ -78,39 +78,39 @@ static void between(struct fctx *c, uint32_t ti, const struct series *sx, const 
 		}
 		if (!gx || (end && gx->cycle == 1))
 			continue;
-		struct stats_diff df;
-		stats_diff(&gx->s, &gb->s, &df);
+		struct rep_stats_diff df;
+		rep_stats_diff(&gx->s, &gb->s, &df);
 		sb_reset(&c->sb);
 		sb_addf(&c->sb, "%s / %s at cycle %u", gx->volume, gb->volume, gx->cycle);
 		if (d->nlayouts > 1 && *gx->layout)
 			sb_addf(&c->sb, " in %s", gx->layout);
-		struct rd_finding *f = fnd_add_row(c, ti, t->headline, FND_RATIO, c->sb.buf);
+		struct rd_finding *f = rep_fnd_add_row(c, ti, t->headline, FND_RATIO, c->sb.buf);
 		ratio_row(f, &df);
 		f->n = gx->s.n + gb->s.n;
 		size_t pair[2] = { (size_t)(gx - d->groups), (size_t)(gb - d->groups) };
-		f->units = fnd_units_of(d, pair, 2);
+		f->units = rep_fnd_units_of(d, pair, 2);
 		const char *unit = rd_str(d, gx->unit);
 		sb_reset(&c->sb);
 		sb_addf(&c->sb, "at cycle %u %s is ", gx->cycle, gx->volume);
 		if (d->nlayouts > 1 && *gx->layout)
 			sb_addf(&c->sb, "(in %s) ", gx->layout);
-		fnd_add_ratio(&c->sb, f->estimate, f->ci_low, f->ci_high, f->p, better, unit, gb->volume);
+		rep_fnd_add_ratio(&c->sb, f->estimate, f->ci_low, f->ci_high, f->p, better, unit, gb->volume);
 		sb_addf(&c->sb, "; %s ", metric);
-		fnd_add_value(&c->sb, gx->s.mean, unit);
+		rep_fnd_add_value(&c->sb, gx->s.mean, unit);
 		sb_adds(&c->sb, " against ");
-		fnd_add_value(&c->sb, gb->s.mean, unit);
+		rep_fnd_add_value(&c->sb, gb->s.mean, unit);
 		sb_adds(&c->sb, ").");
-		fnd_set_sentence(c, f);
+		rep_fnd_set_sentence(c, f);
 	}
 }
 
-void fnd_cycles(struct fctx *c, uint32_t ti)
+void rep_fnd_cycles(struct fctx *c, uint32_t ti)
 {
 	struct rdata *d = c->d;
 	const struct rd_template *t = &d->tmpls[ti];
 	struct series *s;
-	size_t ns = fnd_collect_series(d, t, &s);
-	int better = fnd_better(d, ti);
+	size_t ns = rep_fnd_collect_series(d, t, &s);
+	int better = rep_fnd_better(d, ti);
 	const char *metric = rd_str(d, t->headline);
 	size_t cap = 0;
 	for (size_t k = 0; k < ns; k++) {
@@ -125,7 +125,7 @@ void fnd_cycles(struct fctx *c, uint32_t ti)
 		const struct rd_group *first = NULL, *last = NULL;
 		for (size_t j = 0; j < s[k].n; j++) {
 			const struct rd_group *g = &d->groups[s[k].gi[j]];
-			size_t got = fnd_group_values(d, g, y + m);
+			size_t got = rep_fnd_group_values(d, g, y + m);
 			for (size_t q = 0; q < got; q++)
 				x[m + q] = g->cycle;
 			m += got;
@@ -138,11 +138,11 @@ void fnd_cycles(struct fctx *c, uint32_t ti)
 			continue;
 		const char *unit = rd_str(d, first->unit);
 		sb_reset(&c->tmp);
-		fnd_group_label(&c->tmp, d, first);
+		rep_fnd_group_label(&c->tmp, d, first);
 		struct model_trend tr;
-		if (model_trend_fit(x, y, m, &tr) == 0) {
-			struct rd_finding *f = fnd_add_row(c, ti, t->headline, FND_TREND, c->tmp.buf);
-			f->units = fnd_units_of(d, s[k].gi, s[k].n);
+		if (rep_model_trend_fit(x, y, m, &tr) == 0) {
+			struct rd_finding *f = rep_fnd_add_row(c, ti, t->headline, FND_TREND, c->tmp.buf);
+			f->units = rep_fnd_units_of(d, s[k].gi, s[k].n);
 			f->estimate = tr.slope.est;
 			f->ci_low = tr.slope.lo;
 			f->ci_high = tr.slope.hi;
@@ -150,23 +150,23 @@ void fnd_cycles(struct fctx *c, uint32_t ti)
 			f->n = m;
 			sb_reset(&c->sb);
 			sb_addf(&c->sb, "%s/cycle", unit);
-			f->unit = rd_strdup(d, c->sb.buf);
+			f->unit = rep_rd_strdup(d, c->sb.buf);
 			f->effect = !isnan(f->ci_low) && (f->ci_low > 0 || f->ci_high < 0);
-			f->strength = fnd_strength(f->estimate, f->ci_low, f->ci_high, 0);
+			f->strength = rep_fnd_strength(f->estimate, f->ci_low, f->ci_high, 0);
 			sb_reset(&c->sb);
 			sb_addf(&c->sb, "%s: %s %s", c->tmp.buf, metric, tr.slope.est >= 0 ? "+" : "\xe2\x88\x92");
-			fnd_add_value(&c->sb, fabs(tr.slope.est), unit);
+			rep_fnd_add_value(&c->sb, fabs(tr.slope.est), unit);
 			sb_adds(&c->sb, " per cycle");
-			fnd_add_ci_p(&c->sb, tr.slope.lo, tr.slope.hi, tr.slope.p, 0);
+			rep_fnd_add_ci_p(&c->sb, tr.slope.lo, tr.slope.hi, tr.slope.p, 0);
 			sb_addf(&c->sb, ", from ");
-			fnd_add_value(&c->sb, first->s.mean, unit);
+			rep_fnd_add_value(&c->sb, first->s.mean, unit);
 			sb_addf(&c->sb, " at cycle %u to ", first->cycle);
-			fnd_add_value(&c->sb, last->s.mean, unit);
+			rep_fnd_add_value(&c->sb, last->s.mean, unit);
 			sb_addf(&c->sb, " at cycle %u", last->cycle);
 			if (!f->effect)
 				sb_adds(&c->sb, f->ci_low <= 0 && f->ci_high >= 0 ? ": no clear trend" : "");
 			sb_adds(&c->sb, ".");
-			fnd_set_sentence(c, f);
+			rep_fnd_set_sentence(c, f);
 		}
 		last_vs_first(c, ti, first, last, better, metric, unit);
 	}
@@ -189,7 +189,7 @@ void fnd_cycles(struct fctx *c, uint32_t ti)
 	}
 	free(x);
 	free(y);
-	fnd_free_series(s, ns);
+	rep_fnd_free_series(s, ns);
 }
 
 /* --- sweeps: the level reached, and the onset --- */
@@ -217,7 +217,7 @@ struct reached {
 /* Each sweep group's level reached: the mean over its cells of the
  * `level` a fill step measured in the same sweep value, volume and
  * repetition. */
-void fnd_find_reached(struct rdata *d)
+void rep_fnd_find_reached(struct rdata *d)
 {
 	struct reached *r = NULL;
 	size_t nr = 0, alloc = 0;
@@ -275,7 +275,7 @@ void fnd_find_reached(struct rdata *d)
 		}
 		if (nl) {
 			struct stats_summary ss;
-			stats_summarize(lv, nl, &ss);
+			rep_stats_summarize(lv, nl, &ss);
 			g->reached = ss.mean;
 			g->reached_lo = ss.ci_low;
 			g->reached_hi = ss.ci_high;
@@ -320,7 +320,7 @@ static void add_level(struct strbuf *sb, const struct rd_group *g)
 	}
 }
 
-void fnd_sweeps(struct fctx *c, uint32_t ti)
+void rep_fnd_sweeps(struct fctx *c, uint32_t ti)
 {
 	struct rdata *d = c->d;
 	const struct rd_template *t = &d->tmpls[ti];
@@ -329,8 +329,8 @@ void fnd_sweeps(struct fctx *c, uint32_t ti)
 	if (t->level_source)
 		return;
 	struct series *s;
-	size_t ns = fnd_collect_series(d, t, &s);
-	int better = fnd_better(d, ti);
+	size_t ns = rep_fnd_collect_series(d, t, &s);
+	int better = rep_fnd_better(d, ti);
 	const char *metric = rd_str(d, t->headline), *var = t->sweep_var ? t->sweep_var : "value";
 	for (size_t k = 0; k < ns; k++) {
 		if (s[k].n < 2)
@@ -348,11 +348,11 @@ void fnd_sweeps(struct fctx *c, uint32_t ti)
 			}
 		}
 		sb_reset(&c->tmp);
-		fnd_group_label(&c->tmp, d, first);
+		rep_fnd_group_label(&c->tmp, d, first);
 		sb_reset(&c->sb);
 		sb_addf(&c->sb, "%s: onset against %s %s", c->tmp.buf, var, first->sweep_value);
-		struct rd_finding *f = fnd_add_row(c, ti, t->headline, FND_ONSET, c->sb.buf);
-		f->units = fnd_units_of(d, s[k].gi, s[k].n);
+		struct rd_finding *f = rep_fnd_add_row(c, ti, t->headline, FND_ONSET, c->sb.buf);
+		f->units = rep_fnd_units_of(d, s[k].gi, s[k].n);
 		const char *su = strchr(first->sweep_value, '%') ? "%" : "";
 		f->unit = su;
 		f->n = 0;
@@ -360,28 +360,28 @@ void fnd_sweeps(struct fctx *c, uint32_t ti)
 			f->n += d->groups[s[k].gi[j]].s.n;
 		sb_reset(&c->sb);
 		if (onset) {
-			struct stats_diff df;
-			stats_diff(&onset->s, &first->s, &df);
+			struct rep_stats_diff df;
+			rep_stats_diff(&onset->s, &first->s, &df);
 			f->estimate = !isnan(onset->reached) ? onset->reached : onset->sweep_num;
 			f->ci_low = !isnan(onset->reached) ? onset->reached_lo : NAN;
 			f->ci_high = !isnan(onset->reached) ? onset->reached_hi : NAN;
 			f->p = df.p;
 			f->effect = 1;
-			f->strength = fnd_strength(df.diff_pct, df.ci_low, df.ci_high, 0);
+			f->strength = rep_fnd_strength(df.diff_pct, df.ci_low, df.ci_high, 0);
 			if (f->strength < 1)
 				f->strength = 1; /* the intervals do not overlap */
 			sb_addf(&c->sb, "%s: %s %s from %s ", c->tmp.buf, metric,
 				better > 0 ? "drops" : "rises", var);
 			add_level(&c->sb, onset);
 			sb_adds(&c->sb, ": ");
-			fnd_add_value(&c->sb, onset->s.mean, unit);
+			rep_fnd_add_value(&c->sb, onset->s.mean, unit);
 			sb_adds(&c->sb, " against ");
-			fnd_add_value(&c->sb, first->s.mean, unit);
+			rep_fnd_add_value(&c->sb, first->s.mean, unit);
 			sb_adds(&c->sb, " at ");
 			add_level(&c->sb, first);
 			sb_adds(&c->sb, ", ");
-			html_pct(&c->sb, df.diff_pct);
-			fnd_add_ci_p(&c->sb, df.ci_low, df.ci_high, df.p, 1);
+			rep_html_pct(&c->sb, df.diff_pct);
+			rep_fnd_add_ci_p(&c->sb, df.ci_low, df.ci_high, df.p, 1);
 			if (!isnan(onset->reached_free))
 				sb_addf(&c->sb, "; free space left %.2f GB", onset->reached_free / 1e9);
 			sb_adds(&c->sb, ".");
@@ -397,16 +397,16 @@ void fnd_sweeps(struct fctx *c, uint32_t ti)
 					c->tmp.buf, var, last->sweep_value, better > 0 ? "lower" : "higher",
 					first->sweep_value);
 			sb_addf(&c->sb, "%s ", metric);
-			fnd_add_value(&c->sb, last->s.mean, unit);
+			rep_fnd_add_value(&c->sb, last->s.mean, unit);
 			sb_adds(&c->sb, " at ");
 			add_level(&c->sb, last);
 			sb_adds(&c->sb, " against ");
-			fnd_add_value(&c->sb, first->s.mean, unit);
+			rep_fnd_add_value(&c->sb, first->s.mean, unit);
 			sb_adds(&c->sb, " at ");
 			add_level(&c->sb, first);
 			sb_adds(&c->sb, ".");
 		}
-		fnd_set_sentence(c, f);
+		rep_fnd_set_sentence(c, f);
 	}
-	fnd_free_series(s, ns);
+	rep_fnd_free_series(s, ns);
 }

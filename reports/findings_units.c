@@ -78,25 +78,25 @@ static int by_mixed(const struct fnd_unit_obs *o, const double *z, const uint32_
 			X[i * p + o->na + o->nb - 2 + r] = rep[i] == r;
 	}
 	struct model_mixed m;
-	int rc = model_mixed_fit(X, z, unit, o->n, p, nu, &m);
+	int rc = rep_model_mixed_fit(X, z, unit, o->n, p, nu, &m);
 	if (rc == 0 && !m.singular) {
 		double *c = xcalloc(p, sizeof(double));
 		for (size_t k = 1; k < o->na + o->nb - 1; k++) {
 			memset(c, 0, p * sizeof(double));
 			c[k] = 1;
 			struct model_est e;
-			model_mixed_contrast(&m, c, &e);
+			rep_model_mixed_contrast(&m, c, &e);
 			if (k < o->na)
-				model_pct(&e, o->log_scale, o->a_m0, &u->a[k]);
+				rep_model_pct(&e, o->log_scale, o->a_m0, &u->a[k]);
 			else
-				model_pct(&e, o->log_scale, o->b_m0, &u->b[k - o->na + 1]);
+				rep_model_pct(&e, o->log_scale, o->b_m0, &u->b[k - o->na + 1]);
 		}
 		free(c);
 		*v1 = m.s2_u + m.s2_e * (double)nu / (double)o->n;
 	} else {
 		rc = -1;
 	}
-	model_mixed_release(&m);
+	rep_model_mixed_release(&m);
 	free(X);
 	free(rep);
 	return rc;
@@ -128,7 +128,7 @@ static void interaction(const struct fnd_unit_obs *o, struct fnd_units *u,
 			u->int_f = ((f->rss - rss_full) / df1) / (rss_full / df2);
 			if (u->int_f < 0)
 				u->int_f = 0;
-			u->int_p = model_f_tail(u->int_f, df1, df2);
+			u->int_p = rep_model_f_tail(u->int_f, df1, df2);
 		}
 		if (o->na == 2 && o->nb == 2) {
 			double m[4], var = 0, s2 = rss_full / df2;
@@ -137,8 +137,8 @@ static void interaction(const struct fnd_unit_obs *o, struct fnd_units *u,
 				var += s2 / (double)cell_n[k];
 			}
 			struct model_est e;
-			model_est_fill(&e, m[3] - m[2] - m[1] + m[0], var, df2);
-			model_pct(&e, o->log_scale, o->b_m0, &u->inter);
+			rep_model_est_fill(&e, m[3] - m[2] - m[1] + m[0], var, df2);
+			rep_model_pct(&e, o->log_scale, o->b_m0, &u->inter);
 		}
 	}
 }
@@ -156,13 +156,13 @@ static unsigned volumes_needed(const struct fnd_unit_obs *o, double v1, size_t n
 		if (df < 1)
 			continue;
 		double se = sqrt(v1 * 2 / ((double)k * (double)o->nb));
-		if (stats_t_quantile(0.5 + STATS_LEVEL / 2, df) * se <= target)
+		if (rep_stats_t_quantile(0.5 + STATS_LEVEL / 2, df) * se <= target)
 			return k;
 	}
 	return 0;
 }
 
-int fnd_units_fit(const struct fnd_unit_obs *o, struct fnd_units *u)
+int rep_fnd_units_fit(const struct fnd_unit_obs *o, struct fnd_units *u)
 {
 	memset(u, 0, sizeof(*u));
 	reset(u, o->na, o->nb);
@@ -207,7 +207,7 @@ int fnd_units_fit(const struct fnd_unit_obs *o, struct fnd_units *u)
 		design_row(X + j * p, ua[j], ub[j], o->na, o->nb);
 	double *coef = xmalloc(p * sizeof(double)), *cov = xmalloc(p * p * sizeof(double));
 	struct model_ols f;
-	if (nu < p || model_ols_fit(X, um, nu, p, coef, cov, &f) < 0) {
+	if (nu < p || rep_model_ols_fit(X, um, nu, p, coef, cov, &f) < 0) {
 		free(X);
 		free(coef);
 		free(cov);
@@ -222,11 +222,11 @@ int fnd_units_fit(const struct fnd_unit_obs *o, struct fnd_units *u)
 			memset(c, 0, p * sizeof(double));
 			c[k] = 1;
 			struct model_est e;
-			model_ols_contrast(&f, c, &e);
+			rep_model_ols_contrast(&f, c, &e);
 			if (k < o->na)
-				model_pct(&e, o->log_scale, o->a_m0, &u->a[k]);
+				rep_model_pct(&e, o->log_scale, o->a_m0, &u->a[k]);
 			else
-				model_pct(&e, o->log_scale, o->b_m0, &u->b[k - o->na + 1]);
+				rep_model_pct(&e, o->log_scale, o->b_m0, &u->b[k - o->na + 1]);
 		}
 		free(c);
 	}
@@ -254,7 +254,7 @@ out:
 	return rc;
 }
 
-void fnd_units_release(struct fnd_units *u)
+void rep_fnd_units_release(struct fnd_units *u)
 {
 	free(u->a);
 	free(u->b);

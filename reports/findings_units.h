@@ -7,7 +7,7 @@
  * provisioned.
  *
  * The main effects come from the mixed model of reports/model_mixed.c on the
- * fitted scale (log y, or y when some y <= 0, as model_crossed_fit):
+ * fitted scale (log y, or y when some y <= 0, as rep_model_crossed_fit):
  * fixed effects for the factor compared (a: file system or volume), the
  * position (b) and the repetition (a block), a random intercept per
  * volume, REML, Satterthwaite's degrees of freedom. Where the
@@ -27,7 +27,7 @@
 
 /* Observation i: value y[i], level a[i] (0 .. na-1) and b[i] (0 .. nb-1),
  * repetition rep[i] and volume unit[i] (any numbering). log_scale and the
- * reference levels' least-squares means a_m0, b_m0 as model_crossed_fit
+ * reference levels' least-squares means a_m0, b_m0 as rep_model_crossed_fit
  * gave them (the percentages are on its scale). */
 struct fnd_unit_obs {
 	const double *y;
@@ -54,8 +54,8 @@ struct fnd_units {
 
 /* 0, or -1 when the design is not crossed on its volumes (a volume with
  * two levels of a or b, a level without volumes), with everything NaN.
- * Release with fnd_units_release either way. */
-int fnd_units_fit(const struct fnd_unit_obs *o, struct fnd_units *out);
-void fnd_units_release(struct fnd_units *u);
+ * Release with rep_fnd_units_release either way. */
+int rep_fnd_units_fit(const struct fnd_unit_obs *o, struct fnd_units *out);
+void rep_fnd_units_release(struct fnd_units *u);
 
 #endif

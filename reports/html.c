@@ -65,7 +65,7 @@ static void fact(struct strbuf *h, const char *dt, const char *dd)
 	sb_adds(h, dt);
 	sb_adds(h, "</dt><dd>");
 	if (dd && *dd)
-		html_text(h, dd);
+		rep_html_text(h, dd);
 	else
 		sb_adds(h, "<span class=\"small\">not recorded</span>");
 	sb_adds(h, "</dd>\n");
@@ -75,13 +75,13 @@ static void header(struct hctx *c, const struct rdata *d)
 {
 	struct strbuf *h = c->h;
 	sb_adds(h, "<header>\n<h1>");
-	html_text(h, d->title);
+	rep_html_text(h, d->title);
 	sb_adds(h, "</h1>\n<p class=\"meta\">Run <code>");
-	html_text(h, d->run.id);
+	rep_html_text(h, d->run.id);
 	sb_adds(h, "</code> of plan <code>");
-	html_text(h, d->run.plan_name);
+	rep_html_text(h, d->run.plan_name);
 	sb_adds(h, "</code> &middot; ");
-	html_text(h, d->run.started_utc);
+	rep_html_text(h, d->run.started_utc);
 	if (d->run.ended_utc) {
 		double s = iso_diff(d->run.started_utc, d->run.ended_utc);
 		sb_adds(h, " &middot; ");
@@ -89,16 +89,16 @@ static void header(struct hctx *c, const struct rdata *d)
 			sb_addf(h, "%.0f min %02.0f s", floor(s / 60), fmod(s, 60));
 	}
 	sb_adds(h, " &middot; ");
-	html_text(h, d->run.host);
+	rep_html_text(h, d->run.host);
 	sb_adds(h, "</p>\n");
 	if (d->description) {
 		sb_adds(h, "<p class=\"desc\">");
-		html_text(h, d->description);
+		rep_html_text(h, d->description);
 		sb_adds(h, "</p>\n");
 	}
 	if (d->fs_map) {
 		sb_adds(h, "<p class=\"meta\">File systems were mapped by <code>--fs-map ");
-		html_text(h, d->fs_map);
+		rep_html_text(h, d->fs_map);
 		sb_adds(h, "</code>: each file system of the plan left of an <code>=</code> was made as "
 			   "the one on its right, and the results name the file systems made.</p>\n");
 	}
@@ -118,7 +118,7 @@ static void header(struct hctx *c, const struct rdata *d)
 			sb_adds(h, "This run failed.");
 		sb_adds(h, "</b> ");
 		if (d->run.error) {
-			html_text(h, d->run.error);
+			rep_html_text(h, d->run.error);
 			sb_adds(h, ". ");
 		}
 		sb_addf(h, "%zu of %zu cells did not complete; the results below are what was measured "
@@ -132,11 +132,11 @@ static void header(struct hctx *c, const struct rdata *d)
 		for (size_t i = 0; i < d->nresumes; i++) {
 			const struct rd_resume *r = &d->resumes[i];
 			sb_adds(h, i ? "; " : "");
-			html_text(h, r->started_utc);
+			rep_html_text(h, r->started_utc);
 			sb_addf(h, ", from cell %u", r->from_seq);
 			if (r->why) {
 				sb_adds(h, " (");
-				html_text(h, r->why);
+				rep_html_text(h, r->why);
 				sb_adds(h, ")");
 			}
 		}
@@ -147,7 +147,7 @@ static void header(struct hctx *c, const struct rdata *d)
 	}
 	if (d->plan_problem) {
 		sb_adds(h, "<div class=\"banner warn\">");
-		html_text(h, d->plan_problem);
+		rep_html_text(h, d->plan_problem);
 		sb_adds(h, "; the report uses its defaults (no baseline, bars per volume).</div>\n");
 	}
 	if (d->any_n1)
@@ -157,9 +157,9 @@ static void header(struct hctx *c, const struct rdata *d)
 	sb_adds(h, "<nav class=\"toc\"><a href=\"#findings\">Findings</a>");
 	for (size_t i = 0; i < d->ntmpls; i++) {
 		sb_addf(h, "<a href=\"#step-%s\">", d->tmpls[i].path);
-		html_text(h, d->tmpls[i].path);
+		rep_html_text(h, d->tmpls[i].path);
 		sb_adds(h, " ");
-		html_text(h, d->tmpls[i].module);
+		rep_html_text(h, d->tmpls[i].module);
 		sb_adds(h, "</a>");
 	}
 	sb_adds(h, "<a href=\"#order\">Order and drift</a><a href=\"#provenance\">Provenance</a>"
@@ -174,7 +174,7 @@ static void disks(struct strbuf *h, const struct rdata *d)
 	int any = 0;
 	for (size_t i = 0; i < d->nvols; i++) {
 		const struct rd_volume *v = &d->vols[i];
-		char *disk = rd_fact(v, "disk");
+		char *disk = rep_rd_fact(v, "disk");
 		if (!disk)
 			continue;
 		size_t k = 0;
@@ -184,26 +184,26 @@ static void disks(struct strbuf *h, const struct rdata *d)
 			free(disk);
 			continue;
 		}
-		seen[nseen++] = rd_strdup((struct rdata *)d, disk);
+		seen[nseen++] = rep_rd_strdup((struct rdata *)d, disk);
 		if (!any++)
 			sb_adds(h, "<h3>Disks</h3>\n<table>\n<thead><tr><th>device</th><th>target</th>"
 				   "<th>model</th><th>serial</th><th>bus</th><th>medium</th>"
 				   "<th class=\"num\">sector</th></tr></thead>\n<tbody>\n");
 		const char *keys[] = { "target", "model", "serial", "bus" };
 		sb_adds(h, "<tr><td>");
-		html_text(h, disk);
+		rep_html_text(h, disk);
 		sb_adds(h, "</td>");
 		for (size_t j = 0; j < 4; j++) {
-			char *val = rd_fact(v, keys[j]);
+			char *val = rep_rd_fact(v, keys[j]);
 			sb_adds(h, "<td>");
 			if (val)
-				html_text(h, val);
+				rep_html_text(h, val);
 			else
 				sb_adds(h, "<span class=\"small\">not recorded</span>");
 			sb_adds(h, "</td>");
 			free(val);
 		}
-		char *rot = rd_fact(v, "rotational"), *sec = rd_fact(v, "sector_size");
+		char *rot = rep_rd_fact(v, "rotational"), *sec = rep_rd_fact(v, "sector_size");
 		sb_addf(h, "<td>%s</td><td class=\"num\">%s</td></tr>\n",
 			!rot ? "<span class=\"small\">not recorded</span>"
 			     : !strcmp(rot, "true") ? "rotational (hard disk)" : "solid state",
@@ -254,54 +254,54 @@ static void volumes(struct hctx *c, const struct rdata *d)
 		sb_adds(h, "<tr>");
 		if (d->nlayouts > 1 || *d->vols[0].layout) {
 			sb_adds(h, "<td>");
-			html_text(h, v->layout);
+			rep_html_text(h, v->layout);
 			sb_adds(h, "</td>");
 		}
 		sb_addf(h, "<td class=\"num\">%d</td><td>", v->position);
-		html_text(h, v->name);
+		rep_html_text(h, v->name);
 		sb_adds(h, "</td><td>");
-		html_text(h, v->fs ? v->fs : "unknown");
-		char *kept = rd_fact(v, "kept"), *from = rd_fact(v, "kept_from");
+		rep_html_text(h, v->fs ? v->fs : "unknown");
+		char *kept = rep_rd_fact(v, "kept"), *from = rep_rd_fact(v, "kept_from");
 		if (kept && !strcmp(kept, "true")) {
 			/* keep: true: resized, not made; not a fresh file system */
 			sb_adds(h, " <span class=\"small\">(kept from ");
-			html_text(h, from ? from : "an earlier layout");
+			rep_html_text(h, from ? from : "an earlier layout");
 			sb_adds(h, ", not a fresh file system)</span>");
 		}
 		free(kept);
 		free(from);
 		sb_adds(h, "</td><td>");
-		html_text(h, v->device);
+		rep_html_text(h, v->device);
 		sb_adds(h, "</td><td class=\"small\">");
-		html_text(h, v->dir);
+		rep_html_text(h, v->dir);
 		sb_adds(h, "</td>");
 		if (v->has_offsets) {
 			offsets = 1;
 			sb_adds(h, "<td class=\"num\">");
-			html_bytes(h, (double)v->off_start);
+			rep_html_bytes(h, (double)v->off_start);
 			sb_adds(h, "</td><td class=\"num\">");
-			html_bytes(h, (double)v->off_end);
+			rep_html_bytes(h, (double)v->off_end);
 			sb_adds(h, "</td><td class=\"num\">");
-			html_bytes(h, (double)(v->off_end - v->off_start));
+			rep_html_bytes(h, (double)(v->off_end - v->off_start));
 			sb_adds(h, "</td>");
 		} else {
-			char *cap = rd_fact(v, "capacity_bytes");
+			char *cap = rep_rd_fact(v, "capacity_bytes");
 			sb_adds(h, "<td class=\"num\">&ndash;</td><td class=\"num\">&ndash;</td><td class=\"num\">");
 			if (cap)
-				html_bytes(h, strtod(cap, NULL));
+				rep_html_bytes(h, strtod(cap, NULL));
 			sb_adds(h, "</td>");
 			free(cap);
 		}
-		char *mo = rd_fact(v, "mount_options");
+		char *mo = rep_rd_fact(v, "mount_options");
 		sb_adds(h, "<td class=\"small\">");
-		html_text(h, mo ? mo : "");
+		rep_html_text(h, mo ? mo : "");
 		free(mo);
 		sb_adds(h, "</td><td class=\"small\">");
 		for (size_t k = 0; k < VCACHE && caches[i * VCACHE + k] != UINT32_MAX; k++) {
 			const char *m = rd_str(d, caches[i * VCACHE + k]);
 			if (k)
 				sb_adds(h, ", ");
-			html_text(h, *m ? m : "none");
+			rep_html_text(h, *m ? m : "none");
 		}
 		sb_adds(h, "</td></tr>\n");
 	}
@@ -330,14 +330,14 @@ static void volumes(struct hctx *c, const struct rdata *d)
 			continue;
 		struct strbuf lab = STRBUF_INIT;
 		sb_addf(&lab, "%d %s%s%s", v->position, v->name, v->fs ? " \xc2\xb7 " : "", v->fs ? v->fs : "");
-		fig_add_bar(&f, *v->layout ? v->layout : "disk", rd_strdup((struct rdata *)d, lab.buf),
-			    0, (double)v->off_start, (double)v->off_end, html_style_of(d, v->name, v->layout));
+		rep_fig_add_bar(&f, *v->layout ? v->layout : "disk", rep_rd_strdup((struct rdata *)d, lab.buf),
+			    0, (double)v->off_start, (double)v->off_end, rep_html_style_of(d, v->name, v->layout));
 		sb_release(&lab);
 	}
-	html_figure(c, &f, "partition-map",
+	rep_html_figure(c, &f, "partition-map",
 		 "Partition map to scale: each layout's partitions by byte offset, position 1 at the "
 		 "start of the disk (the outer edge of a hard disk's platters).");
-	fig_release(&f);
+	rep_fig_release(&f);
 }
 
 static void commands(struct strbuf *h, const struct rdata *d)
@@ -348,17 +348,17 @@ static void commands(struct strbuf *h, const struct rdata *d)
 	for (size_t i = 0; i < d->ncmds; i++) {
 		const struct rd_command *c = &d->cmds[i];
 		sb_adds(h, "<p class=\"small\">");
-		html_text(h, c->start_utc);
+		rep_html_text(h, c->start_utc);
 		sb_addf(h, " &middot; exit status %s%d%s", c->status ? "<span class=\"yes\">" : "",
 			c->status, c->status ? "</span>" : "");
 		if (!isnan(c->seconds))
 			sb_addf(h, " &middot; %.3f s", c->seconds);
 		sb_adds(h, "</p>\n<pre>$ ");
-		html_text(h, c->argv);
+		rep_html_text(h, c->argv);
 		if (c->output && *c->output) {
 			sb_addch(h, '\n');
 			size_t n = strlen(c->output);
-			html_textn(h, c->output, n > MAX_OUTPUT ? MAX_OUTPUT : n);
+			rep_html_textn(h, c->output, n > MAX_OUTPUT ? MAX_OUTPUT : n);
 			if (n > MAX_OUTPUT)
 				sb_addf(h, "\n[%zu more bytes in commands.log]", n - MAX_OUTPUT);
 		}
@@ -433,13 +433,13 @@ static void provenance(struct hctx *c, const struct rdata *d)
 		if (n->seq || !strcmp(n->key, "cpu") || !strcmp(n->key, "memory_bytes"))
 			continue;
 		sb_reset(&tmp);
-		html_text(&tmp, n->key);
+		rep_html_text(&tmp, n->key);
 		fact(h, tmp.buf, n->value);
 	}
 	sb_release(&tmp);
 	sb_adds(h, "</dl>\n");
 	sb_adds(h, "<details><summary>The plan, exactly as run</summary>\n<pre>");
-	html_text(h, r->plan_text ? r->plan_text : "(not stored)");
+	rep_html_text(h, r->plan_text ? r->plan_text : "(not stored)");
 	sb_adds(h, "</pre>\n</details>\n");
 	disks(h, d);
 	volumes(c, d);
@@ -453,11 +453,11 @@ static void provenance(struct hctx *c, const struct rdata *d)
 		const struct rd_event *e = &d->events[i];
 		int bad = strcmp(e->level, "info") != 0;
 		sb_adds(h, "<tr><td class=\"small\">");
-		html_text(h, e->utc);
+		rep_html_text(h, e->utc);
 		sb_addf(h, "</td><td>%s", bad ? "<span class=\"yes\">" : "");
-		html_text(h, e->level);
+		rep_html_text(h, e->level);
 		sb_addf(h, "%s</td><td>", bad ? "</span>" : "");
-		html_text(h, e->msg);
+		rep_html_text(h, e->msg);
 		sb_adds(h, "</td></tr>\n");
 	}
 	sb_adds(h, "</tbody></table>\n</details>\n");
@@ -500,24 +500,24 @@ static void methods(struct hctx *c, const struct rdata *d)
 		   "second. Every sample is in <code>results.csv</code>, every statistic in "
 		   "<code>summary.csv</code> and <code>results.json</code>. Drawn by rig " RIG_VERSION
 		   ".</p>\n");
-	html_time(c, d);
+	rep_html_time(c, d);
 }
 
 /* The page as text, figures inline only. */
 static void html_render(struct rdata *d, const char *fig_dir, struct strbuf *out, struct strbuf *err)
 {
 	struct hctx c = { .h = out, .fig_dir = fig_dir, .err = err };
-	html_begin(out, d->title);
+	rep_html_begin(out, d->title);
 	header(&c, d);
-	html_findings(&c, d);
-	html_steps(&c, d);
-	html_order(&c, d);
+	rep_html_findings(&c, d);
+	rep_html_steps(&c, d);
+	rep_html_order(&c, d);
 	provenance(&c, d);
 	methods(&c, d);
-	html_end(out);
+	rep_html_end(out);
 }
 
-int html_write_report(struct rdata *d, const char *run_dir, struct strbuf *err)
+int rep_html_write_report(struct rdata *d, const char *run_dir, struct strbuf *err)
 {
 	struct strbuf dir = STRBUF_INIT, page = STRBUF_INIT, path = STRBUF_INIT, ferr = STRBUF_INIT;
 	sb_addf(&dir, "%s/figures", run_dir);
@@ -534,7 +534,7 @@ int html_write_report(struct rdata *d, const char *run_dir, struct strbuf *err)
 		goto out;
 	}
 	sb_addf(&path, "%s/report.html", run_dir);
-	rc = rout_write_file(path.buf, page.buf, page.len, err);
+	rc = rep_rout_write_file(path.buf, page.buf, page.len, err);
 out:
 	sb_release(&dir);
 	sb_release(&page);

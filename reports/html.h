@@ -11,7 +11,7 @@ struct rdata;
 struct strbuf;
 
 /* Write run_dir/report.html and run_dir/figures/. d must have been through
- * summary_compute. 0, or -errno with the reason in err. */
-int html_write_report(struct rdata *d, const char *run_dir, struct strbuf *err);
+ * rep_summary_compute. 0, or -errno with the reason in err. */
+int rep_html_write_report(struct rdata *d, const char *run_dir, struct strbuf *err);
 
 #endif

@@ -19,21 +19,21 @@
 
 static void key_label(struct strbuf *h, const struct cmp_key *k)
 {
-	html_text(h, k->volume ? k->volume : k->fs ? k->fs : "?");
+	rep_html_text(h, k->volume ? k->volume : k->fs ? k->fs : "?");
 	if (k->layout && *k->layout) {
 		sb_adds(h, " in ");
-		html_text(h, k->layout);
+		rep_html_text(h, k->layout);
 	}
 }
 
 /* A metric and, small, its unit. */
 static void metric_label(struct strbuf *h, const char *metric, const char *unit)
 {
-	html_text(h, metric);
-	const char *u = html_unit(unit);
+	rep_html_text(h, metric);
+	const char *u = rep_html_unit(unit);
 	if (*u) {
 		sb_adds(h, " <span class=\"small\">");
-		html_text(h, u);
+		rep_html_text(h, u);
 		sb_adds(h, "</span>");
 	}
 }
@@ -53,36 +53,36 @@ static void runs_table(struct strbuf *h, const struct comparison *c)
 		const struct rdata *d = c->runs[r].d;
 		const struct rd_run *run = &d->run;
 		sb_addf(h, "<tr><td><b>%s</b></td><td><code>", c->runs[r].label);
-		html_text(h, run->id);
+		rep_html_text(h, run->id);
 		sb_adds(h, "</code></td><td>");
-		html_text(h, run->plan_name);
+		rep_html_text(h, run->plan_name);
 		sb_adds(h, " <span class=\"small\"><code>");
 		if (run->plan_sha256)
 			sb_addf(h, "%.12s", run->plan_sha256);
 		sb_adds(h, "</code></span></td><td>");
-		html_text(h, run->host);
+		rep_html_text(h, run->host);
 		if (!c->within) {
 			sb_adds(h, "</td><td class=\"small\">");
-			html_text(h, run->os);
+			rep_html_text(h, run->os);
 			sb_adds(h, "</td><td class=\"small\">");
-			html_text(h, c->runs[r].disk ? c->runs[r].disk : "existing directories");
+			rep_html_text(h, c->runs[r].disk ? c->runs[r].disk : "existing directories");
 			sb_adds(h, "</td><td>");
-			html_text(h, run->rig_version);
+			rep_html_text(h, run->rig_version);
 		}
 		sb_adds(h, "</td><td>");
-		html_text(h, run->started_utc);
+		rep_html_text(h, run->started_utc);
 		sb_adds(h, "</td><td>");
-		html_text(h, run->status);
+		rep_html_text(h, run->status);
 		if (d->nresumes)
 			sb_addf(h, ", resumed %zu time%s", d->nresumes, d->nresumes == 1 ? "" : "s");
 		sb_adds(h, "</td><td class=\"small\">");
-		html_text(h, c->runs[r].dir);
+		rep_html_text(h, c->runs[r].dir);
 		sb_adds(h, "</td></tr>\n");
 	}
 	sb_adds(h, "</tbody></table>\n");
 }
 
-/* Under a table with a cell marked by compare_diff_disagrees. */
+/* Under a table with a cell marked by rep_compare_diff_disagrees. */
 static const char disagree_note[] =
 	"<p class=\"small\"><sup>&dagger;</sup> Here the interval and the p-value disagree about a "
 	"difference at the 5% level. They answer different questions: the interval (Fieller's) is for "
@@ -95,16 +95,16 @@ static const char disagree_note[] =
  * interval excludes 0), then, in a small span the caller closes, the
  * interval and Welch's p, with a dagger when they disagree (returns 1
  * then: the table needs disagree_note). */
-static int diff_cell(struct strbuf *h, const struct stats_diff *df, size_t nx, size_t nb)
+static int diff_cell(struct strbuf *h, const struct rep_stats_diff *df, size_t nx, size_t nb)
 {
 	int excl = isfinite(df->ci_low) && (df->ci_low > 0 || df->ci_high < 0);
-	int odd = compare_diff_disagrees(df);
+	int odd = rep_compare_diff_disagrees(df);
 	sb_adds(h, excl ? "<b class=\"yes\">" : "<b>");
-	html_pct(h, df->diff_pct);
+	rep_html_pct(h, df->diff_pct);
 	sb_adds(h, "</b><br><span class=\"small\">");
-	html_diff_ci(h, df->ci_low, df->ci_high, nx, nb);
+	rep_html_diff_ci(h, df->ci_low, df->ci_high, nx, nb);
 	sb_adds(h, "; ");
-	html_p_clause(h, df->p);
+	rep_html_p_clause(h, df->p);
 	if (odd)
 		sb_adds(h, "<sup>&dagger;</sup>");
 	return odd;
@@ -117,7 +117,7 @@ static void warnings_banner(struct strbuf *h, const struct comparison *c)
 	sb_adds(h, "<div class=\"banner warn\"><b>The runs differ in more than the results:</b><ul>\n");
 	for (size_t i = 0; i < c->nwarnings; i++) {
 		sb_adds(h, "<li>");
-		html_text(h, c->warnings[i]);
+		rep_html_text(h, c->warnings[i]);
 		sb_adds(h, "</li>\n");
 	}
 	sb_adds(h, "</ul></div>\n");
@@ -143,10 +143,10 @@ static void step_figure(struct hctx *hc, const struct comparison *c, const char 
 		groups[ngroups] = sb_detach(&g);
 		for (size_t r = 0; r < c->nruns; r++)
 			if (k->cells[r].present)
-				fig_add_bar(&f, groups[ngroups], c->runs[r].label, k->cells[r].s.mean,
+				rep_fig_add_bar(&f, groups[ngroups], c->runs[r].label, k->cells[r].s.mean,
 					    k->cells[r].s.ci_low, k->cells[r].s.ci_high, (int)r);
 		ngroups++;
-		unit = html_unit(k->unit);
+		unit = rep_html_unit(k->unit);
 		if (!labels.len)
 			sb_adds(&labels, k->metric);
 	}
@@ -156,20 +156,20 @@ static void step_figure(struct hctx *hc, const struct comparison *c, const char 
 		f.ylabel = yl.buf;
 		f.yzero = 1;
 		sb_adds(&cap, "Mean ");
-		html_text(&cap, labels.buf);
+		rep_html_text(&cap, labels.buf);
 		sb_adds(&cap, " of each run (letters as in the table of runs), grouped by ");
 		sb_adds(&cap, c->by_fs ? "file system" : "volume");
 		sb_adds(&cap, "; whiskers: 95% confidence interval of the mean.");
-		if (fig_clipped(&f))
+		if (rep_fig_clipped(&f))
 			sb_adds(&cap, " Whiskers clipped at 0: the quantity cannot be negative.");
 		sb_adds(&name, "compare-step-");
 		sb_adds(&name, step);
-		html_figure(hc, &f, name.buf, cap.buf);
+		rep_html_figure(hc, &f, name.buf, cap.buf);
 		sb_release(&yl);
 		sb_release(&cap);
 		sb_release(&name);
 	}
-	fig_release(&f);
+	rep_fig_release(&f);
 	for (size_t i = 0; i < ngroups; i++)
 		free(groups[i]);
 	free(groups);
@@ -184,9 +184,9 @@ static void step_section(struct hctx *hc, const struct comparison *c, const char
 		if (c->keys[i].step == step || !strcmp(c->keys[i].step, step))
 			k0 = &c->keys[i];
 	sb_addf(h, "<h2>Step ");
-	html_text(h, step);
+	rep_html_text(h, step);
 	sb_adds(h, ": ");
-	html_text(h, k0->module);
+	rep_html_text(h, k0->module);
 	sb_adds(h, "</h2>\n");
 
 	step_figure(hc, c, step);
@@ -213,12 +213,12 @@ static void step_section(struct hctx *hc, const struct comparison *c, const char
 			const struct cmp_cell *cl = &k->cells[r];
 			sb_adds(h, "<td class=\"num\">");
 			if (cl->present) {
-				html_num(h, cl->s.mean);
+				rep_html_num(h, cl->s.mean);
 				sb_adds(h, "<br><span class=\"small\">");
 				if (cl->s.n > 1) {
-					html_num(h, cl->s.ci_low);
+					rep_html_num(h, cl->s.ci_low);
 					sb_adds(h, " to ");
-					html_num(h, cl->s.ci_high);
+					rep_html_num(h, cl->s.ci_high);
 				} else {
 					sb_adds(h, "no interval");
 				}
@@ -246,7 +246,7 @@ static void step_section(struct hctx *hc, const struct comparison *c, const char
 		sb_adds(h, disagree_note);
 }
 
-int compare_write_html(const struct comparison *c, const char *out_dir, struct strbuf *err)
+int rep_compare_write_html(const struct comparison *c, const char *out_dir, struct strbuf *err)
 {
 	struct strbuf page = STRBUF_INIT, dir = STRBUF_INIT, path = STRBUF_INIT, ferr = STRBUF_INIT;
 	sb_addf(&dir, "%s/figures", out_dir);
@@ -259,9 +259,9 @@ int compare_write_html(const struct comparison *c, const char *out_dir, struct s
 	struct hctx hc = { .h = &page, .fig_dir = dir.buf, .err = &ferr };
 	struct strbuf title = STRBUF_INIT;
 	sb_addf(&title, "Comparison of %zu runs", c->nruns);
-	html_begin(&page, title.buf);
+	rep_html_begin(&page, title.buf);
 	sb_adds(&page, "<header><h1>");
-	html_text(&page, title.buf);
+	rep_html_text(&page, title.buf);
 	sb_adds(&page, "</h1>\n<p class=\"meta\">Every later run against run A: percent of A's mean, "
 		       "Fieller's 95% interval, Welch's p. Joined on (step, ");
 	sb_adds(&page, c->by_fs ? "file system" : "volume");
@@ -269,7 +269,7 @@ int compare_write_html(const struct comparison *c, const char *out_dir, struct s
 	sb_adds(&page, ", metric).");
 	if (c->settings) {
 		sb_adds(&page, " Left out: ");
-		html_text(&page, c->settings);
+		rep_html_text(&page, c->settings);
 		sb_adds(&page, ", quantities the plan sets rather than measurements.");
 	}
 	sb_adds(&page, "</p></header>\n");
@@ -288,14 +288,14 @@ int compare_write_html(const struct comparison *c, const char *out_dir, struct s
 	}
 	if (!shown)
 		sb_adds(&page, "<p>The runs have no results in common.</p>\n");
-	html_end(&page);
+	rep_html_end(&page);
 	if (ferr.len) {
 		sb_adds(err, ferr.buf);
 		rc = -EIO;
 		goto out;
 	}
 	sb_addf(&path, "%s/compare.html", out_dir);
-	rc = rout_write_file(path.buf, page.buf, page.len, err);
+	rc = rep_rout_write_file(path.buf, page.buf, page.len, err);
 out:
 	sb_release(&page);
 	sb_release(&dir);
@@ -347,13 +347,13 @@ static void within_run_cell(struct strbuf *h, const struct cmp_run *run)
 {
 	const struct rdata *d = run->d;
 	sb_adds(h, "<td><b>");
-	html_text(h, run->disk ? run->disk : "existing directories");
+	rep_html_text(h, run->disk ? run->disk : "existing directories");
 	sb_addf(h, "</b><br><span class=\"small\">run %s, ", run->label);
-	html_text(h, run->dir);
+	rep_html_text(h, run->dir);
 	sb_adds(h, "</span>");
 	if (!run->complete) {
 		sb_adds(h, "<br><b>incomplete</b> <span class=\"small\">(");
-		html_text(h, d->run.status);
+		rep_html_text(h, d->run.status);
 		sb_addf(h, ", %zu of %zu cells not done%s)</span>", d->failed_cells, d->ncells,
 			d->nlayouts > 1 ? "; layouts not pooled" : "");
 	}
@@ -362,7 +362,7 @@ static void within_run_cell(struct strbuf *h, const struct cmp_run *run)
 			d->nresumes > 1 ? "s" : "");
 	sb_adds(h, "</td><td>");
 	if (run->ref) {
-		html_text(h, run->ref);
+		rep_html_text(h, run->ref);
 		sb_adds(h, run->ref_by_fs ? " <span class=\"small\">(file system)</span>" : "");
 	} else {
 		sb_adds(h, "<span class=\"small\">none</span>");
@@ -383,16 +383,16 @@ static void within_table(struct strbuf *h, const struct comparison *c)
 	for (size_t k = 0; k < ncols; k++) {
 		const struct wcol *col = &cols[k];
 		sb_adds(h, "<th class=\"num\">");
-		html_text(h, col->step);
+		rep_html_text(h, col->step);
 		sb_adds(h, " ");
-		html_text(h, col->module);
+		rep_html_text(h, col->module);
 		sb_adds(h, ": ");
-		html_text(h, col->ent);
+		rep_html_text(h, col->ent);
 		sb_adds(h, "<br>");
 		if (!col->layout)
 			sb_adds(h, "all layouts<br>");
 		else if (*col->layout) {
-			html_text(h, col->layout);
+			rep_html_text(h, col->layout);
 			sb_adds(h, "<br>");
 		}
 		metric_label(h, col->metric, col->unit);
@@ -439,7 +439,7 @@ static void within_notes(struct strbuf *h, const struct comparison *c)
 		const struct rdata *d = run->d;
 		if (!run->complete) {
 			sb_addf(h, "<li>Run %s did not complete (", run->label);
-			html_text(h, d->run.status);
+			rep_html_text(h, d->run.status);
 			sb_addf(h, "; %zu of %zu cells not done)%s</li>\n", d->failed_cells, d->ncells,
 				d->nlayouts > 1 ? ": its layouts are shown apart and never pooled, since a pool "
 						  "would lean towards the positions that did run." : ".");
@@ -460,13 +460,13 @@ static void within_notes(struct strbuf *h, const struct comparison *c)
 	sb_adds(h, "</ul>\n");
 }
 
-int compare_within_write_html(const struct comparison *c, const char *out_dir, struct strbuf *err)
+int rep_compare_within_write_html(const struct comparison *c, const char *out_dir, struct strbuf *err)
 {
 	struct strbuf page = STRBUF_INIT, title = STRBUF_INIT, path = STRBUF_INIT;
 	sb_addf(&title, "File systems within each of %zu run%s", c->nruns, c->nruns > 1 ? "s" : "");
-	html_begin(&page, title.buf);
+	rep_html_begin(&page, title.buf);
 	sb_adds(&page, "<header><h1>");
-	html_text(&page, title.buf);
+	rep_html_text(&page, title.buf);
 	sb_adds(&page, "</h1>\n<p class=\"meta\">In each run, every volume or file system against the "
 		       "run's reference on the same disk: percent of the reference's mean, Fieller's 95% "
 		       "interval, Welch's p. One row per run.</p></header>\n");
@@ -475,9 +475,9 @@ int compare_within_write_html(const struct comparison *c, const char *out_dir, s
 	sb_adds(&page, "<h2 id=\"within\">Difference from the reference, per run</h2>\n");
 	within_table(&page, c);
 	within_notes(&page, c);
-	html_end(&page);
+	rep_html_end(&page);
 	sb_addf(&path, "%s/compare.html", out_dir);
-	int rc = rout_write_file(path.buf, page.buf, page.len, err);
+	int rc = rep_rout_write_file(path.buf, page.buf, page.len, err);
 	sb_release(&page);
 	sb_release(&title);
 	sb_release(&path);

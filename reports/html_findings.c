@@ -22,11 +22,11 @@ static void verdict(struct strbuf *h, const struct rd_finding *f)
 static void row_head(struct strbuf *h, const struct rdata *d, const struct rd_finding *f)
 {
 	sb_adds(h, "<b>");
-	html_step_title(h, &d->tmpls[f->tmpl]);
+	rep_html_step_title(h, &d->tmpls[f->tmpl]);
 	sb_adds(h, "</b>, ");
-	html_text(h, rd_str(d, f->metric));
+	rep_html_text(h, rd_str(d, f->metric));
 	sb_adds(h, " <span class=\"small\">(");
-	html_text(h, fnd_kind_name(f->kind));
+	rep_html_text(h, rep_fnd_kind_name(f->kind));
 	sb_adds(h, ")</span>: ");
 }
 
@@ -35,12 +35,12 @@ static void lead(struct strbuf *h, const struct rdata *d)
 {
 	const struct rd_finding *top = &d->findings[0];
 	sb_adds(h, "<p class=\"lead\"><b>");
-	html_step_title(h, &d->tmpls[top->tmpl]);
+	rep_html_step_title(h, &d->tmpls[top->tmpl]);
 	sb_adds(h, "</b>, ");
-	html_text(h, rd_str(d, top->metric));
+	rep_html_text(h, rd_str(d, top->metric));
 	sb_adds(h, ": ");
 	if (!top->family) {
-		html_text(h, top->sentence);
+		rep_html_text(h, top->sentence);
 	} else {
 		int any = 0;
 		for (int k = FND_POSITION; k <= FND_INTERACTION; k++)
@@ -48,7 +48,7 @@ static void lead(struct strbuf *h, const struct rdata *d)
 				if (d->findings[i].family == top->family && (int)d->findings[i].kind == k) {
 					if (any++)
 						sb_adds(h, " ");
-					html_text(h, d->findings[i].sentence);
+					rep_html_text(h, d->findings[i].sentence);
 				}
 	}
 	sb_adds(h, "</p>\n");
@@ -70,10 +70,10 @@ static int position_lead_figure(struct hctx *c, struct rdata *d, const struct rd
 	f.xint = 1;
 	f.yzero = 1;
 	f.xlabel = "position (1 = start of the disk)";
-	f.ylabel = html_ylabel(d, tt);
+	f.ylabel = rep_html_ylabel(d, tt);
 	struct strbuf cap = STRBUF_INIT, sn = STRBUF_INIT;
 	sb_adds(&cap, "Mean ");
-	html_text(&cap, rd_str(d, top->metric));
+	rep_html_text(&cap, rd_str(d, top->metric));
 	sb_adds(&cap, " against the partition's position, a line per step:");
 	int style = 0;
 	for (size_t fi = 0; fi < d->nfindings; fi++) {
@@ -88,26 +88,26 @@ static int position_lead_figure(struct hctx *c, struct rdata *d, const struct rd
 		if (!same)
 			continue;
 		sb_reset(&sn);
-		html_step_title(&sn, t);
+		rep_html_step_title(&sn, t);
 		sb_addf(&sn, " %s", rd_str(d, t->headline));
-		struct fig_series *s = fig_add_series(&f, rd_strdup(d, sn.buf), style++);
+		struct fig_series *s = rep_fig_add_series(&f, rep_rd_strdup(d, sn.buf), style++);
 		for (size_t i = t->first_group; i < t->first_group + t->ngroups; i++) {
 			const struct rd_group *g = &d->groups[i];
 			if (g->metric == t->headline && g->s.n)
-				fig_add_point(s, g->position, g->s.mean, g->s.ci_low, g->s.ci_high);
+				rep_fig_add_point(s, g->position, g->s.mean, g->s.ci_low, g->s.ci_high);
 		}
 		sb_addf(&cap, "%s %s", style > 1 ? "," : "", sn.buf);
 	}
 	sb_adds(&cap, d->any_n1 ? ". Whiskers: 95% confidence interval of the mean where n &ge; 2."
 				: ". Whiskers: 95% confidence interval of the mean (Student t).");
-	if (fig_clipped(&f))
+	if (rep_fig_clipped(&f))
 		sb_adds(&cap, " Whiskers clipped at 0: the quantity cannot be negative.");
 	if (unit && !strcmp(unit, "MB/s"))
 		sb_adds(&cap, " MB/s = 10<sup>6</sup> bytes per second.");
 	int drawn = style > 0;
 	if (drawn)
-		html_figure(c, &f, "findings-position", cap.buf);
-	fig_release(&f);
+		rep_html_figure(c, &f, "findings-position", cap.buf);
+	rep_fig_release(&f);
 	sb_release(&cap);
 	sb_release(&sn);
 	return drawn;
@@ -123,9 +123,9 @@ static void lead_figure(struct hctx *c, struct rdata *d)
 	struct figure f;
 	struct strbuf cap = STRBUF_INIT, name = STRBUF_INIT;
 	sb_adds(&name, "findings-");
-	if (html_step_figure(d, top->tmpl, &f, &cap, &name) == 0) {
-		html_figure(c, &f, name.buf, cap.buf);
-		fig_release(&f);
+	if (rep_html_step_figure(d, top->tmpl, &f, &cap, &name) == 0) {
+		rep_html_figure(c, &f, name.buf, cap.buf);
+		rep_fig_release(&f);
 	}
 	sb_release(&cap);
 	sb_release(&name);
@@ -155,14 +155,14 @@ static void baseline_table(struct strbuf *h, const struct rdata *d)
 	if (!nc)
 		return;
 	sb_adds(h, "<h3>Difference from ");
-	html_text(h, d->baseline);
+	rep_html_text(h, d->baseline);
 	sb_adds(h, " (percent of its mean; 95% interval)</h3>\n<div class=\"wrap\"><table>\n<thead><tr><th>step</th>");
 	for (size_t k = 0; k < nc; k++) {
 		sb_adds(h, "<th class=\"num\">");
-		html_text(h, cv[k]);
+		rep_html_text(h, cv[k]);
 		if (d->nlayouts > 1 && *cl[k]) {
 			sb_adds(h, "<br><span class=\"small\">");
-			html_text(h, cl[k]);
+			rep_html_text(h, cl[k]);
 			sb_adds(h, "</span>");
 		}
 		sb_adds(h, "</th>");
@@ -178,9 +178,9 @@ static void baseline_table(struct strbuf *h, const struct rdata *d)
 		if (!any)
 			continue;
 		sb_adds(h, "<tr><td>");
-		html_step_title(h, t);
+		rep_html_step_title(h, t);
 		sb_adds(h, " <span class=\"small\">");
-		html_text(h, rd_str(d, t->headline));
+		rep_html_text(h, rd_str(d, t->headline));
 		sb_adds(h, "</span></td>");
 		for (size_t k = 0; k < nc; k++) {
 			const struct rd_group *g = NULL;
@@ -193,9 +193,9 @@ static void baseline_table(struct strbuf *h, const struct rdata *d)
 			sb_adds(h, "<td class=\"num\">");
 			if (g) {
 				sb_adds(h, "<b>");
-				html_pct(h, g->diff.diff_pct);
+				rep_html_pct(h, g->diff.diff_pct);
 				sb_adds(h, "</b><br><span class=\"small\">");
-				html_diff_ci(h, g->diff.ci_low, g->diff.ci_high, g->s.n, d->groups[g->base].s.n);
+				rep_html_diff_ci(h, g->diff.ci_low, g->diff.ci_high, g->s.n, d->groups[g->base].s.n);
 				sb_adds(h, "</span>");
 			}
 			sb_adds(h, "</td>");
@@ -205,7 +205,7 @@ static void baseline_table(struct strbuf *h, const struct rdata *d)
 	sb_adds(h, "</tbody></table></div>\n");
 }
 
-void html_findings(struct hctx *c, struct rdata *d)
+void rep_html_findings(struct hctx *c, struct rdata *d)
 {
 	struct strbuf *h = c->h;
 	sb_adds(h, "<h2 id=\"findings\">Findings</h2>\n");
@@ -220,7 +220,7 @@ void html_findings(struct hctx *c, struct rdata *d)
 		const struct rd_finding *f = &d->findings[i];
 		sb_adds(h, "<li>");
 		row_head(h, d, f);
-		html_text(h, f->sentence);
+		rep_html_text(h, f->sentence);
 		verdict(h, f);
 		sb_adds(h, "</li>\n");
 	}

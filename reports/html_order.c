@@ -62,12 +62,12 @@ static void drift_figure(struct hctx *c, struct rdata *d)
 			if (!strcmp(f.series[j].name, g->volume))
 				s = &f.series[j];
 		if (!s)
-			s = fig_add_series(&f, g->volume, html_style_of(d, g->volume, g->layout));
+			s = rep_fig_add_series(&f, g->volume, rep_html_style_of(d, g->volume, g->layout));
 		for (size_t j = 0; j < g->n; j++, k++) {
 			if (k % stride)
 				continue;
 			const struct rd_sample *sm = &d->samples[d->order[g->first + j]];
-			fig_add_point(s, d->cells[sm->cell].seq, 100 * sm->value / g->s.mean, NAN, NAN);
+			rep_fig_add_point(s, d->cells[sm->cell].seq, 100 * sm->value / g->s.mean, NAN, NAN);
 		}
 	}
 	struct strbuf cap = STRBUF_INIT;
@@ -79,12 +79,12 @@ static void drift_figure(struct hctx *c, struct rdata *d)
 			left_out == 1 ? "" : "s", MIN_DRIFT_POINTS, left_out == 1 ? "is" : "are");
 	if (stride > 1)
 		sb_addf(&cap, " Every %zu<sup>th</sup> of %zu results is drawn.", stride, total);
-	html_figure(c, &f, "drift", cap.buf);
-	fig_release(&f);
+	rep_html_figure(c, &f, "drift", cap.buf);
+	rep_fig_release(&f);
 	sb_release(&cap);
 }
 
-void html_order(struct hctx *c, struct rdata *d)
+void rep_html_order(struct hctx *c, struct rdata *d)
 {
 	struct strbuf *h = c->h;
 	sb_adds(h, "<h2 id=\"order\">Realized order and drift</h2>\n");
@@ -113,13 +113,13 @@ void html_order(struct hctx *c, struct rdata *d)
 				sb_addf(h, "<tr><td class=\"num\">%u</td>", c0->seq);
 			if (d->nlayouts > 1) {
 				sb_adds(h, "<td>");
-				html_text(h, c0->layout);
+				rep_html_text(h, c0->layout);
 				sb_adds(h, "</td>");
 			}
 			sb_addf(h, "<td class=\"num\">%u</td><td>", c0->rep);
-			html_text(h, c0->step);
+			rep_html_text(h, c0->step);
 			sb_adds(h, "</td><td>");
-			html_text(h, c0->module);
+			rep_html_text(h, c0->module);
 			sb_adds(h, "</td><td>");
 			for (size_t k = i; k < j; k++) {
 				if (k > i)
@@ -127,15 +127,15 @@ void html_order(struct hctx *c, struct rdata *d)
 				int bad = strcmp(d->cells[k].status, "done") != 0;
 				if (bad)
 					sb_adds(h, "<span class=\"yes\">");
-				html_text(h, d->vols[d->cells[k].vol].name);
+				rep_html_text(h, d->vols[d->cells[k].vol].name);
 				if (bad) {
 					sb_adds(h, " (");
-					html_text(h, d->cells[k].status);
+					rep_html_text(h, d->cells[k].status);
 					sb_adds(h, ")</span>");
 				}
 			}
 			sb_adds(h, "</td><td class=\"small\">");
-			html_text(h, c0->start_utc);
+			rep_html_text(h, c0->start_utc);
 			sb_adds(h, "</td></tr>\n");
 		}
 		i = j;

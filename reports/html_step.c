@@ -42,21 +42,21 @@ static int fs_differs(const struct rd_group *g)
 
 static void metric_text(struct strbuf *h, const struct rdata *d, const struct rd_group *g)
 {
-	html_text(h, rd_str(d, g->metric));
-	const char *u = html_unit(rd_str(d, g->unit));
+	rep_html_text(h, rd_str(d, g->metric));
+	const char *u = rep_html_unit(rd_str(d, g->unit));
 	if (*u) {
 		sb_adds(h, " (");
-		html_text(h, u);
+		rep_html_text(h, u);
 		sb_adds(h, ")");
 	}
 }
 
-void html_step_title(struct strbuf *h, const struct rd_template *t)
+void rep_html_step_title(struct strbuf *h, const struct rd_template *t)
 {
 	sb_adds(h, "step ");
-	html_text(h, t->path);
+	rep_html_text(h, t->path);
 	sb_adds(h, " ");
-	html_text(h, t->module);
+	rep_html_text(h, t->module);
 }
 
 /* --- a step's figure --- */
@@ -85,7 +85,7 @@ static struct fig_series *series_named(struct figure *f, const char *name, int s
 	for (size_t k = 0; k < f->nseries; k++)
 		if (!strcmp(f->series[k].name, name))
 			return &f->series[k];
-	return fig_add_series(f, name, style);
+	return rep_fig_add_series(f, name, style);
 }
 
 /* Does the template have a finding of kind k (in a family, or not)? */
@@ -98,13 +98,13 @@ static int has_finding(const struct rdata *d, uint32_t ti, enum fnd_kind k, int 
 	return 0;
 }
 
-const char *html_ylabel(struct rdata *d, const struct rd_template *t)
+const char *rep_html_ylabel(struct rdata *d, const struct rd_template *t)
 {
 	struct strbuf yl = STRBUF_INIT;
 	const char *unit = "";
 	for (size_t i = t->first_group; i < t->first_group + t->ngroups; i++)
 		if (d->groups[i].metric == t->headline) {
-			unit = html_unit(rd_str(d, d->groups[i].unit));
+			unit = rep_html_unit(rd_str(d, d->groups[i].unit));
 			break;
 		}
 	sb_adds(&yl, rd_str(d, t->headline));
@@ -112,7 +112,7 @@ const char *html_ylabel(struct rdata *d, const struct rd_template *t)
 		sb_adds(&yl, " (MB/s, 10\xe2\x81\xb6 B/s)");
 	else if (*unit)
 		sb_addf(&yl, " (%s)", unit);
-	const char *out = rd_strdup(d, yl.buf);
+	const char *out = rep_rd_strdup(d, yl.buf);
 	sb_release(&yl);
 	return out;
 }
@@ -131,7 +131,7 @@ static void interaction_points(struct rdata *d, uint32_t ti, struct figure *f)
 	size_t nlv = 0;
 	for (size_t i = t->first_group; i < t->first_group + t->ngroups; i++) {
 		const struct rd_group *g = &d->groups[i];
-		const char *l = fnd_level(d, ti, g);
+		const char *l = rep_fnd_level(d, ti, g);
 		if (g->metric != t->headline || !l)
 			continue;
 		size_t k = 0;
@@ -141,12 +141,12 @@ static void interaction_points(struct rdata *d, uint32_t ti, struct figure *f)
 			lv[nlv++] = l;
 	}
 	for (size_t k = 0; k < nlv; k++) {
-		struct fig_series *s = fig_add_series(f, lv[k], (int)k);
+		struct fig_series *s = rep_fig_add_series(f, lv[k], (int)k);
 		int done[64];
 		size_t ndone = 0;
 		for (size_t i = t->first_group; i < t->first_group + t->ngroups; i++) {
 			const struct rd_group *g = &d->groups[i];
-			if (g->metric != t->headline || !fnd_level(d, ti, g) || strcmp(fnd_level(d, ti, g), lv[k]))
+			if (g->metric != t->headline || !rep_fnd_level(d, ti, g) || strcmp(rep_fnd_level(d, ti, g), lv[k]))
 				continue;
 			size_t q = 0;
 			while (q < ndone && done[q] != g->position)
@@ -157,7 +157,7 @@ static void interaction_points(struct rdata *d, uint32_t ti, struct figure *f)
 			size_t m = 0;
 			for (size_t j = i; j < t->first_group + t->ngroups; j++) {
 				const struct rd_group *h = &d->groups[j];
-				const char *hl = fnd_level(d, ti, h);
+				const char *hl = rep_fnd_level(d, ti, h);
 				if (h->metric != t->headline || h->position != g->position || !hl || strcmp(hl, lv[k]))
 					continue;
 				for (size_t r = h->first; r < h->first + h->n; r++) {
@@ -167,12 +167,12 @@ static void interaction_points(struct rdata *d, uint32_t ti, struct figure *f)
 				}
 			}
 			struct stats_summary ss;
-			stats_summarize(v, m, &ss);
+			rep_stats_summarize(v, m, &ss);
 			/* Each line a little to the side of the position, so that
 			 * whiskers of one position do not hide each other. */
 			double dodge = ((double)k - (double)(nlv - 1) / 2) * 0.06;
 			if (ss.n)
-				fig_add_point(s, g->position + dodge, ss.mean, ss.ci_low, ss.ci_high);
+				rep_fig_add_point(s, g->position + dodge, ss.mean, ss.ci_low, ss.ci_high);
 		}
 	}
 	free(v);
@@ -216,13 +216,13 @@ static void series_points(struct rdata *d, const struct rd_template *t, struct f
 		for (size_t k = 0; k < f->nseries && !s; k++)
 			if (!strcmp(f->series[k].name, sn.buf))
 				s = &f->series[k];
-		/* rd_strdup, not rd_intern: the JSON writer may be reading
+		/* rep_rd_strdup, not rep_rd_intern: the JSON writer may be reading
 		 * the intern table in another thread. */
 		if (!s)
-			s = fig_add_series(f, rd_strdup(d, sn.buf), html_pair_style(d, g->volume, g->layout));
+			s = rep_fig_add_series(f, rep_rd_strdup(d, sn.buf), rep_html_pair_style(d, g->volume, g->layout));
 		sb_release(&sn);
 		double x = t->inner == 'c' ? g->cycle : reached ? g->reached : g->sweep_num;
-		fig_add_point(s, x, g->s.mean, g->s.ci_low, g->s.ci_high);
+		rep_fig_add_point(s, x, g->s.mean, g->s.ci_low, g->s.ci_high);
 	}
 }
 
@@ -232,21 +232,21 @@ static void figure_caption(struct rdata *d, const struct rd_template *t, const s
 			   const char *what, const char *unit, struct strbuf *cap)
 {
 	sb_adds(cap, "Mean ");
-	html_text(cap, rd_str(d, t->headline));
+	rep_html_text(cap, rd_str(d, t->headline));
 	sb_addf(cap, " of ");
-	html_step_title(cap, t);
+	rep_html_step_title(cap, t);
 	sb_addf(cap, " %s", what);
 	if (f->kind == FIG_BARS && d->nlayouts > 1)
 		sb_adds(cap, ", grouped by layout");
 	sb_adds(cap, d->any_n1 ? "; whiskers: 95% confidence interval of the mean where n &ge; 2."
 			       : "; whiskers: 95% confidence interval of the mean (Student t).");
-	if (fig_clipped(f))
+	if (rep_fig_clipped(f))
 		sb_adds(cap, " Whiskers clipped at 0: the quantity cannot be negative.");
 	if (!strcmp(unit, "MB/s"))
 		sb_adds(cap, " MB/s = 10<sup>6</sup> bytes per second.");
 }
 
-int html_step_figure(struct rdata *d, uint32_t ti, struct figure *f, struct strbuf *cap,
+int rep_html_step_figure(struct rdata *d, uint32_t ti, struct figure *f, struct strbuf *cap,
 		  struct strbuf *name)
 {
 	const struct rd_template *t = &d->tmpls[ti];
@@ -259,9 +259,9 @@ int html_step_figure(struct rdata *d, uint32_t ti, struct figure *f, struct strb
 		return -1;
 	memset(f, 0, sizeof(*f));
 	struct strbuf xl = STRBUF_INIT;
-	f->ylabel = html_ylabel(d, t);
+	f->ylabel = rep_html_ylabel(d, t);
 	f->yzero = 1;
-	const char *unit = html_unit(rd_str(d, first->unit));
+	const char *unit = rep_html_unit(rd_str(d, first->unit));
 	int positions = 0, maxpos = 0;
 	for (size_t i = g0; i < g1; i++)
 		if (d->groups[i].metric == t->headline && d->groups[i].position > maxpos) {
@@ -291,9 +291,9 @@ int html_step_figure(struct rdata *d, uint32_t ti, struct figure *f, struct strb
 			sb_reset(&xl);
 			sb_addf(&xl, "%s (log scale; 1 kB = 10\xc2\xb3 bytes)",
 				t->sweep_var ? t->sweep_var : "value");
-			f->xlabel = rd_strdup(d, xl.buf);
+			f->xlabel = rep_rd_strdup(d, xl.buf);
 		} else {
-			f->xlabel = rd_strdup(d, xlabel_of(t, &xl, d, g0, g1, reached));
+			f->xlabel = rep_rd_strdup(d, xlabel_of(t, &xl, d, g0, g1, reached));
 		}
 		what = t->inner == 'c' ? "against the cycle"
 		       : reached ? "against the level a fill step reached (mean over repetitions)"
@@ -306,7 +306,7 @@ int html_step_figure(struct rdata *d, uint32_t ti, struct figure *f, struct strb
 		what = "against the partition's position, a line per file system (interaction plot: "
 		       "parallel lines mean the position effect is the same for each), samples pooled "
 		       "over layouts";
-		if (fnd_level(d, ti, first) == first->volume)
+		if (rep_fnd_level(d, ti, first) == first->volume)
 			what = "against the partition's position, a line per volume (interaction plot: "
 			       "parallel lines mean the position effect is the same for each), samples "
 			       "pooled over layouts";
@@ -321,8 +321,8 @@ int html_step_figure(struct rdata *d, uint32_t ti, struct figure *f, struct strb
 			if (g->metric != t->headline)
 				continue;
 			const char *sname = *g->layout ? g->layout : "volumes";
-			struct fig_series *s = series_named(f, sname, html_style_of(d, NULL, g->layout));
-			fig_add_point(s, g->position, g->s.mean, g->s.ci_low, g->s.ci_high);
+			struct fig_series *s = series_named(f, sname, rep_html_style_of(d, NULL, g->layout));
+			rep_fig_add_point(s, g->position, g->s.mean, g->s.ci_low, g->s.ci_high);
 		}
 	} else {
 		f->kind = FIG_BARS;
@@ -331,9 +331,9 @@ int html_step_figure(struct rdata *d, uint32_t ti, struct figure *f, struct strb
 			const struct rd_group *g = &d->groups[i];
 			if (g->metric != t->headline)
 				continue;
-			fig_add_bar(f, d->nlayouts > 1 ? g->layout : NULL,
+			rep_fig_add_bar(f, d->nlayouts > 1 ? g->layout : NULL,
 				    t->inner == 's' ? g->sweep_value : g->volume, g->s.mean, g->s.ci_low,
-				    g->s.ci_high, html_style_of(d, g->volume, g->layout));
+				    g->s.ci_high, rep_html_style_of(d, g->volume, g->layout));
 		}
 	}
 	figure_caption(d, t, f, what, unit, cap);
@@ -348,9 +348,9 @@ static void step_figure(struct hctx *c, struct rdata *d, uint32_t ti)
 {
 	struct figure f;
 	struct strbuf cap = STRBUF_INIT, name = STRBUF_INIT;
-	if (html_step_figure(d, ti, &f, &cap, &name) == 0) {
-		html_figure(c, &f, name.buf, cap.buf);
-		fig_release(&f);
+	if (rep_html_step_figure(d, ti, &f, &cap, &name) == 0) {
+		rep_html_figure(c, &f, name.buf, cap.buf);
+		rep_fig_release(&f);
 	}
 	sb_release(&cap);
 	sb_release(&name);
@@ -379,7 +379,7 @@ static void factor_head(struct strbuf *h, const struct rdata *d, const struct rd
 		sb_adds(h, "<th class=\"num\">cycle</th>");
 	if (t->inner == 's') {
 		sb_adds(h, "<th class=\"num\">");
-		html_text(h, t->sweep_var);
+		rep_html_text(h, t->sweep_var);
 		sb_adds(h, "</th>");
 		if (any_reached(d, t))
 			sb_adds(h, "<th class=\"num\">reached</th><th class=\"num\">free space left</th>");
@@ -392,14 +392,14 @@ static void factor_cells(struct strbuf *h, const struct rdata *d, const struct r
 {
 	if (varies_layout(d)) {
 		sb_adds(h, "<td>");
-		html_text(h, g->layout);
+		rep_html_text(h, g->layout);
 		sb_adds(h, "</td>");
 	}
 	if (t->inner == 'c')
 		sb_addf(h, "<td class=\"num\">%u</td>", g->cycle);
 	if (t->inner == 's') {
 		sb_adds(h, "<td class=\"num\">");
-		html_text(h, g->sweep_value);
+		rep_html_text(h, g->sweep_value);
 		sb_adds(h, "</td>");
 		if (any_reached(d, t)) {
 			/* What the fill step actually reached: a level asked for
@@ -411,17 +411,17 @@ static void factor_cells(struct strbuf *h, const struct rdata *d, const struct r
 				sb_adds(h, "\xe2\x80\x93");
 			sb_adds(h, "</td><td class=\"num\">");
 			if (!isnan(g->reached_free))
-				html_bytes(h, g->reached_free);
+				rep_html_bytes(h, g->reached_free);
 			else
 				sb_adds(h, "\xe2\x80\x93");
 			sb_adds(h, "</td>");
 		}
 	}
 	sb_adds(h, "<td>");
-	html_text(h, g->volume);
+	rep_html_text(h, g->volume);
 	if (fs_differs(g)) {
 		sb_adds(h, " <span class=\"small\">");
-		html_text(h, g->fs);
+		rep_html_text(h, g->fs);
 		sb_adds(h, "</span>");
 	}
 	sb_adds(h, "</td>");
@@ -430,7 +430,7 @@ static void factor_cells(struct strbuf *h, const struct rdata *d, const struct r
 static void num_td(struct strbuf *h, double v)
 {
 	sb_adds(h, "<td class=\"num\">");
-	html_num(h, v);
+	rep_html_num(h, v);
 	sb_adds(h, "</td>");
 }
 
@@ -481,9 +481,9 @@ static void summary_table(struct strbuf *h, const struct rdata *d, const struct 
 		if (g->s.n < 2) {
 			sb_adds(h, "n/a (n = 1)");
 		} else {
-			html_num(h, g->s.ci_low);
+			rep_html_num(h, g->s.ci_low);
 			sb_adds(h, " to ");
-			html_num(h, g->s.ci_high);
+			rep_html_num(h, g->s.ci_high);
 		}
 		sb_adds(h, "</td>");
 		if (best) {
@@ -491,12 +491,12 @@ static void summary_table(struct strbuf *h, const struct rdata *d, const struct 
 			if (isnan(g->best))
 				sb_adds(h, "n/a");
 			else
-				html_num(h, g->best);
+				rep_html_num(h, g->best);
 			sb_adds(h, "</td>");
 		}
 		sb_addf(h, "<td class=\"num\">%s%zu%s</td><td class=\"small\">",
 			g->outliers ? "<span class=\"yes\">" : "", g->outliers, g->outliers ? "</span>" : "");
-		html_text(h, g->caches);
+		rep_html_text(h, g->caches);
 		sb_adds(h, "</td></tr>\n");
 	}
 	sb_adds(h, "</tbody></table></div>\n");
@@ -507,7 +507,7 @@ static void summary_table(struct strbuf *h, const struct rdata *d, const struct 
 			   "print for a run; with repetitions, the median of those over the "
 			   "repetitions. It is there to set beside such figures, not to compare "
 			   "volumes by.</p>\n",
-			passes, summary_better(d, first) < 0 ? "lowest" : "highest");
+			passes, rep_summary_better(d, first) < 0 ? "lowest" : "highest");
 }
 
 static void diff_table(struct strbuf *h, const struct rdata *d, const struct rd_template *t)
@@ -518,7 +518,7 @@ static void diff_table(struct strbuf *h, const struct rdata *d, const struct rd_
 	if (!any)
 		return;
 	sb_adds(h, "<h3>Difference from the baseline, ");
-	html_text(h, d->baseline);
+	rep_html_text(h, d->baseline);
 	sb_adds(h, "</h3>\n<div class=\"wrap\"><table>\n<thead><tr>");
 	factor_head(h, d, t);
 	sb_adds(h, "<th class=\"num\">mean</th><th class=\"num\">baseline mean</th>"
@@ -546,11 +546,11 @@ static void diff_table(struct strbuf *h, const struct rdata *d, const struct rd_
 			continue;
 		}
 		sb_adds(h, "<td class=\"num\"><b>");
-		html_pct(h, g->diff.diff_pct);
+		rep_html_pct(h, g->diff.diff_pct);
 		sb_adds(h, "</b></td><td class=\"num\">");
-		html_diff_ci(h, g->diff.ci_low, g->diff.ci_high, g->s.n, b->s.n);
+		rep_html_diff_ci(h, g->diff.ci_low, g->diff.ci_high, g->s.n, b->s.n);
 		sb_adds(h, "</td><td class=\"num\">");
-		html_p_value(h, g->diff.p);
+		rep_html_p_value(h, g->diff.p);
 		sb_adds(h, "</td><td>");
 		if (isnan(g->diff.ci_low))
 			sb_adds(h, "<span class=\"no\">n/a</span>");
@@ -591,9 +591,9 @@ static void files_figure(struct hctx *c, struct rdata *d, size_t ti, size_t tota
 			sb_addf(&lab, " in %s", fs->layout);
 		if (strcmp(fs->step, t->path))
 			sb_addf(&lab, " (step %s)", fs->step);
-		labels[li] = rd_strdup(d, lab.buf);
+		labels[li] = rep_rd_strdup(d, lab.buf);
 		sb_release(&lab);
-		struct fig_series *s = fig_add_series(&f, labels[li++], html_pair_style(d, fs->volume, fs->layout));
+		struct fig_series *s = rep_fig_add_series(&f, labels[li++], rep_html_pair_style(d, fs->volume, fs->layout));
 		double xmin = INFINITY, xmax = 0;
 		for (size_t j = 0; j < fs->n; j++) {
 			const struct rd_file *fl = &d->files[d->forder[fs->first + j]];
@@ -603,28 +603,28 @@ static void files_figure(struct hctx *c, struct rdata *d, size_t ti, size_t tota
 			}
 			if (j % stride || !(fl->seconds > 0))
 				continue;
-			fig_add_point(s, (double)fl->bytes, (double)fl->bytes / fl->seconds / 1e6, NAN, NAN);
+			rep_fig_add_point(s, (double)fl->bytes, (double)fl->bytes / fl->seconds / 1e6, NAN, NAN);
 		}
 		if (fs->fitted && xmax > 0) {
-			struct fig_series *fit = fig_add_series(&f, NULL, s->style);
+			struct fig_series *fit = rep_fig_add_series(&f, NULL, s->style);
 			fit->line_only = 1;
 			for (int k = 0; k <= 60; k++) {
 				double x = exp(log(xmin) + (log(xmax) - log(xmin)) * k / 60.0);
 				double secs = fs->overhead_s + x / (fs->rate_mbs * 1e6);
-				fig_add_point(fit, x, secs > 0 ? x / secs / 1e6 : NAN, NAN, NAN);
+				rep_fig_add_point(fit, x, secs > 0 ? x / secs / 1e6 : NAN, NAN, NAN);
 			}
 		}
 	}
 	struct strbuf cap = STRBUF_INIT, name = STRBUF_INIT;
 	sb_adds(&cap, "Rate of every file of ");
-	html_step_title(&cap, t);
+	rep_html_step_title(&cap, t);
 	sb_adds(&cap, " against its size, with the least-squares fit of time = overhead + size / rate "
 		      "drawn as a curve per volume.");
 	if (stride > 1)
 		sb_addf(&cap, " Every %zu<sup>th</sup> of %zu files is drawn; the fit uses all.", stride, total);
 	sb_addf(&name, "step-%s-%s-files", t->path, t->module);
-	html_figure(c, &f, name.buf, cap.buf);
-	fig_release(&f);
+	rep_html_figure(c, &f, name.buf, cap.buf);
+	rep_fig_release(&f);
 	free(labels);
 	sb_release(&cap);
 	sb_release(&name);
@@ -648,13 +648,13 @@ static void files_table(struct hctx *c, struct rdata *d, size_t ti)
 		sb_adds(h, "<tr>");
 		if (d->nlayouts > 1) {
 			sb_adds(h, "<td>");
-			html_text(h, fs->layout);
+			rep_html_text(h, fs->layout);
 			sb_adds(h, "</td>");
 		}
 		sb_adds(h, "<td>");
-		html_text(h, fs->step);
+		rep_html_text(h, fs->step);
 		sb_adds(h, "</td><td>");
-		html_text(h, fs->volume);
+		rep_html_text(h, fs->volume);
 		sb_addf(h, "</td><td class=\"num\">%zu</td>", fs->n);
 		if (!fs->fitted) {
 			any_short |= fs->fit == RD_FIT_TOO_FEW;
@@ -670,11 +670,11 @@ static void files_table(struct hctx *c, struct rdata *d, size_t ti)
 		}
 		num_td(h, fs->rate_mbs);
 		sb_adds(h, "<td class=\"num\">");
-		html_num(h, fs->overhead_s * 1e3);
+		rep_html_num(h, fs->overhead_s * 1e3);
 		sb_adds(h, " (");
-		html_num(h, fs->overhead_lo * 1e3);
+		rep_html_num(h, fs->overhead_lo * 1e3);
 		sb_adds(h, " to ");
-		html_num(h, fs->overhead_hi * 1e3);
+		rep_html_num(h, fs->overhead_hi * 1e3);
 		sb_adds(h, ")");
 		if (fs->overhead_hi < 0)
 			sb_adds(h, " below 0: time is not a line in size here");
@@ -748,17 +748,17 @@ static void drift_outliers(struct strbuf *h, const struct rdata *d, const struct
 			sb_adds(h, "<tr>");
 			factor_cells(h, d, t, g);
 			sb_adds(h, "<td>");
-			html_text(h, rd_str(d, g->metric));
+			rep_html_text(h, rd_str(d, g->metric));
 			sb_addf(h, "</td><td class=\"num\">%zu</td>", g->s.n);
 			num_td(h, g->drift.slope);
 			sb_adds(h, "<td class=\"num\">");
-			html_num(h, g->drift.ci_low);
+			rep_html_num(h, g->drift.ci_low);
 			sb_adds(h, " to ");
-			html_num(h, g->drift.ci_high);
+			rep_html_num(h, g->drift.ci_high);
 			sb_adds(h, "</td><td class=\"num\">");
 			uint32_t s0 = d->cells[d->samples[d->order[g->first]].cell].seq;
 			uint32_t s1 = d->cells[d->samples[d->order[g->first + g->n - 1]].cell].seq;
-			html_pct(h, g->s.mean != 0 ? 100 * g->drift.slope * (s1 - s0) / g->s.mean : NAN);
+			rep_html_pct(h, g->s.mean != 0 ? 100 * g->drift.slope * (s1 - s0) / g->s.mean : NAN);
 			sb_adds(h, "</td></tr>\n");
 		}
 		sb_adds(h, "</tbody></table></div>\n");
@@ -781,17 +781,17 @@ static void drift_outliers(struct strbuf *h, const struct rdata *d, const struct
 					continue;
 				const struct rd_cell *cl = &d->cells[d->samples[si].cell];
 				sb_addf(h, "<tr><td class=\"num\">%u</td><td class=\"num\">%u</td><td>", cl->seq, cl->rep);
-				html_text(h, cl->step);
+				rep_html_text(h, cl->step);
 				sb_adds(h, "</td>");
 				if (d->nlayouts > 1) {
 					sb_adds(h, "<td>");
-					html_text(h, g->layout);
+					rep_html_text(h, g->layout);
 					sb_adds(h, "</td>");
 				}
 				sb_adds(h, "<td>");
-				html_text(h, g->volume);
+				rep_html_text(h, g->volume);
 				sb_adds(h, "</td><td>");
-				html_text(h, rd_str(d, g->metric));
+				rep_html_text(h, rd_str(d, g->metric));
 				sb_adds(h, "</td>");
 				num_td(h, d->samples[si].value);
 				num_td(h, g->s.median);
@@ -856,9 +856,9 @@ static int module_notes(struct strbuf *h, const struct rdata *d, size_t ti, int 
 		   "<tbody>\n");
 	for (size_t k = 0; k < n; k++) {
 		sb_adds(h, "<tr><td>");
-		html_text(h, keys[k]);
+		rep_html_text(h, keys[k]);
 		sb_adds(h, "</td><td>");
-		html_text(h, vals[k]);
+		rep_html_text(h, vals[k]);
 		sb_addf(h, "</td><td class=\"num\">%zu</td></tr>\n", counts[k]);
 	}
 	sb_adds(h, "</tbody></table>\n");
@@ -885,12 +885,12 @@ static void failed_cells(struct strbuf *h, const struct rdata *d, size_t ti)
 		if (n > 20)
 			continue;
 		sb_addf(h, "<li>seq %u (rep %u, step %s, volume ", c->seq, c->rep, c->step);
-		html_text(h, d->vols[c->vol].name);
+		rep_html_text(h, d->vols[c->vol].name);
 		sb_adds(h, "): ");
-		html_text(h, c->status);
+		rep_html_text(h, c->status);
 		if (c->error) {
 			sb_adds(h, " &mdash; ");
-			html_text(h, c->error);
+			rep_html_text(h, c->error);
 		}
 		sb_adds(h, "</li>\n");
 	}
@@ -900,19 +900,19 @@ static void failed_cells(struct strbuf *h, const struct rdata *d, size_t ti)
 		sb_adds(h, "</ul>What they measured before stopping is included below.</div>\n");
 }
 
-void html_steps(struct hctx *c, struct rdata *d)
+void rep_html_steps(struct hctx *c, struct rdata *d)
 {
 	struct strbuf *h = c->h;
 	for (size_t ti = 0; ti < d->ntmpls; ti++) {
 		const struct rd_template *t = &d->tmpls[ti];
 		sb_addf(h, "<h2 id=\"step-%s\">Step ", t->path);
-		html_text(h, t->path);
+		rep_html_text(h, t->path);
 		sb_adds(h, ": ");
-		html_text(h, t->module);
+		rep_html_text(h, t->module);
 		sb_adds(h, "</h2>\n");
 		if (t->plan_line) {
 			sb_adds(h, "<p><code>");
-			html_text(h, t->plan_line);
+			rep_html_text(h, t->plan_line);
 			sb_adds(h, "</code></p>\n");
 		}
 		failed_cells(h, d, ti);
@@ -950,7 +950,7 @@ void html_steps(struct hctx *c, struct rdata *d)
 			for (size_t k = 0; k < nseen; k++) {
 				if (k)
 					sb_adds(h, ", ");
-				html_text(h, rd_str(d, seen[k]));
+				rep_html_text(h, rd_str(d, seen[k]));
 			}
 			sb_adds(h, "</summary>\n");
 			for (size_t k = 0; k < nseen; k++) {

@@ -56,7 +56,7 @@ static void head(struct strbuf *h, const char *first, const int *shown, int esti
 		sb_adds(h, "<th class=\"num\">wall / estimate</th>");
 	for (int c = 0; c < RT_NCAT; c++)
 		if (shown[c])
-			sb_addf(h, "<th class=\"num\">%s (s)</th>", run_time_name((enum run_time_cat)c));
+			sb_addf(h, "<th class=\"num\">%s (s)</th>", mod_run_time_name((enum run_time_cat)c));
 	sb_adds(h, "<th class=\"num\">measured share</th></tr></thead>\n<tbody>\n");
 }
 
@@ -64,9 +64,9 @@ static void row(struct strbuf *h, const char *name, const double s[RT_NCAT], con
 		int estimate, double est, size_t not_estimated)
 {
 	sb_adds(h, "<tr><td>");
-	html_text(h, name);
+	rep_html_text(h, name);
 	sb_adds(h, "</td>");
-	double wall = rtime_wall(s);
+	double wall = rep_rtime_wall(s);
 	if (estimate) {
 		sb_adds(h, "<td class=\"num\">");
 		secs(h, est);
@@ -94,7 +94,7 @@ static void row(struct strbuf *h, const char *name, const double s[RT_NCAT], con
 		sb_adds(h, "</td>");
 	}
 	sb_adds(h, "<td class=\"num\">");
-	share(h, rtime_share(s));
+	share(h, rep_rtime_share(s));
 	sb_adds(h, "</td></tr>\n");
 }
 
@@ -108,7 +108,7 @@ static void by_step(struct strbuf *h, const struct rdata *d, const int *shown)
 	const struct rd_time *t = d->time;
 	for (size_t i = 0; i < t->nscopes; i++) {
 		const struct rt_scope *sc = &t->scopes[i];
-		const struct rd_cell *cell = sc->seq ? rd_cell_of(d, sc->seq) : NULL;
+		const struct rd_cell *cell = sc->seq ? rep_rd_cell_of(d, sc->seq) : NULL;
 		if (!cell || cell->tmpl >= d->ntmpls)
 			continue;
 		uint32_t k = cell->tmpl;
@@ -135,7 +135,7 @@ static void by_step(struct strbuf *h, const struct rdata *d, const int *shown)
 	free(n);
 }
 
-void html_time(struct hctx *c, const struct rdata *d)
+void rep_html_time(struct hctx *c, const struct rdata *d)
 {
 	struct strbuf *h = c->h;
 	const struct rd_time *t = d->time;
@@ -145,7 +145,7 @@ void html_time(struct hctx *c, const struct rdata *d)
 			   "(it was written by a rig before results store schema 4).</p>\n");
 		return;
 	}
-	double wall = rtime_wall(t->total) - t->total[RT_REPORT];
+	double wall = rep_rtime_wall(t->total) - t->total[RT_REPORT];
 	sb_adds(h, "<p class=\"small\">Every moment of the run is counted in exactly one category: "
 		   "<b>provision</b> and <b>teardown</b> of the target, <b>setup</b> (a step's work "
 		   "outside its timed intervals, such as laying out test files, and all of a step "
@@ -160,7 +160,7 @@ void html_time(struct hctx *c, const struct rdata *d)
 	sb_adds(h, ", of which ");
 	duration(h, t->total[RT_MEASURED]);
 	sb_adds(h, " measured: a measured share of <b>");
-	share(h, rtime_share(t->total));
+	share(h, rep_rtime_share(t->total));
 	sb_adds(h, "</b>. ");
 	if (t->total[RT_REPORT] > 0) {
 		sb_adds(h, "Writing the reports after the run took ");

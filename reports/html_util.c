@@ -19,7 +19,7 @@
 #include "reports/html_int.h"
 #include "reports/report_out.h"
 
-void html_textn(struct strbuf *h, const char *s, size_t len)
+void rep_html_textn(struct strbuf *h, const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s, *end = p + len;
 	while (p < end) {
@@ -42,7 +42,7 @@ void html_textn(struct strbuf *h, const char *s, size_t len)
 			p++;
 			continue;
 		}
-		size_t n = rd_utf8_len(p, (size_t)(end - p));
+		size_t n = rep_rd_utf8_len(p, (size_t)(end - p));
 		if (n) {
 			sb_add(h, p, n);
 			p += n;
@@ -53,10 +53,10 @@ void html_textn(struct strbuf *h, const char *s, size_t len)
 	}
 }
 
-void html_text(struct strbuf *h, const char *s)
+void rep_html_text(struct strbuf *h, const char *s)
 {
 	if (s)
-		html_textn(h, s, strlen(s));
+		rep_html_textn(h, s, strlen(s));
 }
 
 static void grouped_int(struct strbuf *h, double v)
@@ -73,7 +73,7 @@ static void grouped_int(struct strbuf *h, double v)
 	}
 }
 
-void html_num(struct strbuf *h, double v)
+void rep_html_num(struct strbuf *h, double v)
 {
 	if (isnan(v)) {
 		sb_adds(h, "\xe2\x80\x93");
@@ -95,7 +95,7 @@ void html_num(struct strbuf *h, double v)
 	sb_adds(h, buf);
 }
 
-void html_pct(struct strbuf *h, double v)
+void rep_html_pct(struct strbuf *h, double v)
 {
 	if (isnan(v)) {
 		sb_adds(h, "\xe2\x80\x93");
@@ -112,7 +112,7 @@ void html_pct(struct strbuf *h, double v)
 	}
 }
 
-void html_p_value(struct strbuf *h, double p)
+void rep_html_p_value(struct strbuf *h, double p)
 {
 	if (isnan(p)) {
 		sb_adds(h, "n/a");
@@ -127,17 +127,17 @@ void html_p_value(struct strbuf *h, double p)
 	sb_adds(h, buf);
 }
 
-void html_p_clause(struct strbuf *h, double p)
+void rep_html_p_clause(struct strbuf *h, double p)
 {
 	if (isnan(p)) {
 		sb_adds(h, "no p-value");
 		return;
 	}
 	sb_adds(h, p < 0.001 ? "p " : "p = ");
-	html_p_value(h, p);
+	rep_html_p_value(h, p);
 }
 
-void html_diff_ci(struct strbuf *h, double lo, double hi, size_t nx, size_t nb)
+void rep_html_diff_ci(struct strbuf *h, double lo, double hi, size_t nx, size_t nb)
 {
 	if (nx < 2 || nb < 2) {
 		sb_adds(h, "no interval (n = 1)");
@@ -147,12 +147,12 @@ void html_diff_ci(struct strbuf *h, double lo, double hi, size_t nx, size_t nb)
 		sb_adds(h, "unbounded");
 		return;
 	}
-	html_pct(h, lo);
+	rep_html_pct(h, lo);
 	sb_adds(h, " to ");
-	html_pct(h, hi);
+	rep_html_pct(h, hi);
 }
 
-const char *html_unit(const char *unit)
+const char *rep_html_unit(const char *unit)
 {
 	if (!unit)
 		return "";
@@ -163,7 +163,7 @@ const char *html_unit(const char *unit)
 	return unit;
 }
 
-void html_bytes(struct strbuf *h, double bytes)
+void rep_html_bytes(struct strbuf *h, double bytes)
 {
 	const char *units[] = { "B", "kB", "MB", "GB", "TB", "PB", "EB" };
 	double v = bytes;
@@ -190,7 +190,7 @@ static void html_safe_name(struct strbuf *sb, const char *s)
 	}
 }
 
-int html_style_of(const struct rdata *d, const char *volume, const char *layout)
+int rep_html_style_of(const struct rdata *d, const char *volume, const char *layout)
 {
 	/* Volumes in order of their first appearance by name; layouts only when
 	 * there is no volume. Pointer comparisons: the strings are interned. */
@@ -223,7 +223,7 @@ int html_style_of(const struct rdata *d, const char *volume, const char *layout)
 	return 0;
 }
 
-int html_pair_style(const struct rdata *d, const char *volume, const char *layout)
+int rep_html_pair_style(const struct rdata *d, const char *volume, const char *layout)
 {
 	/* The (volume, layout) pairs in order of first appearance, so up to
 	 * FIG_NSTYLES pairs differ. */
@@ -239,7 +239,7 @@ int html_pair_style(const struct rdata *d, const char *volume, const char *layou
 			return k % FIG_NSTYLES;
 		k++;
 	}
-	return html_style_of(d, volume, layout);
+	return rep_html_style_of(d, volume, layout);
 }
 
 static const char css[] =
@@ -283,18 +283,18 @@ static const char css[] =
 	".small{font-size:.85rem;color:#555}"
 	"@media print{main{max-width:none;padding:0}figure{break-inside:avoid}}";
 
-void html_begin(struct strbuf *h, const char *title)
+void rep_html_begin(struct strbuf *h, const char *title)
 {
 	sb_adds(h, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 		   "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 		   "<meta name=\"generator\" content=\"rig " RIG_VERSION "\">\n<title>");
-	html_text(h, title);
+	rep_html_text(h, title);
 	sb_adds(h, "</title>\n<style>");
 	sb_adds(h, css);
 	sb_adds(h, "</style>\n</head>\n<body>\n<main>\n");
 }
 
-void html_end(struct strbuf *h)
+void rep_html_end(struct strbuf *h)
 {
 	sb_adds(h, "</main>\n</body>\n</html>\n");
 }
@@ -337,7 +337,7 @@ static void write_fig_file(struct hctx *c, const char *base, const char *ext, in
 	if (rc < 0)
 		sb_addf(&e, "cannot draw %s", path.buf);
 	else
-		rc = rout_write_file(path.buf, bytes->buf, bytes->len, &e);
+		rc = rep_rout_write_file(path.buf, bytes->buf, bytes->len, &e);
 	if (rc < 0 && !c->fig_failed) {
 		c->fig_failed = 1;
 		if (c->err)
@@ -384,7 +384,7 @@ static const struct {
 static const unsigned sup_digit[10] = { 0x2070, 0xb9, 0xb2, 0xb3, 0x2074,
 					0x2075, 0x2076, 0x2077, 0x2078, 0x2079 };
 
-void html_plain(struct strbuf *out, const char *html)
+void rep_html_plain(struct strbuf *out, const char *html)
 {
 	int sup = 0;
 	for (const char *p = html; *p;) {
@@ -433,21 +433,21 @@ void html_plain(struct strbuf *out, const char *html)
 	}
 }
 
-void html_figure(struct hctx *c, const struct figure *f, const char *name, const char *caption_html)
+void rep_html_figure(struct hctx *c, const struct figure *f, const char *name, const char *caption_html)
 {
 	int id = ++c->nfig;
 	struct strbuf svg = STRBUF_INIT, base = STRBUF_INIT;
 	html_safe_name(&base, name);
 	sb_addf(c->h, "<figure id=\"fig-%d\" class=\"fig-%s\">\n", id,
-		fig_size_of(f) == FIG_SINGLE ? "single" : "double");
+		rep_fig_size_of(f) == FIG_SINGLE ? "single" : "double");
 	/* The same drawing for papers: SVG (the inline one), PDF, PNG at 300
 	 * dpi, and the caption as plain text, when there is a folder for them. */
 	struct strbuf pdf = STRBUF_INIT, png = STRBUF_INIT;
 	int rc[3] = { 0, 0, 0 };
 	if (c->fig_dir)
-		fig_all(f, &svg, &pdf, &png, rc);
+		rep_fig_all(f, &svg, &pdf, &png, rc);
 	else
-		rc[0] = fig_svg(f, &svg);
+		rc[0] = rep_fig_svg(f, &svg);
 	if (rc[0] == 0)
 		add_svg(c->h, svg.buf, id);
 	else
@@ -458,7 +458,7 @@ void html_figure(struct hctx *c, const struct figure *f, const char *name, const
 		sb_adds(c->h, " <span class=\"small\">(");
 		for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k += 2) {
 			sb_adds(c->h, k ? ", <a href=\"figures/" : "<a href=\"figures/");
-			html_text(c->h, base.buf);
+			rep_html_text(c->h, base.buf);
 			sb_addf(c->h, ".%s\">%s</a>", kinds[k], kinds[k + 1]);
 		}
 		sb_adds(c->h, ")</span>");
@@ -466,7 +466,7 @@ void html_figure(struct hctx *c, const struct figure *f, const char *name, const
 		write_fig_file(c, base.buf, "pdf", rc[1], &pdf);
 		write_fig_file(c, base.buf, "png", rc[2], &png);
 		struct strbuf txt = STRBUF_INIT;
-		html_plain(&txt, caption_html);
+		rep_html_plain(&txt, caption_html);
 		sb_addch(&txt, '\n');
 		write_fig_file(c, base.buf, "txt", 0, &txt);
 		sb_release(&txt);

@@ -47,13 +47,13 @@ static void key(struct strbuf *b, const char *k, int *first)
 static void kstr(struct strbuf *b, const char *k, const char *v, int *first)
 {
 	key(b, k, first);
-	json_str(b, v);
+	rep_json_str(b, v);
 }
 
 static void knum(struct strbuf *b, const char *k, double v, int *first)
 {
 	key(b, k, first);
-	json_num(b, v);
+	rep_json_num(b, v);
 }
 
 static void kint(struct strbuf *b, const char *k, long long v, int *first)
@@ -69,11 +69,11 @@ static void time_obj(struct strbuf *b, const double s[RT_NCAT], double estimate,
 	sb_addch(b, '{');
 	for (int c = 0; c < RT_NCAT; c++) {
 		int g = c == 0;
-		knum(b, run_time_name((enum run_time_cat)c), s[c], &g);
+		knum(b, mod_run_time_name((enum run_time_cat)c), s[c], &g);
 	}
 	sb_addch(b, '}');
-	knum(b, "wall", rtime_wall(s), f);
-	knum(b, "measured_share", rtime_share(s), f);
+	knum(b, "wall", rep_rtime_wall(s), f);
+	knum(b, "measured_share", rep_rtime_share(s), f);
 	knum(b, "estimate", estimate, f);
 }
 
@@ -177,7 +177,7 @@ static void report_obj(struct strbuf *b, const struct rdata *d)
 	for (size_t i = 0; i < d->nby; i++) {
 		if (i)
 			sb_addch(b, ',');
-		json_str(b, d->by[i]);
+		rep_json_str(b, d->by[i]);
 	}
 	sb_adds(b, "],\"formats\":[");
 	const char *names[] = { "html", "csv", "json" };
@@ -187,7 +187,7 @@ static void report_obj(struct strbuf *b, const struct rdata *d)
 			if (!first)
 				sb_addch(b, ',');
 			first = 0;
-			json_str(b, names[i]);
+			rep_json_str(b, names[i]);
 		}
 	sb_addch(b, ']');
 	kstr(b, "plan_problem", d->plan_problem, &f);
@@ -251,7 +251,7 @@ static void findings(struct strbuf *b, const struct rdata *d)
 		sb_adds(b, i ? ",\n{" : "\n{");
 		kstr(b, "step", d->tmpls[f->tmpl].path, &fi);
 		kstr(b, "metric", rd_str(d, f->metric), &fi);
-		kstr(b, "kind", fnd_kind_name(f->kind), &fi);
+		kstr(b, "kind", rep_fnd_kind_name(f->kind), &fi);
 		kstr(b, "groups", f->groups, &fi);
 		knum(b, "estimate", f->estimate, &fi);
 		kstr(b, "unit", f->unit, &fi);
@@ -324,7 +324,7 @@ static void summary(struct rout *o, const struct rdata *d)
 		kint(b, "passes", (long long)g->passes, &f);
 		knum(b, "best_of_passes", g->best, &f);
 		sb_addch(b, '}');
-		rout_flush_some(o);
+		rep_rout_flush_some(o);
 	}
 	sb_adds(b, "]");
 	findings(b, d);
@@ -391,10 +391,10 @@ static void misc(struct strbuf *b, const struct rdata *d)
 	sb_adds(b, "]");
 }
 
-int json_write_results(const struct rdata *d, const char *path, struct strbuf *err)
+int rep_json_write_results(const struct rdata *d, const char *path, struct strbuf *err)
 {
 	struct rout o;
-	int rc = rout_open(&o, path, err);
+	int rc = rep_rout_open(&o, path, err);
 	if (rc < 0)
 		return rc;
 	struct strbuf *b = &o.buf;
@@ -404,11 +404,11 @@ int json_write_results(const struct rdata *d, const char *path, struct strbuf *e
 	report_obj(b, d);
 	volumes(b, d);
 	misc(b, d);
-	rout_flush_some(&o);
-	json_cells(&o, d);
-	json_samples(&o, d);
-	json_files(&o, d);
+	rep_rout_flush_some(&o);
+	rep_json_cells(&o, d);
+	rep_json_samples(&o, d);
+	rep_json_files(&o, d);
 	summary(&o, d);
 	sb_adds(b, "\n}\n");
-	return rout_commit(&o, err);
+	return rep_rout_commit(&o, err);
 }

@@ -9,8 +9,8 @@
 struct rdata;
 struct strbuf;
 
-/* d must have been through summary_compute. 0, or -errno with the reason
+/* d must have been through rep_summary_compute. 0, or -errno with the reason
  * in err. */
-int json_write_results(const struct rdata *d, const char *path, struct strbuf *err);
+int rep_json_write_results(const struct rdata *d, const char *path, struct strbuf *err);
 
 #endif

@@ -13,14 +13,14 @@ struct rout;
 struct strbuf;
 
 /* s as a JSON string literal (invalid UTF-8 becomes U+FFFD); NULL: null. */
-void json_str(struct strbuf *b, const char *s);
+void rep_json_str(struct strbuf *b, const char *s);
 /* v in the CSV's shortest round-trip form; NaN: null; infinities "inf",
  * "-inf" (JSON has neither). */
-void json_num(struct strbuf *b, double v);
+void rep_json_num(struct strbuf *b, double v);
 
 /* ",\n\"cells\":{...}" and the same for samples and files (json_table.c). */
-void json_cells(struct rout *o, const struct rdata *d);
-void json_samples(struct rout *o, const struct rdata *d);
-void json_files(struct rout *o, const struct rdata *d);
+void rep_json_cells(struct rout *o, const struct rdata *d);
+void rep_json_samples(struct rout *o, const struct rdata *d);
+void rep_json_files(struct rout *o, const struct rdata *d);
 
 #endif

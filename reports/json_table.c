@@ -30,7 +30,7 @@
 #include "reports/report_data.h"
 #include "reports/report_out.h"
 
-void json_str(struct strbuf *b, const char *s)
+void rep_json_str(struct strbuf *b, const char *s)
 {
 	if (!s) {
 		sb_add(b, "null", 4);
@@ -52,7 +52,7 @@ void json_str(struct strbuf *b, const char *s)
 	while (p < end) {
 		unsigned c = *p;
 		if (c >= 0x80) {
-			size_t n = rd_utf8_len(p, (size_t)(end - p));
+			size_t n = rep_rd_utf8_len(p, (size_t)(end - p));
 			if (n) {
 				sb_add(b, p, n);
 				p += n;
@@ -79,21 +79,21 @@ void json_str(struct strbuf *b, const char *s)
 	sb_addch(b, '"');
 }
 
-void json_num(struct strbuf *b, double v)
+void rep_json_num(struct strbuf *b, double v)
 {
 	if (isnan(v))
 		sb_add(b, "null", 4);
 	else if (isinf(v))
 		sb_adds(b, v < 0 ? "\"-inf\"" : "\"inf\"");
 	else
-		csv_add_double(b, v);
+		rep_csv_add_double(b, v);
 }
 
 /* --- factors: levels and codes --- */
 
 /* The distinct texts of a column in order of first appearance (NULL is
  * one of them when the column has NULLs). The texts of every factor
- * column are interned in d, so each has an id (rd_find) and its code is
+ * column are interned in d, so each has an id (rep_rd_find) and its code is
  * found by id; the previous row's pointer is tried first. */
 struct levels {
 	const char **s;
@@ -115,7 +115,7 @@ static uint32_t level_of(struct levels *l, const struct rdata *d, const char *s)
 {
 	if (l->last_code != UINT32_MAX && s == l->last)
 		return l->last_code;
-	uint32_t code, id = rd_find(d, s);
+	uint32_t code, id = rep_rd_find(d, s);
 	if (!s) {
 		if (l->null_code == UINT32_MAX)
 			l->null_code = levels_add(l, NULL);
@@ -152,7 +152,7 @@ static void col_next(struct rout *o, size_t i)
 	if (i)
 		sb_addch(&o->buf, ',');
 	if ((i & 1023) == 0)
-		rout_flush_some(o);
+		rep_rout_flush_some(o);
 }
 
 static void factor_col(struct rout *o, const char *name, const struct rdata *d, size_t n, text_of get)
@@ -170,7 +170,7 @@ static void factor_col(struct rout *o, const char *name, const struct rdata *d, 
 	for (uint32_t k = 0; k < l.n; k++) {
 		if (k)
 			sb_addch(b, ',');
-		json_str(b, l.s[k]);
+		rep_json_str(b, l.s[k]);
 	}
 	sb_adds(b, "],\"codes\":[");
 	for (size_t i = 0; i < n; i++) {
@@ -216,7 +216,7 @@ static void real_col(struct rout *o, const char *name, const struct rdata *d, si
 		if (vtext && isfinite(v))
 			sb_adds(&o->buf, vtext[i]);
 		else
-			json_num(&o->buf, v);
+			rep_json_num(&o->buf, v);
 	}
 	sb_addch(&o->buf, ']');
 }
@@ -226,7 +226,7 @@ static void text_col(struct rout *o, const char *name, const struct rdata *d, si
 	col_name(&o->buf, name);
 	for (size_t i = 0; i < n; i++) {
 		col_next(o, i);
-		json_str(&o->buf, get(d, i));
+		rep_json_str(&o->buf, get(d, i));
 	}
 	sb_addch(&o->buf, ']');
 }
@@ -258,7 +258,7 @@ static const char *c_end(const struct rdata *d, size_t i) { return CELL(d, i)->e
 static const char *c_status(const struct rdata *d, size_t i) { return CELL(d, i)->status; }
 static const char *c_error(const struct rdata *d, size_t i) { return CELL(d, i)->error; }
 
-void json_cells(struct rout *o, const struct rdata *d)
+void rep_json_cells(struct rout *o, const struct rdata *d)
 {
 	size_t n = d->ncells;
 	count(&o->buf, "cells", n);
@@ -289,7 +289,7 @@ static const char *s_metric(const struct rdata *d, size_t i) { return rd_str(d, 
 static const char *s_unit(const struct rdata *d, size_t i) { return rd_str(d, d->samples[i].unit); }
 static const char *s_cache(const struct rdata *d, size_t i) { return rd_str(d, d->samples[i].cache); }
 
-void json_samples(struct rout *o, const struct rdata *d)
+void rep_json_samples(struct rout *o, const struct rdata *d)
 {
 	size_t n = d->nsamples;
 	struct strbuf *b = &o->buf;
@@ -334,7 +334,7 @@ static const char *f_file(const struct rdata *d, size_t i) { return d->files[i].
 static long long f_off_min(const struct rdata *d, size_t i) { return d->files[i].disk_offset[0]; }
 static long long f_off_max(const struct rdata *d, size_t i) { return d->files[i].disk_offset[1]; }
 
-void json_files(struct rout *o, const struct rdata *d)
+void rep_json_files(struct rout *o, const struct rdata *d)
 {
 	size_t n = d->nfiles;
 	struct strbuf *b = &o->buf;

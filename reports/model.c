@@ -21,7 +21,7 @@
  * residual sums (an F statistic) or an estimate over such a standard error
  * (a t) is a random number. A residual sum of squares whose root is below
  * 2^-43 (1.1e-13) of |y| is therefore taken as 0, and a standard error of
- * 0 gives an interval of zero width but no t, p or F (NaN), as stats_diff
+ * 0 gives an interval of zero width but no t, p or F (NaN), as rep_stats_diff
  * gives no p for groups without spread.
  *
  * The crossed design's full model is the cell-means model, computed
@@ -107,16 +107,16 @@ static void fill_est(struct model_est *e, double est, double var, double df)
 	if (isnan(est) || isnan(var) || !(df > 0))
 		return;
 	e->se = var > 0 ? sqrt(var) : 0; /* a negative var is rounding */
-	double q = stats_t_quantile(0.5 + STATS_LEVEL / 2, df);
+	double q = rep_stats_t_quantile(0.5 + STATS_LEVEL / 2, df);
 	e->lo = est - q * e->se;
 	e->hi = est + q * e->se;
 	if (e->se > 0) {
 		e->t = est / e->se;
-		e->p = stats_t_two_sided(e->t, df);
+		e->p = rep_stats_t_two_sided(e->t, df);
 	}
 }
 
-void model_est_fill(struct model_est *e, double est, double var, double df)
+void rep_model_est_fill(struct model_est *e, double est, double var, double df)
 {
 	fill_est(e, est, var, df);
 }
@@ -132,7 +132,7 @@ static void reflect(const double *v, double beta, double *w, size_t m)
 		w[i] -= s * v[i];
 }
 
-int model_qr_lsq(const double *X, const double *y, size_t n, size_t p, double *coef,
+int rep_model_qr_lsq(const double *X, const double *y, size_t n, size_t p, double *coef,
 		 double *xtxinv, double *rss, double *logdet)
 {
 	/* a: X column by column, becoming R above the diagonal and the
@@ -228,7 +228,7 @@ static void finish_fit(struct model_ols *f, double rss, double yy)
 		f->cov[i] *= f->s2;
 }
 
-int model_ols_fit(const double *X, const double *y, size_t n, size_t p, double *coef,
+int rep_model_ols_fit(const double *X, const double *y, size_t n, size_t p, double *coef,
 		  double *cov, struct model_ols *out)
 {
 	out->n = n;
@@ -237,7 +237,7 @@ int model_ols_fit(const double *X, const double *y, size_t n, size_t p, double *
 	out->cov = cov;
 	out->rss = out->df = out->s2 = NAN;
 	double rss;
-	if (p == 0 || n < p || model_qr_lsq(X, y, n, p, coef, cov, &rss, NULL)) {
+	if (p == 0 || n < p || rep_model_qr_lsq(X, y, n, p, coef, cov, &rss, NULL)) {
 		fill_nan(coef, p);
 		fill_nan(cov, p * p);
 		return -1;
@@ -246,7 +246,7 @@ int model_ols_fit(const double *X, const double *y, size_t n, size_t p, double *
 	return 0;
 }
 
-void model_ols_contrast(const struct model_ols *f, const double *c, struct model_est *out)
+void rep_model_ols_contrast(const struct model_ols *f, const double *c, struct model_est *out)
 {
 	double est = 0, var = 0;
 	for (size_t i = 0; i < f->p; i++) {
@@ -257,7 +257,7 @@ void model_ols_contrast(const struct model_ols *f, const double *c, struct model
 	fill_est(out, est, var, f->df);
 }
 
-double model_f_tail(double f, double d1, double d2)
+double rep_model_f_tail(double f, double d1, double d2)
 {
 	if (isnan(f) || f < 0 || !(d1 > 0) || !(d2 > 0))
 		return NAN;
@@ -265,14 +265,14 @@ double model_f_tail(double f, double d1, double d2)
 		return 1;
 	if (isinf(f))
 		return 0;
-	return stats_betai(d2 / 2, d1 / 2, d2 / (d2 + d1 * f));
+	return rep_stats_betai(d2 / 2, d1 / 2, d2 / (d2 + d1 * f));
 }
 
-int model_fieller(double a, double b, double vaa, double vbb, double vab, double df,
+int rep_model_fieller(double a, double b, double vaa, double vbb, double vab, double df,
 		  double *lo, double *hi)
 {
 	*lo = *hi = NAN;
-	double q = stats_t_quantile(0.5 + STATS_LEVEL / 2, df), t2 = q * q;
+	double q = rep_stats_t_quantile(0.5 + STATS_LEVEL / 2, df), t2 = q * q;
 	/* The theta with (a - theta b)^2 <= t^2 var(a - theta b): a quadratic
 	 * A theta^2 - 2 B theta + C <= 0, bounded when A > 0. */
 	double qa = b * b - t2 * vbb;
@@ -297,7 +297,7 @@ int model_fieller(double a, double b, double vaa, double vbb, double vab, double
 
 /* An effect e on the fitted scale as a percentage: 100 (exp(e) - 1) on
  * the log scale, 100 e / m0 on y's own. */
-void model_pct(const struct model_est *e, int log_scale, double m0, struct model_est *out)
+void rep_model_pct(const struct model_est *e, int log_scale, double m0, struct model_est *out)
 {
 	*out = *e;
 	if (log_scale) {
@@ -411,7 +411,7 @@ static void interaction(const double *z, const uint32_t *a, const uint32_t *b, s
 		if (full.rss > 0) {
 			double extra = add->rss > full.rss ? add->rss - full.rss : 0;
 			out->int_f = extra / out->int_df1 / (full.rss / full.df);
-			out->int_p = model_f_tail(out->int_f, out->int_df1, out->int_df2);
+			out->int_p = rep_model_f_tail(out->int_f, out->int_df1, out->int_df2);
 		}
 	}
 	if (na == 2 && nb == 2 && ncells == 4) {
@@ -422,8 +422,8 @@ static void interaction(const double *z, const uint32_t *a, const uint32_t *b, s
 		c[col[2]] -= 1;
 		c[col[3]] += 1;
 		struct model_est e;
-		model_ols_contrast(&full, c, &e);
-		model_pct(&e, out->log_scale, out->b_mean[0], &out->int_pct);
+		rep_model_ols_contrast(&full, c, &e);
+		rep_model_pct(&e, out->log_scale, out->b_mean[0], &out->int_pct);
 	}
 	free(col);
 	free(cell);
@@ -444,12 +444,12 @@ static void effect(const struct model_ols *f, size_t k, size_t idx, int log_scal
 	double *c = xcalloc(f->p, sizeof(double));
 	c[idx] = 1;
 	struct model_est e;
-	model_ols_contrast(f, c, &e);
-	model_pct(&e, log_scale, m0, out);
+	rep_model_ols_contrast(f, c, &e);
+	rep_model_pct(&e, log_scale, m0, out);
 	free(c);
 }
 
-int model_crossed_fit(const double *y, const uint32_t *a, const uint32_t *b, size_t n,
+int rep_model_crossed_fit(const double *y, const uint32_t *a, const uint32_t *b, size_t n,
 		      size_t na, size_t nb, struct model_crossed *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -484,11 +484,11 @@ int model_crossed_fit(const double *y, const uint32_t *a, const uint32_t *b, siz
 	double *coef = xmalloc(p * sizeof(double)), *cov = xmalloc(p * p * sizeof(double));
 	double *rcoef = xmalloc(p * sizeof(double)), *rcov = xmalloc(p * p * sizeof(double));
 	struct model_ols add, raw;
-	int ret = model_ols_fit(X, z, n, p, coef, cov, &add);
+	int ret = rep_model_ols_fit(X, z, n, p, coef, cov, &add);
 	/* The least-squares means are in y's unit: the additive model fitted
 	 * to y itself (the same design, so estimable alike). */
 	if (ret == 0 && log_scale)
-		ret = model_ols_fit(X, y, n, p, rcoef, rcov, &raw);
+		ret = rep_model_ols_fit(X, y, n, p, rcoef, rcov, &raw);
 	else
 		memcpy(rcoef, coef, p * sizeof(double));
 	if (ret == 0) {
@@ -510,7 +510,7 @@ int model_crossed_fit(const double *y, const uint32_t *a, const uint32_t *b, siz
 	return ret;
 }
 
-void model_crossed_release(struct model_crossed *c)
+void rep_model_crossed_release(struct model_crossed *c)
 {
 	free(c->a_pct);
 	free(c->b_pct);
@@ -522,7 +522,7 @@ void model_crossed_release(struct model_crossed *c)
 
 /* --- trends --- */
 
-int model_trend_fit(const double *x, const double *y, size_t n, struct model_trend *out)
+int rep_model_trend_fit(const double *x, const double *y, size_t n, struct model_trend *out)
 {
 	out->n = n;
 	out->b0 = out->b1 = out->r2 = NAN;
@@ -547,7 +547,7 @@ int model_trend_fit(const double *x, const double *y, size_t n, struct model_tre
 	}
 	double c[2], cov[4];
 	struct model_ols f;
-	int ret = model_ols_fit(X, y, n, 2, c, cov, &f);
+	int ret = rep_model_ols_fit(X, y, n, 2, c, cov, &f);
 	free(X);
 	if (ret)
 		return -1;
@@ -559,7 +559,7 @@ int model_trend_fit(const double *x, const double *y, size_t n, struct model_tre
 	out->fit_first = c[0] + c[1] * ul;
 	out->fit_last = c[0] + c[1] * uh;
 	const double per_x[2] = { 0, 1 / range };
-	model_ols_contrast(&f, per_x, &out->slope);
+	rep_model_ols_contrast(&f, per_x, &out->slope);
 
 	double ymin = y[0], ymax = y[0];
 	for (size_t i = 1; i < n; i++) {
@@ -585,7 +585,7 @@ int model_trend_fit(const double *x, const double *y, size_t n, struct model_tre
 		ch->se = isnan(var) ? NAN : 100 * sqrt(var > 0 ? var : 0);
 	}
 	double flo, fhi;
-	if (model_fieller(num, den, vnn, vdd, vnd, f.df, &flo, &fhi) == 0) {
+	if (rep_model_fieller(num, den, vnn, vdd, vnd, f.df, &flo, &fhi) == 0) {
 		ch->lo = 100 * flo;
 		ch->hi = 100 * fhi;
 	}
@@ -602,7 +602,7 @@ static int by_x(const void *pa, const void *pb)
 	return a < b ? -1 : a > b;
 }
 
-int model_steepening(const double *x, const double *y, size_t n, double *knot,
+int rep_model_steepening(const double *x, const double *y, size_t n, double *knot,
 		     struct model_est *extra)
 {
 	*knot = NAN;
@@ -635,11 +635,11 @@ int model_steepening(const double *x, const double *y, size_t n, double *knot,
 	}
 	int ret = 0;
 	struct model_trend line;
-	if (m < 5 || model_trend_fit(x, y, n, &line))
+	if (m < 5 || rep_model_trend_fit(x, y, n, &line))
 		goto out;
 
 	/* Weighted rows sqrt(w) (1, u, max(0, x - k) / range), u as in
-	 * model_trend_fit, for each candidate k = gx[j]. */
+	 * rep_model_trend_fit, for each candidate k = gx[j]. */
 	double xm = mean_of(x, n), range = gx[m - 1] - gx[0];
 	double *X = xmalloc(3 * m * sizeof(double)), *yw = xmalloc(m * sizeof(double));
 	for (size_t i = 0; i < m; i++) {
@@ -654,7 +654,7 @@ int model_steepening(const double *x, const double *y, size_t n, double *knot,
 		for (size_t i = 0; i < m; i++)
 			X[3 * i + 2] = gx[i] > gx[j] ? sqrt(gw[i]) * (gx[i] - gx[j]) / range : 0;
 		double rss;
-		if (model_qr_lsq(X, yw, m, 3, coef, xtx, &rss, NULL) == 0 && rss < best_rss) {
+		if (rep_model_qr_lsq(X, yw, m, 3, coef, xtx, &rss, NULL) == 0 && rss < best_rss) {
 			best_rss = rss;
 			best = j;
 			memcpy(best_coef, coef, sizeof(coef));

@@ -36,7 +36,7 @@ struct model_est {
  * Residuals are rounding, not spread, when their norm is below 2^-43
  * (1.1e-13) of y's: rss is 0 then (a fit to data without noise), and so
  * are s2 and cov. An estimate with standard error 0 has a zero-width
- * interval and no test: t and p are NaN (as stats_diff's p for groups
+ * interval and no test: t and p are NaN (as rep_stats_diff's p for groups
  * without spread).
  */
 struct model_ols {
@@ -44,16 +44,16 @@ struct model_ols {
 	double *coef, *cov;
 	double rss, df, s2;
 };
-int model_ols_fit(const double *X, const double *y, size_t n, size_t p, double *coef,
+int rep_model_ols_fit(const double *X, const double *y, size_t n, size_t p, double *coef,
 		  double *cov, struct model_ols *out);
 
 /* The estimate of the linear combination c'b (c has p entries) of a fit,
  * with its interval and t-test of c'b = 0. */
-void model_ols_contrast(const struct model_ols *f, const double *c, struct model_est *out);
+void rep_model_ols_contrast(const struct model_ols *f, const double *c, struct model_est *out);
 
 /* P(F > f) for the F distribution with d1, d2 degrees of freedom; NaN for
  * f or a degree of freedom that is NaN or not positive (f = 0 gives 1). */
-double model_f_tail(double f, double d1, double d2);
+double rep_model_f_tail(double f, double d1, double d2);
 
 /*
  * Fieller's 95% interval for theta = a / b, where a and b are estimates
@@ -62,7 +62,7 @@ double model_f_tail(double f, double d1, double d2);
  * unbounded or not an interval (b is not clearly away from 0: b^2 <= t^2 vbb),
  * and when df is not positive or an argument is NaN.
  */
-int model_fieller(double a, double b, double vaa, double vbb, double vab, double df,
+int rep_model_fieller(double a, double b, double vaa, double vbb, double vab, double df,
 		  double *lo, double *hi);
 
 /*
@@ -102,7 +102,7 @@ int model_fieller(double a, double b, double vaa, double vbb, double vab, double
  * observations, or levels that do not connect: the design is not crossed)
  * and for n == 0, na or nb below 2, a level out of range or a y that is
  * not finite, with everything NaN. The arrays are allocated by
- * model_crossed_fit (after -1 too) and freed by model_crossed_release
+ * rep_model_crossed_fit (after -1 too) and freed by rep_model_crossed_release
  * (which leaves them NULL);
  * a_pct[0] and b_pct[0] are the references (est 0, the rest NaN).
  */
@@ -115,21 +115,21 @@ struct model_crossed {
 	double int_f, int_df1, int_df2, int_p;
 	struct model_est int_pct;
 };
-int model_crossed_fit(const double *y, const uint32_t *a, const uint32_t *b, size_t n,
+int rep_model_crossed_fit(const double *y, const uint32_t *a, const uint32_t *b, size_t n,
 		      size_t na, size_t nb, struct model_crossed *out);
-void model_crossed_release(struct model_crossed *c);
+void rep_model_crossed_release(struct model_crossed *c);
 
 /* An estimate with variance var at df degrees of freedom: its 95% interval
  * (Student's t), and its t-test when its standard error is above 0 (an
  * interval of zero width and no t or p at 0; NaN for what df or var do not
  * allow). */
-void model_est_fill(struct model_est *e, double est, double var, double df);
+void rep_model_est_fill(struct model_est *e, double est, double var, double df);
 
 /* An effect e (a coefficient with its interval) as a percentage:
  * 100 (exp(e) - 1) on the log scale (se 100 exp(e) se), 100 e / m0 on y's
  * own scale (est, se, lo and hi NaN when m0 is not positive); t, p and df
- * stay. model_crossed_fit's percentages are these. */
-void model_pct(const struct model_est *e, int log_scale, double m0, struct model_est *out);
+ * stay. rep_model_crossed_fit's percentages are these. */
+void rep_model_pct(const struct model_est *e, int log_scale, double m0, struct model_est *out);
 
 /*
  * A straight line y = b0 + b1 x by least squares over n points (x need
@@ -152,7 +152,7 @@ struct model_trend {
 	struct model_est slope;
 	struct model_est change_pct;
 };
-int model_trend_fit(const double *x, const double *y, size_t n, struct model_trend *out);
+int rep_model_trend_fit(const double *x, const double *y, size_t n, struct model_trend *out);
 
 /*
  * Where a trend steepens: for each candidate knot k among the distinct x
@@ -162,12 +162,12 @@ int model_trend_fit(const double *x, const double *y, size_t n, struct model_tre
  * is fitted; the k with the least residual sum of squares is kept (the
  * smallest such k on ties). The fit is reported (returns 1, *knot = k,
  * *extra = b2 with its interval and t-test) when b2 has the sign of the
- * straight line's slope b1 of model_trend_fit over the same points (the
+ * straight line's slope b1 of rep_model_trend_fit over the same points (the
  * fall, or rise, gets steeper after k) and its p < 0.05. Returns 0 when no
  * knot qualifies (fewer than 5 distinct x, no such sign or p), with
  * *knot and *extra NaN. Data without noise give no p, hence 0.
  */
-int model_steepening(const double *x, const double *y, size_t n, double *knot,
+int rep_model_steepening(const double *x, const double *y, size_t n, double *knot,
 		     struct model_est *extra);
 
 #endif

@@ -13,7 +13,7 @@
  * logdet is not NULL, *logdet = log |X'X|; or returns -1 when X does not
  * have full column rank (model.c's header says how that is judged).
  */
-int model_qr_lsq(const double *X, const double *y, size_t n, size_t p, double *coef,
+int rep_model_qr_lsq(const double *X, const double *y, size_t n, size_t p, double *coef,
 		 double *xtxinv, double *rss, double *logdet);
 
 #endif

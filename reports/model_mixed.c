@@ -7,7 +7,7 @@
  * a block is I - c_j 11' with c_j = (1 - 1/sqrt(1 + theta^2 n_j)) / n_j
  * (its square is I - theta^2 / (1 + theta^2 n_j) 11' = V_j^-1), so each
  * row of X and y loses c_j times its group's sum. On the whitened data
- * model_qr_lsq gives b(theta), M^-1 = (X'V^-1X)^-1, log |M| and the
+ * rep_model_qr_lsq gives b(theta), M^-1 = (X'V^-1X)^-1, log |M| and the
  * weighted residual sum pwrss(theta); log |V| = sum log(1 + theta^2 n_j).
  * The REML criterion profiled over sigma (lme4's, Bates et al., "Fitting
  * Linear Mixed-Effects Models Using lme4", J. Stat. Softw. 67(1), 2015,
@@ -82,7 +82,7 @@ static int at(const struct mm *m, double theta, double *coef, double *minv, doub
 		m->yw[i] = m->y[i] - c * m->ys[j];
 	}
 	double ldm;
-	if (model_qr_lsq(m->xw, m->yw, m->n, m->p, coef, minv, pwrss, &ldm))
+	if (rep_model_qr_lsq(m->xw, m->yw, m->n, m->p, coef, minv, pwrss, &ldm))
 		return -1;
 	*logdet = ldv + ldm;
 	return 0;
@@ -232,7 +232,7 @@ static void all_nan(struct model_mixed *o)
 	o->singular = 0;
 }
 
-int model_mixed_fit(const double *X, const double *y, const uint32_t *group, size_t n,
+int rep_model_mixed_fit(const double *X, const double *y, const uint32_t *group, size_t n,
 		    size_t p, size_t ng, struct model_mixed *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -309,7 +309,7 @@ out:
 	return rc;
 }
 
-void model_mixed_release(struct model_mixed *m)
+void rep_model_mixed_release(struct model_mixed *m)
 {
 	free(m->coef);
 	free(m->cov);
@@ -326,7 +326,7 @@ static double qform(const double *c, const double *A, size_t p)
 	return s;
 }
 
-void model_mixed_contrast(const struct model_mixed *m, const double *c, struct model_est *out)
+void rep_model_mixed_contrast(const struct model_mixed *m, const double *c, struct model_est *out)
 {
 	size_t p = m->p;
 	double est = 0;
@@ -342,5 +342,5 @@ void model_mixed_contrast(const struct model_mixed *m, const double *c, struct m
 		if (den > 0)
 			df = 2 * var * var / den;
 	}
-	model_est_fill(out, est, var, df);
+	rep_model_est_fill(out, est, var, df);
 }

@@ -35,8 +35,8 @@
  * column rank, a group index out of range, a y not finite), with
  * everything NaN. Data without noise (residuals that are rounding) give
  * s2_e = s2_u = 0, a zero covariance and singular 1. The arrays are
- * allocated by model_mixed_fit (after -1 too) and freed by
- * model_mixed_release.
+ * allocated by rep_model_mixed_fit (after -1 too) and freed by
+ * rep_model_mixed_release.
  */
 struct model_mixed {
 	size_t n, p, ng;
@@ -50,14 +50,14 @@ struct model_mixed {
 	double vp_cov[4];
 	double *dcov;
 };
-int model_mixed_fit(const double *X, const double *y, const uint32_t *group, size_t n,
+int rep_model_mixed_fit(const double *X, const double *y, const uint32_t *group, size_t n,
 		    size_t p, size_t ng, struct model_mixed *out);
-void model_mixed_release(struct model_mixed *m);
+void rep_model_mixed_release(struct model_mixed *m);
 
 /* The estimate of c'b (c has p entries) with its interval and t-test at
  * Satterthwaite's degrees of freedom
  *   df = 2 (c'Cc)^2 / (g' A g),  g_k = c' (dC/dvp_k) c,  A = vp_cov;
  * NaN df (and interval, t, p) when g'Ag is not positive. */
-void model_mixed_contrast(const struct model_mixed *m, const double *c, struct model_est *out);
+void rep_model_mixed_contrast(const struct model_mixed *m, const double *c, struct model_est *out);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * reports_write: read the store once, compute the statistics once, write
+ * rep_write: read the store once, compute the statistics once, write
  * every requested format (see report.h).
  *
  * The run is read once into memory (report_data.c, on two connections)
@@ -111,12 +111,12 @@ static void write_one(struct writers *w, int file, const char *name)
 	struct strbuf *e = &w->err[file];
 	sb_addf(&path, "%s/%s", w->run_dir, name);
 	switch (file) {
-	case F_RESULTS: w->rc[file] = rcsv_write_results(d, path.buf, e); break;
-	case F_FILES: w->rc[file] = rcsv_write_files(d, path.buf, e); break;
-	case F_SUMMARY: w->rc[file] = summary_write_csv(d, path.buf, e); break;
-	case F_FINDINGS: w->rc[file] = findings_write_csv(d, path.buf, e); break;
-	case F_TIME: w->rc[file] = rtime_write_csv(d, path.buf, e); break;
-	case F_JSON: w->rc[file] = json_write_results(d, path.buf, e); break;
+	case F_RESULTS: w->rc[file] = rep_rcsv_write_results(d, path.buf, e); break;
+	case F_FILES: w->rc[file] = rep_rcsv_write_files(d, path.buf, e); break;
+	case F_SUMMARY: w->rc[file] = rep_summary_write_csv(d, path.buf, e); break;
+	case F_FINDINGS: w->rc[file] = rep_findings_write_csv(d, path.buf, e); break;
+	case F_TIME: w->rc[file] = rep_rtime_write_csv(d, path.buf, e); break;
+	case F_JSON: w->rc[file] = rep_json_write_results(d, path.buf, e); break;
 	default: break;
 	}
 	sb_release(&path);
@@ -127,7 +127,7 @@ static void run_job(struct writers *w, int job)
 	switch (job) {
 	case J_HTML:
 		if (w->d->formats & FMT_HTML)
-			w->rc[F_HTML] = html_write_report(w->d, w->run_dir, &w->err[F_HTML]);
+			w->rc[F_HTML] = rep_html_write_report(w->d, w->run_dir, &w->err[F_HTML]);
 		break;
 	case J_JSON:
 		if (w->d->formats & FMT_JSON)
@@ -167,24 +167,24 @@ static void *worker(void *arg)
 
 static void *format_thread(void *arg)
 {
-	rcsv_format_values(arg, 1);
+	rep_rcsv_format_values(arg, 1);
 	return NULL;
 }
 
-int reports_write(struct store *s, const char *run_dir, struct strbuf *err)
+int rep_write(struct store *s, const char *run_dir, struct strbuf *err)
 {
 	struct strbuf path = STRBUF_INIT, e = STRBUF_INIT;
 	int rc = 0;
 	lap(NULL);
-	struct rdata *d = rdata_load(s, &e);
+	struct rdata *d = rep_rdata_load(s, &e);
 	if (!d) {
 		/* The CSVs can still be tried from SQL; say why the rest failed. */
 		keep_first(&rc, -EIO, err, &e);
 		sb_addf(&path, "%s/results.csv", run_dir);
-		keep_first(&rc, csv_write_results(s, path.buf, &e), err, &e);
+		keep_first(&rc, rep_csv_write_results(s, path.buf, &e), err, &e);
 		sb_reset(&path);
 		sb_addf(&path, "%s/files.csv", run_dir);
-		keep_first(&rc, csv_write_files(s, path.buf, &e), err, &e);
+		keep_first(&rc, rep_csv_write_files(s, path.buf, &e), err, &e);
 		goto out;
 	}
 	lap("load");
@@ -192,12 +192,12 @@ int reports_write(struct store *s, const char *run_dir, struct strbuf *err)
 	 * statistics are computed (they do not read the text). */
 	pthread_t ft;
 	int fthreaded = pthread_create(&ft, NULL, format_thread, d) == 0;
-	summary_compute(d);
-	findings_compute(d);
+	rep_summary_compute(d);
+	rep_findings_compute(d);
 	if (fthreaded)
 		pthread_join(ft, NULL);
 	else
-		rcsv_format_values(d, 2);
+		rep_rcsv_format_values(d, 2);
 	lap("statistics and numbers");
 
 	struct writers w = { .d = d, .run_dir = run_dir };
@@ -216,7 +216,7 @@ int reports_write(struct store *s, const char *run_dir, struct strbuf *err)
 		keep_first(&rc, w.rc[i], err, &w.err[i]);
 		sb_release(&w.err[i]);
 	}
-	rdata_free(d);
+	rep_rdata_free(d);
 out:
 	sb_release(&path);
 	sb_release(&e);

@@ -18,6 +18,6 @@ struct strbuf;
 
 /* Write every file above into run_dir. 0, or a negative errno with the
  * reason in err; files written before a failure stay (each is complete). */
-int reports_write(struct store *s, const char *run_dir, struct strbuf *err);
+int rep_write(struct store *s, const char *run_dir, struct strbuf *err);
 
 #endif

@@ -2,7 +2,7 @@
  * results.csv and files.csv from memory (see report_csv.h). The rows and
  * their order are those of reports/csv.c: by seq, then measurement order;
  * NULL columns empty; integers in decimal; reals in the shortest form that
- * reads back (csv_add_double). Each row's leading columns depend only on
+ * reads back (rep_csv_add_double). Each row's leading columns depend only on
  * its cell, so they are built once per cell and copied for its samples.
  */
 #include "reports/report_csv.h"
@@ -30,7 +30,7 @@ static void *format_range(void *arg)
 	struct strbuf sb = STRBUF_INIT;
 	for (size_t i = j->lo; i < j->hi; i++) {
 		sb_reset(&sb);
-		csv_add_double(&sb, j->d->samples[i].value);
+		rep_csv_add_double(&sb, j->d->samples[i].value);
 		size_t n = sb.len < RD_VTEXT - 1 ? sb.len : RD_VTEXT - 1;
 		memcpy(j->vtext[i], sb.buf, n);
 		j->vtext[i][n] = '\0';
@@ -39,7 +39,7 @@ static void *format_range(void *arg)
 	return NULL;
 }
 
-void rcsv_format_values(struct rdata *d, int threads)
+void rep_rcsv_format_values(struct rdata *d, int threads)
 {
 	size_t n = d->nsamples;
 	char (*vtext)[RD_VTEXT] = xmalloc((n ? n : 1) * sizeof(*vtext));
@@ -142,10 +142,10 @@ static void field(struct fields *f, const struct rdata *d, struct strbuf *out, u
 	sb_add(out, f->text.buf + f->at[id] - 1, f->len[id]);
 }
 
-int rcsv_write_results(const struct rdata *d, const char *path, struct strbuf *err)
+int rep_rcsv_write_results(const struct rdata *d, const char *path, struct strbuf *err)
 {
 	struct rout o;
-	int rc = rout_open(&o, path, err);
+	int rc = rep_rout_open(&o, path, err);
 	if (rc < 0)
 		return rc;
 	struct fields fl = { STRBUF_INIT, xcalloc(d->nstrs + 1, sizeof(size_t)),
@@ -168,7 +168,7 @@ int rcsv_write_results(const struct rdata *d, const char *path, struct strbuf *e
 		if (d->vtext)
 			sb_adds(&o.buf, d->vtext[i]);
 		else
-			csv_add_double(&o.buf, s->value);
+			rep_csv_add_double(&o.buf, s->value);
 		sb_addch(&o.buf, ',');
 		field(&fl, d, &o.buf, s->unit);
 		sb_addch(&o.buf, ',');
@@ -177,20 +177,20 @@ int rcsv_write_results(const struct rdata *d, const char *path, struct strbuf *e
 		if (d->pass && d->pass[i])
 			sb_add_int(&o.buf, d->pass[i]);
 		sb_addch(&o.buf, '\n');
-		rout_flush_some(&o);
+		rep_rout_flush_some(&o);
 	}
 	free(ord);
 	sb_release(&ld);
 	sb_release(&fl.text);
 	free(fl.at);
 	free(fl.len);
-	return rout_commit(&o, err);
+	return rep_rout_commit(&o, err);
 }
 
-int rcsv_write_files(const struct rdata *d, const char *path, struct strbuf *err)
+int rep_rcsv_write_files(const struct rdata *d, const char *path, struct strbuf *err)
 {
 	struct rout o;
-	int rc = rout_open(&o, path, err);
+	int rc = rep_rout_open(&o, path, err);
 	if (rc < 0)
 		return rc;
 	uint32_t *ord = d->nfiles ? by_cell(d, &d->files[0].cell, sizeof(d->files[0]), d->nfiles) : NULL;
@@ -209,19 +209,19 @@ int rcsv_write_files(const struct rdata *d, const char *path, struct strbuf *err
 		sb_addch(&o.buf, ',');
 		sb_add_int(&o.buf, f->bytes);
 		sb_addch(&o.buf, ',');
-		csv_add_double(&o.buf, f->seconds);
+		rep_csv_add_double(&o.buf, f->seconds);
 		sb_addch(&o.buf, ',');
 		if (f->seconds > 0)
-			csv_add_double(&o.buf, (double)f->bytes / f->seconds / 1e6);
+			rep_csv_add_double(&o.buf, (double)f->bytes / f->seconds / 1e6);
 		for (int i = 0; i < 2; i++) {
 			sb_addch(&o.buf, ',');
 			if (f->disk_offset[i] >= 0)
 				sb_add_int(&o.buf, f->disk_offset[i]);
 		}
 		sb_addch(&o.buf, '\n');
-		rout_flush_some(&o);
+		rep_rout_flush_some(&o);
 	}
 	free(ord);
 	sb_release(&ld);
-	return rout_commit(&o, err);
+	return rep_rout_commit(&o, err);
 }

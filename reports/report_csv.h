@@ -11,15 +11,15 @@
 struct rdata;
 struct strbuf;
 
-/* Format every sample value once (csv_add_double) into d->vtext, in
+/* Format every sample value once (rep_csv_add_double) into d->vtext, in
  * threads threads (1 or 2); the CSV and JSON writers copy them. d->vtext
  * is set at the end: the caller may run it in a thread of its own while it
  * computes the statistics, which do not read vtext. */
-void rcsv_format_values(struct rdata *d, int threads);
+void rep_rcsv_format_values(struct rdata *d, int threads);
 
-/* results.csv; after summary_compute, which numbers the passes (its pass
+/* results.csv; after rep_summary_compute, which numbers the passes (its pass
  * column). */
-int rcsv_write_results(const struct rdata *d, const char *path, struct strbuf *err);
-int rcsv_write_files(const struct rdata *d, const char *path, struct strbuf *err);
+int rep_rcsv_write_results(const struct rdata *d, const char *path, struct strbuf *err);
+int rep_rcsv_write_files(const struct rdata *d, const char *path, struct strbuf *err);
 
 #endif

@@ -56,7 +56,7 @@ static char *arena_alloc(struct rdata *d, size_t n)
 	return p;
 }
 
-const char *rd_strdup(struct rdata *d, const char *s)
+const char *rep_rd_strdup(struct rdata *d, const char *s)
 {
 	if (!s)
 		return NULL;
@@ -90,7 +90,7 @@ static void rehash(struct rdata *d)
 	d->nslots = n;
 }
 
-uint32_t rd_intern_id(struct rdata *d, const char *s)
+uint32_t rep_rd_intern_id(struct rdata *d, const char *s)
 {
 	if (!s)
 		s = "";
@@ -106,12 +106,12 @@ uint32_t rd_intern_id(struct rdata *d, const char *s)
 		d->astrs = d->astrs ? d->astrs * 2 : 64;
 		d->strs = xrealloc(d->strs, d->astrs * sizeof(*d->strs));
 	}
-	d->strs[d->nstrs] = rd_strdup(d, s);
+	d->strs[d->nstrs] = rep_rd_strdup(d, s);
 	d->slots[h] = d->nstrs;
 	return d->nstrs++;
 }
 
-uint32_t rd_find(const struct rdata *d, const char *s)
+uint32_t rep_rd_find(const struct rdata *d, const char *s)
 {
 	if (!s || !d->nslots)
 		return UINT32_MAX;
@@ -124,15 +124,15 @@ uint32_t rd_find(const struct rdata *d, const char *s)
 	return UINT32_MAX;
 }
 
-const char *rd_intern(struct rdata *d, const char *s)
+const char *rep_rd_intern(struct rdata *d, const char *s)
 {
-	return s ? rd_str(d, rd_intern_id(d, s)) : NULL;
+	return s ? rd_str(d, rep_rd_intern_id(d, s)) : NULL;
 }
 
 /* --- helpers --- */
 
 /* Length of the valid UTF-8 sequence at s (1..4), or 0. */
-size_t rd_utf8_len(const unsigned char *s, size_t avail)
+size_t rep_rd_utf8_len(const unsigned char *s, size_t avail)
 {
 	unsigned c = s[0];
 	size_t n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
@@ -172,7 +172,7 @@ static int step_done(sqlite3 *db, int rc, struct strbuf *err)
 	return -EIO;
 }
 
-int rd_step_cmp(const char *a, const char *b)
+int rep_rd_step_cmp(const char *a, const char *b)
 {
 	while (*a && *b) {
 		if (*a >= '0' && *a <= '9' && *b >= '0' && *b <= '9') {
@@ -192,7 +192,7 @@ int rd_step_cmp(const char *a, const char *b)
 	return *a ? 1 : *b ? -1 : 0;
 }
 
-char *rd_fact(const struct rd_volume *v, const char *key)
+char *rep_rd_fact(const struct rd_volume *v, const char *key)
 {
 	if (!v->facts_json)
 		return NULL;
@@ -220,23 +220,23 @@ static int load_run(struct rdata *d, sqlite3 *db, struct strbuf *err)
 		return -ENOENT;
 	}
 	struct rd_run *r = &d->run;
-	r->id = rd_strdup(d, col_text(st, 0));
-	r->plan_name = rd_strdup(d, col_text(st, 1));
-	r->plan_file = rd_strdup(d, col_text(st, 2));
-	r->plan_text = rd_strdup(d, col_text(st, 3));
-	r->plan_sha256 = rd_strdup(d, col_text(st, 4));
-	r->seed = rd_strdup(d, col_text(st, 5));
+	r->id = rep_rd_strdup(d, col_text(st, 0));
+	r->plan_name = rep_rd_strdup(d, col_text(st, 1));
+	r->plan_file = rep_rd_strdup(d, col_text(st, 2));
+	r->plan_text = rep_rd_strdup(d, col_text(st, 3));
+	r->plan_sha256 = rep_rd_strdup(d, col_text(st, 4));
+	r->seed = rep_rd_strdup(d, col_text(st, 5));
 	r->seed_drawn = sqlite3_column_int(st, 6);
-	r->rig_version = rd_strdup(d, col_text(st, 7));
-	r->host = rd_strdup(d, col_text(st, 8));
-	r->os = rd_strdup(d, col_text(st, 9));
-	r->platform = rd_strdup(d, col_text(st, 10));
-	r->argv = rd_strdup(d, col_text(st, 11));
-	r->started_utc = rd_strdup(d, col_text(st, 12));
-	r->ended_utc = rd_strdup(d, col_text(st, 13));
-	r->status = rd_strdup(d, col_text(st, 14));
-	r->error = rd_strdup(d, col_text(st, 15));
-	r->options_json = rd_strdup(d, col_text(st, 16));
+	r->rig_version = rep_rd_strdup(d, col_text(st, 7));
+	r->host = rep_rd_strdup(d, col_text(st, 8));
+	r->os = rep_rd_strdup(d, col_text(st, 9));
+	r->platform = rep_rd_strdup(d, col_text(st, 10));
+	r->argv = rep_rd_strdup(d, col_text(st, 11));
+	r->started_utc = rep_rd_strdup(d, col_text(st, 12));
+	r->ended_utc = rep_rd_strdup(d, col_text(st, 13));
+	r->status = rep_rd_strdup(d, col_text(st, 14));
+	r->error = rep_rd_strdup(d, col_text(st, 15));
+	r->options_json = rep_rd_strdup(d, col_text(st, 16));
 	struct store_run_options ro;
 	store_run_options_parse(r->options_json, &ro);
 	r->seed_scheme = ro.seeds ? ro.seeds : SEED_LAYOUT;
@@ -265,18 +265,18 @@ static int load_volumes(struct rdata *d, sqlite3 *db, struct strbuf *err)
 		XGROW(d->vols, d->nvols + 1, alloc);
 		struct rd_volume *v = &d->vols[d->nvols++];
 		v->id = sqlite3_column_int64(st, 0);
-		v->layout = rd_intern(d, col_text(st, 1) ? col_text(st, 1) : "");
+		v->layout = rep_rd_intern(d, col_text(st, 1) ? col_text(st, 1) : "");
 		v->layout_index = sqlite3_column_int(st, 2);
-		v->name = rd_intern(d, col_text(st, 3) ? col_text(st, 3) : "");
-		v->fs = rd_intern(d, col_text(st, 4));
+		v->name = rep_rd_intern(d, col_text(st, 3) ? col_text(st, 3) : "");
+		v->fs = rep_rd_intern(d, col_text(st, 4));
 		v->position = sqlite3_column_int(st, 5);
 		v->has_offsets = sqlite3_column_type(st, 6) != SQLITE_NULL &&
 				 sqlite3_column_type(st, 7) != SQLITE_NULL;
 		v->off_start = sqlite3_column_int64(st, 6);
 		v->off_end = sqlite3_column_int64(st, 7);
-		v->device = rd_strdup(d, col_text(st, 8));
-		v->dir = rd_strdup(d, col_text(st, 9));
-		v->facts_json = rd_strdup(d, col_text(st, 10));
+		v->device = rep_rd_strdup(d, col_text(st, 8));
+		v->dir = rep_rd_strdup(d, col_text(st, 9));
+		v->facts_json = rep_rd_strdup(d, col_text(st, 10));
 		size_t k = 0;
 		while (k < nl && layouts[k] != v->layout)
 			k++;
@@ -288,7 +288,7 @@ static int load_volumes(struct rdata *d, sqlite3 *db, struct strbuf *err)
 	return step_done(db, rc, err);
 }
 
-const struct rd_cell *rd_cell_of(const struct rdata *d, uint32_t seq)
+const struct rd_cell *rep_rd_cell_of(const struct rdata *d, uint32_t seq)
 {
 	size_t lo = 0, hi = d->ncells;
 	while (lo < hi) {
@@ -325,7 +325,7 @@ static const char *intern_col(struct rdata *d, const char *t, const char *dflt, 
 	if (!t)
 		return NULL;
 	if (!*prev || strcmp(*prev, t))
-		*prev = rd_intern(d, t);
+		*prev = rep_rd_intern(d, t);
 	return *prev;
 }
 
@@ -355,10 +355,10 @@ static int load_cells(struct rdata *d, sqlite3 *db, struct strbuf *err)
 		c->cycle = (uint32_t)sqlite3_column_int64(st, 7);
 		c->sweep_var = intern_col(d, col_text(st, 8), NULL, &prev[3]);
 		c->sweep_value = intern_col(d, col_text(st, 9), NULL, &prev[4]);
-		c->start_utc = rd_strdup(d, col_text(st, 10));
-		c->end_utc = rd_strdup(d, col_text(st, 11));
+		c->start_utc = rep_rd_strdup(d, col_text(st, 10));
+		c->end_utc = rep_rd_strdup(d, col_text(st, 11));
 		c->status = intern_col(d, col_text(st, 12), "running", &prev[5]);
-		c->error = rd_intern(d, col_text(st, 13)); /* a factor of results.json */
+		c->error = rep_rd_intern(d, col_text(st, 13)); /* a factor of results.json */
 		if (strcmp(c->status, "done"))
 			d->failed_cells++;
 	}
@@ -467,7 +467,7 @@ static void adopt_samples(struct rdata *d, struct sample_job *j, const struct se
 {
 	uint32_t *map = xmalloc((j->ntexts ? j->ntexts : 1) * sizeof(*map));
 	for (size_t i = 0; i < j->ntexts; i++)
-		map[i] = rd_intern_id(d, j->texts[i]);
+		map[i] = rep_rd_intern_id(d, j->texts[i]);
 	size_t k = 0;
 	for (size_t i = 0; i < j->n; i++) {
 		struct rd_sample s = j->samples[i];
@@ -502,7 +502,7 @@ static int load_files(struct rdata *d, sqlite3 *db, const struct seqmap *m, stru
 		XGROW(d->files, d->nfiles + 1, alloc);
 		struct rd_file *f = &d->files[d->nfiles++];
 		f->cell = ci;
-		f->file = rd_strdup(d, col_text(st, 1) ? col_text(st, 1) : "");
+		f->file = rep_rd_strdup(d, col_text(st, 1) ? col_text(st, 1) : "");
 		f->bytes = sqlite3_column_int64(st, 2);
 		f->seconds = sqlite3_column_type(st, 3) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 3);
 		for (int i = 0; i < 2; i++)
@@ -524,8 +524,8 @@ static int load_misc(struct rdata *d, sqlite3 *db, struct strbuf *err)
 		XGROW(d->notes, d->nnotes + 1, alloc);
 		struct rd_note *n = &d->notes[d->nnotes++];
 		n->seq = (uint32_t)sqlite3_column_int64(st, 0);
-		n->key = rd_intern(d, col_text(st, 1) ? col_text(st, 1) : "");
-		n->value = rd_intern(d, col_text(st, 2) ? col_text(st, 2) : "");
+		n->key = rep_rd_intern(d, col_text(st, 1) ? col_text(st, 1) : "");
+		n->value = rep_rd_intern(d, col_text(st, 2) ? col_text(st, 2) : "");
 	}
 	sqlite3_finalize(st);
 	if ((rc = step_done(db, rc, err)) < 0)
@@ -539,11 +539,11 @@ static int load_misc(struct rdata *d, sqlite3 *db, struct strbuf *err)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		XGROW(d->cmds, d->ncmds + 1, alloc);
 		struct rd_command *c = &d->cmds[d->ncmds++];
-		c->start_utc = rd_strdup(d, col_text(st, 0) ? col_text(st, 0) : "");
-		c->argv = rd_strdup(d, col_text(st, 1) ? col_text(st, 1) : "");
+		c->start_utc = rep_rd_strdup(d, col_text(st, 0) ? col_text(st, 0) : "");
+		c->argv = rep_rd_strdup(d, col_text(st, 1) ? col_text(st, 1) : "");
 		c->status = sqlite3_column_int(st, 2);
 		c->seconds = sqlite3_column_type(st, 3) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 3);
-		c->output = rd_strdup(d, col_text(st, 4));
+		c->output = rep_rd_strdup(d, col_text(st, 4));
 	}
 	sqlite3_finalize(st);
 	if ((rc = step_done(db, rc, err)) < 0)
@@ -558,10 +558,10 @@ static int load_misc(struct rdata *d, sqlite3 *db, struct strbuf *err)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		XGROW(d->resumes, d->nresumes + 1, alloc);
 		struct rd_resume *r = &d->resumes[d->nresumes++];
-		r->started_utc = rd_strdup(d, col_text(st, 0) ? col_text(st, 0) : "");
-		r->ended_utc = rd_strdup(d, col_text(st, 1));
-		r->status = rd_intern(d, col_text(st, 2) ? col_text(st, 2) : "running");
-		r->why = rd_strdup(d, col_text(st, 3));
+		r->started_utc = rep_rd_strdup(d, col_text(st, 0) ? col_text(st, 0) : "");
+		r->ended_utc = rep_rd_strdup(d, col_text(st, 1));
+		r->status = rep_rd_intern(d, col_text(st, 2) ? col_text(st, 2) : "running");
+		r->why = rep_rd_strdup(d, col_text(st, 3));
 		r->first_unfinished = (uint32_t)sqlite3_column_int64(st, 4);
 		r->from_seq = (uint32_t)sqlite3_column_int64(st, 5);
 		r->reprovisioned = sqlite3_column_int(st, 6);
@@ -577,9 +577,9 @@ static int load_misc(struct rdata *d, sqlite3 *db, struct strbuf *err)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		XGROW(d->events, d->nevents + 1, alloc);
 		struct rd_event *e = &d->events[d->nevents++];
-		e->utc = rd_strdup(d, col_text(st, 0) ? col_text(st, 0) : "");
-		e->level = rd_intern(d, col_text(st, 1) ? col_text(st, 1) : "");
-		e->msg = rd_strdup(d, col_text(st, 2) ? col_text(st, 2) : "");
+		e->utc = rep_rd_strdup(d, col_text(st, 0) ? col_text(st, 0) : "");
+		e->level = rep_rd_intern(d, col_text(st, 1) ? col_text(st, 1) : "");
+		e->msg = rep_rd_strdup(d, col_text(st, 2) ? col_text(st, 2) : "");
 	}
 	sqlite3_finalize(st);
 	return step_done(db, rc, err);
@@ -620,31 +620,31 @@ static void load_plan(struct rdata *d)
 		diag_format_item(&dg, first, buf, sizeof(buf));
 		struct strbuf sb = STRBUF_INIT;
 		sb_addf(&sb, "the stored plan does not validate with this rig (%s)", buf);
-		d->plan_problem = rd_strdup(d, sb.buf);
+		d->plan_problem = rep_rd_strdup(d, sb.buf);
 		sb_release(&sb);
 	}
 	diag_release(&dg);
 	if (p && p->fs_mapped)
-		d->fs_map = rd_strdup(d, ro.fs_map);
+		d->fs_map = rep_rd_strdup(d, ro.fs_map);
 	if (p && ro.image_size && p->target.kind == TARGET_IMAGE)
 		p->target.image_size = ro.image_size;
 	store_run_options_release(&ro);
 	if (!p)
 		return;
 	if (p->report.title)
-		d->title = rd_strdup(d, p->report.title);
-	d->description = rd_strdup(d, p->description);
+		d->title = rep_rd_strdup(d, p->report.title);
+	d->description = rep_rd_strdup(d, p->description);
 	if (d->plan_problem) {
 		plan_free(p);
 		return;
 	}
-	d->baseline = rd_strdup(d, p->report.baseline);
+	d->baseline = rep_rd_strdup(d, p->report.baseline);
 	if (p->report.formats)
 		d->formats = p->report.formats;
 	d->nby = p->report.nby;
 	d->by = xcalloc(d->nby ? d->nby : 1, sizeof(*d->by));
 	for (size_t i = 0; i < d->nby; i++)
-		d->by[i] = rd_intern(d, p->report.by[i]);
+		d->by[i] = rep_rd_intern(d, p->report.by[i]);
 	d->plan = p;
 }
 
@@ -664,7 +664,7 @@ static int open_reader(const char *file, sqlite3 **db)
 	return 0;
 }
 
-struct rdata *rdata_load(struct store *s, struct strbuf *err)
+struct rdata *rep_rdata_load(struct store *s, struct strbuf *err)
 {
 	struct rdata *d = xcalloc(1, sizeof(*d));
 	/* A connection of our own without SQLite's per-call mutex (the
@@ -706,7 +706,7 @@ struct rdata *rdata_load(struct store *s, struct strbuf *err)
 	if (rc == 0)
 		rc = load_misc(d, db, err);
 	if (rc == 0)
-		rc = rtime_load(d, db, err);
+		rc = rep_rtime_load(d, db, err);
 	if (threaded) {
 		pthread_join(th, NULL);
 	} else {
@@ -733,7 +733,7 @@ struct rdata *rdata_load(struct store *s, struct strbuf *err)
 		sqlite3_close(own);
 	free(m.idx);
 	if (rc < 0) {
-		rdata_free(d);
+		rep_rdata_free(d);
 		return NULL;
 	}
 	load_plan(d);
@@ -748,7 +748,7 @@ struct rdata *rdata_load(struct store *s, struct strbuf *err)
 	return d;
 }
 
-void rdata_free(struct rdata *d)
+void rep_rdata_free(struct rdata *d)
 {
 	if (!d)
 		return;
@@ -760,7 +760,7 @@ void rdata_free(struct rdata *d)
 	free(d->cmds);
 	free(d->events);
 	free(d->resumes);
-	rtime_free(d->time);
+	rep_rtime_free(d->time);
 	free(d->by);
 	free(d->tmpls);
 	free(d->groups);

@@ -8,7 +8,7 @@
  * Repeated strings (layouts, steps, metrics, units, cache methods, ...)
  * are interned: two equal strings are the same pointer, and samples carry
  * small ids instead of text, so a million samples cost 24 bytes each.
- * Everything belongs to the struct rdata and is freed by rdata_free.
+ * Everything belongs to the struct rdata and is freed by rep_rdata_free.
  */
 #ifndef RIG_REPORTS_REPORT_DATA_H
 #define RIG_REPORTS_REPORT_DATA_H
@@ -29,7 +29,7 @@ struct rd_run {
 	const char *id, *plan_name, *plan_file, *plan_text, *plan_sha256;
 	const char *seed;           /* decimal text, as stored */
 	int seed_drawn;
-	unsigned seed_scheme;       /* schedule_cell_seed's (SEED_LAYOUT, SEED_COMMON) */
+	unsigned seed_scheme;       /* plan_schedule_cell_seed's (SEED_LAYOUT, SEED_COMMON) */
 	const char *rig_version, *host, *os, *platform, *argv;
 	const char *started_utc, *ended_utc; /* ended NULL: still running or crashed */
 	const char *status;         /* running completed failed interrupted */
@@ -94,20 +94,20 @@ struct rd_resume {
 struct rd_template {
 	const char *path;
 	const char *module;
-	const struct rig_module *mod; /* module_find(module); NULL when this rig does not
+	const struct rig_module *mod; /* mod_find(module); NULL when this rig does not
 				       * know the module (a store written by another version) */
 	char inner;                 /* innermost factor: 'c' cycle, 's' sweep, 0 none */
 	const char *sweep_var;      /* the innermost sweep's variable, when inner == 's' */
 	const char *plan_line;      /* the step's line of the plan text, trimmed; may be NULL */
 	uint32_t headline;          /* metric id the figures and findings use; UINT32_MAX: none */
 	int better;                 /* the headline's better, from report.headline or the
-				     * module: +1, -1; 0 from the unit (fnd_better) */
+				     * module: +1, -1; 0 from the unit (rep_fnd_better) */
 	int level_source;           /* a step in a sweep whose module sets the level
 				     * (MOD_SETS_LEVEL: fill): the other steps are read
-				     * against the level it reached (findings_compute) */
+				     * against the level it reached (rep_findings_compute) */
 	int by_fs;                  /* a crossed design compares file systems (1) or volumes (0):
 				     * report.compare, else whether the file systems tell the
-				     * volumes apart (findings_compute) */
+				     * volumes apart (rep_findings_compute) */
 	size_t first_group, ngroups; /* its groups, contiguous in display order */
 };
 
@@ -138,13 +138,13 @@ struct rd_group {
 	uint32_t passes;
 	double best;
 	size_t outliers;
-	struct stats_drift drift;
+	struct rep_stats_drift drift;
 	long base;                  /* baseline group, -1 none; == own index: it is the baseline */
-	struct stats_diff diff;
+	struct rep_stats_diff diff;
 	const char *caches;         /* cache methods applied, joined with ", " */
 	/* In a sweep: the level a fill step reached in the same sweep value
 	 * (mean over the group's cells, its interval) and the free bytes left;
-	 * NaN when no fill step measured them (findings_compute). */
+	 * NaN when no fill step measured them (rep_findings_compute). */
 	double reached, reached_lo, reached_hi, reached_free;
 };
 
@@ -188,7 +188,7 @@ struct rdata {
 	size_t nresumes;
 	uint64_t superseded;        /* samples kept in the store but not counted (resumes) */
 	struct rd_time *time;       /* where the run's time went (report_time.h); never NULL
-	                             * after rdata_load */
+	                             * after rep_rdata_load */
 
 	/* The plan's report section (defaults when the plan cannot be parsed). */
 	const char *title, *description;
@@ -205,7 +205,7 @@ struct rdata {
 	                             * file system of the plan; else NULL */
 	size_t nlayouts;            /* distinct layouts among the volumes */
 
-	/* Derived (summary_compute). */
+	/* Derived (rep_summary_compute). */
 	struct rd_template *tmpls;
 	size_t ntmpls;
 	struct rd_group *groups;    /* display order: template, layout, cycle/sweep, volume, metric */
@@ -215,14 +215,14 @@ struct rdata {
 	float *z;                   /* modified z-score of each sample (0 when not computed) */
 	uint32_t *pass;             /* each sample's pass: its rank among its cell's samples of
 	                             * the same metric, from 1; 0 when the cell recorded the
-	                             * metric once (summary_compute) */
+	                             * metric once (rep_summary_compute) */
 	struct rd_fileset *filesets;
 	size_t nfilesets;
 	uint32_t *forder;
 	int any_n1;                 /* some group has n == 1: no intervals there */
-	char (*vtext)[RD_VTEXT];    /* each sample's value as CSV text (rcsv_format_values) */
+	char (*vtext)[RD_VTEXT];    /* each sample's value as CSV text (rep_rcsv_format_values) */
 	size_t failed_cells;        /* cells not done */
-	struct rd_finding *findings; /* findings_compute: strongest first */
+	struct rd_finding *findings; /* rep_findings_compute: strongest first */
 	size_t nfindings;
 
 	/* Interned strings and their storage. */
@@ -234,8 +234,8 @@ struct rdata {
 };
 
 /* Read the whole run. Returns NULL with the reason in err. */
-struct rdata *rdata_load(struct store *s, struct strbuf *err);
-void rdata_free(struct rdata *d);
+struct rdata *rep_rdata_load(struct store *s, struct strbuf *err);
+void rep_rdata_free(struct rdata *d);
 
 /* The interned string of id. */
 static inline const char *rd_str(const struct rdata *d, uint32_t id)
@@ -243,24 +243,24 @@ static inline const char *rd_str(const struct rdata *d, uint32_t id)
 	return d->strs[id];
 }
 /* Intern s (copied); returns its id. */
-uint32_t rd_intern_id(struct rdata *d, const char *s);
-const char *rd_intern(struct rdata *d, const char *s); /* NULL stays NULL */
+uint32_t rep_rd_intern_id(struct rdata *d, const char *s);
+const char *rep_rd_intern(struct rdata *d, const char *s); /* NULL stays NULL */
 /* The id of s if it is interned, else UINT32_MAX; reads the table only, so
- * it may run beside readers of d (not beside rd_intern). */
-uint32_t rd_find(const struct rdata *d, const char *s);
+ * it may run beside readers of d (not beside rep_rd_intern). */
+uint32_t rep_rd_find(const struct rdata *d, const char *s);
 /* An arena copy of s (NULL stays NULL). */
-const char *rd_strdup(struct rdata *d, const char *s);
+const char *rep_rd_strdup(struct rdata *d, const char *s);
 
 /* Length of the valid UTF-8 sequence at s (1..4 bytes), or 0 when the
  * bytes there are not one (overlong, surrogate, truncated). */
-size_t rd_utf8_len(const unsigned char *s, size_t avail);
+size_t rep_rd_utf8_len(const unsigned char *s, size_t avail);
 
 /* The cell of seq, or NULL (cells are by seq). */
-const struct rd_cell *rd_cell_of(const struct rdata *d, uint32_t seq);
+const struct rd_cell *rep_rd_cell_of(const struct rdata *d, uint32_t seq);
 /* Compare step paths in plan order ("2" < "10", "2.cycle2.1" < "2.cycle10.1"). */
-int rd_step_cmp(const char *a, const char *b);
+int rep_rd_step_cmp(const char *a, const char *b);
 /* A value of a volume's facts_json as text ("model", "serial", ...), or
  * NULL. Caller frees. */
-char *rd_fact(const struct rd_volume *v, const char *key);
+char *rep_rd_fact(const struct rd_volume *v, const char *key);
 
 #endif

@@ -10,7 +10,7 @@
 
 #include "lib/xalloc.h"
 
-int rout_open(struct rout *o, const char *path, struct strbuf *err)
+int rep_rout_open(struct rout *o, const char *path, struct strbuf *err)
 {
 	/* Atomic: rig report's writers open files from two threads. */
 	static atomic_uint counter;
@@ -48,7 +48,7 @@ static void write_buf(struct rout *o)
 	sb_reset(&o->buf);
 }
 
-void rout_flush_some(struct rout *o)
+void rep_rout_flush_some(struct rout *o)
 {
 	if (o->buf.len >= (1u << 20))
 		write_buf(o);
@@ -61,7 +61,7 @@ static void release(struct rout *o)
 	o->f = NULL;
 }
 
-int rout_commit(struct rout *o, struct strbuf *err)
+int rep_rout_commit(struct rout *o, struct strbuf *err)
 {
 	write_buf(o);
 	if (!o->err && (fflush(o->f) != 0 || fsync(fileno(o->f)) != 0))
@@ -79,12 +79,12 @@ int rout_commit(struct rout *o, struct strbuf *err)
 	return -e;
 }
 
-int rout_write_file(const char *path, const void *data, size_t len, struct strbuf *err)
+int rep_rout_write_file(const char *path, const void *data, size_t len, struct strbuf *err)
 {
 	struct rout o;
-	int rc = rout_open(&o, path, err);
+	int rc = rep_rout_open(&o, path, err);
 	if (rc < 0)
 		return rc;
 	sb_add(&o.buf, data, len);
-	return rout_commit(&o, err);
+	return rep_rout_commit(&o, err);
 }

@@ -3,7 +3,7 @@
  * temporary file next to the final name ("<path>.tmp-<pid>-<n>"), which is
  * fsynced and renamed over it, as reports/csv.c does for results.csv. A
  * reader sees the previous file or the whole new one. The caller appends to
- * `buf`; rout_flush_some writes it out once it is large, so a file of any
+ * `buf`; rep_rout_flush_some writes it out once it is large, so a file of any
  * size is written with bounded memory.
  */
 #ifndef RIG_REPORTS_REPORT_OUT_H
@@ -23,14 +23,14 @@ struct rout {
 };
 
 /* Open the temporary file for path. 0, or -errno with the reason in err. */
-int rout_open(struct rout *o, const char *path, struct strbuf *err);
+int rep_rout_open(struct rout *o, const char *path, struct strbuf *err);
 /* Write buf out when it holds more than 1 MiB. */
-void rout_flush_some(struct rout *o);
+void rep_rout_flush_some(struct rout *o);
 /* Write the rest, sync, rename over path. 0, or -errno with the reason in
  * err (the temporary file is removed). Releases o either way. */
-int rout_commit(struct rout *o, struct strbuf *err);
+int rep_rout_commit(struct rout *o, struct strbuf *err);
 
 /* The whole of data as path, crash-safely. */
-int rout_write_file(const char *path, const void *data, size_t len, struct strbuf *err);
+int rep_rout_write_file(const char *path, const void *data, size_t len, struct strbuf *err);
 
 #endif

@@ -40,7 +40,7 @@ static struct rt_layout *layout_of(struct rd_time *t, long li, const char *name,
 	return l;
 }
 
-int rtime_load(struct rdata *d, sqlite3 *db, struct strbuf *err)
+int rep_rtime_load(struct rdata *d, sqlite3 *db, struct strbuf *err)
 {
 	struct rd_time *t = xcalloc(1, sizeof(*t));
 	d->time = t;
@@ -60,7 +60,7 @@ int rtime_load(struct rdata *d, sqlite3 *db, struct strbuf *err)
 		int64_t r = sqlite3_column_int64(st, 0);
 		long li = (long)sqlite3_column_int64(st, 1);
 		uint32_t seq = (uint32_t)sqlite3_column_int64(st, 3);
-		int c = run_time_from_name((const char *)sqlite3_column_text(st, 4));
+		int c = mod_run_time_from_name((const char *)sqlite3_column_text(st, 4));
 		double sec = sqlite3_column_double(st, 5);
 		if (c < 0)
 			continue; /* a category of a later rig: not summed into ours */
@@ -71,7 +71,7 @@ int rtime_load(struct rdata *d, sqlite3 *db, struct strbuf *err)
 			memset(sc, 0, sizeof(*sc));
 			sc->resume = r;
 			sc->layout_index = li;
-			sc->layout = rd_intern(d, li >= 0 ? (const char *)sqlite3_column_text(st, 2) : "");
+			sc->layout = rep_rd_intern(d, li >= 0 ? (const char *)sqlite3_column_text(st, 2) : "");
 			sc->seq = seq;
 		}
 		sc->s[c] += sec;
@@ -90,7 +90,7 @@ int rtime_load(struct rdata *d, sqlite3 *db, struct strbuf *err)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *name = (const char *)sqlite3_column_text(st, 1);
 		struct rt_layout *l = layout_of(t, (long)sqlite3_column_int64(st, 0),
-						rd_intern(d, name ? name : ""), &lalloc);
+						rep_rd_intern(d, name ? name : ""), &lalloc);
 		l->estimate = sqlite3_column_double(st, 2);
 		l->not_estimated = (size_t)sqlite3_column_int64(st, 3);
 		t->estimate = (isnan(t->estimate) ? 0 : t->estimate) + l->estimate;
@@ -103,7 +103,7 @@ int rtime_load(struct rdata *d, sqlite3 *db, struct strbuf *err)
 	return 0;
 }
 
-void rtime_free(struct rd_time *t)
+void rep_rtime_free(struct rd_time *t)
 {
 	if (!t)
 		return;
@@ -112,7 +112,7 @@ void rtime_free(struct rd_time *t)
 	free(t);
 }
 
-double rtime_wall(const double s[RT_NCAT])
+double rep_rtime_wall(const double s[RT_NCAT])
 {
 	double w = 0;
 	for (int c = 0; c < RT_NCAT; c++)
@@ -120,9 +120,9 @@ double rtime_wall(const double s[RT_NCAT])
 	return w;
 }
 
-double rtime_share(const double s[RT_NCAT])
+double rep_rtime_share(const double s[RT_NCAT])
 {
-	double w = rtime_wall(s) - s[RT_REPORT];
+	double w = rep_rtime_wall(s) - s[RT_REPORT];
 	return w > 0 ? s[RT_MEASURED] / w : NAN;
 }
 
@@ -137,28 +137,28 @@ static double ns_round(double v)
 static void row_tail(struct strbuf *b, const double s[RT_NCAT], double estimate)
 {
 	for (int c = 0; c < RT_NCAT; c++)
-		csv_add_next_double(b, ns_round(s[c]));
-	csv_add_next_double(b, ns_round(rtime_wall(s)));
-	csv_add_next_double(b, rtime_share(s));
-	csv_add_next_double(b, ns_round(estimate));
+		rep_csv_add_next_double(b, ns_round(s[c]));
+	rep_csv_add_next_double(b, ns_round(rep_rtime_wall(s)));
+	rep_csv_add_next_double(b, rep_rtime_share(s));
+	rep_csv_add_next_double(b, ns_round(estimate));
 	sb_addch(b, '\n');
 }
 
-int rtime_write_csv(const struct rdata *d, const char *path, struct strbuf *err)
+int rep_rtime_write_csv(const struct rdata *d, const char *path, struct strbuf *err)
 {
 	struct rout o;
-	int rc = rout_open(&o, path, err);
+	int rc = rep_rout_open(&o, path, err);
 	if (rc < 0)
 		return rc;
 	struct strbuf *b = &o.buf;
 	const struct rd_time *t = d->time;
 	sb_adds(b, "run,scope,resume,layout,seq,step,module,volume");
 	for (int c = 0; c < RT_NCAT; c++)
-		sb_addf(b, ",%s", run_time_name((enum run_time_cat)c));
+		sb_addf(b, ",%s", mod_run_time_name((enum run_time_cat)c));
 	sb_adds(b, ",wall,measured_share,estimate\n");
 	for (size_t i = 0; t && i < t->nscopes; i++) {
 		const struct rt_scope *sc = &t->scopes[i];
-		const struct rd_cell *c = sc->seq ? rd_cell_of(d, sc->seq) : NULL;
+		const struct rd_cell *c = sc->seq ? rep_rd_cell_of(d, sc->seq) : NULL;
 		sb_add_csv(b, d->run.id);
 		sb_adds(b, sc->seq ? ",cell," : sc->layout_index >= 0 ? ",layout," : ",run,");
 		if (sc->resume)
@@ -179,7 +179,7 @@ int rtime_write_csv(const struct rdata *d, const char *path, struct strbuf *err)
 			sb_adds(b, ",,");
 		}
 		row_tail(b, sc->s, NAN);
-		rout_flush_some(&o);
+		rep_rout_flush_some(&o);
 	}
 	for (size_t i = 0; t && i < t->nlayouts; i++) {
 		const struct rt_layout *l = &t->layouts[i];
@@ -194,5 +194,5 @@ int rtime_write_csv(const struct rdata *d, const char *path, struct strbuf *err)
 		sb_adds(b, ",total,,,,,,");
 		row_tail(b, t->total, t->estimate);
 	}
-	return rout_commit(&o, err);
+	return rep_rout_commit(&o, err);
 }

@@ -57,15 +57,15 @@ struct rd_time {
 
 /* Read the accounting of the store db into d->time (allocated). 0 or
  * -EIO with the reason in err. */
-int rtime_load(struct rdata *d, struct sqlite3 *db, struct strbuf *err);
-void rtime_free(struct rd_time *t);
+int rep_rtime_load(struct rdata *d, struct sqlite3 *db, struct strbuf *err);
+void rep_rtime_free(struct rd_time *t);
 
 /* Sum of the categories; the measured share of s (NaN when no time). */
-double rtime_wall(const double s[RT_NCAT]);
-double rtime_share(const double s[RT_NCAT]);
+double rep_rtime_wall(const double s[RT_NCAT]);
+double rep_rtime_share(const double s[RT_NCAT]);
 
 /* time.csv: one row per scope, one per layout's total, one for the run's
  * (docs/reports.md). 0 or -errno with the reason in err. */
-int rtime_write_csv(const struct rdata *d, const char *path, struct strbuf *err);
+int rep_rtime_write_csv(const struct rdata *d, const char *path, struct strbuf *err);
 
 #endif

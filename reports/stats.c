@@ -79,7 +79,7 @@ static double sorted_median(double *x, size_t n)
 	return (lower + x[k]) / 2;
 }
 
-void stats_summarize(double *x, size_t n, struct stats_summary *out)
+void rep_stats_summarize(double *x, size_t n, struct stats_summary *out)
 {
 	out->n = n;
 	out->mean = out->sd = out->median = out->min = out->max = NAN;
@@ -109,13 +109,13 @@ void stats_summarize(double *x, size_t n, struct stats_summary *out)
 	if (n < 2)
 		return;
 	out->sd = sqrt(ss / (double)(n - 1));
-	double half = stats_t_quantile(0.5 + STATS_LEVEL / 2, (double)(n - 1)) * out->sd /
+	double half = rep_stats_t_quantile(0.5 + STATS_LEVEL / 2, (double)(n - 1)) * out->sd /
 		      sqrt((double)n);
 	out->ci_low = mean - half;
 	out->ci_high = mean + half;
 }
 
-size_t stats_modified_z(const double *x, size_t n, double *z, double *scratch)
+size_t rep_stats_modified_z(const double *x, size_t n, double *z, double *scratch)
 {
 	for (size_t i = 0; i < n; i++)
 		z[i] = 0;
@@ -144,8 +144,8 @@ size_t stats_modified_z(const double *x, size_t n, double *z, double *scratch)
 	return flagged;
 }
 
-void stats_diff(const struct stats_summary *x, const struct stats_summary *b,
-		struct stats_diff *out)
+void rep_stats_diff(const struct stats_summary *x, const struct stats_summary *b,
+		struct rep_stats_diff *out)
 {
 	out->pct_of_base = out->diff_pct = out->ci_low = out->ci_high = NAN;
 	out->t = out->df = out->p = NAN;
@@ -163,7 +163,7 @@ void stats_diff(const struct stats_summary *x, const struct stats_summary *b,
 	if (se2 > 0) {
 		out->t = (x->mean - b->mean) / sqrt(se2);
 		out->df = se2 * se2 / (vx * vx / (nx - 1) + vb * vb / (nb - 1));
-		out->p = stats_t_two_sided(out->t, out->df);
+		out->p = rep_stats_t_two_sided(out->t, out->df);
 	}
 
 	/* Fieller: the set of rho with (mx - rho mb)^2 <= t^2 (vx + rho^2 vb). */
@@ -173,7 +173,7 @@ void stats_diff(const struct stats_summary *x, const struct stats_summary *b,
 		return;
 	}
 	double df = s2 * s2 / (vx * vx / (nx - 1) + r * r * r * r * vb * vb / (nb - 1));
-	double tq = stats_t_quantile(0.5 + STATS_LEVEL / 2, df), t2 = tq * tq;
+	double tq = rep_stats_t_quantile(0.5 + STATS_LEVEL / 2, df), t2 = tq * tq;
 	double mx = x->mean, mb = b->mean;
 	double a = mb * mb - t2 * vb, bb = mx * mb;
 	/* B^2 - AC without the cancellation of the two large products. */
@@ -198,7 +198,7 @@ void stats_diff(const struct stats_summary *x, const struct stats_summary *b,
 	out->ci_high = 100 * hi - 100;
 }
 
-int stats_drift(const double *seq, const double *y, size_t n, struct stats_drift *out)
+int rep_stats_drift(const double *seq, const double *y, size_t n, struct rep_stats_drift *out)
 {
 	out->slope = out->ci_low = out->ci_high = NAN;
 	out->flagged = 0;
@@ -224,7 +224,7 @@ int stats_drift(const double *seq, const double *y, size_t n, struct stats_drift
 		sse += e * e;
 	}
 	double se = sqrt(sse / (double)(n - 2) / sxx);
-	double half = stats_t_quantile(0.5 + STATS_LEVEL / 2, (double)(n - 2)) * se;
+	double half = rep_stats_t_quantile(0.5 + STATS_LEVEL / 2, (double)(n - 2)) * se;
 	out->slope = slope;
 	out->ci_low = slope - half;
 	out->ci_high = slope + half;
@@ -273,7 +273,7 @@ static double betacf(double a, double b, double x)
 	return h;
 }
 
-double stats_betai(double a, double b, double x)
+double rep_stats_betai(double a, double b, double x)
 {
 	if (!(a > 0) || !(b > 0) || isnan(x))
 		return NAN;
@@ -300,12 +300,12 @@ static double t_lower_tail(double t, double df)
 	/* x = df / (df + t^2), computed so that neither x nor 1 - x rounds. */
 	if (t2 < df) {
 		/* x near 1: use the symmetric form in 1 - x = t^2 / (df + t^2). */
-		return 0.5 * (1 - stats_betai(0.5, df / 2, t2 / (df + t2)));
+		return 0.5 * (1 - rep_stats_betai(0.5, df / 2, t2 / (df + t2)));
 	}
-	return 0.5 * stats_betai(df / 2, 0.5, df / (df + t2));
+	return 0.5 * rep_stats_betai(df / 2, 0.5, df / (df + t2));
 }
 
-double stats_t_cdf(double t, double df)
+double rep_stats_t_cdf(double t, double df)
 {
 	if (isnan(t) || !(df > 0))
 		return NAN;
@@ -313,7 +313,7 @@ double stats_t_cdf(double t, double df)
 	return t < 0 ? lower : 1 - lower;
 }
 
-double stats_t_two_sided(double t, double df)
+double rep_stats_t_two_sided(double t, double df)
 {
 	if (isnan(t) || !(df > 0))
 		return NAN;
@@ -331,7 +331,7 @@ static double t_pdf(double t, double df)
 		   (df + 1) / 2 * log1p(t * t / df));
 }
 
-double stats_normal_quantile(double p)
+double rep_stats_normal_quantile(double p)
 {
 	if (!(p > 0 && p < 1))
 		return NAN;
@@ -368,7 +368,7 @@ double stats_normal_quantile(double p)
 	return x - u / (1 + x * u / 2);
 }
 
-double stats_t_quantile(double p, double df)
+double rep_stats_t_quantile(double p, double df)
 {
 	if (!(p > 0 && p < 1) || !(df > 0))
 		return NAN;
@@ -377,7 +377,7 @@ double stats_t_quantile(double p, double df)
 	/* Solve in the lower tail, where the CDF is convex and accurate. */
 	double q = p < 0.5 ? p : 1 - p, t;
 	if (df > T_NORMAL_DF) {
-		t = stats_normal_quantile(q);
+		t = rep_stats_normal_quantile(q);
 		return p < 0.5 ? t : -t;
 	}
 	if (df == 1) {
@@ -385,7 +385,7 @@ double stats_t_quantile(double p, double df)
 	} else if (df == 2) {
 		t = (2 * q - 1) / sqrt(2 * q * (1 - q));
 	} else {
-		double z = stats_normal_quantile(q), z2 = z * z;
+		double z = rep_stats_normal_quantile(q), z2 = z * z;
 		double g1 = (z2 + 1) * z / 4;
 		double g2 = ((5 * z2 + 16) * z2 + 3) * z / 96;
 		double g3 = (((3 * z2 + 19) * z2 + 17) * z2 - 15) * z / 384;

@@ -40,7 +40,7 @@ struct stats_summary {
  * values must be removed by the caller. n == 0 gives n = 0 and NaN
  * elsewhere.
  */
-void stats_summarize(double *x, size_t n, struct stats_summary *out);
+void rep_stats_summarize(double *x, size_t n, struct stats_summary *out);
 
 /*
  * Modified z-scores 0.6745 (x - median) / MAD of x[0..n) (any order) into
@@ -50,7 +50,7 @@ void stats_summarize(double *x, size_t n, struct stats_summary *out);
  * every z is 0. Returns how many |z| exceed STATS_OUTLIER_Z. scratch holds
  * n doubles.
  */
-size_t stats_modified_z(const double *x, size_t n, double *z, double *scratch);
+size_t rep_stats_modified_z(const double *x, size_t n, double *z, double *scratch);
 
 /*
  * The difference of a group x against a baseline group b, both summarized.
@@ -62,14 +62,14 @@ size_t stats_modified_z(const double *x, size_t n, double *z, double *scratch);
  * baseline's mean is not clearly away from 0). p is Welch's two-sided
  * t-test of equal means: NaN when either n < 2 or both variances are 0.
  */
-struct stats_diff {
+struct rep_stats_diff {
 	double pct_of_base;
 	double diff_pct;
 	double ci_low, ci_high;    /* of diff_pct */
 	double t, df, p;           /* Welch */
 };
-void stats_diff(const struct stats_summary *x, const struct stats_summary *b,
-		struct stats_diff *out);
+void rep_stats_diff(const struct stats_summary *x, const struct stats_summary *b,
+		struct rep_stats_diff *out);
 
 /*
  * Drift: least-squares slope of y against seq with its 95% interval
@@ -77,23 +77,23 @@ void stats_diff(const struct stats_summary *x, const struct stats_summary *b,
  * Needs n >= 3 and two distinct seq values; otherwise slope and interval
  * are NaN, flagged 0, and -1 is returned.
  */
-struct stats_drift {
+struct rep_stats_drift {
 	double slope, ci_low, ci_high;
 	int flagged;
 };
-int stats_drift(const double *seq, const double *y, size_t n, struct stats_drift *out);
+int rep_stats_drift(const double *seq, const double *y, size_t n, struct rep_stats_drift *out);
 
 /* Student t distribution with df > 0 degrees of freedom (df need not be an
  * integer): the lower-tail CDF, the two-sided tail 2 P(T > |t|), and the
  * quantile (inverse CDF) for 0 < p < 1. */
-double stats_t_cdf(double t, double df);
-double stats_t_two_sided(double t, double df);
-double stats_t_quantile(double p, double df);
+double rep_stats_t_cdf(double t, double df);
+double rep_stats_t_two_sided(double t, double df);
+double rep_stats_t_quantile(double p, double df);
 
 /* Regularized incomplete beta function I_x(a, b), 0 <= x <= 1, a, b > 0. */
-double stats_betai(double a, double b, double x);
+double rep_stats_betai(double a, double b, double x);
 
 /* Standard normal quantile, 0 < p < 1. */
-double stats_normal_quantile(double p);
+double rep_stats_normal_quantile(double p);
 
 #endif

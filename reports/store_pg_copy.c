@@ -23,7 +23,7 @@
 #include "reports/csv.h"
 #include "store/store_pg.h"
 
-int pgstore_check_conninfo(const char *conninfo, struct strbuf *err)
+int rep_pg_check_conninfo(const char *conninfo, struct strbuf *err)
 {
 	if (!conninfo || !*conninfo) {
 		sb_adds(err, "no database given: a postgresql://HOST/DATABASE URL");
@@ -58,7 +58,7 @@ int pgstore_check_conninfo(const char *conninfo, struct strbuf *err)
 	return rc;
 }
 
-int pgstore_parse_ref(const char *ref, char **host, char **id, struct strbuf *err)
+int rep_pg_parse_ref(const char *ref, char **host, char **id, struct strbuf *err)
 {
 	*host = *id = NULL;
 	const char *slash = strchr(ref, '/');
@@ -76,7 +76,7 @@ int pgstore_parse_ref(const char *ref, char **host, char **id, struct strbuf *er
 	return 0;
 }
 
-void pgstore_copy_text(struct strbuf *sb, const char *s, size_t len)
+void rep_pg_copy_text(struct strbuf *sb, const char *s, size_t len)
 {
 	if (!s) {
 		sb_add(sb, "\\N", 2);
@@ -111,7 +111,7 @@ static int hexval(char c)
 	return -1;
 }
 
-long pgstore_copy_field(char *s, size_t len)
+long rep_pg_copy_field(char *s, size_t len)
 {
 	if (len == 2 && s[0] == '\\' && s[1] == 'N')
 		return -1;
@@ -154,12 +154,12 @@ long pgstore_copy_field(char *s, size_t len)
 	return (long)o;
 }
 
-void pgstore_copy_double(struct strbuf *sb, double v)
+void rep_pg_copy_double(struct strbuf *sb, double v)
 {
 	if (isnan(v))
 		sb_adds(sb, "NaN");
 	else if (isinf(v))
 		sb_adds(sb, v > 0 ? "Infinity" : "-Infinity");
 	else
-		csv_add_double(sb, v); /* the shortest exact, without printf's cost */
+		rep_csv_add_double(sb, v); /* the shortest exact, without printf's cost */
 }

@@ -65,7 +65,7 @@ static int flush(struct push *u)
 {
 	int rc = 0;
 	if (u->send && u->buf.len && PQputCopyData(u->p->conn, u->buf.buf, (int)u->buf.len) != 1)
-		rc = pgstore_fail(u->p, NULL, "send rows", u->err);
+		rc = store_pg_fail(u->p, NULL, "send rows", u->err);
 	sb_reset(&u->buf);
 	return rc;
 }
@@ -103,13 +103,13 @@ static int emit_rows(struct push *u, const struct pgs_table *t)
 			if (c)
 				sb_addch(&u->buf, '\t');
 			if (sqlite3_column_type(st, c) == SQLITE_NULL)
-				pgstore_copy_text(&u->buf, NULL, 0);
+				rep_pg_copy_text(&u->buf, NULL, 0);
 			else if (t->types[c] == 'i')
 				sb_add_int(&u->buf, sqlite3_column_int64(st, c));
 			else if (t->types[c] == 'r')
-				pgstore_copy_double(&u->buf, sqlite3_column_double(st, c));
+				rep_pg_copy_double(&u->buf, sqlite3_column_double(st, c));
 			else
-				pgstore_copy_text(&u->buf, (const char *)sqlite3_column_text(st, c),
+				rep_pg_copy_text(&u->buf, (const char *)sqlite3_column_text(st, c),
 						  (size_t)sqlite3_column_bytes(st, c));
 		}
 		sb_addch(&u->buf, '\n');
@@ -151,8 +151,8 @@ static int digest(struct push *u, struct strbuf *hex)
 {
 	int rc = digest_start(u);
 	u->send = 0;
-	for (size_t i = 0; i < pgstore_ntables && rc == 0; i++)
-		rc = emit_rows(u, &pgstore_tables[i]);
+	for (size_t i = 0; i < store_pg_ntables && rc == 0; i++)
+		rc = emit_rows(u, &store_pg_tables[i]);
 	sb_reset(&u->buf);
 	if (rc == 0)
 		digest_end(u, hex);
@@ -166,7 +166,7 @@ static int copy_in(struct push *u, const char *sql, const struct pgs_table *t, c
 {
 	PGresult *res = PQexec(u->p->conn, sql);
 	if (PQresultStatus(res) != PGRES_COPY_IN) {
-		int rc = pgstore_fail(u->p, res, what, u->err);
+		int rc = store_pg_fail(u->p, res, what, u->err);
 		PQclear(res);
 		return rc;
 	}
@@ -181,10 +181,10 @@ static int copy_in(struct push *u, const char *sql, const struct pgs_table *t, c
 	/* Ended with an error message when rig failed: the server then
 	 * refuses the COPY, and the transaction with it. */
 	if (PQputCopyEnd(u->p->conn, rc == 0 ? NULL : "rig push failed") != 1 && rc == 0)
-		rc = pgstore_fail(u->p, NULL, what, u->err);
+		rc = store_pg_fail(u->p, NULL, what, u->err);
 	while ((res = PQgetResult(u->p->conn))) {
 		if (PQresultStatus(res) != PGRES_COMMAND_OK && rc == 0)
-			rc = pgstore_fail(u->p, res, what, u->err);
+			rc = store_pg_fail(u->p, res, what, u->err);
 		PQclear(res);
 	}
 	return rc;
@@ -197,7 +197,7 @@ static int push_findings(struct push *u, struct store *s)
 	const char *tmp = getenv("TMPDIR");
 	sb_addf(&dir, "%s/rig-push-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	int rc = 0;
-	struct rdata *d = rdata_load(s, &e);
+	struct rdata *d = rep_rdata_load(s, &e);
 	if (!d) {
 		sb_addf(u->err, "cannot compute the run's findings: %s", e.buf);
 		rc = -EIO;
@@ -206,10 +206,10 @@ static int push_findings(struct push *u, struct store *s)
 		rc = -errno;
 		sb_reset(&dir);
 	} else {
-		summary_compute(d);
-		findings_compute(d);
+		rep_summary_compute(d);
+		rep_findings_compute(d);
 		sb_addf(&path, "%s/findings.csv", dir.buf);
-		rc = findings_write_csv(d, path.buf, &e);
+		rc = rep_findings_write_csv(d, path.buf, &e);
 		if (rc == 0)
 			rc = files_read(path.buf, &csv);
 		if (rc < 0)
@@ -218,9 +218,9 @@ static int push_findings(struct push *u, struct store *s)
 		unlink(path.buf);
 		rmdir(dir.buf);
 	}
-	rdata_free(d);
+	rep_rdata_free(d);
 	if (rc == 0)
-		rc = pgstore_exec(u->p,
+		rc = store_pg_exec(u->p,
 				  "CREATE TEMP TABLE findings_in (rank bigint GENERATED ALWAYS AS IDENTITY,"
 				  " step text, metric text, kind text, groups text, estimate double precision,"
 				  " unit text, ci_low double precision, ci_high double precision,"
@@ -238,7 +238,7 @@ static int push_findings(struct push *u, struct store *s)
 			" step, metric, kind, groups, estimate, unit, ci_low, ci_high, p, n, verdict,"
 			" sentence, units FROM findings_in",
 			u->run_no);
-		rc = pgstore_exec(u->p, sql.buf, "store the findings", u->err);
+		rc = store_pg_exec(u->p, sql.buf, "store the findings", u->err);
 		sb_release(&sql);
 	}
 	sb_release(&dir);
@@ -251,7 +251,7 @@ static int push_findings(struct push *u, struct store *s)
 /* The run's row into rig.runs; its run_no into u->run_no. */
 static int insert_run(struct push *u, const char *host, long store_version)
 {
-	const struct pgs_table *t = &pgstore_tables[0];
+	const struct pgs_table *t = &store_pg_tables[0];
 	struct strbuf sql = STRBUF_INIT, ph = STRBUF_INIT;
 	sqlite3_stmt *st = NULL;
 	sb_addf(&sql, "SELECT %s FROM %s", t->cols, t->sqlite);
@@ -279,7 +279,7 @@ static int insert_run(struct push *u, const char *host, long store_version)
 	PGresult *res = PQexecParams(u->p->conn, sql.buf, n, NULL, params, NULL, NULL, 0);
 	int rc = 0;
 	if (PQresultStatus(res) != PGRES_TUPLES_OK)
-		rc = pgstore_fail(u->p, res, "store the run", u->err);
+		rc = store_pg_fail(u->p, res, "store the run", u->err);
 	else
 		snprintf(u->run_no, sizeof(u->run_no), "%s", PQgetvalue(res, 0, 0));
 	PQclear(res);
@@ -322,7 +322,7 @@ static int check_stored(struct push *u, const char *host, const char *id, const 
 				     lock, NULL, NULL, 0);
 	int rc = 0;
 	if (PQresultStatus(res) != PGRES_TUPLES_OK)
-		rc = pgstore_fail(u->p, res, "lock the run", u->err);
+		rc = store_pg_fail(u->p, res, "lock the run", u->err);
 	PQclear(res);
 	sb_release(&key);
 	if (rc < 0)
@@ -332,7 +332,7 @@ static int check_stored(struct push *u, const char *host, const char *id, const 
 				       " WHERE host_name = $1 AND id = $2",
 			   2, NULL, params, NULL, NULL, 0);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
-		rc = pgstore_fail(u->p, res, "look the run up", u->err);
+		rc = store_pg_fail(u->p, res, "look the run up", u->err);
 	} else if (PQntuples(res) == 0) {
 		out->outcome = "stored";
 	} else if (strcmp(PQgetvalue(res, 0, 2), started)) {
@@ -348,7 +348,7 @@ static int check_stored(struct push *u, const char *host, const char *id, const 
 		PGresult *del = PQexecParams(u->p->conn, "SELECT rig.delete_run($1)", 1, NULL, no, NULL,
 					     NULL, 0);
 		if (PQresultStatus(del) != PGRES_TUPLES_OK)
-			rc = pgstore_fail(u->p, del, "replace the run stored before", u->err);
+			rc = store_pg_fail(u->p, del, "replace the run stored before", u->err);
 		PQclear(del);
 		out->outcome = "replaced";
 	}
@@ -363,13 +363,13 @@ static int push_tables(struct push *u, struct store *s, const char *host, long v
 	int rc = digest_start(u);
 	u->send = 0;
 	if (rc == 0)
-		rc = emit_rows(u, &pgstore_tables[0]);
+		rc = emit_rows(u, &store_pg_tables[0]);
 	sb_reset(&u->buf);
 	if (rc == 0)
 		rc = insert_run(u, host, version);
 	u->send = 1;
-	for (size_t i = 1; i < pgstore_ntables && rc == 0; i++) {
-		const struct pgs_table *t = &pgstore_tables[i];
+	for (size_t i = 1; i < store_pg_ntables && rc == 0; i++) {
+		const struct pgs_table *t = &store_pg_tables[i];
 		struct strbuf sql = STRBUF_INIT, what = STRBUF_INIT;
 		sb_addf(&sql, "COPY rig.%s (run_no, %s) FROM STDIN", t->pg, t->cols);
 		sb_addf(&what, "store the run's %s", t->pg);
@@ -384,7 +384,7 @@ static int push_tables(struct push *u, struct store *s, const char *host, long v
 		PGresult *res = PQexecParams(u->p->conn, "UPDATE rig.runs SET digest = $1 WHERE run_no = $2",
 					     2, NULL, params, NULL, NULL, 0);
 		if (PQresultStatus(res) != PGRES_COMMAND_OK)
-			rc = pgstore_fail(u->p, res, "store the run's digest", u->err);
+			rc = store_pg_fail(u->p, res, "store the run's digest", u->err);
 		PQclear(res);
 		sb_release(&hex);
 	}
@@ -393,7 +393,7 @@ static int push_tables(struct push *u, struct store *s, const char *host, long v
 	return rc;
 }
 
-int pgstore_push(struct pgstore *p, const char *run_dir, const char *host,
+int rep_pg_push(struct pgstore *p, const char *run_dir, const char *host,
 		 struct pgstore_pushed *out, struct strbuf *err)
 {
 	memset(out, 0, sizeof(*out));
@@ -436,12 +436,12 @@ int pgstore_push(struct pgstore *p, const char *run_dir, const char *host,
 	}
 	snprintf(out->host, sizeof(out->host), "%s", host);
 	snprintf(out->id, sizeof(out->id), "%s", id);
-	rc = pgstore_migrate(p, err);
+	rc = store_pg_migrate(p, err);
 	if (rc == 0)
-		rc = pgstore_exec(p, "BEGIN", "begin the push", err);
+		rc = store_pg_exec(p, "BEGIN", "begin the push", err);
 	in_tx = rc == 0;
 	if (rc == 0)
-		rc = pgstore_check_version(p, err);
+		rc = store_pg_check_version(p, err);
 	if (rc == 0)
 		rc = check_stored(&u, host, id, started, out);
 	if (rc == 0 && strcmp(out->outcome, "unchanged")) {
@@ -449,7 +449,7 @@ int pgstore_push(struct pgstore *p, const char *run_dir, const char *host,
 		out->rows = u.rows;
 	}
 	if (rc == 0)
-		rc = pgstore_exec(p, "COMMIT", "commit the push", err);
+		rc = store_pg_exec(p, "COMMIT", "commit the push", err);
 	if (rc == 0 && strcmp(out->outcome, "unchanged")) {
 		sqlite3_stmt *c = NULL;
 		if (sqlite3_prepare_v2(u.db, "SELECT count(*) FROM samples", -1, &c, NULL) == SQLITE_OK &&

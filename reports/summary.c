@@ -35,7 +35,7 @@
 #include "reports/report_out.h"
 #include "reports/stats.h"
 
-const char summary_csv_header[] =
+const char rep_summary_csv_header[] =
 	"run,layout,step,module,volume,fs,position,cycle,sweep_var,sweep_value,metric,unit,"
 	"n,mean,sd,median,min,max,ci_low,ci_high,"
 	"baseline,pct_of_baseline,diff_pct,diff_ci_low,diff_ci_high,p_value,"
@@ -112,14 +112,14 @@ static const char *plan_line(struct rdata *d, const struct plan_step *st)
 	while (n && (t[n - 1] == ' ' || t[n - 1] == '\r'))
 		n--;
 	char *line = xstrndup(t, n);
-	const char *out = rd_strdup(d, line);
+	const char *out = rep_rd_strdup(d, line);
 	free(line);
 	return out;
 }
 
 static int cmp_tmpl(const void *a, const void *b)
 {
-	return rd_step_cmp(((const struct rd_template *)a)->path,
+	return rep_rd_step_cmp(((const struct rd_template *)a)->path,
 			   ((const struct rd_template *)b)->path);
 }
 
@@ -134,14 +134,14 @@ static void build_templates(struct rdata *d)
 	/* First pass: one template per distinct template path. */
 	for (size_t i = 0; i < d->ncells; i++) {
 		struct rd_cell *c = &d->cells[i];
-		uint32_t sid = rd_intern_id(d, c->step);
+		uint32_t sid = rep_rd_intern_id(d, c->step);
 		if (sid < n0 && tid[sid] != UINT32_MAX)
 			continue;
 		sb_reset(&sb);
 		char inner;
 		uint32_t sidx;
 		template_of(c->step, &sb, &inner, &sidx);
-		const char *path = rd_intern(d, sb.buf);
+		const char *path = rep_rd_intern(d, sb.buf);
 		size_t k = 0;
 		while (k < d->ntmpls && d->tmpls[k].path != path)
 			k++;
@@ -151,7 +151,7 @@ static void build_templates(struct rdata *d)
 			memset(t, 0, sizeof(*t));
 			t->path = path;
 			t->module = c->module;
-			t->mod = module_find(c->module);
+			t->mod = mod_find(c->module);
 			t->inner = inner;
 			t->sweep_var = inner == 's' ? c->sweep_var : NULL;
 			t->plan_line = plan_line(d, plan_step_of(d->plan, path));
@@ -166,7 +166,7 @@ static void build_templates(struct rdata *d)
 	memset(tid, 0xff, (n0 ? n0 : 1) * sizeof(*tid));
 	for (size_t i = 0; i < d->ncells; i++) {
 		struct rd_cell *c = &d->cells[i];
-		uint32_t sid = rd_intern_id(d, c->step);
+		uint32_t sid = rep_rd_intern_id(d, c->step);
 		if (sid < n0 && tid[sid] != UINT32_MAX) {
 			c->tmpl = tid[sid];
 			continue;
@@ -175,7 +175,7 @@ static void build_templates(struct rdata *d)
 		char inner;
 		uint32_t sidx;
 		template_of(c->step, &sb, &inner, &sidx);
-		const char *path = rd_intern(d, sb.buf);
+		const char *path = rep_rd_intern(d, sb.buf);
 		size_t k = 0;
 		while (k < d->ntmpls && d->tmpls[k].path != path)
 			k++;
@@ -207,7 +207,7 @@ static int cmp_cells(const void *a, const void *b)
 	if (x->layout != y->layout)
 		return strcmp(x->layout, y->layout);
 	if (x->step != y->step)
-		return rd_step_cmp(x->step, y->step);
+		return rep_rd_step_cmp(x->step, y->step);
 	const struct rd_volume *vx = &d->vols[x->vol], *vy = &d->vols[y->vol];
 	if (vx->position != vy->position)
 		return vx->position < vy->position ? -1 : 1;
@@ -265,7 +265,7 @@ static void rank_cells(struct rdata *d, uint32_t *crank)
 	memset(skeys, 0xff, nslots * sizeof(*skeys));
 	for (size_t i = 0; i < nc; i++) {
 		const struct rd_cell *c = &d->cells[i];
-		uint64_t k = ((uint64_t)rd_intern_id(d, c->step) << 32) | c->vol;
+		uint64_t k = ((uint64_t)rep_rd_intern_id(d, c->step) << 32) | c->vol;
 		if ((npairs + 1) * 2 > nslots) {
 			/* Rehash into twice the slots. */
 			size_t ns2 = nslots * 2;
@@ -360,7 +360,7 @@ static void add_cache(struct rdata *d, struct rd_group *g, const char *cache)
 	}
 	struct strbuf sb = STRBUF_INIT;
 	sb_addf(&sb, "%s, %s", g->caches, cache);
-	g->caches = rd_intern(d, sb.buf);
+	g->caches = rep_rd_intern(d, sb.buf);
 	sb_release(&sb);
 }
 
@@ -498,10 +498,10 @@ static void build_groups(struct rdata *d)
 
 /* --- statistics --- */
 
-int summary_better(const struct rdata *d, const struct rd_group *g)
+int rep_summary_better(const struct rdata *d, const struct rd_group *g)
 {
 	if (g->metric == d->tmpls[g->tmpl].headline)
-		return fnd_better(d, g->tmpl);
+		return rep_fnd_better(d, g->tmpl);
 	return plan_unit_better(rd_str(d, g->unit));
 }
 
@@ -513,7 +513,7 @@ int summary_better(const struct rdata *d, const struct rd_group *g)
  */
 static void group_passes(struct rdata *d, struct rd_group *g, double *bests)
 {
-	int better = summary_better(d, g);
+	int better = rep_summary_better(d, g);
 	size_t nb = 0;
 	g->passes = 1;
 	for (size_t i = 0; i < g->n;) {
@@ -538,7 +538,7 @@ static void group_passes(struct rdata *d, struct rd_group *g, double *bests)
 	g->best = NAN;
 	if (nb) {
 		struct stats_summary bs;
-		stats_summarize(bests, nb, &bs);
+		rep_stats_summarize(bests, nb, &bs);
 		g->best = bs.median;
 	}
 }
@@ -563,14 +563,14 @@ static void group_stats(struct rdata *d, double *vals, double *seqs, double *z, 
 			k++;
 		}
 		g->nnan = g->n - k;
-		g->outliers = stats_modified_z(vals, k, z, scratch);
+		g->outliers = rep_stats_modified_z(vals, k, z, scratch);
 		size_t j = 0;
 		for (size_t i = 0; i < g->n; i++) {
 			uint32_t si = d->order[g->first + i];
 			d->z[si] = isnan(d->samples[si].value) ? 0 : (float)z[j++];
 		}
-		stats_drift(seqs, vals, k, &g->drift);
-		stats_summarize(vals, k, &g->s); /* reorders vals: last */
+		rep_stats_drift(seqs, vals, k, &g->drift);
+		rep_stats_summarize(vals, k, &g->s); /* reorders vals: last */
 		if (k == 1)
 			d->any_n1 = 1;
 	}
@@ -582,7 +582,7 @@ static uint32_t group_key(struct rdata *d, struct strbuf *sb, const char *layout
 {
 	sb_reset(sb);
 	sb_addf(sb, "\x1f%s\x1f%s\x1f%s\x1f%u", layout, step, volume, metric);
-	return rd_intern_id(d, sb->buf);
+	return rep_rd_intern_id(d, sb->buf);
 }
 
 static void baselines(struct rdata *d)
@@ -621,7 +621,7 @@ static void baselines(struct rdata *d)
 			g->diff.diff_pct = 0;
 			g->diff.ci_low = g->diff.ci_high = g->diff.t = g->diff.df = g->diff.p = NAN;
 		} else {
-			stats_diff(&g->s, &d->groups[g->base].s, &g->diff);
+			rep_stats_diff(&g->s, &d->groups[g->base].s, &g->diff);
 		}
 	}
 	free(map);
@@ -665,7 +665,7 @@ static void fit_filesets(struct rdata *d)
 		f->rate_mbs = 1 / lf.slope / 1e6;
 		f->overhead_s = lf.intercept;
 		f->r2 = lf.r2;
-		double t = stats_t_quantile(0.975, (double)(k - 2));
+		double t = rep_stats_t_quantile(0.975, (double)(k - 2));
 		f->overhead_lo = lf.intercept - t * lf.intercept_se;
 		f->overhead_hi = lf.intercept + t * lf.intercept_se;
 	}
@@ -673,7 +673,7 @@ static void fit_filesets(struct rdata *d)
 	free(y);
 }
 
-void summary_compute(struct rdata *d)
+void rep_summary_compute(struct rdata *d)
 {
 	build_templates(d);
 	find_headlines(d);
@@ -700,17 +700,17 @@ void summary_compute(struct rdata *d)
 static void add_num(struct strbuf *sb, double v)
 {
 	sb_addch(sb, ',');
-	csv_add_double(sb, v);
+	rep_csv_add_double(sb, v);
 }
 
-int summary_write_csv(const struct rdata *d, const char *path, struct strbuf *err)
+int rep_summary_write_csv(const struct rdata *d, const char *path, struct strbuf *err)
 {
 	struct rout o;
-	int rc = rout_open(&o, path, err);
+	int rc = rep_rout_open(&o, path, err);
 	if (rc < 0)
 		return rc;
 	struct strbuf *b = &o.buf;
-	sb_addf(b, "%s\n", summary_csv_header);
+	sb_addf(b, "%s\n", rep_summary_csv_header);
 	for (size_t i = 0; i < d->ngroups; i++) {
 		const struct rd_group *g = &d->groups[i];
 		sb_add_csv(b, d->run.id);
@@ -763,7 +763,7 @@ int summary_write_csv(const struct rdata *d, const char *path, struct strbuf *er
 		sb_addf(b, ",%u", g->passes);
 		add_num(b, g->best);
 		sb_addch(b, '\n');
-		rout_flush_some(&o);
+		rep_rout_flush_some(&o);
 	}
-	return rout_commit(&o, err);
+	return rep_rout_commit(&o, err);
 }

@@ -2,7 +2,7 @@
  * The statistics of a run, per group, and summary.csv (docs/reports.md).
  *
  * A group is one metric of one step path (cycle and sweep value included)
- * on one volume of one layout, over the repetitions; summary_compute fills
+ * on one volume of one layout, over the repetitions; rep_summary_compute fills
  * rdata's templates, groups (in display order), per-sample outlier scores,
  * baseline differences, drift and the per-volume file-set fits.
  */
@@ -12,20 +12,20 @@
 struct rdata;
 struct strbuf;
 
-void summary_compute(struct rdata *d);
+void rep_summary_compute(struct rdata *d);
 
 /* Which way is better for group g's metric (+1 higher, -1 lower): the
- * step's headline by report.headline or its module (fnd_better), any
+ * step's headline by report.headline or its module (rep_fnd_better), any
  * other metric by its unit (times lower). The best of passes is chosen
  * so. */
 struct rd_group;
-int summary_better(const struct rdata *d, const struct rd_group *g);
+int rep_summary_better(const struct rdata *d, const struct rd_group *g);
 
 /* summary.csv: one row per group; columns in docs/reports.md. 0, or
  * -errno with the reason in err. */
-int summary_write_csv(const struct rdata *d, const char *path, struct strbuf *err);
+int rep_summary_write_csv(const struct rdata *d, const char *path, struct strbuf *err);
 
 /* The header row of summary.csv, without the line end. */
-extern const char summary_csv_header[];
+extern const char rep_summary_csv_header[];
 
 #endif

@@ -17,7 +17,7 @@ int main(int argc, char **argv)
 	}
 	/* A testing facility (util/fault.h); a bad rule stops rig before anything. */
 	struct strbuf ferr = STRBUF_INIT;
-	if (fault_init(&ferr) < 0) {
+	if (plat_fault_init(&ferr) < 0) {
 		fprintf(stderr, "rig: %s\n", ferr.buf);
 		sb_release(&ferr);
 		return EXIT_USAGE;

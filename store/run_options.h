@@ -27,7 +27,7 @@ struct store_run_options {
 	int force;                   /* --force */
 	int no_fit_check;            /* --no-fit-check */
 	char *cwd;                   /* the folder the run was started in, or NULL */
-	unsigned seeds;              /* schedule_cell_seed's scheme; SEED_LAYOUT when absent */
+	unsigned seeds;              /* plan_schedule_cell_seed's scheme; SEED_LAYOUT when absent */
 };
 /* Fill o from json (may be NULL). 0, or -EINVAL when json is not a JSON
  * object: a store of rig 0.1 (results store schema 1) has no options. o is

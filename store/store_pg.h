@@ -13,7 +13,7 @@
  * Nothing here runs unless asked: no connection is opened before a push or
  * a --db. Credentials come from libpq's environment (PGPASSWORD,
  * PGSERVICE, PGPASSFILE...) or ~/.pgpass, never from the connection string:
- * pgstore_check_conninfo refuses one that carries a password.
+ * rep_pg_check_conninfo refuses one that carries a password.
  *
  * Functions return 0 or a negative errno-style code (-EIO for the
  * database's errors, -EINVAL for refused input) with the reason in err.
@@ -33,26 +33,26 @@ struct pgstore;
  * key=value string) parses and names no password; else -EINVAL with the
  * reason (never echoing the string, which may hold the password). Opens no
  * connection. */
-int pgstore_check_conninfo(const char *conninfo, struct strbuf *err);
+int rep_pg_check_conninfo(const char *conninfo, struct strbuf *err);
 
 /* A run in the database: "[HOST/]RUN". *host is NULL without a HOST/ part
  * (any host, when one has the run). Caller frees both. -EINVAL for an
  * empty part. */
-int pgstore_parse_ref(const char *ref, char **host, char **id, struct strbuf *err);
+int rep_pg_parse_ref(const char *ref, char **host, char **id, struct strbuf *err);
 
 /* Append s[0..len) escaped for COPY's text format (backslash, tab,
  * newline, carriage return); NULL appends \N. */
-void pgstore_copy_text(struct strbuf *sb, const char *s, size_t len);
-/* Undo pgstore_copy_text on one field in place: its new length, or -1 for
+void rep_pg_copy_text(struct strbuf *sb, const char *s, size_t len);
+/* Undo rep_pg_copy_text on one field in place: its new length, or -1 for
  * \N (NULL). Other escapes (\b \f \v, octal, hex) are decoded too. */
-long pgstore_copy_field(char *s, size_t len);
+long rep_pg_copy_field(char *s, size_t len);
 /* Append v so that it reads back as exactly v in PostgreSQL's float8
  * ("Infinity", "-Infinity"; NaN appends "NaN"). */
-void pgstore_copy_double(struct strbuf *sb, double v);
+void rep_pg_copy_double(struct strbuf *sb, double v);
 
-/* Connect after pgstore_check_conninfo. NULL with the reason in err. */
-struct pgstore *pgstore_connect(const char *conninfo, struct strbuf *err);
-void pgstore_close(struct pgstore *p);
+/* Connect after rep_pg_check_conninfo. NULL with the reason in err. */
+struct pgstore *store_pg_connect(const char *conninfo, struct strbuf *err);
+void store_pg_close(struct pgstore *p);
 
 struct pgstore_pushed {
 	const char *outcome;  /* "stored", "replaced" or "unchanged" */
@@ -72,12 +72,12 @@ struct pgstore_pushed {
  * different run under that name is refused. A failure or a kill leaves the
  * database as it was.
  */
-int pgstore_push(struct pgstore *p, const char *run_dir, const char *host,
+int rep_pg_push(struct pgstore *p, const char *run_dir, const char *host,
 		 struct pgstore_pushed *out, struct strbuf *err);
 
 /* Write the run ref ("[HOST/]RUN") into a new SQLite store at db_path
  * (must not exist), as its run folder's results.db held it. A failure
  * removes the file. */
-int pgstore_pull(struct pgstore *p, const char *ref, const char *db_path, struct strbuf *err);
+int store_pg_pull(struct pgstore *p, const char *ref, const char *db_path, struct strbuf *err);
 
 #endif

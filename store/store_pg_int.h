@@ -26,24 +26,24 @@ struct pgs_table {
 
 /* The run first, then its tables in an order that satisfies SQLite's
  * foreign keys (volumes before cells before samples...). */
-extern const struct pgs_table pgstore_tables[];
-extern const size_t pgstore_ntables;
+extern const struct pgs_table store_pg_tables[];
+extern const size_t store_pg_ntables;
 
 struct pgstore {
 	PGconn *conn;
 };
 
 /* "WHAT: the server's message" into err; -EIO. res may be NULL. */
-int pgstore_fail(struct pgstore *p, PGresult *res, const char *what, struct strbuf *err);
+int store_pg_fail(struct pgstore *p, PGresult *res, const char *what, struct strbuf *err);
 /* Run sql (no parameters, no rows wanted); 0 or -EIO with what failed. */
-int pgstore_exec(struct pgstore *p, const char *sql, const char *what, struct strbuf *err);
+int store_pg_exec(struct pgstore *p, const char *sql, const char *what, struct strbuf *err);
 
 /* Create schema rig or bring it to PGSTORE_SCHEMA_VERSION, in a
  * transaction of its own under an advisory lock, so two pushes never
  * migrate at once. */
-int pgstore_migrate(struct pgstore *p, struct strbuf *err);
+int store_pg_migrate(struct pgstore *p, struct strbuf *err);
 /* Inside a transaction: 0 when schema rig exists at a version this rig
  * reads, -ENOENT when there is none, else -EINVAL or -EIO with the reason. */
-int pgstore_check_version(struct pgstore *p, struct strbuf *err);
+int store_pg_check_version(struct pgstore *p, struct strbuf *err);
 
 #endif

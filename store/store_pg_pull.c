@@ -30,7 +30,7 @@ static int find_run(struct pgstore *p, const char *ref, char *run_no, size_t siz
 		    struct strbuf *err)
 {
 	char *host = NULL, *id = NULL;
-	int rc = pgstore_parse_ref(ref, &host, &id, err);
+	int rc = rep_pg_parse_ref(ref, &host, &id, err);
 	if (rc < 0)
 		return rc;
 	const char *params[] = { id, host };
@@ -39,7 +39,7 @@ static int find_run(struct pgstore *p, const char *ref, char *run_no, size_t siz
 					      " ORDER BY host_name",
 				     2, NULL, params, NULL, NULL, 0);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
-		rc = pgstore_fail(p, res, "look the run up", err);
+		rc = store_pg_fail(p, res, "look the run up", err);
 	} else if (PQntuples(res) == 0) {
 		sb_addf(err, "the database holds no run %s", ref);
 		rc = -ENOENT;
@@ -67,7 +67,7 @@ static int insert_row(sqlite3 *db, sqlite3_stmt *ins, const struct pgs_table *t,
 	for (size_t i = 0; i <= len && c < ncols; i++) {
 		if (i < len && row[i] != '\t')
 			continue;
-		long n = pgstore_copy_field(row + start, i - start);
+		long n = rep_pg_copy_field(row + start, i - start);
 		if (n < 0)
 			sqlite3_bind_null(ins, c + 1);
 		else if (t->types[c] == 'i')
@@ -114,7 +114,7 @@ static int pull_table(struct pgstore *p, sqlite3 *db, const struct pgs_table *t,
 		t->pg, run_no, t->order);
 	PGresult *res = PQexec(p->conn, sql.buf);
 	if (PQresultStatus(res) != PGRES_COPY_OUT) {
-		rc = pgstore_fail(p, res, what.buf, err);
+		rc = store_pg_fail(p, res, what.buf, err);
 		PQclear(res);
 		goto out;
 	}
@@ -128,10 +128,10 @@ static int pull_table(struct pgstore *p, sqlite3 *db, const struct pgs_table *t,
 		PQfreemem(row);
 	}
 	if (n == -2 && rc == 0)
-		rc = pgstore_fail(p, NULL, what.buf, err);
+		rc = store_pg_fail(p, NULL, what.buf, err);
 	while ((res = PQgetResult(p->conn))) {
 		if (PQresultStatus(res) != PGRES_COMMAND_OK && rc == 0)
-			rc = pgstore_fail(p, res, what.buf, err);
+			rc = store_pg_fail(p, res, what.buf, err);
 		PQclear(res);
 	}
 out:
@@ -153,14 +153,14 @@ static void unlink_store(const char *path)
 	sb_release(&sb);
 }
 
-int pgstore_pull(struct pgstore *p, const char *ref, const char *db_path, struct strbuf *err)
+int store_pg_pull(struct pgstore *p, const char *ref, const char *db_path, struct strbuf *err)
 {
 	char run_no[24];
 	struct store *s = NULL;
-	int rc = pgstore_exec(p, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", "begin reading", err);
+	int rc = store_pg_exec(p, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", "begin reading", err);
 	if (rc < 0)
 		return rc;
-	rc = pgstore_check_version(p, err);
+	rc = store_pg_check_version(p, err);
 	if (rc == 0)
 		rc = find_run(p, ref, run_no, sizeof(run_no), err);
 	if (rc == 0) {
@@ -173,8 +173,8 @@ int pgstore_pull(struct pgstore *p, const char *ref, const char *db_path, struct
 		sb_addf(err, "cannot write %s: %s", db_path, sqlite3_errmsg(db));
 		rc = -EIO;
 	}
-	for (size_t i = 0; i < pgstore_ntables && rc == 0; i++)
-		rc = pull_table(p, db, &pgstore_tables[i], run_no, err);
+	for (size_t i = 0; i < store_pg_ntables && rc == 0; i++)
+		rc = pull_table(p, db, &store_pg_tables[i], run_no, err);
 	if (rc == 0 && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
 		sb_addf(err, "cannot write %s: %s", db_path, sqlite3_errmsg(db));
 		rc = -EIO;

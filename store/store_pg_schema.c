@@ -35,7 +35,7 @@
 #include "store/store_pg.h"
 #include "store/store_pg_int.h"
 
-const struct pgs_table pgstore_tables[] = {
+const struct pgs_table store_pg_tables[] = {
 	{ "run", "runs",
 	  "id, plan_name, plan_file, plan_text, plan_sha256, seed, seed_drawn, rig_version, host,"
 	  " os, platform, argv, started_utc, ended_utc, status, error, options_json",
@@ -68,7 +68,7 @@ const struct pgs_table pgstore_tables[] = {
 	  " provision_s",
 	  "itrrrirr", "layout_index" },
 };
-const size_t pgstore_ntables = sizeof(pgstore_tables) / sizeof(pgstore_tables[0]);
+const size_t store_pg_ntables = sizeof(store_pg_tables) / sizeof(store_pg_tables[0]);
 
 /* pg_advisory_xact_lock's key for migrations: "rig!" in ASCII. */
 #define PGS_LOCK_MIGRATE 1919510305
@@ -203,7 +203,7 @@ static const struct {
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == PGSTORE_SCHEMA_VERSION,
 	       "a migration per schema version");
 
-int pgstore_fail(struct pgstore *p, PGresult *res, const char *what, struct strbuf *err)
+int store_pg_fail(struct pgstore *p, PGresult *res, const char *what, struct strbuf *err)
 {
 	const char *msg = res ? PQresultErrorMessage(res) : "";
 	if (!msg || !*msg)
@@ -216,19 +216,19 @@ int pgstore_fail(struct pgstore *p, PGresult *res, const char *what, struct strb
 	return -EIO;
 }
 
-int pgstore_exec(struct pgstore *p, const char *sql, const char *what, struct strbuf *err)
+int store_pg_exec(struct pgstore *p, const char *sql, const char *what, struct strbuf *err)
 {
 	PGresult *res = PQexec(p->conn, sql);
 	int rc = 0;
 	if (PQresultStatus(res) != PGRES_COMMAND_OK && PQresultStatus(res) != PGRES_TUPLES_OK)
-		rc = pgstore_fail(p, res, what, err);
+		rc = store_pg_fail(p, res, what, err);
 	PQclear(res);
 	return rc;
 }
 
-struct pgstore *pgstore_connect(const char *conninfo, struct strbuf *err)
+struct pgstore *store_pg_connect(const char *conninfo, struct strbuf *err)
 {
-	if (pgstore_check_conninfo(conninfo, err) < 0)
+	if (rep_pg_check_conninfo(conninfo, err) < 0)
 		return NULL;
 	/* expand_dbname: the dbname may be a whole URL; rig's name for the
 	 * server's logs; never a prompt (libpq has none). */
@@ -244,20 +244,20 @@ struct pgstore *pgstore_connect(const char *conninfo, struct strbuf *err)
 		sb_addf(err, "cannot connect to the database: %.*s", (int)n, m);
 		if (p->conn && PQconnectionNeedsPassword(p->conn))
 			sb_adds(err, " (give the password in ~/.pgpass or PGPASSWORD)");
-		pgstore_close(p);
+		store_pg_close(p);
 		return NULL;
 	}
 	/* Exact doubles both ways; UTF-8 as the SQLite store holds text. */
-	if (pgstore_exec(p, "SET extra_float_digits = 3; SET client_encoding = 'UTF8';"
+	if (store_pg_exec(p, "SET extra_float_digits = 3; SET client_encoding = 'UTF8';"
 			    " SET client_min_messages = warning",
 			 "configure the connection", err) < 0) {
-		pgstore_close(p);
+		store_pg_close(p);
 		return NULL;
 	}
 	return p;
 }
 
-void pgstore_close(struct pgstore *p)
+void store_pg_close(struct pgstore *p)
 {
 	if (!p)
 		return;
@@ -270,7 +270,7 @@ static long applied_version(struct pgstore *p, struct strbuf *err)
 {
 	PGresult *res = PQexec(p->conn, "SELECT to_regclass('rig.migrations') IS NOT NULL");
 	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
-		pgstore_fail(p, res, "read the schema version", err);
+		store_pg_fail(p, res, "read the schema version", err);
 		PQclear(res);
 		return -1;
 	}
@@ -280,7 +280,7 @@ static long applied_version(struct pgstore *p, struct strbuf *err)
 		return 0;
 	res = PQexec(p->conn, "SELECT coalesce(max(version), 0) FROM rig.migrations");
 	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
-		pgstore_fail(p, res, "read the schema version", err);
+		store_pg_fail(p, res, "read the schema version", err);
 		PQclear(res);
 		return -1;
 	}
@@ -296,7 +296,7 @@ static int newer_than_ours(long v, struct strbuf *err)
 	return -EINVAL;
 }
 
-int pgstore_check_version(struct pgstore *p, struct strbuf *err)
+int store_pg_check_version(struct pgstore *p, struct strbuf *err)
 {
 	long v = applied_version(p, err);
 	if (v < 0)
@@ -315,10 +315,10 @@ int pgstore_check_version(struct pgstore *p, struct strbuf *err)
 	return 0;
 }
 
-int pgstore_migrate(struct pgstore *p, struct strbuf *err)
+int store_pg_migrate(struct pgstore *p, struct strbuf *err)
 {
 	struct strbuf sql = STRBUF_INIT;
-	int rc = pgstore_exec(p, "BEGIN", "begin the migration", err);
+	int rc = store_pg_exec(p, "BEGIN", "begin the migration", err);
 	if (rc == 0) {
 		sb_addf(&sql, "SELECT pg_advisory_xact_lock(%d);\n"
 			"CREATE SCHEMA IF NOT EXISTS rig;\n"
@@ -328,7 +328,7 @@ int pgstore_migrate(struct pgstore *p, struct strbuf *err)
 			"  rig_version text NOT NULL,\n"
 			"  what        text NOT NULL\n"
 			");\n", PGS_LOCK_MIGRATE);
-		rc = pgstore_exec(p, sql.buf, "create schema rig", err);
+		rc = store_pg_exec(p, sql.buf, "create schema rig", err);
 	}
 	long v = rc == 0 ? applied_version(p, err) : -1;
 	if (v < 0)
@@ -338,7 +338,7 @@ int pgstore_migrate(struct pgstore *p, struct strbuf *err)
 	for (long i = v; rc == 0 && i < PGSTORE_SCHEMA_VERSION; i++) {
 		char what[64];
 		snprintf(what, sizeof(what), "migrate schema rig to version %ld", i + 1);
-		rc = pgstore_exec(p, migrations[i].sql, what, err);
+		rc = store_pg_exec(p, migrations[i].sql, what, err);
 		if (rc == 0) {
 			char ver[24];
 			snprintf(ver, sizeof(ver), "%ld", i + 1);
@@ -348,12 +348,12 @@ int pgstore_migrate(struct pgstore *p, struct strbuf *err)
 						     " VALUES ($1, $2, $3)",
 						     3, NULL, params, NULL, NULL, 0);
 			if (PQresultStatus(res) != PGRES_COMMAND_OK)
-				rc = pgstore_fail(p, res, what, err);
+				rc = store_pg_fail(p, res, what, err);
 			PQclear(res);
 		}
 	}
 	if (rc == 0)
-		rc = pgstore_exec(p, "COMMIT", "commit the migration", err);
+		rc = store_pg_exec(p, "COMMIT", "commit the migration", err);
 	else
 		PQclear(PQexec(p->conn, "ROLLBACK"));
 	sb_release(&sql);

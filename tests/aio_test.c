@@ -1,7 +1,7 @@
 /*
  * Tests of the asynchronous I/O queue itself (platform/aio.h, on Linux
  * platform/linux_uring.c), below the randread/randwrite engine: that a
- * prepared request goes nowhere until aio_submit, that aio_wait with
+ * prepared request goes nowhere until plat_aio_submit, that plat_aio_wait with
  * nothing to wait for returns at once, and that every completion names its
  * own slot, with its own data, when the reads come back in any order.
  * Skipped with a message where the queue cannot be opened (no io_uring
@@ -36,7 +36,7 @@ static int qfx_init(struct qfx *x)
 {
 	memset(x, 0, sizeof(*x));
 	struct strbuf why = STRBUF_INIT;
-	if (aio_probe(&why) < 0) {
+	if (plat_aio_probe(&why) < 0) {
 		printf("\n  no asynchronous I/O queue here (%s): skipped\n", why.buf);
 		sb_release(&why);
 		return 1;
@@ -55,9 +55,9 @@ static int qfx_init(struct qfx *x)
 		CU_ASSERT_PTR_NOT_NULL_FATAL(x->bufs[i]);
 		memset(x->bufs[i], 0, BLOCK);
 	}
-	int rc = aio_open(&x->q, x->fd, DEPTH, x->bufs, BLOCK, &why);
+	int rc = plat_aio_open(&x->q, x->fd, DEPTH, x->bufs, BLOCK, &why);
 	if (rc < 0)
-		printf("\n  aio_open: %s\n", why.buf);
+		printf("\n  plat_aio_open: %s\n", why.buf);
 	sb_release(&why);
 	CU_ASSERT_EQUAL_FATAL(rc, 0);
 	return 0;
@@ -65,7 +65,7 @@ static int qfx_init(struct qfx *x)
 
 static void qfx_done(struct qfx *x)
 {
-	aio_close(x->q);
+	plat_aio_close(x->q);
 	for (int i = 0; i < DEPTH; i++)
 		free(x->bufs[i]);
 	close(x->fd);
@@ -78,7 +78,7 @@ static int collect(struct aio_queue *q, struct aio_completion *out, int n)
 {
 	int got = 0;
 	for (int calls = 0; got < n && calls < 2 * n; calls++) {
-		int r = aio_wait(q, 1, out + got, (unsigned)(n - got));
+		int r = plat_aio_wait(q, 1, out + got, (unsigned)(n - got));
 		if (r == -EINTR)
 			continue;
 		if (r < 0)
@@ -96,16 +96,16 @@ static void test_submit_then_wait(void)
 	struct aio_completion out[DEPTH];
 
 	/* Nothing in flight: no wait, no completion. */
-	CU_ASSERT_EQUAL(aio_wait(x.q, 0, out, DEPTH), 0);
+	CU_ASSERT_EQUAL(plat_aio_wait(x.q, 0, out, DEPTH), 0);
 
 	/* Slot i reads block BLOCKS - 1 - i; prepared, not yet submitted. */
 	for (int i = 0; i < DEPTH; i++)
-		aio_prep(x.q, (unsigned)i, (uint64_t)(BLOCKS - 1 - i) * BLOCK, 0);
-	CU_ASSERT_EQUAL(aio_wait(x.q, 0, out, DEPTH), 0);
+		plat_aio_prep(x.q, (unsigned)i, (uint64_t)(BLOCKS - 1 - i) * BLOCK, 0);
+	CU_ASSERT_EQUAL(plat_aio_wait(x.q, 0, out, DEPTH), 0);
 	for (int i = 0; i < DEPTH; i++)
 		CU_ASSERT_EQUAL(((unsigned char *)x.bufs[i])[0], 0);
 
-	CU_ASSERT_EQUAL_FATAL(aio_submit(x.q), 0);
+	CU_ASSERT_EQUAL_FATAL(plat_aio_submit(x.q), 0);
 	CU_ASSERT_EQUAL_FATAL(collect(x.q, out, DEPTH), DEPTH);
 	int seen[DEPTH] = { 0 };
 	for (int k = 0; k < DEPTH; k++) {
@@ -132,19 +132,19 @@ static void test_one_at_a_time(void)
 	/* As the engine does: each request submitted on its own, the slot
 	 * reused as soon as it completes; a write, then a read of it back. */
 	memset(x.bufs[3], 'Z', BLOCK);
-	aio_prep(x.q, 3, 5 * BLOCK, 1);
-	CU_ASSERT_EQUAL_FATAL(aio_submit(x.q), 0);
+	plat_aio_prep(x.q, 3, 5 * BLOCK, 1);
+	CU_ASSERT_EQUAL_FATAL(plat_aio_submit(x.q), 0);
 	for (unsigned i = 0; i < 3; i++) {
-		aio_prep(x.q, i, (uint64_t)i * BLOCK, 0);
-		CU_ASSERT_EQUAL_FATAL(aio_submit(x.q), 0);
+		plat_aio_prep(x.q, i, (uint64_t)i * BLOCK, 0);
+		CU_ASSERT_EQUAL_FATAL(plat_aio_submit(x.q), 0);
 	}
 	CU_ASSERT_EQUAL_FATAL(collect(x.q, out, 4), 4);
 	for (int k = 0; k < 4; k++)
 		CU_ASSERT_EQUAL(out[k].res, BLOCK);
 
 	memset(x.bufs[3], 0, BLOCK);
-	aio_prep(x.q, 3, 5 * BLOCK, 0);
-	CU_ASSERT_EQUAL_FATAL(aio_submit(x.q), 0);
+	plat_aio_prep(x.q, 3, 5 * BLOCK, 0);
+	CU_ASSERT_EQUAL_FATAL(plat_aio_submit(x.q), 0);
 	CU_ASSERT_EQUAL_FATAL(collect(x.q, out, 1), 1);
 	CU_ASSERT_EQUAL(out[0].slot, 3);
 	CU_ASSERT_EQUAL(out[0].res, BLOCK);
@@ -154,8 +154,8 @@ static void test_one_at_a_time(void)
 		CU_ASSERT_EQUAL(((unsigned char *)x.bufs[i])[0], 'a' + i);
 
 	/* A read past the end completes with 0 bytes, reported as such. */
-	aio_prep(x.q, 0, (uint64_t)BLOCKS * BLOCK, 0);
-	CU_ASSERT_EQUAL_FATAL(aio_submit(x.q), 0);
+	plat_aio_prep(x.q, 0, (uint64_t)BLOCKS * BLOCK, 0);
+	CU_ASSERT_EQUAL_FATAL(plat_aio_submit(x.q), 0);
 	CU_ASSERT_EQUAL_FATAL(collect(x.q, out, 1), 1);
 	CU_ASSERT_EQUAL(out[0].slot, 0);
 	CU_ASSERT_EQUAL(out[0].res, 0);

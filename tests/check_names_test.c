@@ -77,16 +77,16 @@ static const char rules[] =
 static const struct { const char *path, *text; } base[] = {
 	{ "modules/fill.c",
 	  "#define FILL_SUBDIR \"fill\"\n"
-	  "const struct rig_module rig_module_fill = {\n"
+	  "const struct rig_module mod_fill = {\n"
 	  "\t.name = \"fill\",\n"
 	  "\t.summary = \"fills the volume\",\n"
 	  "};\n" },
 	{ "modules/fill.h", "#define FILL_MAGIC_NAME \"fill\"\n" },
 	{ "modules/modules.c",
-	  "const struct rig_module *const rig_modules[] = { &rig_module_fill, NULL };\n"
+	  "const struct rig_module *const mod_all[] = { &mod_fill, NULL };\n"
 	  "static const char *const first = \"fill\";\n" },
 	{ "modules/null.c",
-	  "const struct rig_module rig_module_null = {\n"
+	  "const struct rig_module mod_null = {\n"
 	  "\t.name = \"null\",\n"
 	  "};\n" },
 	{ "platform/linux_uring.c", "static const char *os = \"linux\";\n" },
@@ -127,7 +127,7 @@ static void test_planted(void)
 		{ "rig/run/resume.h", "#define LEVEL_MODULE \"fill\"\n", 1, "rig/run/resume.h:1:" },
 		/* another module's own file is not fill's */
 		{ "modules/null.c",
-		  "const struct rig_module rig_module_null = {\n\t.name = \"null\",\n};\n"
+		  "const struct rig_module mod_null = {\n\t.name = \"null\",\n};\n"
 		  "static int f(const char *m) { return !strcmp(m, \"fill\"); }\n", 1,
 		  "modules/null.c:4:" },
 		{ "rig/x.c", "const char *a = \"x\", *b = \"fill\";\n", 1, "rig/x.c:1:" },

@@ -5,7 +5,7 @@
  * are left out of the statistics (no key, named on the page) and a warning
  * says when the runs wrote different amounts; a difference whose Fieller
  * interval and Welch p disagree at 5% is marked and explained under its
- * table (the values were found by search and checked with stats_diff);
+ * table (the values were found by search and checked with rep_stats_diff);
  * without -o the files go to a new folder compare-<first run>-<n>, never
  * into the current folder.
  */
@@ -109,24 +109,24 @@ static void test_settings_left_out(void)
 	CU_ASSERT_EQUAL_FATAL(make_run(dir, "rb", rate_b, 1048576, &b), 0);
 	char *same[] = { a.buf, b.buf };
 	struct comparison c;
-	CU_ASSERT_EQUAL_FATAL(compare_build(&c, same, 2, NULL, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(rep_compare_build(&c, same, 2, NULL, &e), 0);
 	CU_ASSERT_PTR_NOT_NULL(find_key(&c, "rate"));
 	CU_ASSERT_PTR_NULL(find_key(&c, "bytes"));
 	CU_ASSERT_TRUE(c.settings && !strcmp(c.settings, "bytes"));
 	CU_ASSERT_FALSE(rfx_has_warning(&c, "did not do the same work"));
-	compare_free(&c);
+	rep_compare_free(&c);
 
 	/* The same runs but B wrote twice as much: said. */
 	CU_ASSERT_EQUAL_FATAL(make_run(dir, "rb2", rate_b, 2097152, &b), 0);
 	char *differ[] = { a.buf, b.buf };
-	CU_ASSERT_EQUAL_FATAL(compare_build(&c, differ, 2, NULL, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(rep_compare_build(&c, differ, 2, NULL, &e), 0);
 	CU_ASSERT_PTR_NULL(find_key(&c, "bytes"));
 	CU_ASSERT_TRUE(rfx_has_warning(&c, "step 1 (write) on a: bytes differs, 1048576 B in A and "
 				       "2097152 B in B: the runs did not do the same work"));
-	compare_free(&c);
-	CU_ASSERT_TRUE(compare_is_setting("write", "bytes"));
-	CU_ASSERT_FALSE(compare_is_setting("write", "rate"));
-	CU_ASSERT_FALSE(compare_is_setting("no-such-module", "bytes"));
+	rep_compare_free(&c);
+	CU_ASSERT_TRUE(rep_compare_is_setting("write", "bytes"));
+	CU_ASSERT_FALSE(rep_compare_is_setting("write", "rate"));
+	CU_ASSERT_FALSE(rep_compare_is_setting("no-such-module", "bytes"));
 	test_rmtree(dir);
 	free(dir);
 	sb_release(&a);
@@ -139,28 +139,28 @@ static void test_settings_left_out(void)
 static void test_fieller_welch_note(void)
 {
 	struct stats_summary sa, sb;
-	struct stats_diff d;
+	struct rep_stats_diff d;
 	double x[3], y[3];
 	memcpy(x, rate_a, sizeof(x));
 	memcpy(y, rate_b, sizeof(y));
-	stats_summarize(x, 3, &sa);
-	stats_summarize(y, 3, &sb);
-	stats_diff(&sb, &sa, &d);
+	rep_stats_summarize(x, 3, &sa);
+	rep_stats_summarize(y, 3, &sb);
+	rep_stats_diff(&sb, &sa, &d);
 	CU_ASSERT_TRUE(d.ci_low > 0 && d.p >= 0.05); /* the fixture is what it claims */
-	CU_ASSERT_TRUE(compare_diff_disagrees(&d));
+	CU_ASSERT_TRUE(rep_compare_diff_disagrees(&d));
 	memcpy(x, rate_a2, sizeof(x));
 	memcpy(y, rate_c, sizeof(y));
-	stats_summarize(x, 3, &sa);
-	stats_summarize(y, 3, &sb);
-	stats_diff(&sb, &sa, &d);
+	rep_stats_summarize(x, 3, &sa);
+	rep_stats_summarize(y, 3, &sb);
+	rep_stats_diff(&sb, &sa, &d);
 	CU_ASSERT_TRUE(d.ci_low < 0 && d.p < 0.05);
-	CU_ASSERT_TRUE(compare_diff_disagrees(&d));
+	CU_ASSERT_TRUE(rep_compare_diff_disagrees(&d));
 	d.ci_low = 5, d.ci_high = 20, d.p = 0.01;
-	CU_ASSERT_FALSE(compare_diff_disagrees(&d));
+	CU_ASSERT_FALSE(rep_compare_diff_disagrees(&d));
 	d.ci_low = -5, d.p = 0.4;
-	CU_ASSERT_FALSE(compare_diff_disagrees(&d));
+	CU_ASSERT_FALSE(rep_compare_diff_disagrees(&d));
 	d.ci_low = NAN;
-	CU_ASSERT_FALSE(compare_diff_disagrees(&d));
+	CU_ASSERT_FALSE(rep_compare_diff_disagrees(&d));
 
 	char *dir = test_tmpdir();
 	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT, out = STRBUF_INIT, p = STRBUF_INIT;
@@ -239,13 +239,13 @@ static void test_across_hosts(void)
 	CU_ASSERT_EQUAL_FATAL(make_host_run(dir, "rb", rate_b, 1048576, "lab-mac-2", 1, &b), 0);
 	char *runs[] = { a.buf, b.buf };
 	struct comparison c;
-	CU_ASSERT_EQUAL_FATAL(compare_build(&c, runs, 2, NULL, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(rep_compare_build(&c, runs, 2, NULL, &e), 0);
 	CU_ASSERT_TRUE(rfx_has_warning(&c, "hosts differ: A ran on lab-mac-1, B on lab-mac-2"));
 	CU_ASSERT_TRUE(rfx_has_warning(&c, "resume states differ: A ran without a stop, B was resumed"));
 	CU_ASSERT_FALSE(rfx_has_warning(&c, "rig versions differ"));
 	sb_addf(&out, "%s/cmp", dir);
 	mkdir(out.buf, 0777);
-	CU_ASSERT_EQUAL(compare_write_html(&c, out.buf, &e), 0);
+	CU_ASSERT_EQUAL(rep_compare_write_html(&c, out.buf, &e), 0);
 	sb_addch(&out, '/');
 	sb_adds(&out, "compare.html");
 	char *html = test_read_file(out.buf, NULL);
@@ -255,7 +255,7 @@ static void test_across_hosts(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(html, "<td>lab-mac-2</td>"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(html, "completed, resumed 1 time</td>"));
 	free(html);
-	compare_free(&c);
+	rep_compare_free(&c);
 	test_rmtree(dir);
 	free(dir);
 	sb_release(&a);

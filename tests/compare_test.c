@@ -3,8 +3,8 @@
  * the store API hold known values (two file systems, two layouts with the
  * positions swapped, four repetitions), one store per disk; the rows of
  * compare-within.csv are checked against means and standard deviations
- * computed here by hand and the difference computed by stats_diff from
- * those (stats_diff itself is checked against mpmath in stats_test.c).
+ * computed here by hand and the difference computed by rep_stats_diff from
+ * those (rep_stats_diff itself is checked against mpmath in stats_test.c).
  * An incomplete run must not be pooled and must be marked; a resumed run
  * must be marked. End to end: `rig compare --within` on runs made by `rig
  * run` of a null-module plan on directories.
@@ -180,8 +180,8 @@ static void check_row(const struct wcsv *t, size_t row, const double *x, size_t 
 	struct stats_summary sx, sb;
 	by_hand(x, nx, &sx);
 	by_hand(b, nb, &sb);
-	struct stats_diff df;
-	stats_diff(&sx, &sb, &df);
+	struct rep_stats_diff df;
+	rep_stats_diff(&sx, &sb, &df);
 	CU_ASSERT_EQUAL(num(t, row, "n"), (double)nx);
 	CU_ASSERT_EQUAL(num(t, row, "ref_n"), (double)nb);
 	CU_ASSERT_TRUE(close_to(num(t, row, "mean"), sx.mean));
@@ -221,16 +221,16 @@ static void three_open(struct three *f, const char *against, const char *baselin
 	}
 	struct strbuf err = STRBUF_INIT, p = STRBUF_INIT;
 	struct compare_opts o = { 1, against };
-	CU_ASSERT_EQUAL_FATAL(compare_build(&f->c, f->runs, 3, &o, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(rep_compare_build(&f->c, f->runs, 3, &o, &err), 0);
 	sb_addf(&p, "%s/compare-within.csv", f->dir);
-	CU_ASSERT_EQUAL_FATAL(compare_within_write_csv(&f->c, p.buf, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(rep_compare_within_write_csv(&f->c, p.buf, &err), 0);
 	char *text = test_read_file(p.buf, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	CU_ASSERT_EQUAL(rfx_csv_parse(text, &f->t.rows), 0);
 	free(text);
 	while (f->t.rows[f->t.n])
 		f->t.n++;
-	CU_ASSERT_EQUAL_FATAL(compare_within_write_html(&f->c, f->dir, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(rep_compare_within_write_html(&f->c, f->dir, &err), 0);
 	sb_reset(&p);
 	sb_addf(&p, "%s/compare.html", f->dir);
 	f->html = test_read_file(p.buf, NULL);
@@ -241,7 +241,7 @@ static void three_open(struct three *f, const char *against, const char *baselin
 
 static void three_close(struct three *f)
 {
-	compare_free(&f->c);
+	rep_compare_free(&f->c);
 	rfx_csv_free(f->t.rows);
 	free(f->html);
 	test_rmtree(f->dir);
@@ -384,7 +384,7 @@ static void test_within_columns_documented(void)
 	for (const char *q = block + 4; *q && strncmp(q, "```", 3); q++)
 		if (*q != '\n')
 			sb_addch(&doc, *q);
-	CU_ASSERT_STRING_EQUAL(doc.buf, compare_within_csv_header);
+	CU_ASSERT_STRING_EQUAL(doc.buf, rep_compare_within_csv_header);
 	free(text);
 	sb_release(&path);
 	sb_release(&doc);

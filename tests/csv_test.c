@@ -448,12 +448,12 @@ static void test_results_csv(void)
 	s = store_open(db, 1, &err); /* reports read a closed run, read-only */
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 
-	CU_ASSERT_EQUAL(csv_write_results(s, csv, &err), 0);
+	CU_ASSERT_EQUAL(rep_csv_write_results(s, csv, &err), 0);
 	CU_ASSERT_EQUAL(err.len, 0);
 	check_file(csv, contract_results_header, want_results_text, want_results_rows,
 		   NROWS(want_results_rows), RESULTS_COLS);
 	/* Written again: replaced whole, no temporary files left. */
-	CU_ASSERT_EQUAL(csv_write_results(s, csv, &err), 0);
+	CU_ASSERT_EQUAL(rep_csv_write_results(s, csv, &err), 0);
 	CU_ASSERT_EQUAL(count_temps(dir), 0);
 	store_close(s);
 
@@ -472,7 +472,7 @@ static void test_files_csv(void)
 	struct strbuf err = STRBUF_INIT;
 	struct store *s = make_store(db); /* still open for writing: a live run */
 
-	CU_ASSERT_EQUAL(csv_write_files(s, csv, &err), 0);
+	CU_ASSERT_EQUAL(rep_csv_write_files(s, csv, &err), 0);
 	CU_ASSERT_EQUAL(err.len, 0);
 	check_file(csv, contract_files_header, want_files_text, want_files_rows,
 		   NROWS(want_files_rows), FILES_COLS);
@@ -508,7 +508,7 @@ static void test_numbers(void)
 	};
 	for (size_t i = 0; i < NROWS(cases); i++) {
 		struct strbuf sb = STRBUF_INIT;
-		csv_add_double(&sb, cases[i].v);
+		rep_csv_add_double(&sb, cases[i].v);
 		CU_ASSERT_STRING_EQUAL(sb.buf, cases[i].s);
 		if (strcmp(sb.buf, cases[i].s))
 			fprintf(stderr, "number %zu: got '%s', want '%s'\n", i, sb.buf,
@@ -528,7 +528,7 @@ static void test_numbers(void)
 		if (!isfinite(v))
 			continue;
 		struct strbuf sb = STRBUF_INIT;
-		csv_add_double(&sb, v);
+		rep_csv_add_double(&sb, v);
 		double back = strtod(sb.buf, NULL);
 		if (memcmp(&back, &v, sizeof(v)) != 0 || sb.len > 24) {
 			fprintf(stderr, "number %.17g printed as '%s'\n", v, sb.buf);
@@ -561,7 +561,7 @@ static void test_values_round_trip(void)
 	CU_ASSERT_EQUAL(store_cell_start(s, &c, "t", &err), 0);
 	for (size_t i = 0; i < NROWS(values); i++)
 		CU_ASSERT_EQUAL(store_add_sample(s, 1, "x", values[i], "", "", &err), 0);
-	CU_ASSERT_EQUAL(csv_write_results(s, csv, &err), 0);
+	CU_ASSERT_EQUAL(rep_csv_write_results(s, csv, &err), 0);
 	store_close(s);
 
 	char *text = test_read_file(csv, NULL);
@@ -598,7 +598,7 @@ static void test_empty_and_errors(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 
 	/* No run: refused, and no file or temporary left behind. */
-	CU_ASSERT_EQUAL(csv_write_results(s, csv, &err), -ENOENT);
+	CU_ASSERT_EQUAL(rep_csv_write_results(s, csv, &err), -ENOENT);
 	struct strbuf want = STRBUF_INIT;
 	sb_addf(&want, "cannot write %s: the results store holds no run", csv);
 	CU_ASSERT_STRING_EQUAL(err.buf, want.buf);
@@ -607,8 +607,8 @@ static void test_empty_and_errors(void)
 	struct store_run r = { .id = "r", .plan_name = "p", .started_utc = "t" };
 	CU_ASSERT_EQUAL(store_begin_run(s, &r, &err), 0);
 	sb_reset(&err);
-	CU_ASSERT_EQUAL(csv_write_results(s, csv, &err), 0);
-	CU_ASSERT_EQUAL(csv_write_files(s, files, &err), 0);
+	CU_ASSERT_EQUAL(rep_csv_write_results(s, csv, &err), 0);
+	CU_ASSERT_EQUAL(rep_csv_write_files(s, files, &err), 0);
 	char *text = test_read_file(csv, NULL);
 	struct strbuf hdr = STRBUF_INIT;
 	sb_addf(&hdr, "%s\n", contract_results_header);
@@ -623,7 +623,7 @@ static void test_empty_and_errors(void)
 	/* A directory that does not exist: named in the message. */
 	sb_reset(&want);
 	sb_addf(&want, "%s/missing/results.csv", dir);
-	CU_ASSERT(csv_write_results(s, want.buf, &err) < 0);
+	CU_ASSERT(rep_csv_write_results(s, want.buf, &err) < 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.buf, "cannot write "));
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.buf, want.buf));
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.buf, "No such file or directory"));

@@ -124,13 +124,13 @@ static void test_lsof_users(void)
 	struct strbuf what = STRBUF_INIT;
 	/* hdiutil holds the image, rig works below the volume; /Volumes/AB and
 	 * a.dmg2 are other names; 500 is this process. */
-	CU_ASSERT_EQUAL(mac_lsof_users(lsof_text, 500, needles, &what), 2);
+	CU_ASSERT_EQUAL(prov_mac_lsof_users(lsof_text, 500, needles, &what), 2);
 	CU_ASSERT_STRING_EQUAL(what.buf, "PID 412 (hdiutil), PID 413 (rig)");
-	CU_ASSERT_EQUAL(mac_lsof_users(lsof_text, 413, needles, NULL), 2); /* 500 now counts */
+	CU_ASSERT_EQUAL(prov_mac_lsof_users(lsof_text, 413, needles, NULL), 2); /* 500 now counts */
 	const char *none[] = { "/Volumes/B", NULL };
-	CU_ASSERT_EQUAL(mac_lsof_users(lsof_text, 1, none, NULL), 0);
-	CU_ASSERT_EQUAL(mac_lsof_users("", 1, needles, NULL), 0);
-	CU_ASSERT_EQUAL(mac_lsof_users("lsof: WARNING: can't stat()\n", 1, needles, NULL), 0);
+	CU_ASSERT_EQUAL(prov_mac_lsof_users(lsof_text, 1, none, NULL), 0);
+	CU_ASSERT_EQUAL(prov_mac_lsof_users("", 1, needles, NULL), 0);
+	CU_ASSERT_EQUAL(prov_mac_lsof_users("lsof: WARNING: can't stat()\n", 1, needles, NULL), 0);
 	sb_release(&what);
 }
 

@@ -257,7 +257,7 @@ static void fx_release(struct fx *f)
 static void release_vols(struct volume *v, size_t n)
 {
 	for (size_t k = 0; k < n; k++)
-		volume_release(&v[k]);
+		prov_volume_release(&v[k]);
 	free(v);
 }
 

@@ -57,7 +57,7 @@ static int estimate_text(struct est_fx *fx, const char *text, uint64_t seed, int
 		diag_print(&fx->d, stderr);
 		CU_FAIL_FATAL("plan invalid");
 	}
-	CU_ASSERT_EQUAL_FATAL(schedule_build(fx->p, seed, &fx->s), 0);
+	CU_ASSERT_EQUAL_FATAL(plan_schedule_build(fx->p, seed, &fx->s), 0);
 	struct plan_est_options def = { .layout = -1 };
 	if (!o)
 		o = &def;
@@ -65,13 +65,13 @@ static int estimate_text(struct est_fx *fx, const char *text, uint64_t seed, int
 	o->seed_known = seed_known;
 	diag_release(&fx->d);
 	diag_init(&fx->d, "plan.yaml", text);
-	return plan_estimate(fx->p, &fx->s, o, &fx->e, &fx->d);
+	return run_plan_estimate(fx->p, &fx->s, o, &fx->e, &fx->d);
 }
 
 static void fx_release(struct est_fx *fx)
 {
-	plan_estimate_release(&fx->e);
-	schedule_free(&fx->s);
+	run_plan_estimate_release(&fx->e);
+	plan_schedule_free(&fx->s);
 	plan_free(fx->p);
 	diag_release(&fx->d);
 }
@@ -120,7 +120,7 @@ static void test_not_estimated(void)
 	CU_ASSERT_EQUAL(fx.e.total.not_estimated, 12); /* 2 exec steps x 2 dirs x 3 */
 	CU_ASSERT_EQUAL(fx.e.total.nskipped, 1);
 	struct strbuf out = STRBUF_INIT;
-	plan_estimate_format(fx.p, &fx.e, &out);
+	run_plan_estimate_format(fx.p, &fx.e, &out);
 	pt_has("estimate", out.buf, "(+ 12 exec cells not estimated: their work is known only "
 				    "when they run)");
 	sb_release(&out);
@@ -156,24 +156,24 @@ static void test_draws_match_modules(void)
 		"  - tree: { files: 3000, dirs: 30, depth: 2, sizes: \"inverse-square(1K..20M)\" }\n",
 		42, 1, NULL), 0);
 	CU_ASSERT_EQUAL_FATAL(fx.s.n, 2);
-	uint64_t ws = schedule_cell_seed(42, SEED_CURRENT, "", &fx.s.cells[0]);
+	uint64_t ws = plan_schedule_cell_seed(42, SEED_CURRENT, "", &fx.s.cells[0]);
 	uint64_t sizes[7];
 	struct seqio_args wa = { 0 };
 	const char *why = NULL;
 	CU_ASSERT_EQUAL_FATAL(units_parse_dist("1M..64M", &wa.sizes, &why), 0);
-	seqio_draw_sizes(&wa.sizes, prng_derive_seed(ws, "seqio/sizes"), sizes, 7);
+	mod_seqio_draw_sizes(&wa.sizes, prng_derive_seed(ws, "seqio/sizes"), sizes, 7);
 	double want = 0;
 	for (int i = 0; i < 7; i++)
 		want += (double)sizes[i];
 	struct tree_args ta = { .files = 3000, .dirs = 30, .depth = 2 };
 	CU_ASSERT_EQUAL_FATAL(units_parse_dist("inverse-square(1K..20M)", &ta.sizes, &why), 0);
-	struct tree_state *t = tree_state_new(&ta, schedule_cell_seed(42, SEED_CURRENT, "", &fx.s.cells[1]),
+	struct tree_state *t = mod_tree_state_new(&ta, plan_schedule_cell_seed(42, SEED_CURRENT, "", &fx.s.cells[1]),
 					      "/nowhere", &why);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
 	want += (double)t->bytes;
 	CU_ASSERT(near(fx.e.total.written, want));
 	CU_ASSERT(fx.e.exact);
-	tree_state_free(t);
+	mod_tree_state_free(t);
 	units_dist_release(&wa.sizes);
 	units_dist_release(&ta.sizes);
 	fx_release(&fx);
@@ -202,7 +202,7 @@ static void test_churn_and_test_files(void)
 	CU_ASSERT(near(fx.e.total.timed_written, 200e6));
 	CU_ASSERT(near(fx.e.total.files, 100 + 30 + 1));
 	struct strbuf f = STRBUF_INIT;
-	plan_estimate_format(fx.p, &fx.e, &f);
+	run_plan_estimate_format(fx.p, &fx.e, &f);
 	pt_has("format", f.buf, "(191 MiB of it by time-bound writes at the assumed rate)");
 	sb_release(&f);
 	double secs = (100 * MIB) / 200e6 + 110 / PLAN_EST_FILE_OPS   /* tree */
@@ -251,11 +251,11 @@ static void test_source_sync_walk(void)
 		      + 2 * ((10 * MIB) / 200e6 + 20 / PLAN_EST_FILE_OPS)     /* churns, once each */
 		      + 4 * (2 * 10 * MIB / 200e6 + 20 / 100.0 + 200 / PLAN_EST_STAT_RATE)
 		                                                             /* later syncs */
-		      + 2 * (100 / 500.0) + 2 * (100 / plan_est_walk_rate(NULL, "xfs", NULL)) /* walks */
+		      + 2 * (100 / 500.0) + 2 * (100 / run_plan_est_walk_rate(NULL, "xfs", NULL)) /* walks */
 		      + 2 * PLAN_EST_PROVISION_S;                              /* provisioning */
 	CU_ASSERT(near(fx.e.total.seconds, secs));
 	struct strbuf f = STRBUF_INIT;
-	plan_estimate_format(fx.p, &fx.e, &f);
+	run_plan_estimate_format(fx.p, &fx.e, &f);
 	pt_has("walk rates said", f.buf, "cold walks: 500 entries/s on ext4 (--assume-walk)");
 	pt_has("ops rate said", f.buf, "100 file operations/s (--assume-ops)");
 	pt_has("walk rates said", f.buf, "on xfs (measured)");
@@ -265,13 +265,13 @@ static void test_source_sync_walk(void)
 	struct plan_est_walk *w = NULL;
 	size_t n = 0;
 	struct strbuf e = STRBUF_INIT;
-	CU_ASSERT_EQUAL(plan_est_parse_walk("apfs=4300,hfs+=4e4", &w, &n, &e), 0);
+	CU_ASSERT_EQUAL(run_plan_est_parse_walk("apfs=4300,hfs+=4e4", &w, &n, &e), 0);
 	CU_ASSERT_EQUAL(n, 2);
 	CU_ASSERT(n == 2 && !strcmp(w[1].fs, "hfs+") && w[1].rate == 40000);
 	for (size_t i = 0; i < n; i++)
 		free((char *)w[i].fs);
 	free(w);
-	CU_ASSERT_EQUAL(plan_est_parse_walk("apfs=fast", &w, &n, &e), -1);
+	CU_ASSERT_EQUAL(run_plan_est_parse_walk("apfs=fast", &w, &n, &e), -1);
 	pt_has("bad walk", e.buf, "--assume-walk takes FS=ENTRIES_PER_SECOND");
 	sb_release(&e);
 	sb_release(&text);
@@ -322,7 +322,7 @@ static void test_unknown_size(void)
 	CU_ASSERT(near(fx.e.total.written, MIB));
 	CU_ASSERT(near(fx.e.rate, PLAN_EST_RATE_DISK));
 	struct strbuf out = STRBUF_INIT;
-	plan_estimate_format(fx.p, &fx.e, &out);
+	run_plan_estimate_format(fx.p, &fx.e, &out);
 	pt_has("format", out.buf, "the size of /dev/rig-no-such-disk is not known here");
 	pt_has("format", out.buf, "1 cell writing to a level of a volume whose size is unknown");
 	sb_release(&out);
@@ -435,15 +435,15 @@ static double estimate_file(const char *path, uint64_t seed, uint64_t image_size
 	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
 	CU_ASSERT_EQUAL_FATAL(d.nerrors, 0);
 	struct schedule s;
-	CU_ASSERT_EQUAL_FATAL(schedule_build(p, seed, &s), 0);
+	CU_ASSERT_EQUAL_FATAL(plan_schedule_build(p, seed, &s), 0);
 	struct plan_est_options o = { .seed = seed, .seed_known = 1, .image_size = image_size,
 				      .layout = -1 };
 	struct plan_est e;
-	plan_estimate(p, &s, &o, &e, &d);
+	run_plan_estimate(p, &s, &o, &e, &d);
 	CU_ASSERT_EQUAL(e.nwarnings, 0);
 	double w = e.total.written;
-	plan_estimate_release(&e);
-	schedule_free(&s);
+	run_plan_estimate_release(&e);
+	plan_schedule_free(&s);
 	plan_free(p);
 	diag_release(&d);
 	return w;

@@ -85,12 +85,12 @@ static void test_expand(void)
 		run.items[i] = (char *)cases[i].in;
 	char **out = NULL;
 	struct strbuf err = STRBUF_INIT;
-	CU_ASSERT_EQUAL_FATAL(exec_expand(&run, "/mnt/a b", "/dev/loop9", "HFS", &out, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(mod_exec_expand(&run, "/mnt/a b", "/dev/loop9", "HFS", &out, &err), 0);
 	for (size_t i = 0; i < n; i++) {
 		CU_ASSERT_STRING_EQUAL(out[i], cases[i].out);
 	}
 	CU_ASSERT_PTR_NULL(out[n]);
-	exec_argv_free(out);
+	mod_exec_argv_free(out);
 	free(run.items);
 	sb_release(&err);
 }
@@ -101,16 +101,16 @@ static void test_expand_no_device(void)
 	struct argv_list run = { items, 3 };
 	char **out = NULL;
 	struct strbuf err = STRBUF_INIT;
-	CU_ASSERT_EQUAL(exec_expand(&run, "/d", NULL, "A", &out, &err), -EINVAL);
+	CU_ASSERT_EQUAL(mod_exec_expand(&run, "/d", NULL, "A", &out, &err), -EINVAL);
 	CU_ASSERT_PTR_NULL(out);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.buf, "argument 3 of the command, '--filename={device}', "
 					       "uses {device}, but volume A has no block device"));
 	sb_release(&err);
 	/* Without {device}, no device is fine. */
 	items[2] = "--directory={dir}";
-	CU_ASSERT_EQUAL(exec_expand(&run, "/d", NULL, "A", &out, &err), 0);
+	CU_ASSERT_EQUAL(mod_exec_expand(&run, "/d", NULL, "A", &out, &err), 0);
 	CU_ASSERT_STRING_EQUAL(out[2], "--directory=/d");
-	exec_argv_free(out);
+	mod_exec_argv_free(out);
 	sb_release(&err);
 }
 
@@ -122,7 +122,7 @@ static void test_fio_fixture_randread(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	struct fio_totals t;
 	struct strbuf err = STRBUF_INIT;
-	CU_ASSERT_EQUAL(exec_parse_fio_json(text, &t, &err), 0);
+	CU_ASSERT_EQUAL(mod_exec_parse_fio_json(text, &t, &err), 0);
 	CU_ASSERT_EQUAL(err.len, 0);
 	CU_ASSERT_EQUAL(t.jobs, 1);
 	CU_ASSERT_STRING_EQUAL(t.version, "fio-3.33");
@@ -142,7 +142,7 @@ static void test_fio_fixture_two_jobs(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	struct fio_totals t;
 	struct strbuf err = STRBUF_INIT;
-	CU_ASSERT_EQUAL(exec_parse_fio_json(text, &t, &err), 0);
+	CU_ASSERT_EQUAL(mod_exec_parse_fio_json(text, &t, &err), 0);
 	CU_ASSERT_EQUAL(t.jobs, 2);
 	/* Summed over both jobs: 121652427 + 121648335 bytes/s, and so on. */
 	CU_ASSERT_DOUBLE_EQUAL(t.read_bw_bytes / 1e6, 243.300762, 1e-9);
@@ -163,7 +163,7 @@ static void test_fio_prefix_and_suffix(void)
 		       "note: both iodepth >= 1 and synchronous I/O engine\n%s\nRun status: done\n",
 		json);
 	struct fio_totals t;
-	CU_ASSERT_EQUAL(exec_parse_fio_json(text.buf, &t, &err), 0);
+	CU_ASSERT_EQUAL(mod_exec_parse_fio_json(text.buf, &t, &err), 0);
 	CU_ASSERT_DOUBLE_EQUAL(t.read_bw_bytes, 99089646.0, 0.5);
 	free(json);
 	sb_release(&text);
@@ -193,7 +193,7 @@ static void test_fio_errors(void)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct fio_totals t;
 		struct strbuf err = STRBUF_INIT;
-		CU_ASSERT_EQUAL(exec_parse_fio_json(cases[i].text, &t, &err), -EINVAL);
+		CU_ASSERT_EQUAL(mod_exec_parse_fio_json(cases[i].text, &t, &err), -EINVAL);
 		if (!strstr(err.buf, cases[i].msg)) {
 			fprintf(stderr, "\ncase %zu: got '%s', want '%s'\n", i, err.buf, cases[i].msg);
 			CU_FAIL("fio error message");
@@ -210,7 +210,7 @@ static void test_fio_old_bw(void)
 			   " \"write\": { \"bw\": 0, \"iops\": 0 } } ] }";
 	struct fio_totals t;
 	struct strbuf err = STRBUF_INIT;
-	CU_ASSERT_EQUAL(exec_parse_fio_json(text, &t, &err), 0);
+	CU_ASSERT_EQUAL(mod_exec_parse_fio_json(text, &t, &err), 0);
 	CU_ASSERT_DOUBLE_EQUAL(t.read_bw_bytes, 1024000.0, 0);
 	CU_ASSERT_DOUBLE_EQUAL(t.read_iops, 250, 0);
 	CU_ASSERT_TRUE(t.bw_from_kib);
@@ -256,7 +256,7 @@ static void test_kv(void)
 		struct kvrec r = { STRBUF_INIT };
 		struct strbuf first = STRBUF_INIT;
 		size_t bad = 99;
-		exec_parse_kv(cases[i].text, kv_fn, &r, &bad, &first);
+		mod_exec_parse_kv(cases[i].text, kv_fn, &r, &bad, &first);
 		if (strcmp(r.s.buf, cases[i].want) || bad != cases[i].bad ||
 		    strcmp(first.buf, cases[i].first_bad)) {
 			fprintf(stderr, "\ncase %zu: got '%s' bad %zu '%s'\n", i, r.s.buf, bad, first.buf);
@@ -275,7 +275,7 @@ static void test_kv(void)
 		sb_addch(&t, 'b');
 	sb_adds(&t, "=2\n");
 	size_t bad = 0;
-	CU_ASSERT_EQUAL(exec_parse_kv(t.buf, kv_fn, &r, &bad, &first), 1);
+	CU_ASSERT_EQUAL(mod_exec_parse_kv(t.buf, kv_fn, &r, &bad, &first), 1);
 	CU_ASSERT_EQUAL(bad, 1);
 	sb_release(&t);
 	sb_release(&first);
@@ -285,11 +285,11 @@ static void test_kv(void)
 static void test_tail(void)
 {
 	const char *t = "l1\nl2\nl3\nl4\n";
-	CU_ASSERT_STRING_EQUAL(exec_tail(t, strlen(t), 2, 1000), "l3\nl4\n");
-	CU_ASSERT_STRING_EQUAL(exec_tail(t, strlen(t), 10, 1000), t);
-	CU_ASSERT_STRING_EQUAL(exec_tail(t, strlen(t), 10, 7), "l3\nl4\n"); /* cut in l2 */
-	CU_ASSERT_STRING_EQUAL(exec_tail("abcdef", 6, 3, 3), "def");
-	CU_ASSERT_STRING_EQUAL(exec_tail("", 0, 3, 3), "");
+	CU_ASSERT_STRING_EQUAL(mod_exec_tail(t, strlen(t), 2, 1000), "l3\nl4\n");
+	CU_ASSERT_STRING_EQUAL(mod_exec_tail(t, strlen(t), 10, 1000), t);
+	CU_ASSERT_STRING_EQUAL(mod_exec_tail(t, strlen(t), 10, 7), "l3\nl4\n"); /* cut in l2 */
+	CU_ASSERT_STRING_EQUAL(mod_exec_tail("abcdef", 6, 3, 3), "def");
+	CU_ASSERT_STRING_EQUAL(mod_exec_tail("", 0, 3, 3), "");
 }
 
 /* --- the module, run directly --- */
@@ -310,7 +310,7 @@ static int run_exec(struct rec_env *e, const char *const *argv, int parse)
 	while (argv[n])
 		n++;
 	struct exec_args a = { { (char **)argv, n }, parse };
-	return rig_module_exec.run(&e->ctx, &a);
+	return mod_exec.run(&e->ctx, &a);
 }
 
 static void test_module_kv(void)

@@ -85,9 +85,9 @@ static const struct src good[] = {
 	{ "plan/plan_x.c", "int plan_thing(void);\nint plan_tested(void);\n"
 			  "int plan_thing(void) { return 1; }\n"
 			  "int plan_tested(void) { return 2; }\n" },
-	{ "rig/run/runner.c", "int plan_thing(void);\nint runner_go(void);\n"
-			  "int runner_go(void) { return plan_thing(); }\n" },
-	{ "rig/main.c", "int runner_go(void);\nint main(void) { return runner_go(); }\n" },
+	{ "rig/run/runner.c", "int plan_thing(void);\nint run_go(void);\n"
+			  "int run_go(void) { return plan_thing(); }\n" },
+	{ "rig/main.c", "int run_go(void);\nint main(void) { return run_go(); }\n" },
 	{ "tests/plan_x_test.c", "int plan_tested(void);\nvoid register_plan_x_tests(void);\n"
 				 "void register_plan_x_tests(void) { (void)plan_tested(); }\n" },
 	{ "tests/main.c", "void register_plan_x_tests(void);\n"
@@ -121,12 +121,16 @@ static void test_planted(void)
 {
 	static const struct plant cases[] = {
 		/* the issue's own example: a one-letter "prefix" is none */
-		{ { "reports/html_x.c", "int h_p(void);\nint runner_go(void);\n"
-					"int h_p(void) { return runner_go(); }\n"
-					"int html_x(void);\nint html_x(void) { return h_p(); }\n" },
-		  NULL, "reports/html_x.c defines h_p, which has no prefix of its module (html_)" },
+		{ { "reports/html_x.c", "int h_p(void);\nint run_go(void);\n"
+					"int h_p(void) { return run_go(); }\n"
+					"int rep_x(void);\nint rep_x(void) { return h_p(); }\n" },
+		  NULL, "reports/html_x.c defines h_p, which has no prefix of its module (rep_)" },
+		/* one prefix per folder: a file's own older prefix is refused */
+		{ { "reports/html_y.c", "int run_go(void);\nint html_y(void);\n"
+					"int html_y(void) { return run_go(); }\n" },
+		  NULL, "reports/html_y.c defines html_y, which has no prefix of its module (rep_)" },
 		{ { "plan/plan_y.c", "int node_count(void);\nint node_count(void) { return 3; }\n"
-				    "int runner_go(void);\nint runner_go(void) { return node_count(); }\n" },
+				    "int run_go(void);\nint run_go(void) { return node_count(); }\n" },
 		  NULL, "plan/plan_y.c defines node_count, which has no prefix of its module (plan_)" },
 		/* the right prefix, but its own file alone uses it */
 		{ { "plan/plan_z.c", "int plan_alone(void);\nint plan_alone(void) { return 4; }\n"
@@ -137,7 +141,7 @@ static void test_planted(void)
 		/* a list that gives a one-letter prefix is refused */
 		{ { "plan/schedule.c", "int plan_thing(void);\nint h_s(void);\n"
 				      "int h_s(void) { return plan_thing(); }\n" },
-		  "plan/plan_x.c plan_\nrig/run/runner.c runner_\nrig/main.c !main\n"
+		  "plan/plan_x.c plan_\nrig/run/runner.c run_\nrig/main.c !main\n"
 		  "tests/*_test.c register_\ntests/main.c !main\nplan/schedule.c h_\n",
 		  "plan/schedule.c: h_ is one letter, not a module prefix" },
 	};

@@ -51,11 +51,11 @@ static void test_grammar(void)
 	struct strbuf e = STRBUF_INIT;
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
 		sb_reset(&e);
-		int rc = fault_set(good[i], &e);
+		int rc = plat_fault_set(good[i], &e);
 		if (rc)
 			fprintf(stderr, "\n'%s': %s\n", good[i], e.buf);
 		CU_ASSERT_EQUAL(rc, 0);
-		CU_ASSERT_TRUE(fault_spec() && !strcmp(fault_spec(), good[i]));
+		CU_ASSERT_TRUE(plat_fault_spec() && !strcmp(plat_fault_spec(), good[i]));
 	}
 	static const char *const bad[][2] = {
 		{ "spawn", "spawn takes NAME:N[:exit=S]" },
@@ -77,16 +77,16 @@ static void test_grammar(void)
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		sb_reset(&e);
-		CU_ASSERT_EQUAL(fault_set(bad[i][0], &e), -EINVAL);
+		CU_ASSERT_EQUAL(plat_fault_set(bad[i][0], &e), -EINVAL);
 		if (!strstr(e.buf, bad[i][1]) || strncmp(e.buf, "RIG_FAULT: rule '", 17))
 			fprintf(stderr, "\n'%s': expected '%s', got '%s'\n", bad[i][0], bad[i][1], e.buf);
 		CU_ASSERT_PTR_NOT_NULL(strstr(e.buf, bad[i][1]));
 		/* a bad spec leaves no rule in force */
-		CU_ASSERT_PTR_NULL(fault_spec());
-		CU_ASSERT_EQUAL(fault_io_armed, 0);
+		CU_ASSERT_PTR_NULL(plat_fault_spec());
+		CU_ASSERT_EQUAL(plat_fault_io_armed, 0);
 	}
-	CU_ASSERT_EQUAL(fault_set(NULL, &e), 0);
-	CU_ASSERT_PTR_NULL(fault_spec());
+	CU_ASSERT_EQUAL(plat_fault_set(NULL, &e), 0);
+	CU_ASSERT_PTR_NULL(plat_fault_spec());
 	sb_release(&e);
 }
 
@@ -95,7 +95,7 @@ static int spawn_status(struct spawner *sp, const char *const *argv, struct strb
 {
 	struct spawn_result r;
 	struct strbuf e = STRBUF_INIT;
-	int rc = spawn_run(sp, argv, NULL, &r, &e);
+	int rc = plat_spawn_run(sp, argv, NULL, &r, &e);
 	sb_release(&e);
 	if (rc < 0)
 		return -1000;
@@ -104,7 +104,7 @@ static int spawn_status(struct spawner *sp, const char *const *argv, struct strb
 		sb_adds(out, r.output);
 	}
 	int st = r.exited ? r.status : -r.status;
-	spawn_result_release(&r);
+	plat_spawn_result_release(&r);
 	return st;
 }
 
@@ -120,8 +120,8 @@ static void count_log(void *opaque, const char *argv_text, const struct spawn_re
 static void test_spawn_faults(void)
 {
 	struct strbuf e = STRBUF_INIT, out = STRBUF_INIT;
-	CU_ASSERT_EQUAL_FATAL(fault_set("spawn:true:2:exit=3,spawn:echo two:1+", &e), 0);
-	struct spawner sp = spawner_fault(spawner_real(count_log, NULL));
+	CU_ASSERT_EQUAL_FATAL(plat_fault_set("spawn:true:2:exit=3,spawn:echo two:1+", &e), 0);
+	struct spawner sp = plat_spawner_fault(plat_spawner_real(count_log, NULL));
 	const char *t[] = { "true", NULL };
 	const char *t2[] = { "/bin/true", "x", NULL };
 	const char *one[] = { "echo", "one", NULL };
@@ -140,25 +140,25 @@ static void test_spawn_faults(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(out.buf, "echo: failure injected"));
 	/* faked commands are logged like real ones */
 	CU_ASSERT_EQUAL(logged, 6);
-	/* spawn_check names the command and quotes the fake output */
+	/* plat_spawn_check names the command and quotes the fake output */
 	sb_reset(&e);
-	CU_ASSERT_EQUAL(spawn_check(&sp, two, NULL, NULL, &e), -EIO);
+	CU_ASSERT_EQUAL(plat_spawn_check(&sp, two, NULL, NULL, &e), -EIO);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.buf, "echo two failed with exit status 1:\n"
 					     "echo: failure injected by RIG_FAULT (spawn:echo two:1+)"));
 	/* split output: the fake output is on stderr, stdout is empty */
 	struct spawn_opts o = { .split = 1 };
 	struct spawn_result r;
 	sb_reset(&e);
-	CU_ASSERT_EQUAL(spawn_run_opts(&sp, two, NULL, &o, &r, &e), 0);
+	CU_ASSERT_EQUAL(plat_spawn_run_opts(&sp, two, NULL, &o, &r, &e), 0);
 	CU_ASSERT_TRUE(r.stdout_text && !*r.stdout_text && r.stderr_text &&
 		       strstr(r.stderr_text, "failure injected"));
-	spawn_result_release(&r);
+	plat_spawn_result_release(&r);
 	/* a dry run neither counts nor fakes */
-	CU_ASSERT_EQUAL(fault_set("spawn:true:1", &e), 0);
-	struct spawner dry = spawner_fault(spawner_dry(NULL, NULL));
+	CU_ASSERT_EQUAL(plat_fault_set("spawn:true:1", &e), 0);
+	struct spawner dry = plat_spawner_fault(plat_spawner_dry(NULL, NULL));
 	CU_ASSERT_EQUAL(spawn_status(&dry, t, NULL), 0);
 	CU_ASSERT_EQUAL(spawn_status(&sp, t, NULL), 1);
-	CU_ASSERT_EQUAL(fault_set(NULL, &e), 0);
+	CU_ASSERT_EQUAL(plat_fault_set(NULL, &e), 0);
 	CU_ASSERT_EQUAL(spawn_status(&sp, t, NULL), 0);
 	sb_release(&e);
 	sb_release(&out);
@@ -173,10 +173,10 @@ static void test_io_faults(void)
 	CU_ASSERT_TRUE_FATAL(fd >= 0);
 	char buf[16] = "0123456789abcdef";
 	/* unarmed: the wrappers are the plain calls */
-	CU_ASSERT_EQUAL(fault_io_armed, 0);
+	CU_ASSERT_EQUAL(plat_fault_io_armed, 0);
 	CU_ASSERT_EQUAL(fault_pwrite(fd, buf, 4, 0), 4);
-	CU_ASSERT_EQUAL_FATAL(fault_set("io:write:2:ENOSPC,io:read:2+:EIO,io:fsync:1:EROFS", &e), 0);
-	CU_ASSERT_EQUAL(fault_io_armed, 1);
+	CU_ASSERT_EQUAL_FATAL(plat_fault_set("io:write:2:ENOSPC,io:read:2+:EIO,io:fsync:1:EROFS", &e), 0);
+	CU_ASSERT_EQUAL(plat_fault_io_armed, 1);
 	CU_ASSERT_EQUAL(fault_pwrite(fd, buf, 4, 0), 4);
 	errno = 0;
 	CU_ASSERT_EQUAL(fault_write(fd, buf, 4), -1);
@@ -191,15 +191,15 @@ static void test_io_faults(void)
 	/* an asynchronous request's result is replaced */
 	CU_ASSERT_EQUAL(fault_io_result(FAULT_READ, 4096), -EIO);
 	CU_ASSERT_EQUAL(fault_io_result(FAULT_WRITE, 4096), 4096);
-	CU_ASSERT_EQUAL(fault_full_sync(fd), -EROFS);
-	CU_ASSERT_EQUAL(fault_full_sync(fd), 0);
+	CU_ASSERT_EQUAL(plat_fault_full_sync(fd), -EROFS);
+	CU_ASSERT_EQUAL(plat_fault_full_sync(fd), 0);
 	/* the failed write was not done: 8 bytes, not 12 */
 	struct stat st;
 	CU_ASSERT_EQUAL(fstat(fd, &st), 0);
 	CU_ASSERT_EQUAL(st.st_size, 8);
 	close(fd);
-	CU_ASSERT_EQUAL(fault_set(NULL, &e), 0);
-	CU_ASSERT_EQUAL(fault_io_armed, 0);
+	CU_ASSERT_EQUAL(plat_fault_set(NULL, &e), 0);
+	CU_ASSERT_EQUAL(plat_fault_io_armed, 0);
 	test_rmtree(tmp);
 	free(tmp);
 	sb_release(&p);
@@ -228,10 +228,10 @@ static void test_signal_points(void)
 	sa.sa_handler = on_usr2;
 	sigaction(SIGUSR2, &sa, &old2);
 	struct strbuf e = STRBUF_INIT;
-	CU_ASSERT_EQUAL_FATAL(fault_set("signal:SIGUSR1:before-spawn:true:2,"
+	CU_ASSERT_EQUAL_FATAL(plat_fault_set("signal:SIGUSR1:before-spawn:true:2,"
 					"signal:SIGUSR2:after-spawn:true:1,"
 					"signal:SIGUSR1:io:fsync:1", &e), 0);
-	struct spawner sp = spawner_fault(spawner_real(NULL, NULL));
+	struct spawner sp = plat_spawner_fault(plat_spawner_real(NULL, NULL));
 	const char *t[] = { "true", NULL };
 	got_usr1 = got_usr2 = 0;
 	CU_ASSERT_EQUAL(spawn_status(&sp, t, NULL), 0);
@@ -240,16 +240,16 @@ static void test_signal_points(void)
 	CU_ASSERT_EQUAL(spawn_status(&sp, t, NULL), 0); /* a signal rule does not fail the command */
 	CU_ASSERT_EQUAL(got_usr1, 1);
 	CU_ASSERT_EQUAL(got_usr2, 1);
-	CU_ASSERT_EQUAL(fault_io_armed, 1);
-	CU_ASSERT_EQUAL(fault_io(FAULT_FSYNC), 0);
+	CU_ASSERT_EQUAL(plat_fault_io_armed, 1);
+	CU_ASSERT_EQUAL(plat_fault_io(FAULT_FSYNC), 0);
 	CU_ASSERT_EQUAL(got_usr1, 2);
-	CU_ASSERT_EQUAL(fault_set(NULL, &e), 0);
+	CU_ASSERT_EQUAL(plat_fault_set(NULL, &e), 0);
 	sigaction(SIGUSR1, &old1, NULL);
 	sigaction(SIGUSR2, &old2, NULL);
 	sb_release(&e);
 }
 
-/* spawner_fault around a fake: what reaches the fake, what is logged, and
+/* plat_spawner_fault around a fake: what reaches the fake, what is logged, and
  * when the after-spawn signal comes. */
 struct decorated {
 	int played;
@@ -284,10 +284,10 @@ static void test_fault_decorator(void)
 	sa.sa_handler = on_usr2;
 	sigaction(SIGUSR2, &sa, &old);
 	struct strbuf e = STRBUF_INIT, out = STRBUF_INIT;
-	CU_ASSERT_EQUAL_FATAL(fault_set("spawn:play:2,signal:SIGUSR2:after-spawn:play:3", &e), 0);
+	CU_ASSERT_EQUAL_FATAL(plat_fault_set("spawn:play:2,signal:SIGUSR2:after-spawn:play:3", &e), 0);
 	struct decorated d = { 0, 0, 0 };
 	/* wrapped twice is wrapped once: each command is counted once */
-	struct spawner sp = spawner_fault(spawner_fault(spawner_fake(play_ok, decorated_log, &d)));
+	struct spawner sp = plat_spawner_fault(plat_spawner_fault(plat_spawner_fake(play_ok, decorated_log, &d)));
 	const char *argv[] = { "play", "it", NULL };
 	got_usr2 = 0;
 	/* not named by a rule: handed on to the fake */
@@ -306,9 +306,9 @@ static void test_fault_decorator(void)
 	CU_ASSERT_EQUAL(d.usr2_when_logged, 0);
 	CU_ASSERT_EQUAL(got_usr2, 1);
 	/* a dry spawner is given back as it is: still a dry run */
-	struct spawner dry = spawner_fault(spawner_dry(NULL, NULL));
-	CU_ASSERT_TRUE(spawner_dry_run(&dry));
-	CU_ASSERT_EQUAL(fault_set(NULL, &e), 0);
+	struct spawner dry = plat_spawner_fault(plat_spawner_dry(NULL, NULL));
+	CU_ASSERT_TRUE(plat_spawner_dry_run(&dry));
+	CU_ASSERT_EQUAL(plat_fault_set(NULL, &e), 0);
 	sigaction(SIGUSR2, &old, NULL);
 	sb_release(&e);
 	sb_release(&out);
@@ -779,7 +779,7 @@ void register_fault_tests(void)
 	CU_pSuite s = test_suite_e2e("fault injection (RIG_FAULT)");
 	test_add(s, "rules: grammar and errors", test_grammar);
 	test_add(s, "commands failed by name and occurrence, dry runs left alone", test_spawn_faults);
-	test_add(s, "spawner_fault: injects, logs, else hands on to the spawner it wraps",
+	test_add(s, "plat_spawner_fault: injects, logs, else hands on to the spawner it wraps",
 		 test_fault_decorator);
 	test_add(s, "module I/O fails with the chosen errno", test_io_faults);
 	test_add(s, "signals before and after commands and at I/O", test_signal_points);

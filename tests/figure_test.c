@@ -5,7 +5,7 @@
  * are about the drawing, not the code that made it.
  *
  *   - twelve series keep twelve colours, dash patterns and marker shapes;
- *     html_style_of, html_pair_style and fig_add_series keep series apart;
+ *     rep_html_style_of, rep_html_pair_style and rep_fig_add_series keep series apart;
  *   - with yzero, whiskers and bars stop at the y of 0, which is the
  *     bottom of the axis (found from the data marks' own positions);
  *   - a fitted curve that runs off the data stays inside the plot area;
@@ -192,7 +192,7 @@ static int same_shape(const struct path *a, const struct path *b)
 static char *svg_of(const struct figure *f)
 {
 	struct strbuf sb = STRBUF_INIT;
-	CU_ASSERT_EQUAL(fig_svg(f, &sb), 0);
+	CU_ASSERT_EQUAL(rep_fig_svg(f, &sb), 0);
 	return sb_detach(&sb);
 }
 
@@ -275,9 +275,9 @@ static void test_twelve_series_apart(void)
 	f.ylabel = "rate (MB/s)";
 	static const char *const names[] = { "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l" };
 	for (int i = 0; i < FIG_NSTYLES; i++) {
-		struct fig_series *s = fig_add_series(&f, names[i], i);
+		struct fig_series *s = rep_fig_add_series(&f, names[i], i);
 		for (int x = 1; x <= 3; x++)
-			fig_add_point(s, x, 10 + 5 * i + x, NAN, NAN);
+			rep_fig_add_point(s, x, 10 + 5 * i + x, NAN, NAN);
 	}
 	char *doc = svg_of(&f);
 	struct strbuf why = STRBUF_INIT;
@@ -286,7 +286,7 @@ static void test_twelve_series_apart(void)
 	if (!ok)
 		fprintf(stderr, "\ntwelve styles: %s\n", why.buf);
 	free(doc);
-	fig_release(&f);
+	rep_fig_release(&f);
 
 	/* Ten series asking for one style (a volume over ten sweep values) are
 	 * given ten; a fitted curve keeps its series' style. */
@@ -294,10 +294,10 @@ static void test_twelve_series_apart(void)
 	f.kind = FIG_POINTS;
 	int seen = 0;
 	for (int i = 0; i < 10; i++) {
-		struct fig_series *s = fig_add_series(&f, names[i], 0);
-		fig_add_point(s, i, i, NAN, NAN);
+		struct fig_series *s = rep_fig_add_series(&f, names[i], 0);
+		rep_fig_add_point(s, i, i, NAN, NAN);
 		seen |= 1 << s->style;
-		struct fig_series *fit = fig_add_series(&f, NULL, s->style);
+		struct fig_series *fit = rep_fig_add_series(&f, NULL, s->style);
 		CU_ASSERT_EQUAL(fit->style, f.series[f.nseries - 2].style);
 	}
 	CU_ASSERT_EQUAL(seen, (1 << 10) - 1);
@@ -308,7 +308,7 @@ static void test_twelve_series_apart(void)
 	if (!ok)
 		fprintf(stderr, "\nten series of one style: %s\n", why.buf);
 	free(doc);
-	fig_release(&f);
+	rep_fig_release(&f);
 	sb_release(&why);
 }
 
@@ -332,7 +332,7 @@ static void test_page_styles_apart(void)
 	d.nvols = 12;
 	int used = 0;
 	for (int i = 0; i < 12; i++)
-		used |= 1 << html_pair_style(&d, vols[i].name, vols[i].layout);
+		used |= 1 << rep_html_pair_style(&d, vols[i].name, vols[i].layout);
 	CU_ASSERT_EQUAL(used, (1 << 12) - 1);
 	for (int i = 0; i < 12; i++) {
 		vols[i].name = vn[i];
@@ -341,7 +341,7 @@ static void test_page_styles_apart(void)
 	}
 	used = 0;
 	for (int i = 0; i < 12; i++)
-		used |= 1 << html_style_of(&d, vn[i], ln[0]);
+		used |= 1 << rep_html_style_of(&d, vn[i], ln[0]);
 	CU_ASSERT_EQUAL(used, (1 << 12) - 1);
 }
 
@@ -360,11 +360,11 @@ static void test_yzero_clips_whiskers(void)
 	f.kind = FIG_LINES;
 	f.yzero = 1;
 	f.xint = 1;
-	struct fig_series *s = fig_add_series(&f, "ext4", 0);
-	fig_add_point(s, 1, 10, -5, 25);
-	fig_add_point(s, 2, 20, 15, 25);
-	fig_add_point(s, 3, 30, 25, 35);
-	CU_ASSERT_EQUAL(fig_clipped(&f), 1);
+	struct fig_series *s = rep_fig_add_series(&f, "ext4", 0);
+	rep_fig_add_point(s, 1, 10, -5, 25);
+	rep_fig_add_point(s, 2, 20, 15, 25);
+	rep_fig_add_point(s, 3, 30, 25, 35);
+	CU_ASSERT_EQUAL(rep_fig_clipped(&f), 1);
 	char *doc = svg_of(&f);
 	struct svg g;
 	svg_parse(doc, &g);
@@ -394,15 +394,15 @@ static void test_yzero_clips_whiskers(void)
 	CU_ASSERT_EQUAL(nw, 3);
 	svg_free(&g);
 	free(doc);
-	fig_release(&f);
+	rep_fig_release(&f);
 
 	/* Bars: the same; bars stand on the zero line. */
 	memset(&f, 0, sizeof(f));
 	f.kind = FIG_BARS;
 	f.yzero = 1;
-	fig_add_bar(&f, NULL, "ext4", 10, -5, 25, 0);
-	fig_add_bar(&f, NULL, "xfs", 20, 15, 25, 1);
-	CU_ASSERT_EQUAL(fig_clipped(&f), 1);
+	rep_fig_add_bar(&f, NULL, "ext4", 10, -5, 25, 0);
+	rep_fig_add_bar(&f, NULL, "xfs", 20, 15, 25, 1);
+	CU_ASSERT_EQUAL(rep_fig_clipped(&f), 1);
 	doc = svg_of(&f);
 	svg_parse(doc, &g);
 	CU_ASSERT_TRUE_FATAL(find_frame(&g, &fx0, &fy0, &fx1, &fy1));
@@ -435,11 +435,11 @@ static void test_yzero_clips_whiskers(void)
 	/* Nothing below 0: nothing clipped. A value below 0: yzero does not
 	 * apply (the quantity can be negative), nothing is cut. */
 	f.bars[0].lo = 1;
-	CU_ASSERT_EQUAL(fig_clipped(&f), 0);
+	CU_ASSERT_EQUAL(rep_fig_clipped(&f), 0);
 	f.bars[0].lo = -5;
 	f.bars[1].y = -1;
-	CU_ASSERT_EQUAL(fig_clipped(&f), 0);
-	fig_release(&f);
+	CU_ASSERT_EQUAL(rep_fig_clipped(&f), 0);
+	rep_fig_release(&f);
 }
 
 static void test_fitted_curve_inside(void)
@@ -453,17 +453,17 @@ static void test_fitted_curve_inside(void)
 	f.xlog = 1;
 	f.xbytes = 1;
 	f.yzero = 1;
-	struct fig_series *s = fig_add_series(&f, "ext4", 0);
+	struct fig_series *s = rep_fig_add_series(&f, "ext4", 0);
 	for (int i = 0; i <= 20; i++) {
 		double x = 1e6 * pow(100, i / 20.0);
-		fig_add_point(s, x, x / (0.002 + x / 1e8) / 1e6, NAN, NAN);
+		rep_fig_add_point(s, x, x / (0.002 + x / 1e8) / 1e6, NAN, NAN);
 	}
-	struct fig_series *fit = fig_add_series(&f, NULL, 5);
+	struct fig_series *fit = rep_fig_add_series(&f, NULL, 5);
 	fit->line_only = 1;
 	for (int k = 0; k <= 60; k++) {
 		double x = 1e5 * pow(1e8 / 1e5, k / 60.0);
 		double secs = -0.003 + x / 9e7;
-		fig_add_point(fit, x, secs > 0 ? x / secs / 1e6 : NAN, NAN, NAN);
+		rep_fig_add_point(fit, x, secs > 0 ? x / secs / 1e6 : NAN, NAN, NAN);
 	}
 	char *doc = svg_of(&f);
 	struct svg g;
@@ -487,7 +487,7 @@ static void test_fitted_curve_inside(void)
 		fprintf(stderr, "\n%zu points of the fitted curve off the plot area\n", outside);
 	svg_free(&g);
 	free(doc);
-	fig_release(&f);
+	rep_fig_release(&f);
 }
 
 static uint32_t be32(const unsigned char *p)
@@ -515,7 +515,7 @@ static char *pdf_file(const struct figure *f, const char *dir)
 {
 	struct strbuf path = STRBUF_INIT, pdf = STRBUF_INIT;
 	sb_addf(&path, "%s/fig.pdf", dir);
-	CU_ASSERT_EQUAL(fig_pdf(f, &pdf), 0);
+	CU_ASSERT_EQUAL(rep_fig_pdf(f, &pdf), 0);
 	FILE *fp = fopen(path.buf, "wb");
 	CU_ASSERT_PTR_NOT_NULL(fp);
 	if (fp) {
@@ -543,8 +543,8 @@ static void sample_bars(struct figure *f, enum fig_size size)
 	f->size = size;
 	f->yzero = 1;
 	f->ylabel = "operations per second";
-	fig_add_bar(f, "first", "ext4", 15000, 14000, 16000, 0);
-	fig_add_bar(f, "first", "xfs", 12500, 12000, 13000, 1);
+	rep_fig_add_bar(f, "first", "ext4", 15000, 14000, 16000, 0);
+	rep_fig_add_bar(f, "first", "xfs", 12500, 12000, 13000, 1);
 }
 
 static void test_outputs(void)
@@ -554,19 +554,19 @@ static void test_outputs(void)
 		struct figure f;
 		sample_bars(&f, single ? FIG_SINGLE : FIG_DOUBLE);
 		struct strbuf png = STRBUF_INIT;
-		CU_ASSERT_EQUAL(fig_png(&f, &png), 0);
+		CU_ASSERT_EQUAL(rep_fig_png(&f, &png), 0);
 		const unsigned char *b = (const unsigned char *)png.buf;
 		CU_ASSERT_TRUE_FATAL(png.len > 70 && !memcmp(b + 12, "IHDR", 4));
 		CU_ASSERT_EQUAL(be32(b + 16), single ? 1050 : 2100);
 		CU_ASSERT_TRUE(!memcmp(b + 37, "pHYs", 4) && be32(b + 41) == 11811 && b[49] == 1);
-		CU_ASSERT_EQUAL(fig_size_of(&f), single ? FIG_SINGLE : FIG_DOUBLE);
+		CU_ASSERT_EQUAL(rep_fig_size_of(&f), single ? FIG_SINGLE : FIG_DOUBLE);
 		sb_release(&png);
 		/* The SVG is as wide, in points. */
 		char *doc = svg_of(&f);
 		CU_ASSERT_PTR_NOT_NULL(strstr(doc, single ? "width=\"252pt\"" : "width=\"504pt\""));
 		CU_ASSERT_PTR_NOT_NULL(strstr(doc, "viewBox=\"0 0 "));
 		free(doc);
-		fig_release(&f);
+		rep_fig_release(&f);
 	}
 
 	/* PDF: fonts embedded; tick labels as the page writes numbers. */
@@ -613,7 +613,7 @@ static void test_outputs(void)
 	free(out);
 	free(path);
 	out = pdf_text(&f, dir);
-	fig_release(&f);
+	rep_fig_release(&f);
 	if (out) {
 		CU_ASSERT_PTR_NOT_NULL(strstr(out, "15,000"));
 		CU_ASSERT_PTR_NULL(strstr(out, "15000"));
@@ -626,13 +626,13 @@ static void test_outputs(void)
 	f.kind = FIG_POINTS;
 	f.xlog = 1;
 	f.xbytes = 1;
-	struct fig_series *s = fig_add_series(&f, "files", 0);
-	fig_add_point(s, 2e6, 1, NAN, NAN);
-	fig_add_point(s, 5e7, 2, NAN, NAN);
-	fig_add_point(s, -1, -2500, NAN, NAN); /* not drawn on a log axis */
-	fig_add_point(s, 3e6, -2000, NAN, NAN);
+	struct fig_series *s = rep_fig_add_series(&f, "files", 0);
+	rep_fig_add_point(s, 2e6, 1, NAN, NAN);
+	rep_fig_add_point(s, 5e7, 2, NAN, NAN);
+	rep_fig_add_point(s, -1, -2500, NAN, NAN); /* not drawn on a log axis */
+	rep_fig_add_point(s, 3e6, -2000, NAN, NAN);
 	out = pdf_text(&f, dir);
-	fig_release(&f);
+	rep_fig_release(&f);
 	if (out) {
 		CU_ASSERT_PTR_NOT_NULL(strstr(out, "1 MB"));
 		CU_ASSERT_PTR_NOT_NULL(strstr(out, "100 MB"));
@@ -641,10 +641,10 @@ static void test_outputs(void)
 	free(out);
 	memset(&f, 0, sizeof(f));
 	f.kind = FIG_MAP;
-	fig_add_bar(&f, "disk", "1 ext4", 0, 0, 1.07e9, 0);
-	fig_add_bar(&f, "disk", "2 xfs", 0, 1.07e9, 2.14e9, 1);
+	rep_fig_add_bar(&f, "disk", "1 ext4", 0, 0, 1.07e9, 0);
+	rep_fig_add_bar(&f, "disk", "2 xfs", 0, 1.07e9, 2.14e9, 1);
 	out = pdf_text(&f, dir);
-	fig_release(&f);
+	rep_fig_release(&f);
 	if (out) {
 		CU_ASSERT_PTR_NOT_NULL(strstr(out, "0.5 GB"));
 		CU_ASSERT_PTR_NOT_NULL(strstr(out, "1.5 GB"));
@@ -658,22 +658,22 @@ static void test_outputs(void)
 static void test_text_helpers(void)
 {
 	struct strbuf sb = STRBUF_INIT;
-	html_p_clause(&sb, 0.0004);
+	rep_html_p_clause(&sb, 0.0004);
 	CU_ASSERT_STRING_EQUAL(sb.buf, "p &lt; 0.001");
 	sb_reset(&sb);
-	html_p_clause(&sb, 0.0123);
+	rep_html_p_clause(&sb, 0.0123);
 	CU_ASSERT_STRING_EQUAL(sb.buf, "p = 0.012");
 	sb_reset(&sb);
-	html_p_clause(&sb, 0.0042);
+	rep_html_p_clause(&sb, 0.0042);
 	CU_ASSERT_STRING_EQUAL(sb.buf, "p = 0.0042");
 	sb_reset(&sb);
-	html_p_clause(&sb, NAN);
+	rep_html_p_clause(&sb, NAN);
 	CU_ASSERT_STRING_EQUAL(sb.buf, "no p-value");
 	sb_reset(&sb);
-	html_p_value(&sb, 0.0004);
+	rep_html_p_value(&sb, 0.0004);
 	CU_ASSERT_STRING_EQUAL(sb.buf, "&lt; 0.001");
 	sb_reset(&sb);
-	html_plain(&sb, "<b>Mean</b> rate; n &ge; 2, p &lt; 0.001 &amp; 10<sup>6</sup> B, every "
+	rep_html_plain(&sb, "<b>Mean</b> rate; n &ge; 2, p &lt; 0.001 &amp; 10<sup>6</sup> B, every "
 		     "5<sup>th</sup>&#8201;&#x2014;&nbsp;<i>x</i> &bogus; a<br>b");
 	CU_ASSERT_STRING_EQUAL(sb.buf, "Mean rate; n \xe2\x89\xa5 2, p < 0.001 & 10\xe2\x81\xb6 B, every "
 				       "5th\xe2\x80\x89\xe2\x80\x94\xc2\xa0x &bogus; a b");
@@ -695,7 +695,7 @@ static void report_make(struct report *r, const struct fx_opts *o)
 	sb_addf(&p, "%s/results.db", r->dir);
 	struct store *s = store_open(p.buf, 1, &err);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-	CU_ASSERT_EQUAL(reports_write(s, r->dir, &err), 0);
+	CU_ASSERT_EQUAL(rep_write(s, r->dir, &err), 0);
 	store_close(s);
 	sb_reset(&p);
 	sb_addf(&p, "%s/report.html", r->dir);
@@ -832,12 +832,12 @@ static void test_report_figures(void)
 static void test_integer_axis_whole_ticks(void)
 {
 	struct fig_axis a;
-	fig_axis_linear(&a, 0.97, 2.03, 0, 1);
+	rep_fig_axis_linear(&a, 0.97, 2.03, 0, 1);
 	CU_ASSERT_EQUAL(a.nticks, 2);
 	CU_ASSERT_DOUBLE_EQUAL(a.ticks[0], 1, 1e-12);
 	CU_ASSERT_DOUBLE_EQUAL(a.ticks[1], 2, 1e-12);
 	CU_ASSERT_TRUE(a.lo < 0.97 && a.hi > 2.03);
-	fig_axis_linear(&a, 1, 10, 0, 1);
+	rep_fig_axis_linear(&a, 1, 10, 0, 1);
 	CU_ASSERT_EQUAL(a.nticks, 10);
 	CU_ASSERT_DOUBLE_EQUAL(a.ticks[0], 1, 1e-12);
 }
@@ -847,7 +847,7 @@ void register_figure_tests(void)
 	CU_pSuite s = test_suite("figures (reports/figure.c and their use in reports)");
 	test_add(s, "twelve series: twelve colours, markers and dash patterns", test_twelve_series_apart);
 	test_add(s, "an integer axis ticks whole values", test_integer_axis_whole_ticks);
-	test_add(s, "html_pair_style and html_style_of: twelve pairs, twelve volumes apart",
+	test_add(s, "rep_html_pair_style and rep_html_style_of: twelve pairs, twelve volumes apart",
 		 test_page_styles_apart);
 	test_add(s, "yzero: whiskers and bars stop at the zero line, the axis at 0",
 		 test_yzero_clips_whiskers);

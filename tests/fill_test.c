@@ -34,7 +34,7 @@
 #include "rec_sink.h"
 #include "test.h"
 
-extern const struct rig_module rig_module_fill;
+extern const struct rig_module mod_fill;
 
 /* The level as the module defines it, read independently. */
 static double level_of(const char *dir)
@@ -81,26 +81,26 @@ static void env_reset(struct rec_env *e)
 
 static void env_release(struct rec_env *e)
 {
-	rec_env_release(e, &rig_module_fill);
+	rec_env_release(e, &mod_fill);
 }
 
 /* fill's args: one double, `to` (bound from text like the runner does). */
 static int run_fill(struct rec_env *e, const char *to)
 {
-	const struct rig_module *m = &rig_module_fill;
+	const struct rig_module *m = &mod_fill;
 	struct pval vals[1];
 	memset(vals, 0, sizeof(vals));
-	CU_ASSERT_EQUAL_FATAL(module_nparams(m), 1);
+	CU_ASSERT_EQUAL_FATAL(mod_nparams(m), 1);
 	vals[0].given = 1;
 	vals[0].text = (char *)to;
 	void *args = xcalloc(1, m->args_size);
 	struct diag d;
 	diag_init(&d, "test", NULL);
 	struct mark at = { 1, 1, 1 };
-	CU_ASSERT_EQUAL(params_bind(m, vals, NULL, args, &d, at), 0);
+	CU_ASSERT_EQUAL(plan_params_bind(m, vals, NULL, args, &d, at), 0);
 	diag_release(&d);
 	int rc = m->run(&e->ctx, args);
-	params_free(m, args);
+	plan_params_free(m, args);
 	free(args);
 	return rc;
 }
@@ -215,12 +215,12 @@ static int run_cmd(const char *const *argv, char **out)
 {
 	struct spawn_result r;
 	struct strbuf err = STRBUF_INIT;
-	int rc = spawn_check(NULL, argv, NULL, &r, &err);
+	int rc = plat_spawn_check(NULL, argv, NULL, &r, &err);
 	if (rc < 0)
 		fprintf(stderr, "\n%s\n", err.buf);
 	if (out)
 		*out = rc == 0 ? xstrdup(r.output) : NULL;
-	spawn_result_release(&r);
+	plat_spawn_result_release(&r);
 	sb_release(&err);
 	return rc;
 }
@@ -455,7 +455,7 @@ static void test_ext4_release(void)
 {
 	READY();
 	CU_ASSERT_PTR_NOT_NULL_FATAL(fx.e.state);
-	rig_module_fill.release_state(fx.e.state);
+	mod_fill.release_state(fx.e.state);
 	fx.e.state = NULL;
 	struct strbuf p = STRBUF_INIT;
 	sb_addf(&p, "%s/fill", fx.mnt);

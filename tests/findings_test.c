@@ -97,17 +97,17 @@ static void fb_cell(struct fb *b, const char *layout, uint32_t rep, const char *
 static struct rdata *fb_load(struct fb *b)
 {
 	store_end_run(b->s, "2026-12-01T00:01:00Z", "completed", NULL, &b->err);
-	b->d = rdata_load(b->s, &b->err);
+	b->d = rep_rdata_load(b->s, &b->err);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(b->d);
-	summary_compute(b->d);
-	findings_compute(b->d);
+	rep_summary_compute(b->d);
+	rep_findings_compute(b->d);
 	return b->d;
 }
 
 static void fb_end(struct fb *b)
 {
 	if (b->d)
-		rdata_free(b->d);
+		rep_rdata_free(b->d);
 	store_close(b->s);
 	test_rmtree(b->dir);
 	free(b->dir);
@@ -125,7 +125,7 @@ static const struct rd_finding *row(const struct rdata *d, enum fnd_kind k, cons
 static void dump(const struct rdata *d)
 {
 	for (size_t i = 0; i < d->nfindings; i++)
-		fprintf(stderr, "\n  [%s] %s: %g (%g..%g) p=%g %s | %s", fnd_kind_name(d->findings[i].kind),
+		fprintf(stderr, "\n  [%s] %s: %g (%g..%g) p=%g %s | %s", rep_fnd_kind_name(d->findings[i].kind),
 			d->findings[i].groups, d->findings[i].estimate, d->findings[i].ci_low,
 			d->findings[i].ci_high, d->findings[i].p, d->findings[i].effect ? "effect" : "none",
 			d->findings[i].sentence);
@@ -201,23 +201,23 @@ static void refit(const struct rdata *d, int mixed, struct model_est *pos, struc
 	struct model_est e;
 	if (mixed) {
 		struct model_mixed m;
-		CU_ASSERT_EQUAL_FATAL(model_mixed_fit(X, y, g, n, p, nu, &m), 0);
+		CU_ASSERT_EQUAL_FATAL(rep_model_mixed_fit(X, y, g, n, p, nu, &m), 0);
 		CU_ASSERT_FALSE(m.singular);
-		model_mixed_contrast(&m, cb, &e);
-		model_pct(&e, 1, NAN, pos);
-		model_mixed_contrast(&m, ca, &e);
-		model_pct(&e, 1, NAN, fs);
-		model_mixed_release(&m);
+		rep_model_mixed_contrast(&m, cb, &e);
+		rep_model_pct(&e, 1, NAN, pos);
+		rep_model_mixed_contrast(&m, ca, &e);
+		rep_model_pct(&e, 1, NAN, fs);
+		rep_model_mixed_release(&m);
 	} else {
 		for (size_t j = 0; j < nu; j++)
 			um[j] /= cnt[j];
 		double coef[3], cov[9];
 		struct model_ols f;
-		CU_ASSERT_EQUAL_FATAL(model_ols_fit(Xu, um, nu, 3, coef, cov, &f), 0);
-		model_ols_contrast(&f, cb, &e);
-		model_pct(&e, 1, NAN, pos);
-		model_ols_contrast(&f, ca, &e);
-		model_pct(&e, 1, NAN, fs);
+		CU_ASSERT_EQUAL_FATAL(rep_model_ols_fit(Xu, um, nu, 3, coef, cov, &f), 0);
+		rep_model_ols_contrast(&f, cb, &e);
+		rep_model_pct(&e, 1, NAN, pos);
+		rep_model_ols_contrast(&f, ca, &e);
+		rep_model_pct(&e, 1, NAN, fs);
 	}
 	free(X);
 	free(y);
@@ -432,7 +432,7 @@ static void test_ten_positions(void)
 		y[d->vols[c->vol].position - 1] += d->samples[i].value / 3;
 	}
 	struct model_trend tr;
-	CU_ASSERT_EQUAL_FATAL(model_trend_fit(x, y, 10, &tr), 0);
+	CU_ASSERT_EQUAL_FATAL(rep_model_trend_fit(x, y, 10, &tr), 0);
 	const struct rd_finding *w = NULL;
 	for (size_t i = 0; i < d->nfindings; i++)
 		if (d->findings[i].kind == FND_POSITION && !strcmp(d->tmpls[d->findings[i].tmpl].module, "write"))
@@ -629,11 +629,11 @@ static void test_sweep_axis(void)
 	struct figure f;
 	struct strbuf cap = STRBUF_INIT, name = STRBUF_INIT;
 	CU_ASSERT_EQUAL_FATAL(d->ntmpls, 1);
-	CU_ASSERT_EQUAL_FATAL(html_step_figure(d, 0, &f, &cap, &name), 0);
+	CU_ASSERT_EQUAL_FATAL(rep_html_step_figure(d, 0, &f, &cap, &name), 0);
 	CU_ASSERT_TRUE(f.xlog);
 	CU_ASSERT_TRUE(f.xbytes);
 	CU_ASSERT_STRING_EQUAL(f.xlabel, "level (log scale; 1 kB = 10\xc2\xb3 bytes)");
-	fig_release(&f);
+	rep_fig_release(&f);
 	sb_release(&cap);
 	sb_release(&name);
 	fb_end(&b);
@@ -653,10 +653,10 @@ static void test_sweep_axis(void)
 	d = fb_load(&b);
 	sb_init(&cap);
 	sb_init(&name);
-	CU_ASSERT_EQUAL_FATAL(html_step_figure(d, 0, &f, &cap, &name), 0);
+	CU_ASSERT_EQUAL_FATAL(rep_html_step_figure(d, 0, &f, &cap, &name), 0);
 	CU_ASSERT_FALSE(f.xbytes);
 	CU_ASSERT_FALSE(f.xlog);
-	fig_release(&f);
+	rep_fig_release(&f);
 	sb_release(&cap);
 	sb_release(&name);
 	fb_end(&b);
@@ -667,12 +667,12 @@ static void test_sweep_axis(void)
 	sb_init(&name);
 	int drawn = 0;
 	for (uint32_t ti = 0; ti < d->ntmpls; ti++) {
-		if (strcmp(d->tmpls[ti].module, "randread") || html_step_figure(d, ti, &f, &cap, &name))
+		if (strcmp(d->tmpls[ti].module, "randread") || rep_html_step_figure(d, ti, &f, &cap, &name))
 			continue;
 		drawn = 1;
 		CU_ASSERT_FALSE(f.xlog);
 		CU_ASSERT_FALSE(f.xbytes);
-		fig_release(&f);
+		rep_fig_release(&f);
 	}
 	CU_ASSERT_TRUE(drawn);
 	sb_release(&cap);
@@ -691,7 +691,7 @@ static void test_difference_and_csv(void)
 	sb_addf(&p, "%s/results.db", dir);
 	struct store *s = store_open(p.buf, 1, &err);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-	CU_ASSERT_EQUAL(reports_write(s, dir, &err), 0);
+	CU_ASSERT_EQUAL(rep_write(s, dir, &err), 0);
 	store_close(s);
 	sb_reset(&p);
 	sb_addf(&p, "%s/findings.csv", dir);
@@ -699,14 +699,14 @@ static void test_difference_and_csv(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	char ***rows = NULL;
 	CU_ASSERT_EQUAL_FATAL(rfx_csv_parse(text, &rows), 0);
-	CU_ASSERT_STRING_EQUAL(findings_csv_header,
+	CU_ASSERT_STRING_EQUAL(rep_findings_csv_header,
 			       "step,metric,kind,groups,estimate,unit,ci_low,ci_high,p,n,verdict,sentence,units");
 	/* the header as written is the one documented */
 	CU_ASSERT_STRING_EQUAL(rows[0][0], "step");
 	struct strbuf doc = STRBUF_INIT;
 	sb_addf(&doc, "%s/docs/reports.md", test_src());
 	char *md = test_read_file(doc.buf, NULL);
-	CU_ASSERT_TRUE(md && strstr(md, findings_csv_header));
+	CU_ASSERT_TRUE(md && strstr(md, rep_findings_csv_header));
 	free(md);
 	sb_release(&doc);
 	size_t ncol = 0;

@@ -126,7 +126,7 @@ static void stop(struct hdd *h, int check)
 	sb_release(&what);
 	if (h->loop) {
 		/* rig keeps a disk's partitions; this test made the device, it removes them */
-		if (linux_partition_count("", strrchr(h->loop, '/') + 1)) {
+		if (prov_linux_partition_count("", strrchr(h->loop, '/') + 1)) {
 			const char *px[] = { "partx", "--delete", h->loop, NULL };
 			pt_cmd(px, NULL);
 		}

@@ -15,7 +15,7 @@ int iot_have_uring(void)
 	static int known = -1;
 	if (known < 0) {
 		struct strbuf why = STRBUF_INIT;
-		known = aio_probe(&why) == 0;
+		known = plat_aio_probe(&why) == 0;
 		if (!known)
 			printf("\n  io_uring unavailable (%s): io_uring runs skipped\n", why.buf);
 		sb_release(&why);
@@ -67,7 +67,7 @@ void iot_vol_init(struct iot_vol *v, uint64_t seed, struct rig_sink *sink)
 
 void iot_vol_done(struct iot_vol *v)
 {
-	const struct rig_module *m = module_find("randread"); /* the job's state, any module's */
+	const struct rig_module *m = mod_find("randread"); /* the job's state, any module's */
 	if (v->state && m->release_state)
 		m->release_state(v->state);
 	v->state = NULL;
@@ -79,7 +79,7 @@ void iot_vol_done(struct iot_vol *v)
 int iot_run(struct iot_vol *v, const char *name, const void *args, const char *engine,
 	    int quiet)
 {
-	const struct rig_module *m = module_find(name);
+	const struct rig_module *m = mod_find(name);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m->run);
 	sb_reset(&v->err);

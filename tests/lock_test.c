@@ -1,5 +1,5 @@
 /*
- * Target locks (platform/lock.c, provision_target_keys, the runner): one
+ * Target locks (platform/lock.c, prov_target_keys, the runner): one
  * run at a time on each disk, image and directory.
  *
  * The lock itself: lock file names, two lock sets of one process excluding
@@ -57,13 +57,13 @@ static void nap_ms(long ms)
 static void test_file_names(void)
 {
 	struct strbuf sb = STRBUF_INIT;
-	lock_file_name("disk-8:16-WD-WCC4E1234567", &sb);
+	plat_lock_file_name("disk-8:16-WD-WCC4E1234567", &sb);
 	CU_ASSERT_STRING_EQUAL(sb.buf, "disk-8:16-WD-WCC4E1234567.lock");
 	sb_reset(&sb);
-	lock_file_name("image-/var/tmp/a b%.img", &sb);
+	plat_lock_file_name("image-/var/tmp/a b%.img", &sb);
 	CU_ASSERT_STRING_EQUAL(sb.buf, "image-%2Fvar%2Ftmp%2Fa%20b%25.img.lock");
 	sb_reset(&sb);
-	lock_file_name("..", &sb); /* never a name of the folder itself */
+	plat_lock_file_name("..", &sb); /* never a name of the folder itself */
 	CU_ASSERT_STRING_EQUAL(sb.buf, "%2E..lock");
 	/* Long keys are cut, and keys that differ only past the cut differ. */
 	struct strbuf k = STRBUF_INIT, other = STRBUF_INIT;
@@ -74,9 +74,9 @@ static void test_file_names(void)
 	sb_adds(&k, "/a");
 	sb_adds(&other, "/b");
 	sb_reset(&sb);
-	lock_file_name(k.buf, &sb);
+	plat_lock_file_name(k.buf, &sb);
 	struct strbuf sb2 = STRBUF_INIT;
-	lock_file_name(other.buf, &sb2);
+	plat_lock_file_name(other.buf, &sb2);
 	CU_ASSERT_TRUE(sb.len < 200);
 	CU_ASSERT_STRING_NOT_EQUAL(sb.buf, sb2.buf);
 	sb_release(&sb);
@@ -95,15 +95,15 @@ static void test_two_holders(void)
 	setenv("RIG_LOCK_DIR", dir.buf, 1);
 
 	struct lock_set a, b;
-	lock_set_init(&a, "rig run");
-	lock_set_init(&b, "rig resume");
-	CU_ASSERT_EQUAL(lock_probe("dir-1:2", &who), 0);
-	CU_ASSERT_EQUAL(lock_take(&a, "dir-1:2", "directory /x", &err), 0);
-	CU_ASSERT_EQUAL(lock_take(&a, "dir-1:2", "directory /x", &err), 0); /* held: once */
+	plat_lock_set_init(&a, "rig run");
+	plat_lock_set_init(&b, "rig resume");
+	CU_ASSERT_EQUAL(plat_lock_probe("dir-1:2", &who), 0);
+	CU_ASSERT_EQUAL(plat_lock_take(&a, "dir-1:2", "directory /x", &err), 0);
+	CU_ASSERT_EQUAL(plat_lock_take(&a, "dir-1:2", "directory /x", &err), 0); /* held: once */
 	CU_ASSERT_EQUAL(a.n, 1);
-	lock_set_run(&a, "/somewhere/runs/20261201T141016Z-cc");
+	plat_lock_set_run(&a, "/somewhere/runs/20261201T141016Z-cc");
 	double t0 = now_ms();
-	CU_ASSERT_EQUAL(lock_take(&b, "dir-1:2", "directory /x", &err), -EBUSY);
+	CU_ASSERT_EQUAL(plat_lock_take(&b, "dir-1:2", "directory /x", &err), -EBUSY);
 	CU_ASSERT_TRUE(now_ms() - t0 < LOCK_SETTLE_MS / 2); /* a complete record: no wait */
 	struct strbuf want = STRBUF_INIT;
 	sb_addf(&want, "directory /x is in use by rig run /somewhere/runs/20261201T141016Z-cc "
@@ -111,7 +111,7 @@ static void test_two_holders(void)
 	pt_has("refusal", err.buf, want.buf);
 	pt_has("refusal", err.buf, " UTC); wait for it or stop it");
 	CU_ASSERT_EQUAL(b.n, 0);
-	CU_ASSERT_EQUAL(lock_probe("dir-1:2", &who), 1);
+	CU_ASSERT_EQUAL(plat_lock_probe("dir-1:2", &who), 1);
 	pt_has("probe", who.buf, "rig run /somewhere/runs/20261201T141016Z-cc (pid ");
 
 	/* The record, for people looking into the folder. */
@@ -123,23 +123,23 @@ static void test_two_holders(void)
 	free(rec);
 
 	/* Released: the file is emptied, the other set takes it at once. */
-	lock_set_release(&a);
+	plat_lock_set_release(&a);
 	rec = test_read_file(file.buf, NULL);
 	CU_ASSERT_STRING_EQUAL(rec ? rec : "(none)", "");
 	free(rec);
-	CU_ASSERT_EQUAL(lock_probe("dir-1:2", &who), 0);
+	CU_ASSERT_EQUAL(plat_lock_probe("dir-1:2", &who), 0);
 	sb_reset(&err);
-	CU_ASSERT_EQUAL(lock_take(&b, "dir-1:2", "directory /x", &err), 0);
+	CU_ASSERT_EQUAL(plat_lock_take(&b, "dir-1:2", "directory /x", &err), 0);
 	/* A holder that has not said which run it is (it is starting) is
 	 * given time, then named as starting. */
-	lock_set_init(&a, "rig run");
+	plat_lock_set_init(&a, "rig run");
 	sb_reset(&err);
 	t0 = now_ms();
-	CU_ASSERT_EQUAL(lock_take(&a, "dir-1:2", "directory /x", &err), -EBUSY);
+	CU_ASSERT_EQUAL(plat_lock_take(&a, "dir-1:2", "directory /x", &err), -EBUSY);
 	CU_ASSERT_TRUE(now_ms() - t0 >= LOCK_SETTLE_MS);
 	pt_has("starting", err.buf, "directory /x is in use by a rig resume that is starting (pid ");
-	lock_set_release(&a);
-	lock_set_release(&b);
+	plat_lock_set_release(&a);
+	plat_lock_set_release(&b);
 
 	setenv("RIG_LOCK_DIR", saved, 1);
 	free(saved);
@@ -644,7 +644,7 @@ static void image_during(void *ctx, const char *winner)
 	const struct image_look *l = ctx;
 	char *loop = NULL;
 	for (int i = 0; i < 500 && !loop; i++) {
-		loop = linux_loop_of("", l->image);
+		loop = prov_linux_loop_of("", l->image);
 		if (!loop)
 			nap_ms(20);
 	}

@@ -28,11 +28,11 @@ static void test_list_modern(void)
 	char *t = fx("diskutil-list-internal-apfs-plus-usb-stick-whole-disk-fat32.plist", &n);
 	struct mac_list l;
 	struct strbuf e = STRBUF_INIT;
-	CU_ASSERT_EQUAL_FATAL(mac_parse_list(t, n, &l, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(prov_mac_parse_list(t, n, &l, &e), 0);
 	CU_ASSERT_EQUAL(l.nwhole, 3);
 	CU_ASSERT_STRING_EQUAL(l.whole[2], "disk2");
 	CU_ASSERT_EQUAL_FATAL(l.ndisks, 3);
-	const struct mac_disk *d0 = mac_list_disk(&l, "disk0");
+	const struct mac_disk *d0 = prov_mac_list_disk(&l, "disk0");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(d0);
 	CU_ASSERT_STRING_EQUAL(d0->content, "GUID_partition_scheme");
 	CU_ASSERT_EQUAL(d0->size, 512110190592ull);
@@ -43,7 +43,7 @@ static void test_list_modern(void)
 	CU_ASSERT_STRING_EQUAL(d0->parts[1].content, "Apple_APFS");
 	CU_ASSERT_PTR_NULL(d0->parts[1].mount);
 	/* the container: its physical store and volumes; / is a mounted snapshot */
-	const struct mac_disk *c = mac_list_disk(&l, "disk1");
+	const struct mac_disk *c = prov_mac_list_disk(&l, "disk1");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
 	CU_ASSERT_STRING_EQUAL(c->content, "EF57347C-0000-11AA-AA11-00306543ECAC");
 	CU_ASSERT_EQUAL_FATAL(c->nstores, 1);
@@ -57,14 +57,14 @@ static void test_list_modern(void)
 	CU_ASSERT_STRING_EQUAL(c->vols[5].id, "disk1s5s1");
 	CU_ASSERT_STRING_EQUAL(c->vols[5].mount, "/");
 	/* the USB stick: FAT32 on the whole disk, no partition map */
-	const struct mac_disk *d2 = mac_list_disk(&l, "disk2");
+	const struct mac_disk *d2 = prov_mac_list_disk(&l, "disk2");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(d2);
 	CU_ASSERT_STRING_EQUAL(d2->content, "");
 	CU_ASSERT_EQUAL(d2->nparts, 0);
 	CU_ASSERT_STRING_EQUAL(d2->mount, "/Volumes/NO NAME");
 	CU_ASSERT_EQUAL(d2->size, 15682240512ull);
-	CU_ASSERT_PTR_NULL(mac_list_disk(&l, "disk9"));
-	mac_list_release(&l);
+	CU_ASSERT_PTR_NULL(prov_mac_list_disk(&l, "disk9"));
+	prov_mac_list_release(&l);
 	sb_release(&e);
 	free(t);
 }
@@ -75,28 +75,28 @@ static void test_list_mojave(void)
 	char *t = fx("diskutil-list-mojave-seven-disks-corestorage-hfs-timemachine.plist", &n);
 	struct mac_list l;
 	struct strbuf e = STRBUF_INIT;
-	CU_ASSERT_EQUAL_FATAL(mac_parse_list(t, n, &l, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(prov_mac_parse_list(t, n, &l, &e), 0);
 	CU_ASSERT_EQUAL(l.nwhole, 7);
 	CU_ASSERT_EQUAL_FATAL(l.ndisks, 7);
-	const struct mac_disk *d1 = mac_list_disk(&l, "disk1");
+	const struct mac_disk *d1 = prov_mac_list_disk(&l, "disk1");
 	CU_ASSERT_EQUAL_FATAL(d1->nparts, 3);
 	CU_ASSERT_STRING_EQUAL(d1->parts[1].content, "Apple_CoreStorage");
 	CU_ASSERT_STRING_EQUAL(d1->parts[2].content, "Apple_Boot");
 	CU_ASSERT_EQUAL(d1->parts[2].size, 134217728ull);
 	/* containers without APFSPhysicalStores in this older format */
-	const struct mac_disk *c = mac_list_disk(&l, "disk3");
+	const struct mac_disk *c = prov_mac_list_disk(&l, "disk3");
 	CU_ASSERT_EQUAL(c->nstores, 0);
 	CU_ASSERT_EQUAL_FATAL(c->nvols, 4);
 	CU_ASSERT_STRING_EQUAL(c->vols[0].mount, "/");
 	CU_ASSERT_STRING_EQUAL(c->vols[3].mount, "/private/var/vm");
-	const struct mac_disk *d5 = mac_list_disk(&l, "disk5");
+	const struct mac_disk *d5 = prov_mac_list_disk(&l, "disk5");
 	CU_ASSERT_STRING_EQUAL(d5->parts[1].content, "Apple_HFS");
 	CU_ASSERT_STRING_EQUAL(d5->parts[1].mount, "/Volumes/Install macOS Mojave");
-	const struct mac_disk *d6 = mac_list_disk(&l, "disk6");
+	const struct mac_disk *d6 = prov_mac_list_disk(&l, "disk6");
 	CU_ASSERT_STRING_EQUAL(d6->content, "Apple_HFS");
 	CU_ASSERT_STRING_EQUAL(d6->mount, "/Volumes/Time Machine Backups");
 	CU_ASSERT_EQUAL(d6->size, 499407388672ull);
-	mac_list_release(&l);
+	prov_mac_list_release(&l);
 	sb_release(&e);
 	free(t);
 }
@@ -107,7 +107,7 @@ static void test_info_nvme(void)
 	char *t = fx("diskutil-info-internal-nvme-ssd-whole-disk.plist", &n);
 	struct mac_info i;
 	struct strbuf e = STRBUF_INIT;
-	CU_ASSERT_EQUAL_FATAL(mac_parse_info(t, n, &i, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(prov_mac_parse_info(t, n, &i, &e), 0);
 	CU_ASSERT_PTR_NULL(i.error);
 	CU_ASSERT_STRING_EQUAL(i.id, "disk0");
 	CU_ASSERT_STRING_EQUAL(i.parent, "disk0");
@@ -126,7 +126,7 @@ static void test_info_nvme(void)
 	CU_ASSERT_PTR_NULL(i.fs_type);   /* absent */
 	CU_ASSERT_EQUAL(i.nstores, 0);
 	CU_ASSERT_EQUAL(i.has_offset, 0);
-	mac_info_release(&i);
+	prov_mac_info_release(&i);
 	sb_release(&e);
 	free(t);
 }
@@ -137,7 +137,7 @@ static void test_info_usb(void)
 	char *t = fx("diskutil-info-external-usb-stick-whole-disk-fat32.plist", &n);
 	struct mac_info i;
 	struct strbuf e = STRBUF_INIT;
-	CU_ASSERT_EQUAL_FATAL(mac_parse_info(t, n, &i, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(prov_mac_parse_info(t, n, &i, &e), 0);
 	CU_ASSERT_STRING_EQUAL(i.id, "disk2");
 	CU_ASSERT_STRING_EQUAL(i.media, "Cruzer Fit");
 	CU_ASSERT_STRING_EQUAL(i.bus, "USB");
@@ -151,7 +151,7 @@ static void test_info_usb(void)
 	CU_ASSERT_STRING_EQUAL(i.fs_name, "MS-DOS FAT32");
 	CU_ASSERT_STRING_EQUAL(i.mount, "/Volumes/NO NAME");
 	CU_ASSERT_EQUAL(i.alloc_block, 8192);
-	mac_info_release(&i);
+	prov_mac_info_release(&i);
 	sb_release(&e);
 	free(t);
 }
@@ -162,7 +162,7 @@ static void test_info_root(void)
 	char *t = fx("diskutil-info-internal-apfs-boot-snapshot-volume.plist", &n);
 	struct mac_info i;
 	struct strbuf e = STRBUF_INIT;
-	CU_ASSERT_EQUAL_FATAL(mac_parse_info(t, n, &i, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(prov_mac_parse_info(t, n, &i, &e), 0);
 	CU_ASSERT_STRING_EQUAL(i.id, "disk1s5s1");
 	CU_ASSERT_STRING_EQUAL(i.mount, "/");
 	CU_ASSERT_STRING_EQUAL(i.container, "disk1");
@@ -178,7 +178,7 @@ static void test_info_root(void)
 	CU_ASSERT_PTR_NULL(i.media);  /* MediaName "" */
 	CU_ASSERT_PTR_NULL(i.virt);   /* absent on this volume */
 	CU_ASSERT_EQUAL(i.block_size, 4096);
-	mac_info_release(&i);
+	prov_mac_info_release(&i);
 	sb_release(&e);
 	free(t);
 }
@@ -189,20 +189,20 @@ static void test_info_error(void)
 	char *t = fx("diskutil-info-error-could-not-find-disk.plist", &n);
 	struct mac_info i;
 	struct strbuf e = STRBUF_INIT;
-	CU_ASSERT_EQUAL_FATAL(mac_parse_info(t, n, &i, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(prov_mac_parse_info(t, n, &i, &e), 0);
 	CU_ASSERT_STRING_EQUAL(i.error, "Could not find disk: /Volumes/SMB");
 	CU_ASSERT_PTR_NULL(i.id);
-	mac_info_release(&i);
+	prov_mac_info_release(&i);
 	/* the other parsers refuse the error dict, with its message */
 	struct mac_list l;
-	CU_ASSERT_EQUAL(mac_parse_list(t, n, &l, &e), -1);
+	CU_ASSERT_EQUAL(prov_mac_parse_list(t, n, &l, &e), -1);
 	CU_ASSERT_STRING_EQUAL(e.buf, "Could not find disk: /Volumes/SMB");
-	mac_list_release(&l);
+	prov_mac_list_release(&l);
 	sb_reset(&e);
 	struct mac_apfs a;
-	CU_ASSERT_EQUAL(mac_parse_apfs(t, n, &a, &e), -1);
+	CU_ASSERT_EQUAL(prov_mac_parse_apfs(t, n, &a, &e), -1);
 	CU_ASSERT_STRING_EQUAL(e.buf, "Could not find disk: /Volumes/SMB");
-	mac_apfs_release(&a);
+	prov_mac_apfs_release(&a);
 	sb_release(&e);
 	free(t);
 }
@@ -213,7 +213,7 @@ static void test_apfs_list(void)
 	char *t = fx("diskutil-apfs-list-catalina-single-container-system-data.plist", &n);
 	struct mac_apfs a;
 	struct strbuf e = STRBUF_INIT;
-	CU_ASSERT_EQUAL_FATAL(mac_parse_apfs(t, n, &a, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(prov_mac_parse_apfs(t, n, &a, &e), 0);
 	CU_ASSERT_EQUAL_FATAL(a.n, 1);
 	const struct mac_container *c = &a.c[0];
 	CU_ASSERT_STRING_EQUAL(c->ref, "disk1");
@@ -229,14 +229,14 @@ static void test_apfs_list(void)
 	CU_ASSERT_EQUAL_FATAL(c->vols[0].nroles, 1);
 	CU_ASSERT_STRING_EQUAL(c->vols[0].roles[0], "Data");
 	CU_ASSERT_EQUAL(c->vols[0].in_use, 445271552000ull);
-	CU_ASSERT_PTR_EQUAL(mac_apfs_with_store(&a, "disk0s2"), c);
-	CU_ASSERT_PTR_NULL(mac_apfs_with_store(&a, "disk4s2"));
-	mac_apfs_release(&a);
+	CU_ASSERT_PTR_EQUAL(prov_mac_apfs_with_store(&a, "disk0s2"), c);
+	CU_ASSERT_PTR_NULL(prov_mac_apfs_with_store(&a, "disk4s2"));
+	prov_mac_apfs_release(&a);
 	free(t);
 	t = fx("diskutil-apfs-list-empty-no-containers.plist", &n);
-	CU_ASSERT_EQUAL_FATAL(mac_parse_apfs(t, n, &a, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(prov_mac_parse_apfs(t, n, &a, &e), 0);
 	CU_ASSERT_EQUAL(a.n, 0);
-	mac_apfs_release(&a);
+	prov_mac_apfs_release(&a);
 	sb_release(&e);
 	free(t);
 }
@@ -247,7 +247,7 @@ static void test_hdiutil(void)
 	char *t = fx("hdiutil-attach-plist-apfs-sparseimage-macos15.plist", &n);
 	struct mac_attach at;
 	struct strbuf e = STRBUF_INIT;
-	CU_ASSERT_EQUAL_FATAL(mac_parse_attach(t, n, &at, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(prov_mac_parse_attach(t, n, &at, &e), 0);
 	CU_ASSERT_EQUAL_FATAL(at.nents, 4);
 	CU_ASSERT_STRING_EQUAL(at.ents[0].dev, "/dev/disk6");
 	CU_ASSERT_STRING_EQUAL(at.ents[0].hint, "GUID_partition_scheme");
@@ -257,13 +257,13 @@ static void test_hdiutil(void)
 	CU_ASSERT_STRING_EQUAL(at.ents[2].mount, "/private/tmp/brcart.5kKPp5/mnt");
 	CU_ASSERT_STRING_EQUAL(at.ents[2].kind, "apfs");
 	CU_ASSERT_STRING_EQUAL(at.ents[3].hint, "EF57347C-0000-11AA-AA11-00306543ECAC");
-	mac_attach_release(&at);
+	prov_mac_attach_release(&at);
 	free(t);
 	t = fx("hdiutil-info-plist-nothing-attached-macos15.plist", &n);
 	struct mac_hdi_info h;
-	CU_ASSERT_EQUAL_FATAL(mac_parse_hdi_info(t, n, &h, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(prov_mac_parse_hdi_info(t, n, &h, &e), 0);
 	CU_ASSERT_EQUAL(h.nimages, 0); /* no `images` key at all */
-	mac_hdi_info_release(&h);
+	prov_mac_hdi_info_release(&h);
 	sb_release(&e);
 	free(t);
 }
@@ -274,30 +274,30 @@ static void test_text(void)
 	char *t = fx("diskutil-partitionDisk-error-69888-couldnt-unmount.txt", &n);
 	long code = 0;
 	struct strbuf m = STRBUF_INIT;
-	CU_ASSERT_EQUAL(mac_error_line(t, &code, &m), 1);
+	CU_ASSERT_EQUAL(prov_mac_error_line(t, &code, &m), 1);
 	CU_ASSERT_EQUAL(code, -69888);
 	CU_ASSERT_STRING_EQUAL(m.buf, "Couldn't unmount disk");
 	free(t);
 	sb_reset(&m);
 	t = fx("diskutil-apfs-resizeContainer-error-69606-tail.txt", &n);
-	CU_ASSERT_EQUAL(mac_error_line(t, &code, &m), 1);
+	CU_ASSERT_EQUAL(prov_mac_error_line(t, &code, &m), 1);
 	CU_ASSERT_EQUAL(code, -69606);
 	CU_ASSERT_STRING_EQUAL(m.buf, "A problem occurred while resizing APFS Container structures");
 	free(t);
 	sb_reset(&m);
 	t = fx("diskutil-apfs-resizeContainer-shrink-success.txt", &n);
-	CU_ASSERT_EQUAL(mac_error_line(t, &code, &m), 0);
+	CU_ASSERT_EQUAL(prov_mac_error_line(t, &code, &m), 0);
 	free(t);
 	t = fx("hdiutil-create-and-attach-apfs-text.txt", &n);
-	char *p = mac_created_path(t);
+	char *p = prov_mac_created_path(t);
 	CU_ASSERT_STRING_EQUAL(p, "/private/tmp/200mb.apfs.dmg");
 	free(p);
 	free(t);
-	CU_ASSERT_PTR_NULL(mac_created_path("hdiutil: create failed - File exists\n"));
-	CU_ASSERT_EQUAL(mac_error_line("Error: nothing numeric\n", &code, &m), 0);
+	CU_ASSERT_PTR_NULL(prov_mac_created_path("hdiutil: create failed - File exists\n"));
+	CU_ASSERT_EQUAL(prov_mac_error_line("Error: nothing numeric\n", &code, &m), 0);
 	/* Found by fuzz/plist_fuzz.c: "-0" parsed as error code 0; codes are negative. */
-	CU_ASSERT_EQUAL(mac_error_line("9r17T4 \nError: -0::   ", &code, &m), 0);
-	CU_ASSERT_EQUAL(mac_error_line("Error: -1: x\n", &code, &m), 1);
+	CU_ASSERT_EQUAL(prov_mac_error_line("9r17T4 \nError: -0::   ", &code, &m), 0);
+	CU_ASSERT_EQUAL(prov_mac_error_line("Error: -1: x\n", &code, &m), 1);
 	CU_ASSERT_EQUAL(code, -1);
 	sb_release(&m);
 }
@@ -311,27 +311,27 @@ static void test_robust(void)
 			    "<key>TotalSize</key><string>big</string>"
 			    "<key>Internal</key><integer>1</integer>"
 			    "<key>MediaName</key><string>X</string></dict></plist>";
-	CU_ASSERT_EQUAL_FATAL(mac_parse_info(noisy, strlen(noisy), &i, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(prov_mac_parse_info(noisy, strlen(noisy), &i, &e), 0);
 	CU_ASSERT_EQUAL(i.total_size, 0);          /* a string where an integer belongs */
 	CU_ASSERT_EQUAL(i.internal, MAC_UNKNOWN);  /* an integer where a boolean belongs */
 	CU_ASSERT_STRING_EQUAL(i.media, "X");
-	mac_info_release(&i);
-	CU_ASSERT_EQUAL(mac_parse_info("", 0, &i, &e), -1);
+	prov_mac_info_release(&i);
+	CU_ASSERT_EQUAL(prov_mac_parse_info("", 0, &i, &e), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.buf, "not a property list"));
-	mac_info_release(&i);
+	prov_mac_info_release(&i);
 	sb_reset(&e);
 	const char *arr = "<plist><array><string>a</string></array></plist>";
-	CU_ASSERT_EQUAL(mac_parse_info(arr, strlen(arr), &i, &e), -1);
+	CU_ASSERT_EQUAL(prov_mac_parse_info(arr, strlen(arr), &i, &e), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.buf, "not a dictionary"));
-	mac_info_release(&i);
+	prov_mac_info_release(&i);
 	/* every prefix of a real plist: accepted or refused, never a crash */
 	size_t n;
 	char *t = fx("diskutil-list-internal-apfs-plus-usb-stick-whole-disk-fat32.plist", &n);
 	int accepted = 0;
 	for (size_t k = 0; k <= n; k += 97)
-		accepted += mac_plist_fuzz_one((const uint8_t *)t, k) > 0;
+		accepted += prov_mac_plist_fuzz_one((const uint8_t *)t, k) > 0;
 	CU_ASSERT(accepted < (int)(n / 97)); /* truncated ones are refused */
-	CU_ASSERT_EQUAL(mac_plist_fuzz_one((const uint8_t *)t, n), 7); /* limits, snapshots: a dict with none of their keys */
+	CU_ASSERT_EQUAL(prov_mac_plist_fuzz_one((const uint8_t *)t, n), 7); /* limits, snapshots: a dict with none of their keys */
 	free(t);
 	sb_release(&e);
 }
@@ -342,22 +342,22 @@ static void test_snapshots(void)
 	char *t = fx("diskutil-apfs-listSnapshots-plist-two-timemachine-transcribed.plist", &n);
 	struct mac_snapshots sn;
 	struct strbuf e = STRBUF_INIT;
-	CU_ASSERT_EQUAL_FATAL(mac_parse_snapshots(t, n, &sn, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(prov_mac_parse_snapshots(t, n, &sn, &e), 0);
 	CU_ASSERT_EQUAL_FATAL(sn.n, 2);
 	CU_ASSERT_STRING_EQUAL(sn.names[0], "com.apple.TimeMachine.2021-06-03-085732");
 	CU_ASSERT_STRING_EQUAL(sn.names[1], "com.apple.TimeMachine.2021-06-03-090320");
-	mac_snapshots_release(&sn);
+	prov_mac_snapshots_release(&sn);
 	free(t);
 	t = fx("diskutil-info-error-could-not-find-disk.plist", &n);
-	CU_ASSERT_EQUAL(mac_parse_snapshots(t, n, &sn, &e), -1);
+	CU_ASSERT_EQUAL(prov_mac_parse_snapshots(t, n, &sn, &e), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.buf, "Could not find disk"));
-	mac_snapshots_release(&sn);
+	prov_mac_snapshots_release(&sn);
 	free(t);
-	char *d = mac_tmutil_date("Created local snapshot with date: 2026-02-04-134432\n");
+	char *d = prov_mac_tmutil_date("Created local snapshot with date: 2026-02-04-134432\n");
 	CU_ASSERT_STRING_EQUAL(d, "2026-02-04-134432");
 	free(d);
-	CU_ASSERT_PTR_NULL(mac_tmutil_date("tmutil: failed\n"));
-	CU_ASSERT_PTR_NULL(mac_tmutil_date(NULL));
+	CU_ASSERT_PTR_NULL(prov_mac_tmutil_date("tmutil: failed\n"));
+	CU_ASSERT_PTR_NULL(prov_mac_tmutil_date(NULL));
 	sb_release(&e);
 }
 

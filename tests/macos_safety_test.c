@@ -22,7 +22,7 @@
 /* --- a replay of diskutil outputs --- */
 
 struct reply {
-	const char *argv;   /* as spawn_argv_text writes it */
+	const char *argv;   /* as plat_spawn_argv_text writes it */
 	const char *file;   /* a fixture, or NULL: the command fails (status 1, no plist) */
 	const char *from, *to; /* derived: the first `from` in the file replaced by `to` */
 	const char *from2, *to2;
@@ -60,7 +60,7 @@ static int replay_query(void *opaque, const char *const *argv, char **out, struc
 {
 	const struct replay *rp = opaque;
 	struct strbuf t = STRBUF_INIT;
-	spawn_argv_text(&t, argv);
+	plat_spawn_argv_text(&t, argv);
 	for (size_t i = 0; i < rp->n; i++) {
 		const struct reply *r = &rp->r[i];
 		if (strcmp(r->argv, t.buf))
@@ -197,12 +197,12 @@ static void test_refusals(void)
 		struct mac_info info;
 		struct strbuf e = STRBUF_INIT, fact = STRBUF_INIT;
 		struct disk_facts f;
-		mac_system_read(replay_query, (void *)&r->rp, &s);
-		if (mac_read_info(replay_query, (void *)&r->rp, r->device, &info, &e) < 0)
+		prov_mac_system_read(replay_query, (void *)&r->rp, &s);
+		if (prov_mac_read_info(replay_query, (void *)&r->rp, r->device, &info, &e) < 0)
 			info.error = xstrdup(e.buf);
-		mac_disk_facts(&s, r->device, &info, &f);
+		prov_mac_disk_facts(&s, r->device, &info, &f);
 		const struct safety_rule *rule = NULL;
-		int rc = safety_check(&f, r->confirm, r->allow, &rule, &fact);
+		int rc = prov_safety_check(&f, r->confirm, r->allow, &rule, &fact);
 		int ok = r->rule ? rc == -EPERM && rule && !strcmp(rule->name, r->rule) &&
 					   strstr(fact.buf, r->fact)
 				 : rc == 0;
@@ -211,9 +211,9 @@ static void test_refusals(void)
 				r->device, r->confirm, r->rule ? r->rule : "accepted",
 				rule ? rule->name : "accepted", fact.buf);
 		CU_ASSERT(ok);
-		disk_facts_release(&f);
-		mac_info_release(&info);
-		mac_system_release(&s);
+		prov_disk_facts_release(&f);
+		prov_mac_info_release(&info);
+		prov_mac_system_release(&s);
 		sb_release(&e);
 		sb_release(&fact);
 	}
@@ -224,16 +224,16 @@ static void test_facts(void)
 {
 	struct replay rp = RP(machine);
 	struct mac_system s;
-	mac_system_read(replay_query, &rp, &s);
+	prov_mac_system_read(replay_query, &rp, &s);
 	CU_ASSERT_PTR_NULL(s.root_error);
 	CU_ASSERT_EQUAL_FATAL(s.nroot, 2);
 	CU_ASSERT_STRING_EQUAL(s.root_disks[0], "disk1");
 	CU_ASSERT_STRING_EQUAL(s.root_disks[1], "disk0");
 	struct mac_info info;
 	struct strbuf e = STRBUF_INIT;
-	CU_ASSERT_EQUAL_FATAL(mac_read_info(replay_query, &rp, "disk2", &info, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(prov_mac_read_info(replay_query, &rp, "disk2", &info, &e), 0);
 	struct disk_facts f;
-	mac_disk_facts(&s, "disk2", &info, &f);
+	prov_mac_disk_facts(&s, "disk2", &info, &f);
 	CU_ASSERT(f.exists && f.whole && !f.is_virtual && !f.read_only && f.removable);
 	CU_ASSERT_EQUAL(f.internal, 0);
 	CU_ASSERT_EQUAL(f.rotational, -1); /* no SolidState: unknown */
@@ -243,19 +243,19 @@ static void test_facts(void)
 	CU_ASSERT_PTR_NULL(f.serial);
 	CU_ASSERT_PTR_NULL(f.mounted); /* /Volumes/NO NAME: diskutil unmounts it itself */
 	CU_ASSERT_PTR_NULL(f.system_mount);
-	disk_facts_release(&f);
-	mac_info_release(&info);
-	CU_ASSERT_EQUAL_FATAL(mac_read_info(replay_query, &rp, "disk0", &info, &e), 0);
-	mac_disk_facts(&s, "disk0", &info, &f);
+	prov_disk_facts_release(&f);
+	prov_mac_info_release(&info);
+	CU_ASSERT_EQUAL_FATAL(prov_mac_read_info(replay_query, &rp, "disk0", &info, &e), 0);
+	prov_mac_disk_facts(&s, "disk0", &info, &f);
 	CU_ASSERT_EQUAL(f.internal, 1);
 	CU_ASSERT_EQUAL(f.rotational, 0);
 	CU_ASSERT_PTR_NOT_NULL(f.root_via);
 	CU_ASSERT_PTR_NOT_NULL(strstr(f.system_mount ? f.system_mount : "", "/System/Volumes/Data"));
-	disk_facts_release(&f);
-	mac_info_release(&info);
-	mac_system_release(&s);
+	prov_disk_facts_release(&f);
+	prov_mac_info_release(&info);
+	prov_mac_system_release(&s);
 	sb_release(&e);
-	char *w = mac_whole_of("/dev/disk12s3s1");
+	char *w = prov_mac_whole_of("/dev/disk12s3s1");
 	CU_ASSERT_STRING_EQUAL(w, "disk12");
 	free(w);
 }
@@ -296,7 +296,7 @@ static void test_sizes(void)
 	struct plan_layout *l = layout_of("apfs", 10, 10, 0);
 	uint64_t sizes[10], total = 2000398934016ull;
 	struct strbuf e = STRBUF_INIT;
-	CU_ASSERT_EQUAL_FATAL(mac_layout_sizes(l, total, sizes, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(prov_mac_layout_sizes(l, total, sizes, &e), 0);
 	uint64_t first = 210763776ull, end = (total - MAC_MIB) / MAC_MIB * MAC_MIB, sum = 0;
 	for (size_t i = 0; i < 10; i++) {
 		CU_ASSERT_EQUAL(sizes[i], sizes[0]);
@@ -309,26 +309,26 @@ static void test_sizes(void)
 	layout_free(l);
 	/* halves: 50% and rest; rest takes the rounding */
 	l = layout_of("hfs+", 2, 50, 1);
-	CU_ASSERT_EQUAL_FATAL(mac_layout_sizes(l, total, sizes, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(prov_mac_layout_sizes(l, total, sizes, &e), 0);
 	CU_ASSERT(sizes[1] >= sizes[0] && sizes[1] - sizes[0] <= MAC_MIB);
 	CU_ASSERT_EQUAL(sizes[0] + sizes[1], end - first);
 	layout_free(l);
 	/* too small for the EFI partition and one partition */
 	l = layout_of("apfs", 1, 100, 0);
-	CU_ASSERT_EQUAL(mac_layout_sizes(l, 200 * MAC_MIB, sizes, &e), -ENOSPC);
+	CU_ASSERT_EQUAL(prov_mac_layout_sizes(l, 200 * MAC_MIB, sizes, &e), -ENOSPC);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.buf, "EFI partition"));
 	layout_free(l);
 	sb_release(&e);
-	CU_ASSERT_STRING_EQUAL(mac_format("hfs+"), "JHFS+");
-	CU_ASSERT_STRING_EQUAL(mac_format("fat32"), "MS-DOS FAT32");
-	CU_ASSERT_STRING_EQUAL(mac_format("exfat"), "ExFAT");
-	CU_ASSERT_STRING_EQUAL(mac_format("apfs"), "APFS");
-	CU_ASSERT_PTR_NULL(mac_format("ext4"));
-	CU_ASSERT_STRING_EQUAL(mac_fs_type("hfs+"), "hfs");
-	CU_ASSERT_STRING_EQUAL(mac_fs_type("fat32"), "msdos");
-	CU_ASSERT(mac_name_matches("fat32", "DATA", "Data"));
-	CU_ASSERT(!mac_name_matches("exfat", "DATA", "Data"));
-	CU_ASSERT(!mac_name_matches("hfs+", NULL, "Data"));
+	CU_ASSERT_STRING_EQUAL(prov_mac_format("hfs+"), "JHFS+");
+	CU_ASSERT_STRING_EQUAL(prov_mac_format("fat32"), "MS-DOS FAT32");
+	CU_ASSERT_STRING_EQUAL(prov_mac_format("exfat"), "ExFAT");
+	CU_ASSERT_STRING_EQUAL(prov_mac_format("apfs"), "APFS");
+	CU_ASSERT_PTR_NULL(prov_mac_format("ext4"));
+	CU_ASSERT_STRING_EQUAL(prov_mac_fs_type("hfs+"), "hfs");
+	CU_ASSERT_STRING_EQUAL(prov_mac_fs_type("fat32"), "msdos");
+	CU_ASSERT(prov_mac_name_matches("fat32", "DATA", "Data"));
+	CU_ASSERT(!prov_mac_name_matches("exfat", "DATA", "Data"));
+	CU_ASSERT(!prov_mac_name_matches("hfs+", NULL, "Data"));
 }
 
 /* The check of a re-read layout against the plan, on the real captures:
@@ -340,41 +340,41 @@ static void test_check(void)
 	struct mac_list ml;
 	struct mac_apfs ma;
 	struct strbuf e = STRBUF_INIT;
-	CU_ASSERT_EQUAL_FATAL(mac_parse_list(lt, strlen(lt), &ml, &e), 0);
-	CU_ASSERT_EQUAL_FATAL(mac_parse_apfs(at, strlen(at), &ma, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(prov_mac_parse_list(lt, strlen(lt), &ml, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(prov_mac_parse_apfs(at, strlen(at), &ma, &e), 0);
 	struct plan_layout *l = layout_of("apfs", 1, 100, 0);
 	struct prov_extent fit[1] = { { 0, 511900434432ull } };
 	struct mac_made made[1] = { { 0 } };
 	/* five volumes where rig expects one */
-	CU_ASSERT_EQUAL(mac_layout_check(l, fit, "disk0", &ml, &ma, made, &e), -EIO);
+	CU_ASSERT_EQUAL(prov_mac_layout_check(l, fit, "disk0", &ml, &ma, made, &e), -EIO);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.buf, "APFS container disk1 on disk0s2 has 1 physical "
 					     "store(s) and 5 volume(s)"));
-	mac_made_release(made, 1);
+	prov_mac_made_release(made, 1);
 	sb_reset(&e);
 	/* a size that differs by more than alignment */
 	fit[0].bytes = 400000000000ull;
-	CU_ASSERT_EQUAL(mac_layout_check(l, fit, "disk0", &ml, &ma, made, &e), -EIO);
+	CU_ASSERT_EQUAL(prov_mac_layout_check(l, fit, "disk0", &ml, &ma, made, &e), -EIO);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.buf, "disk0s2 (C1) has 511900434432 bytes; rig asked for "
 					     "400000000000"));
-	mac_made_release(made, 1);
+	prov_mac_made_release(made, 1);
 	sb_reset(&e);
 	/* the wrong type */
 	free(l->parts[0].fs);
 	l->parts[0].fs = xstrdup("hfs+");
-	CU_ASSERT_EQUAL(mac_layout_check(l, fit, "disk0", &ml, &ma, made, &e), -EIO);
+	CU_ASSERT_EQUAL(prov_mac_layout_check(l, fit, "disk0", &ml, &ma, made, &e), -EIO);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.buf, "partition 1 of disk0 (disk0s2) is Apple_APFS; "
 					     "layout test wants Apple_HFS (C1)"));
-	mac_made_release(made, 1);
+	prov_mac_made_release(made, 1);
 	sb_reset(&e);
 	/* the wrong number of partitions */
 	layout_free(l);
 	l = layout_of("apfs", 2, 50, 0);
-	CU_ASSERT_EQUAL(mac_layout_check(l, fit, "disk0", &ml, &ma, made, &e), -EIO);
+	CU_ASSERT_EQUAL(prov_mac_layout_check(l, fit, "disk0", &ml, &ma, made, &e), -EIO);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.buf, "disk0 has 1 partition(s) after its EFI partition; "
 					     "layout test has 2"));
 	layout_free(l);
-	mac_list_release(&ml);
-	mac_apfs_release(&ma);
+	prov_mac_list_release(&ml);
+	prov_mac_apfs_release(&ma);
 	sb_release(&e);
 	free(lt);
 	free(at);

@@ -2,7 +2,7 @@
  * Tests of `meta` (modules/fill.c) and its storage-free random order
  * (modules/meta_order.c): the permutation is one (every index once,
  * reproducible, seed-dependent, not the identity); the module, bound from
- * plan text through params_bind like the runner does, records a rate for
+ * plan text through plan_params_bind like the runner does, records a rate for
  * each operation asked and only those, and leaves the volume's folder as
  * it found it on success, cancel and error; `rig validate` refuses ops out
  * of order; `rig run` runs a meta step on a `dirs` target.
@@ -24,7 +24,7 @@
 #include "rec_sink.h"
 #include "test.h"
 
-extern const struct rig_module rig_module_meta;
+extern const struct rig_module mod_meta;
 
 /* --- the order --- */
 
@@ -35,12 +35,12 @@ static void test_perm_bijection(void)
 		uint64_t n = sizes[k];
 		unsigned char *seen = xcalloc(n, 1);
 		struct perm p, q;
-		meta_perm_init(&p, n, 42);
-		meta_perm_init(&q, n, 42);
+		mod_meta_perm_init(&p, n, 42);
+		mod_meta_perm_init(&q, n, 42);
 		uint64_t fixed = 0, ok = 1;
 		for (uint64_t i = 0; i < n; i++) {
-			uint64_t v = meta_perm_at(&p, i);
-			if (v >= n || seen[v] || v != meta_perm_at(&q, i)) {
+			uint64_t v = mod_meta_perm_at(&p, i);
+			if (v >= n || seen[v] || v != mod_meta_perm_at(&q, i)) {
 				ok = 0;
 				break;
 			}
@@ -54,11 +54,11 @@ static void test_perm_bijection(void)
 	}
 	/* Another seed, another order. */
 	struct perm a, b;
-	meta_perm_init(&a, 1000, 1);
-	meta_perm_init(&b, 1000, 2);
+	mod_meta_perm_init(&a, 1000, 1);
+	mod_meta_perm_init(&b, 1000, 2);
 	int same = 0;
 	for (uint64_t i = 0; i < 1000; i++)
-		same += meta_perm_at(&a, i) == meta_perm_at(&b, i);
+		same += mod_meta_perm_at(&a, i) == mod_meta_perm_at(&b, i);
 	CU_ASSERT(same < 20);
 }
 
@@ -68,11 +68,11 @@ static void test_perm_spread(void)
 	 * distance between consecutive elements is near n/3 for a random order. */
 	uint64_t n = 100000;
 	struct perm p;
-	meta_perm_init(&p, n, 7);
+	mod_meta_perm_init(&p, n, 7);
 	double sum = 0;
-	uint64_t prev = meta_perm_at(&p, 0);
+	uint64_t prev = mod_meta_perm_at(&p, 0);
 	for (uint64_t i = 1; i < n; i++) {
-		uint64_t v = meta_perm_at(&p, i);
+		uint64_t v = mod_meta_perm_at(&p, i);
 		sum += v > prev ? (double)(v - prev) : (double)(prev - v);
 		prev = v;
 	}
@@ -106,8 +106,8 @@ static void env_init(struct env *e, const char *files, const char *const *ops, s
 {
 	memset(e, 0, sizeof(*e));
 	rec_env_init(&e->r, NULL, 9, 0, 0);
-	const struct rig_module *m = &rig_module_meta;
-	size_t np = module_nparams(m);
+	const struct rig_module *m = &mod_meta;
+	size_t np = mod_nparams(m);
 	struct pval *vals = xcalloc(np, sizeof(*vals));
 	struct mark marks[8];
 	memset(marks, 0, sizeof(marks));
@@ -127,14 +127,14 @@ static void env_init(struct env *e, const char *files, const char *const *ops, s
 	struct diag d;
 	diag_init(&d, "test", NULL);
 	struct mark at = { 1, 1, 1 };
-	CU_ASSERT_EQUAL(params_bind(m, vals, NULL, e->args, &d, at), 0);
+	CU_ASSERT_EQUAL(plan_params_bind(m, vals, NULL, e->args, &d, at), 0);
 	diag_release(&d);
 	free(vals);
 }
 
 static void env_release(struct env *e)
 {
-	params_free(&rig_module_meta, e->args);
+	plan_params_free(&mod_meta, e->args);
 	free(e->args);
 	rec_env_release(&e->r, NULL); /* meta keeps no state */
 }
@@ -143,7 +143,7 @@ static void test_meta_all_ops(void)
 {
 	struct env e;
 	env_init(&e, "3000", NULL, 0);
-	CU_ASSERT_EQUAL_FATAL(rig_module_meta.run(&e.r.ctx, e.args), 0);
+	CU_ASSERT_EQUAL_FATAL(mod_meta.run(&e.r.ctx, e.args), 0);
 	CU_ASSERT_EQUAL(e.r.err.len, 0);
 	const char *names[] = { "create_per_s", "stat_per_s", "rename_per_s", "unlink_per_s" };
 	for (int i = 0; i < 4; i++) {
@@ -157,7 +157,7 @@ static void test_meta_all_ops(void)
 	CU_ASSERT_EQUAL(entries(e.r.dir), 0);
 	/* Again on the same volume (the folder was removed, so it can be made). */
 	sb_reset(&e.r.rec.metrics);
-	CU_ASSERT_EQUAL(rig_module_meta.run(&e.r.ctx, e.args), 0);
+	CU_ASSERT_EQUAL(mod_meta.run(&e.r.ctx, e.args), 0);
 	CU_ASSERT(rec_get(&e.r.rec, "unlink_per_s", "ops/s") > 0);
 	CU_ASSERT_EQUAL(entries(e.r.dir), 0);
 	env_release(&e);
@@ -181,7 +181,7 @@ static void test_meta_subsets(void)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct env e;
 		env_init(&e, "500", cases[i].ops, cases[i].n);
-		CU_ASSERT_EQUAL(rig_module_meta.run(&e.r.ctx, e.args), 0);
+		CU_ASSERT_EQUAL(mod_meta.run(&e.r.ctx, e.args), 0);
 		struct strbuf got = STRBUF_INIT;
 		for (const char *p = e.r.rec.metrics.buf; *p;) {
 			const char *eq = strchr(p, '=');
@@ -204,7 +204,7 @@ static void test_meta_one_file(void)
 {
 	struct env e;
 	env_init(&e, "1", NULL, 0);
-	CU_ASSERT_EQUAL(rig_module_meta.run(&e.r.ctx, e.args), 0);
+	CU_ASSERT_EQUAL(mod_meta.run(&e.r.ctx, e.args), 0);
 	CU_ASSERT(rec_get(&e.r.rec, "stat_per_s", "ops/s") > 0);
 	CU_ASSERT_EQUAL(entries(e.r.dir), 0);
 	env_release(&e);
@@ -216,7 +216,7 @@ static void test_meta_cancel_and_errors(void)
 	env_init(&e, "2000", NULL, 0);
 	/* Cancelled: nothing recorded, nothing left. */
 	e.r.cancel = 1;
-	CU_ASSERT_EQUAL(rig_module_meta.run(&e.r.ctx, e.args), 0);
+	CU_ASSERT_EQUAL(mod_meta.run(&e.r.ctx, e.args), 0);
 	CU_ASSERT_EQUAL(e.r.rec.metrics.len, 0);
 	CU_ASSERT_EQUAL(entries(e.r.dir), 0);
 	e.r.cancel = 0;
@@ -224,7 +224,7 @@ static void test_meta_cancel_and_errors(void)
 	struct strbuf p = STRBUF_INIT;
 	sb_addf(&p, "%s/meta", e.r.dir);
 	CU_ASSERT_EQUAL_FATAL(mkdir(p.buf, 0777), 0);
-	CU_ASSERT_EQUAL(rig_module_meta.run(&e.r.ctx, e.args), -EEXIST);
+	CU_ASSERT_EQUAL(mod_meta.run(&e.r.ctx, e.args), -EEXIST);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.r.err.buf, "cannot create directory"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.r.err.buf, "/meta: File exists"));
 	CU_ASSERT_EQUAL(entries(e.r.dir), 1);
@@ -234,7 +234,7 @@ static void test_meta_cancel_and_errors(void)
 	sb_reset(&p);
 	sb_addf(&p, "%s/gone", e.r.dir);
 	e.r.ctx.dir = p.buf;
-	CU_ASSERT_EQUAL(rig_module_meta.run(&e.r.ctx, e.args), -ENOENT);
+	CU_ASSERT_EQUAL(mod_meta.run(&e.r.ctx, e.args), -ENOENT);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.r.err.buf, "/gone/meta: No such file or directory"));
 	sb_release(&p);
 	env_release(&e);

@@ -56,7 +56,7 @@ static void near(const char *where, const char *what, double got, double want, d
 static void check_case(const char *name, const struct ref_mixed *r)
 {
 	struct model_mixed m;
-	CU_ASSERT_EQUAL_FATAL(model_mixed_fit(r->X, r->y, r->g, r->n, r->p, r->ng, &m), 0);
+	CU_ASSERT_EQUAL_FATAL(rep_model_mixed_fit(r->X, r->y, r->g, r->n, r->p, r->ng, &m), 0);
 	double cscale = 0;
 	for (size_t i = 0; i < r->p; i++)
 		cscale = fmax(cscale, fabs(r->coef[i]));
@@ -74,7 +74,7 @@ static void check_case(const char *name, const struct ref_mixed *r)
 	CU_ASSERT_EQUAL(m.singular, r->singular);
 	for (size_t k = 0; k < r->ncon; k++) {
 		struct model_est e;
-		model_mixed_contrast(&m, r->c + k * r->p, &e);
+		rep_model_mixed_contrast(&m, r->c + k * r->p, &e);
 		const struct ref_est *w = &r->con[k];
 		char what[32];
 		snprintf(what, sizeof(what), "contrast %zu", k);
@@ -86,7 +86,7 @@ static void check_case(const char *name, const struct ref_mixed *r)
 		near(name, what, e.t, w->t, TOL_FIT, 1e-3);
 		near(name, what, e.p, w->p, 1e-2, 1e-6);
 	}
-	model_mixed_release(&m);
+	rep_model_mixed_release(&m);
 	CU_ASSERT_PTR_NULL(m.coef);
 }
 
@@ -117,13 +117,13 @@ static void test_singular(void)
 	check_case("singular", &singular_ref);
 	struct model_mixed m;
 	const struct ref_mixed *r = &singular_ref;
-	CU_ASSERT_EQUAL_FATAL(model_mixed_fit(r->X, r->y, r->g, r->n, r->p, r->ng, &m), 0);
+	CU_ASSERT_EQUAL_FATAL(rep_model_mixed_fit(r->X, r->y, r->g, r->n, r->p, r->ng, &m), 0);
 	CU_ASSERT_EQUAL(m.theta, 0);
 	CU_ASSERT_EQUAL(m.s2_u, 0);
 	struct model_est e;
-	model_mixed_contrast(&m, r->c, &e);
+	rep_model_mixed_contrast(&m, r->c, &e);
 	near("singular", "df", e.df, (double)(r->n - r->p), 1e-9, 0);
-	model_mixed_release(&m);
+	rep_model_mixed_release(&m);
 }
 
 /* Adding a constant to a group's observations moves only its random
@@ -136,19 +136,19 @@ static void test_invariances(void)
 	double *y = xmalloc(r->n * sizeof(double));
 	uint32_t *g = xmalloc(r->n * sizeof(uint32_t));
 	struct model_mixed a, b;
-	CU_ASSERT_EQUAL_FATAL(model_mixed_fit(r->X, r->y, r->g, r->n, r->p, r->ng, &a), 0);
+	CU_ASSERT_EQUAL_FATAL(rep_model_mixed_fit(r->X, r->y, r->g, r->n, r->p, r->ng, &a), 0);
 	for (size_t i = 0; i < r->n; i++) {
 		y[i] = r->y[i] + 3;
 		g[i] = (uint32_t)(r->ng - 1 - r->g[i]);
 	}
-	CU_ASSERT_EQUAL_FATAL(model_mixed_fit(r->X, y, g, r->n, r->p, r->ng, &b), 0);
+	CU_ASSERT_EQUAL_FATAL(rep_model_mixed_fit(r->X, y, g, r->n, r->p, r->ng, &b), 0);
 	near("shift", "intercept", b.coef[0], a.coef[0] + 3, 1e-9, 1);
 	for (size_t i = 1; i < r->p; i++)
 		near("shift", "coef", b.coef[i], a.coef[i], 1e-6, 1e-6);
 	near("shift", "s2_u", b.s2_u, a.s2_u, 1e-6, 0);
 	near("shift", "reml", b.reml, a.reml, 1e-9, 1e-9);
-	model_mixed_release(&a);
-	model_mixed_release(&b);
+	rep_model_mixed_release(&a);
+	rep_model_mixed_release(&b);
 	free(y);
 	free(g);
 }
@@ -165,17 +165,17 @@ static void test_no_noise(void)
 			y[i] += r->X[i * r->p + k] * (double)(k + 1);
 	}
 	struct model_mixed m;
-	CU_ASSERT_EQUAL_FATAL(model_mixed_fit(r->X, y, r->g, r->n, r->p, r->ng, &m), 0);
+	CU_ASSERT_EQUAL_FATAL(rep_model_mixed_fit(r->X, y, r->g, r->n, r->p, r->ng, &m), 0);
 	CU_ASSERT_EQUAL(m.singular, 1);
 	CU_ASSERT_EQUAL(m.s2_e, 0);
 	near("no noise", "coef 2", m.coef[2], 3, 1e-9, 0);
 	struct model_est e;
-	model_mixed_contrast(&m, r->c, &e);
+	rep_model_mixed_contrast(&m, r->c, &e);
 	near("no noise", "est", e.est, 2, 1e-9, 0);
 	CU_ASSERT_EQUAL(e.se, 0);
 	CU_ASSERT_EQUAL(e.lo, e.hi);
 	CU_ASSERT(isnan(e.t) && isnan(e.p));
-	model_mixed_release(&m);
+	rep_model_mixed_release(&m);
 	free(y);
 }
 
@@ -184,23 +184,23 @@ static void test_refusals(void)
 {
 	const struct ref_mixed *r = &balanced_ref;
 	struct model_mixed m;
-	CU_ASSERT_EQUAL(model_mixed_fit(r->X, r->y, r->g, r->p, r->p, r->ng, &m), -1);
+	CU_ASSERT_EQUAL(rep_model_mixed_fit(r->X, r->y, r->g, r->p, r->p, r->ng, &m), -1);
 	CU_ASSERT(isnan(m.coef[0]) && isnan(m.s2_e));
-	model_mixed_release(&m);
-	CU_ASSERT_EQUAL(model_mixed_fit(r->X, r->y, r->g, r->n, r->p, 2, &m), -1);
-	model_mixed_release(&m);
+	rep_model_mixed_release(&m);
+	CU_ASSERT_EQUAL(rep_model_mixed_fit(r->X, r->y, r->g, r->n, r->p, 2, &m), -1);
+	rep_model_mixed_release(&m);
 	double *X = xmalloc(r->n * r->p * sizeof(double));
 	memcpy(X, r->X, r->n * r->p * sizeof(double));
 	for (size_t i = 0; i < r->n; i++)
 		X[i * r->p + 2] = X[i * r->p + 1]; /* two equal columns */
-	CU_ASSERT_EQUAL(model_mixed_fit(X, r->y, r->g, r->n, r->p, r->ng, &m), -1);
+	CU_ASSERT_EQUAL(rep_model_mixed_fit(X, r->y, r->g, r->n, r->p, r->ng, &m), -1);
 	CU_ASSERT(isnan(m.cov[0]));
-	model_mixed_release(&m);
+	rep_model_mixed_release(&m);
 	double *y = xmalloc(r->n * sizeof(double));
 	memcpy(y, r->y, r->n * sizeof(double));
 	y[3] = NAN;
-	CU_ASSERT_EQUAL(model_mixed_fit(r->X, y, r->g, r->n, r->p, r->ng, &m), -1);
-	model_mixed_release(&m);
+	CU_ASSERT_EQUAL(rep_model_mixed_fit(r->X, y, r->g, r->n, r->p, r->ng, &m), -1);
+	rep_model_mixed_release(&m);
 	free(X);
 	free(y);
 }

@@ -129,7 +129,7 @@ static void test_ols_reference(void)
 		double *coef = xcalloc(r->p, sizeof(double));
 		double *cov = xcalloc(r->p * r->p, sizeof(double));
 		struct model_ols f;
-		CU_ASSERT_EQUAL(model_ols_fit(r->X, r->y, r->n, r->p, coef, cov, &f), r->ret);
+		CU_ASSERT_EQUAL(rep_model_ols_fit(r->X, r->y, r->n, r->p, coef, cov, &f), r->ret);
 		CU_ASSERT_TRUE(f.n == r->n && f.p == r->p && f.coef == coef && f.cov == cov);
 		for (size_t i = 0; i < r->p; i++)
 			check(r->name, "coef", coef[i], r->coef[i], r->tol);
@@ -140,7 +140,7 @@ static void test_ols_reference(void)
 		check(r->name, "s2", f.s2, r->s2, r->tol);
 		for (size_t i = 0; i < r->ncon; i++) {
 			struct model_est e;
-			model_ols_contrast(&f, r->con_c + i * r->p, &e);
+			rep_model_ols_contrast(&f, r->con_c + i * r->p, &e);
 			check_est(r->name, "contrast", &e, &r->con[i], r->tol);
 		}
 		free(coef);
@@ -160,7 +160,7 @@ static void test_ols_longley(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	double coef[7], cov[49];
 	struct model_ols f;
-	CU_ASSERT_EQUAL_FATAL(model_ols_fit(r->X, r->y, r->n, r->p, coef, cov, &f), 0);
+	CU_ASSERT_EQUAL_FATAL(rep_model_ols_fit(r->X, r->y, r->n, r->p, coef, cov, &f), 0);
 	failures = 0;
 	for (size_t i = 0; i < 7; i++) {
 		check("longley", "certified coef", coef[i], longley_cert_coef[i], 1e-9);
@@ -175,29 +175,29 @@ static void test_ols_edges(void)
 	/* No columns, fewer rows than columns: -1 with NaN outputs. */
 	double X[] = { 1, 0, 1, 1, 1, 2, 1, 3 }, y[] = { 3, 5, 7, 9 }, coef[2], cov[4];
 	struct model_ols f;
-	CU_ASSERT_EQUAL(model_ols_fit(X, y, 4, 0, coef, cov, &f), -1);
-	CU_ASSERT_EQUAL(model_ols_fit(X, y, 1, 2, coef, cov, &f), -1);
+	CU_ASSERT_EQUAL(rep_model_ols_fit(X, y, 4, 0, coef, cov, &f), -1);
+	CU_ASSERT_EQUAL(rep_model_ols_fit(X, y, 1, 2, coef, cov, &f), -1);
 	CU_ASSERT_TRUE(isnan(coef[0]) && isnan(coef[1]) && isnan(cov[3]));
 	CU_ASSERT_TRUE(isnan(f.rss) && isnan(f.df) && isnan(f.s2));
 	struct model_est e;
 	const double c[] = { 0, 1 };
-	model_ols_contrast(&f, c, &e);
+	rep_model_ols_contrast(&f, c, &e);
 	CU_ASSERT_TRUE(all_nan(&e));
 	/* Two columns 1e-13 apart: rank deficient by the 1e-10 rule, though
 	 * not exactly. A zero column. */
 	double Xt[] = { 1, 1, 1, 1 + 1e-13, 1, 1, 1, 1 };
-	CU_ASSERT_EQUAL(model_ols_fit(Xt, y, 4, 2, coef, cov, &f), -1);
+	CU_ASSERT_EQUAL(rep_model_ols_fit(Xt, y, 4, 2, coef, cov, &f), -1);
 	double Xz[] = { 1, 0, 1, 0, 1, 0, 1, 0 };
-	CU_ASSERT_EQUAL(model_ols_fit(Xz, y, 4, 2, coef, cov, &f), -1);
+	CU_ASSERT_EQUAL(rep_model_ols_fit(Xz, y, 4, 2, coef, cov, &f), -1);
 	/* A small column is not a dependent one: units do not matter. */
 	double Xs[] = { 1, 1e-16, 1, 0, 1, 0, 1, 0 };
-	CU_ASSERT_EQUAL(model_ols_fit(Xs, y, 4, 2, coef, cov, &f), 0);
+	CU_ASSERT_EQUAL(rep_model_ols_fit(Xs, y, 4, 2, coef, cov, &f), 0);
 	CU_ASSERT_DOUBLE_EQUAL(coef[1] * 1e-16, 3 - 7, 1e-12);
 
 	/* A perfect line (y = 3 + 2x): the residuals are rounding, so the
 	 * fit has no spread: rss and every variance exactly 0, contrasts with
 	 * zero-width intervals and no t or p. */
-	CU_ASSERT_EQUAL_FATAL(model_ols_fit(X, y, 4, 2, coef, cov, &f), 0);
+	CU_ASSERT_EQUAL_FATAL(rep_model_ols_fit(X, y, 4, 2, coef, cov, &f), 0);
 	CU_ASSERT_DOUBLE_EQUAL(coef[0], 3, 1e-12);
 	CU_ASSERT_DOUBLE_EQUAL(coef[1], 2, 1e-12);
 	CU_ASSERT_EQUAL(f.rss, 0);
@@ -205,12 +205,12 @@ static void test_ols_edges(void)
 	CU_ASSERT_EQUAL(f.df, 2);
 	for (size_t i = 0; i < 4; i++)
 		CU_ASSERT_EQUAL(cov[i], 0);
-	model_ols_contrast(&f, c, &e);
+	rep_model_ols_contrast(&f, c, &e);
 	check_no_spread(&e, 2);
 	CU_ASSERT_EQUAL(e.df, 2);
 	/* A contrast that is exactly 0 with no spread: no test either. */
 	const double zero[] = { 0, 0 };
-	model_ols_contrast(&f, zero, &e);
+	rep_model_ols_contrast(&f, zero, &e);
 	CU_ASSERT_EQUAL(e.est, 0);
 	CU_ASSERT_TRUE(isnan(e.p));
 }
@@ -233,7 +233,7 @@ static void test_ols_large(void)
 	}
 	double coef[6], cov[36];
 	struct model_ols f;
-	CU_ASSERT_EQUAL_FATAL(model_ols_fit(X, y, n, p, coef, cov, &f), 0);
+	CU_ASSERT_EQUAL_FATAL(rep_model_ols_fit(X, y, n, p, coef, cov, &f), 0);
 	CU_ASSERT_DOUBLE_EQUAL(coef[0], 10, 1e-3);
 	CU_ASSERT_DOUBLE_EQUAL(coef[2], -2, 1e-3);
 	CU_ASSERT_DOUBLE_EQUAL(coef[5], 3, 1e-3);
@@ -251,17 +251,17 @@ static void test_f_tail(void)
 		const struct ref_ftail *r = &ref_ftail[k];
 		char where[64];
 		snprintf(where, sizeof(where), "F(%g; %g, %g)", r->f, r->d1, r->d2);
-		check(where, "tail", model_f_tail(r->f, r->d1, r->d2), r->p, REL);
+		check(where, "tail", rep_model_f_tail(r->f, r->d1, r->d2), r->p, REL);
 	}
-	CU_ASSERT_EQUAL(model_f_tail(0, 2, 10), 1);
-	CU_ASSERT_EQUAL(model_f_tail(INFINITY, 2, 10), 0);
-	CU_ASSERT_TRUE(isnan(model_f_tail(-1, 2, 10)));
-	CU_ASSERT_TRUE(isnan(model_f_tail(NAN, 2, 10)));
-	CU_ASSERT_TRUE(isnan(model_f_tail(1, 0, 10)));
-	CU_ASSERT_TRUE(isnan(model_f_tail(1, 2, -3)));
-	CU_ASSERT_TRUE(isnan(model_f_tail(1, NAN, 3)));
+	CU_ASSERT_EQUAL(rep_model_f_tail(0, 2, 10), 1);
+	CU_ASSERT_EQUAL(rep_model_f_tail(INFINITY, 2, 10), 0);
+	CU_ASSERT_TRUE(isnan(rep_model_f_tail(-1, 2, 10)));
+	CU_ASSERT_TRUE(isnan(rep_model_f_tail(NAN, 2, 10)));
+	CU_ASSERT_TRUE(isnan(rep_model_f_tail(1, 0, 10)));
+	CU_ASSERT_TRUE(isnan(rep_model_f_tail(1, 2, -3)));
+	CU_ASSERT_TRUE(isnan(rep_model_f_tail(1, NAN, 3)));
 	/* F(1, d) is t(d) squared. */
-	CU_ASSERT_DOUBLE_EQUAL(model_f_tail(2.5 * 2.5, 1, 7), stats_t_two_sided(2.5, 7), 1e-14);
+	CU_ASSERT_DOUBLE_EQUAL(rep_model_f_tail(2.5 * 2.5, 1, 7), rep_stats_t_two_sided(2.5, 7), 1e-14);
 }
 
 static void test_fieller(void)
@@ -272,21 +272,21 @@ static void test_fieller(void)
 		double lo, hi;
 		char where[48];
 		snprintf(where, sizeof(where), "fieller %zu", k);
-		CU_ASSERT_EQUAL(model_fieller(r->a, r->b, r->vaa, r->vbb, r->vab, r->df, &lo, &hi),
+		CU_ASSERT_EQUAL(rep_model_fieller(r->a, r->b, r->vaa, r->vbb, r->vab, r->df, &lo, &hi),
 				r->ret);
 		check(where, "lo", lo, r->lo, REL);
 		check(where, "hi", hi, r->hi, REL);
 	}
 	/* Bounded cases contain the estimate; df 0 or NaN: no interval. */
 	double lo, hi;
-	CU_ASSERT_EQUAL(model_fieller(3, 4, 0.1, 0.1, 0, 5, &lo, &hi), 0);
+	CU_ASSERT_EQUAL(rep_model_fieller(3, 4, 0.1, 0.1, 0, 5, &lo, &hi), 0);
 	CU_ASSERT_TRUE(lo < 0.75 && 0.75 < hi);
-	CU_ASSERT_EQUAL(model_fieller(3, 4, 0.1, 0.1, 0, 0, &lo, &hi), -1);
+	CU_ASSERT_EQUAL(rep_model_fieller(3, 4, 0.1, 0.1, 0, 0, &lo, &hi), -1);
 	CU_ASSERT_TRUE(isnan(lo) && isnan(hi));
-	CU_ASSERT_EQUAL(model_fieller(NAN, 4, 0.1, 0.1, 0, 5, &lo, &hi), -1);
-	CU_ASSERT_EQUAL(model_fieller(3, 4, 0.1, NAN, 0, 5, &lo, &hi), -1);
+	CU_ASSERT_EQUAL(rep_model_fieller(NAN, 4, 0.1, 0.1, 0, 5, &lo, &hi), -1);
+	CU_ASSERT_EQUAL(rep_model_fieller(3, 4, 0.1, NAN, 0, 5, &lo, &hi), -1);
 	/* b == 0 exactly, no variance: not an interval. */
-	CU_ASSERT_EQUAL(model_fieller(3, 0, 0, 0, 0, 5, &lo, &hi), -1);
+	CU_ASSERT_EQUAL(rep_model_fieller(3, 0, 0, 0, 0, 5, &lo, &hi), -1);
 }
 
 static void test_crossed_reference(void)
@@ -295,7 +295,7 @@ static void test_crossed_reference(void)
 	for (size_t k = 0; k < COUNT(ref_crossed); k++) {
 		const struct ref_crossed *r = &ref_crossed[k];
 		struct model_crossed m;
-		CU_ASSERT_EQUAL(model_crossed_fit(r->y, r->a, r->b, r->n, r->na, r->nb, &m), r->ret);
+		CU_ASSERT_EQUAL(rep_model_crossed_fit(r->y, r->a, r->b, r->n, r->na, r->nb, &m), r->ret);
 		CU_ASSERT_TRUE(m.na == r->na && m.nb == r->nb && m.n == r->n);
 		CU_ASSERT_EQUAL(m.log_scale, r->log_scale);
 		for (size_t i = 0; i < r->na; i++) {
@@ -312,9 +312,9 @@ static void test_crossed_reference(void)
 		check(r->name, "int_df2", m.int_df2, r->int_df2, 0);
 		check(r->name, "int_p", m.int_p, r->int_p, REL);
 		check_est(r->name, "int_pct", &m.int_pct, &r->int_pct, REL);
-		model_crossed_release(&m);
+		rep_model_crossed_release(&m);
 		CU_ASSERT_PTR_NULL(m.a_pct);
-		model_crossed_release(&m); /* twice is harmless */
+		rep_model_crossed_release(&m); /* twice is harmless */
 	}
 	CU_ASSERT_TRUE(COUNT(ref_crossed) >= 12);
 }
@@ -343,7 +343,7 @@ static void test_crossed_no_spread(void)
 	/* Multiplicative without noise: the effects exactly, zero-width
 	 * intervals, no test; the interaction has no F (0 / 0 is not a test). */
 	size_t n = exact_cells(y, a, b, 3, 1);
-	CU_ASSERT_EQUAL_FATAL(model_crossed_fit(y, a, b, n, 2, 2, &m), 0);
+	CU_ASSERT_EQUAL_FATAL(rep_model_crossed_fit(y, a, b, n, 2, 2, &m), 0);
 	CU_ASSERT_EQUAL(m.log_scale, 1);
 	check_no_spread(&m.a_pct[1], -20);
 	check_no_spread(&m.b_pct[1], -35);
@@ -356,17 +356,17 @@ static void test_crossed_no_spread(void)
 	 * level 0 averaged over B's levels, B's level 1 over A's. */
 	CU_ASSERT_DOUBLE_EQUAL(m.a_mean[0], 150 * (1 + 0.65) / 2, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(m.b_mean[1], 150 * 0.65 * (1 + 0.8) / 2, 1e-9);
-	model_crossed_release(&m);
+	rep_model_crossed_release(&m);
 
 	/* An interaction without noise: cell (1, 1) 10% lower still. The
 	 * additive fit has spread, the cells none: still no F, and the
 	 * interaction percentage exactly -10. */
 	n = exact_cells(y, a, b, 3, 0.9);
-	CU_ASSERT_EQUAL_FATAL(model_crossed_fit(y, a, b, n, 2, 2, &m), 0);
+	CU_ASSERT_EQUAL_FATAL(rep_model_crossed_fit(y, a, b, n, 2, 2, &m), 0);
 	CU_ASSERT_TRUE(isnan(m.int_f) && isnan(m.int_p));
 	check_no_spread(&m.int_pct, -10);
 	CU_ASSERT_TRUE(m.a_pct[1].se > 0 && m.a_pct[1].p < 0.05);
-	model_crossed_release(&m);
+	rep_model_crossed_release(&m);
 }
 
 static void test_crossed_refusals(void)
@@ -379,34 +379,34 @@ static void test_crossed_refusals(void)
 		size_t n, na, nb;
 	} bad[] = { { 0, 2, 2 }, { 6, 1, 2 }, { 6, 2, 1 }, { 6, 2, 0 } };
 	for (size_t k = 0; k < COUNT(bad); k++) {
-		CU_ASSERT_EQUAL(model_crossed_fit(y, a, b, bad[k].n, bad[k].na, bad[k].nb, &m), -1);
+		CU_ASSERT_EQUAL(rep_model_crossed_fit(y, a, b, bad[k].n, bad[k].na, bad[k].nb, &m), -1);
 		if (bad[k].na)
 			CU_ASSERT_TRUE(all_nan(&m.a_pct[0]) && isnan(m.a_mean[0]));
 		CU_ASSERT_TRUE(isnan(m.resid_df) && isnan(m.int_p) && all_nan(&m.int_pct));
-		model_crossed_release(&m);
+		rep_model_crossed_release(&m);
 	}
 	/* A level out of range, a y that is not a number. */
 	uint32_t a_bad[] = { 0, 0, 1, 1, 0, 2 };
-	CU_ASSERT_EQUAL(model_crossed_fit(y, a_bad, b, 6, 2, 2, &m), -1);
-	model_crossed_release(&m);
+	CU_ASSERT_EQUAL(rep_model_crossed_fit(y, a_bad, b, 6, 2, 2, &m), -1);
+	rep_model_crossed_release(&m);
 	double y_nan[] = { 10, 12, NAN, 9, 11, 7 };
-	CU_ASSERT_EQUAL(model_crossed_fit(y_nan, a, b, 6, 2, 2, &m), -1);
-	model_crossed_release(&m);
+	CU_ASSERT_EQUAL(rep_model_crossed_fit(y_nan, a, b, 6, 2, 2, &m), -1);
+	rep_model_crossed_release(&m);
 	/* A negative y: the raw scale, with percentages against a positive
 	 * mean still. */
 	double y_neg[] = { 10, 12, 8, -1, 11, 7 };
-	CU_ASSERT_EQUAL(model_crossed_fit(y_neg, a, b, 6, 2, 2, &m), 0);
+	CU_ASSERT_EQUAL(rep_model_crossed_fit(y_neg, a, b, 6, 2, 2, &m), 0);
 	CU_ASSERT_EQUAL(m.log_scale, 0);
 	CU_ASSERT_TRUE(isfinite(m.a_pct[1].est));
-	model_crossed_release(&m);
+	rep_model_crossed_release(&m);
 	/* Reference means that are not positive: no percentage, but the test
 	 * of the coefficient stands. */
 	double y_low[] = { -10, 2, -8, 1, -11, 1 };
-	CU_ASSERT_EQUAL(model_crossed_fit(y_low, a, b, 6, 2, 2, &m), 0);
+	CU_ASSERT_EQUAL(rep_model_crossed_fit(y_low, a, b, 6, 2, 2, &m), 0);
 	CU_ASSERT_TRUE(m.a_mean[0] < 0 && m.b_mean[0] < 0);
 	CU_ASSERT_TRUE(isnan(m.a_pct[1].est) && isnan(m.a_pct[1].lo));
 	CU_ASSERT_TRUE(isfinite(m.a_pct[1].t) && isfinite(m.a_pct[1].p));
-	model_crossed_release(&m);
+	rep_model_crossed_release(&m);
 }
 
 static void test_trend_reference(void)
@@ -415,7 +415,7 @@ static void test_trend_reference(void)
 	for (size_t k = 0; k < COUNT(ref_trend); k++) {
 		const struct ref_trend *r = &ref_trend[k];
 		struct model_trend t;
-		CU_ASSERT_EQUAL(model_trend_fit(r->x, r->y, r->n, &t), r->ret);
+		CU_ASSERT_EQUAL(rep_model_trend_fit(r->x, r->y, r->n, &t), r->ret);
 		CU_ASSERT_EQUAL(t.n, r->n);
 		check(r->name, "b0", t.b0, r->b0, REL);
 		check(r->name, "b1", t.b1, r->b1, REL);
@@ -435,16 +435,16 @@ static void test_trend_edges(void)
 	struct model_trend t;
 	double x[] = { 4, 4, 4 }, y[] = { 1, 2, 3 };
 	/* No points, one point, one distinct x: -1, all NaN. */
-	CU_ASSERT_EQUAL(model_trend_fit(x, y, 0, &t), -1);
-	CU_ASSERT_EQUAL(model_trend_fit(x, y, 1, &t), -1);
+	CU_ASSERT_EQUAL(rep_model_trend_fit(x, y, 0, &t), -1);
+	CU_ASSERT_EQUAL(rep_model_trend_fit(x, y, 1, &t), -1);
 	CU_ASSERT_EQUAL(t.n, 1);
-	CU_ASSERT_EQUAL(model_trend_fit(x, y, 3, &t), -1);
+	CU_ASSERT_EQUAL(rep_model_trend_fit(x, y, 3, &t), -1);
 	CU_ASSERT_TRUE(isnan(t.b0) && isnan(t.b1) && isnan(t.r2) && isnan(t.x_first) &&
 		       isnan(t.fit_last) && all_nan(&t.slope) && all_nan(&t.change_pct));
 
 	/* A perfect line: exact estimates, zero-width intervals, no test. */
 	double xl[] = { 1, 2, 3, 4, 5 }, yl[] = { 98, 96, 94, 92, 90 };
-	CU_ASSERT_EQUAL_FATAL(model_trend_fit(xl, yl, 5, &t), 0);
+	CU_ASSERT_EQUAL_FATAL(rep_model_trend_fit(xl, yl, 5, &t), 0);
 	check_no_spread(&t.slope, -2);
 	CU_ASSERT_EQUAL(t.r2, 1);
 	/* 100 * -2 * (5 - 1) / 98 */
@@ -456,7 +456,7 @@ static void test_trend_edges(void)
 
 	/* Every y equal: slope 0, r2 1 (as fit_line), no test. */
 	double yc[] = { 7, 7, 7, 7, 7 };
-	CU_ASSERT_EQUAL_FATAL(model_trend_fit(xl, yc, 5, &t), 0);
+	CU_ASSERT_EQUAL_FATAL(rep_model_trend_fit(xl, yc, 5, &t), 0);
 	check_no_spread(&t.slope, 0);
 	CU_ASSERT_EQUAL(t.r2, 1);
 	CU_ASSERT_DOUBLE_EQUAL(t.change_pct.est, 0, 1e-12);
@@ -469,7 +469,7 @@ static void test_steepening_reference(void)
 		const struct ref_steep *r = &ref_steep[k];
 		double knot;
 		struct model_est e;
-		CU_ASSERT_EQUAL(model_steepening(r->x, r->y, r->n, &knot, &e), r->ret);
+		CU_ASSERT_EQUAL(rep_model_steepening(r->x, r->y, r->n, &knot, &e), r->ret);
 		check(r->name, "knot", knot, r->knot, 0);
 		check_est(r->name, "extra", &e, &r->extra, REL);
 	}
@@ -482,18 +482,18 @@ static void test_steepening_edges(void)
 	struct model_est e;
 	double x[] = { 0, 1, 2, 3, 4, 5, 6, 7 }, y[] = { 50, 49, 48, 47, 46, 41, 36, 31 };
 	/* Fewer than five points or five distinct x. */
-	CU_ASSERT_EQUAL(model_steepening(x, y, 4, &knot, &e), 0);
+	CU_ASSERT_EQUAL(rep_model_steepening(x, y, 4, &knot, &e), 0);
 	CU_ASSERT_TRUE(isnan(knot) && all_nan(&e));
 	double x4[] = { 0, 0, 1, 1, 2, 2, 3, 3 };
-	CU_ASSERT_EQUAL(model_steepening(x4, y, 8, &knot, &e), 0);
+	CU_ASSERT_EQUAL(rep_model_steepening(x4, y, 8, &knot, &e), 0);
 	/* A broken stick without noise: the fit is exact, so there is no
 	 * test, and nothing is reported (data has noise; a model that claims
 	 * a bend from rounding would be worse). */
-	CU_ASSERT_EQUAL(model_steepening(x, y, 8, &knot, &e), 0);
+	CU_ASSERT_EQUAL(rep_model_steepening(x, y, 8, &knot, &e), 0);
 	CU_ASSERT_TRUE(isnan(knot));
 	/* The same with a little noise: found at 4, 4 more per step. */
 	double yn[] = { 50.01, 48.99, 48.02, 46.98, 46.01, 40.99, 36.02, 30.98 };
-	CU_ASSERT_EQUAL(model_steepening(x, yn, 8, &knot, &e), 1);
+	CU_ASSERT_EQUAL(rep_model_steepening(x, yn, 8, &knot, &e), 1);
 	CU_ASSERT_EQUAL(knot, 4);
 	CU_ASSERT_DOUBLE_EQUAL(e.est, -4, 0.05);
 	CU_ASSERT_TRUE(e.lo < e.est && e.est < e.hi && e.hi < 0 && e.df == 5);

@@ -24,8 +24,8 @@ static const struct rig_metric *metric_of(const struct rig_module *m, const char
 
 static int in_table(const struct rig_module *m)
 {
-	for (size_t i = 0; rig_modules[i]; i++)
-		if (rig_modules[i] == m)
+	for (size_t i = 0; mod_all[i]; i++)
+		if (mod_all[i] == m)
 			return 1;
 	return 0;
 }
@@ -33,22 +33,22 @@ static int in_table(const struct rig_module *m)
 static void test_table(void)
 {
 	size_t n = 0;
-	for (size_t i = 0; rig_modules[i]; i++, n++) {
-		const struct rig_module *m = rig_modules[i];
-		CU_ASSERT_PTR_EQUAL(module_find(m->name), m); /* names are unique */
+	for (size_t i = 0; mod_all[i]; i++, n++) {
+		const struct rig_module *m = mod_all[i];
+		CU_ASSERT_PTR_EQUAL(mod_find(m->name), m); /* names are unique */
 		CU_ASSERT_PTR_NOT_NULL(m->summary);
 		CU_ASSERT_PTR_NOT_NULL(m->help);
 		CU_ASSERT_PTR_NOT_NULL(m->metrics);
 	}
 	CU_ASSERT_TRUE(n > 0);
-	CU_ASSERT_PTR_NULL(module_find("no-such-module"));
+	CU_ASSERT_PTR_NULL(mod_find("no-such-module"));
 }
 
 static void test_headline(void)
 {
 	size_t named = 0;
-	for (size_t i = 0; rig_modules[i]; i++) {
-		const struct rig_module *m = rig_modules[i];
+	for (size_t i = 0; mod_all[i]; i++) {
+		const struct rig_module *m = mod_all[i];
 		const struct module_headline *h = &m->headline;
 		if (!h->metric) {
 			/* the first metric measured: its unit gives the direction */
@@ -68,8 +68,8 @@ static void test_headline(void)
 static void test_flags(void)
 {
 	size_t levels = 0, diskless = 0, leaves = 0, prepares = 0;
-	for (size_t i = 0; rig_modules[i]; i++) {
-		const struct rig_module *m = rig_modules[i];
+	for (size_t i = 0; mod_all[i]; i++) {
+		const struct rig_module *m = mod_all[i];
 		if (m->flags & MOD_SETS_LEVEL) {
 			/* the reports read the level reached from these two */
 			CU_ASSERT_PTR_NOT_NULL(metric_of(m, "level"));
@@ -116,7 +116,7 @@ static void test_flags(void)
 			CU_ASSERT_PTR_NULL(p->def);
 			if (p->folder == FOLDER_WORKS || p->folder == FOLDER_READS) {
 				CU_ASSERT_PTR_NOT_NULL_FATAL(m->needs);
-				const struct rig_param *mk = module_folder_param(m->needs, NULL);
+				const struct rig_param *mk = mod_folder_param(m->needs, NULL);
 				CU_ASSERT_TRUE(mk && mk->folder == FOLDER_MAKES);
 			}
 		}
@@ -138,8 +138,8 @@ static void test_flags(void)
 static void headline_table(struct strbuf *sb)
 {
 	sb_adds(sb, "| module | headline | better |\n|---|---|---|\n");
-	for (size_t i = 0; rig_modules[i]; i++) {
-		const struct rig_module *m = rig_modules[i];
+	for (size_t i = 0; mod_all[i]; i++) {
+		const struct rig_module *m = mod_all[i];
 		if (m->headline.metric)
 			sb_addf(sb, "| `%s` | `%s` | %s |\n", m->name, m->headline.metric,
 				m->headline.better < 0 ? "lower" : "higher");

@@ -3,9 +3,9 @@
  * differ per stream and per sector, are reproducible from the seed and
  * independent of how they are cut into blocks, verify after the pool has
  * been stamped for other streams, and a 64 MiB write holds no two equal
- * 4K blocks; a buffer filled once and restamped per write (payload_restamp)
+ * 4K blocks; a buffer filled once and restamped per write (plat_payload_restamp)
  * holds each write's stamps over the base's bytes, verifies with
- * payload_check_restamped, and never repeats a sector. Plus the
+ * plat_payload_check_restamped, and never repeats a sector. Plus the
  * least-squares fit of lib/fit.c, which write and read use for
  * time = overhead + bytes / rate. And plat_alloc_io, the memory of the
  * data path: aligned, whole, and on Linux advised into huge pages.
@@ -27,35 +27,35 @@
 static void test_pool_shape(void)
 {
 	struct payload p;
-	CU_ASSERT_EQUAL_FATAL(payload_init(&p, 1, 1 * MIB), 0);
+	CU_ASSERT_EQUAL_FATAL(plat_payload_init(&p, 1, 1 * MIB), 0);
 	CU_ASSERT_EQUAL(p.ring, PAYLOAD_RING);
 	CU_ASSERT(p.max_len >= MIB);
 	CU_ASSERT_EQUAL(p.align, plat_direct_align());
 	CU_ASSERT_EQUAL((uintptr_t)p.pool % p.align, 0);
 	/* Windows at aligned offsets are aligned, whatever the stream. */
 	for (uint64_t s = 0; s < 50; s++) {
-		const void *w = payload_block(&p, s, s * p.align * 7, 64 * 1024);
+		const void *w = plat_payload_block(&p, s, s * p.align * 7, 64 * 1024);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(w);
 		CU_ASSERT_EQUAL((uintptr_t)w % p.align, 0);
 	}
-	CU_ASSERT_PTR_NULL(payload_block(&p, 0, 0, p.max_len + 1));
-	CU_ASSERT_PTR_NOT_NULL(payload_block(&p, 0, 0, p.max_len));
-	payload_release(&p);
-	payload_release(&p); /* harmless twice */
+	CU_ASSERT_PTR_NULL(plat_payload_block(&p, 0, 0, p.max_len + 1));
+	CU_ASSERT_PTR_NOT_NULL(plat_payload_block(&p, 0, 0, p.max_len));
+	plat_payload_release(&p);
+	plat_payload_release(&p); /* harmless twice */
 
 	/* A window longer than the ring still comes back whole. */
-	CU_ASSERT_EQUAL_FATAL(payload_init(&p, 1, 70 * MIB), 0);
-	const unsigned char *w = payload_block(&p, 3, 12345, 70 * MIB);
+	CU_ASSERT_EQUAL_FATAL(plat_payload_init(&p, 1, 70 * MIB), 0);
+	const unsigned char *w = plat_payload_block(&p, 3, 12345, 70 * MIB);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(w);
-	CU_ASSERT_EQUAL(payload_check(&p, 3, 12345, w, 70 * MIB), 0);
-	payload_release(&p);
+	CU_ASSERT_EQUAL(plat_payload_check(&p, 3, 12345, w, 70 * MIB), 0);
+	plat_payload_release(&p);
 }
 
 static void test_not_constant_not_zeros(void)
 {
 	struct payload p;
-	CU_ASSERT_EQUAL_FATAL(payload_init(&p, 42, MIB), 0);
-	const unsigned char *b = payload_block(&p, 0, 0, MIB);
+	CU_ASSERT_EQUAL_FATAL(plat_payload_init(&p, 42, MIB), 0);
+	const unsigned char *b = plat_payload_block(&p, 0, 0, MIB);
 	size_t zeros = 0, hist[256] = { 0 };
 	for (size_t i = 0; i < MIB; i++) {
 		zeros += b[i] == 0;
@@ -75,7 +75,7 @@ static void test_not_constant_not_zeros(void)
 			break;
 		}
 	}
-	payload_release(&p);
+	plat_payload_release(&p);
 }
 
 /* Number of 512-byte sectors in which a and b are equal. */
@@ -90,7 +90,7 @@ static size_t equal_sectors(const unsigned char *a, const unsigned char *b, size
 static void test_per_stream_and_sector(void)
 {
 	struct payload p;
-	CU_ASSERT_EQUAL_FATAL(payload_init(&p, 7, MIB), 0);
+	CU_ASSERT_EQUAL_FATAL(plat_payload_init(&p, 7, MIB), 0);
 	size_t len = 256 * 1024;
 	unsigned char *a = malloc(len), *b = malloc(len);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
@@ -98,8 +98,8 @@ static void test_per_stream_and_sector(void)
 	/* Different streams at the same offset: every sector differs, including
 	 * the stamp alone. */
 	for (uint64_t s = 1; s < 20; s++) {
-		payload_copy(&p, 0, 0, a, len);
-		payload_copy(&p, s, 0, b, len);
+		plat_payload_copy(&p, 0, 0, a, len);
+		plat_payload_copy(&p, s, 0, b, len);
 		CU_ASSERT_EQUAL(equal_sectors(a, b, len), 0);
 		for (size_t i = 0; i < len; i += 512)
 			if (!memcmp(a + i, b + i, PAYLOAD_STAMP)) {
@@ -108,7 +108,7 @@ static void test_per_stream_and_sector(void)
 			}
 	}
 	/* Within a stream, every sector's stamp is different. */
-	payload_copy(&p, 5, 0, a, len);
+	plat_payload_copy(&p, 5, 0, a, len);
 	size_t ns = len / 512;
 	for (size_t i = 0; i < ns; i++)
 		for (size_t j = i + 1; j < ns; j++)
@@ -117,24 +117,24 @@ static void test_per_stream_and_sector(void)
 				i = j = ns;
 			}
 	/* One ring apart, the non-stamp bytes repeat but the stamps do not. */
-	payload_copy(&p, 5, PAYLOAD_RING, b, len);
+	plat_payload_copy(&p, 5, PAYLOAD_RING, b, len);
 	CU_ASSERT_EQUAL(equal_sectors(a, b, len), 0);
 	CU_ASSERT_EQUAL(memcmp(a + 16, b + 16, 496), 0);
 	free(a);
 	free(b);
-	payload_release(&p);
+	plat_payload_release(&p);
 }
 
 static void test_reproducible(void)
 {
 	struct payload p, q, r;
-	CU_ASSERT_EQUAL_FATAL(payload_init(&p, 99, MIB), 0);
+	CU_ASSERT_EQUAL_FATAL(plat_payload_init(&p, 99, MIB), 0);
 	/* Another max_len: the same bytes (contents do not depend on it). */
-	CU_ASSERT_EQUAL_FATAL(payload_init(&q, 99, 4 * MIB), 0);
-	CU_ASSERT_EQUAL_FATAL(payload_init(&r, 100, MIB), 0);
-	const unsigned char *a = payload_block(&p, 3, 5 * MIB, MIB);
-	const unsigned char *b = payload_block(&q, 3, 5 * MIB, MIB);
-	const unsigned char *c = payload_block(&r, 3, 5 * MIB, MIB);
+	CU_ASSERT_EQUAL_FATAL(plat_payload_init(&q, 99, 4 * MIB), 0);
+	CU_ASSERT_EQUAL_FATAL(plat_payload_init(&r, 100, MIB), 0);
+	const unsigned char *a = plat_payload_block(&p, 3, 5 * MIB, MIB);
+	const unsigned char *b = plat_payload_block(&q, 3, 5 * MIB, MIB);
+	const unsigned char *c = plat_payload_block(&r, 3, 5 * MIB, MIB);
 	CU_ASSERT_EQUAL(memcmp(a, b, MIB), 0);
 	CU_ASSERT_EQUAL(equal_sectors(a, c, MIB), 0);
 	/* Known values (a stamp, then pool bytes), so that changing the
@@ -142,30 +142,30 @@ static void test_reproducible(void)
 	static const unsigned char stamp0[8] = { 0x3a, 0xe1, 0xbc, 0x24, 0x3a, 0xc9, 0xbe, 0x6a };
 	static const unsigned char pool100[8] = { 0x52, 0xb4, 0x9c, 0x34, 0xda, 0x5e, 0xf9, 0xd7 };
 	unsigned char got[8];
-	payload_copy(&p, 0, 0, got, sizeof(got));
+	plat_payload_copy(&p, 0, 0, got, sizeof(got));
 	CU_ASSERT_EQUAL(memcmp(got, stamp0, 8), 0);
-	payload_copy(&q, 0, 100, got, sizeof(got));
+	plat_payload_copy(&q, 0, 100, got, sizeof(got));
 	CU_ASSERT_EQUAL(memcmp(got, pool100, 8), 0);
-	payload_release(&p);
-	payload_release(&q);
-	payload_release(&r);
+	plat_payload_release(&p);
+	plat_payload_release(&q);
+	plat_payload_release(&r);
 }
 
 /* The same bytes whatever the cutting: blocks, copies, odd offsets. */
 static void test_cut_independent(void)
 {
 	struct payload p;
-	CU_ASSERT_EQUAL_FATAL(payload_init(&p, 5, MIB), 0);
+	CU_ASSERT_EQUAL_FATAL(plat_payload_init(&p, 5, MIB), 0);
 	size_t len = 2 * MIB;
 	unsigned char *whole = malloc(len), *part = malloc(len);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(whole);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(part);
 	uint64_t base = 3 * (uint64_t)PAYLOAD_RING - MIB; /* crosses a ring boundary */
-	payload_copy(&p, 11, base, whole, len);
-	CU_ASSERT_EQUAL(payload_check(&p, 11, base, whole, len), 0);
+	plat_payload_copy(&p, 11, base, whole, len);
+	CU_ASSERT_EQUAL(plat_payload_check(&p, 11, base, whole, len), 0);
 	/* 4K blocks from the pool. */
 	for (size_t off = 0; off < len; off += 4096)
-		memcpy(part + off, payload_block(&p, 11, base + off, 4096), 4096);
+		memcpy(part + off, plat_payload_block(&p, 11, base + off, 4096), 4096);
 	CU_ASSERT_EQUAL(memcmp(whole, part, len), 0);
 	/* Odd pieces that split stamps. */
 	static const size_t cuts[] = { 1, 7, 15, 16, 17, 500, 511, 512, 513, 1000, 4099 };
@@ -175,45 +175,45 @@ static void test_cut_independent(void)
 		if (n > len - off)
 			n = len - off;
 		if (k % 2)
-			memcpy(part + off, payload_block(&p, 11, base + off, n), n);
+			memcpy(part + off, plat_payload_block(&p, 11, base + off, n), n);
 		else
-			payload_copy(&p, 11, base + off, part + off, n);
-		CU_ASSERT_EQUAL(payload_check(&p, 11, base + off, whole + off, n), 0);
+			plat_payload_copy(&p, 11, base + off, part + off, n);
+		CU_ASSERT_EQUAL(plat_payload_check(&p, 11, base + off, whole + off, n), 0);
 		off += n;
 	}
 	CU_ASSERT_EQUAL(memcmp(whole, part, len), 0);
 	free(whole);
 	free(part);
-	payload_release(&p);
+	plat_payload_release(&p);
 }
 
 static void test_check_detects(void)
 {
 	struct payload p;
-	CU_ASSERT_EQUAL_FATAL(payload_init(&p, 8, MIB), 0);
+	CU_ASSERT_EQUAL_FATAL(plat_payload_init(&p, 8, MIB), 0);
 	size_t len = 64 * 1024;
 	unsigned char *buf = malloc(len);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
-	memcpy(buf, payload_block(&p, 2, 8192, len), len);
+	memcpy(buf, plat_payload_block(&p, 2, 8192, len), len);
 	/* Stamp the pool over and over for other streams: still verifies. */
 	for (uint64_t s = 3; s < 300; s++)
-		(void)payload_block(&p, s, 8192, len);
-	CU_ASSERT_EQUAL(payload_check(&p, 2, 8192, buf, len), 0);
-	CU_ASSERT_EQUAL(payload_diff(&p, 2, 8192, buf, len), len);
+		(void)plat_payload_block(&p, s, 8192, len);
+	CU_ASSERT_EQUAL(plat_payload_check(&p, 2, 8192, buf, len), 0);
+	CU_ASSERT_EQUAL(plat_payload_diff(&p, 2, 8192, buf, len), len);
 	/* Wrong stream or offset: refused. */
-	CU_ASSERT_EQUAL(payload_check(&p, 3, 8192, buf, len), -EILSEQ);
-	CU_ASSERT_EQUAL(payload_check(&p, 2, 8192 + 512, buf, len), -EILSEQ);
+	CU_ASSERT_EQUAL(plat_payload_check(&p, 3, 8192, buf, len), -EILSEQ);
+	CU_ASSERT_EQUAL(plat_payload_check(&p, 2, 8192 + 512, buf, len), -EILSEQ);
 	/* One flipped bit anywhere (stamp or not) is found, at its index. */
 	static const size_t where[] = { 0, 5, 15, 16, 17, 300, 511, 512, 4096 + 3, 65535 };
 	for (size_t i = 0; i < sizeof(where) / sizeof(where[0]); i++) {
 		buf[where[i]] ^= 0x10;
-		CU_ASSERT_EQUAL(payload_check(&p, 2, 8192, buf, len), -EILSEQ);
-		CU_ASSERT_EQUAL(payload_diff(&p, 2, 8192, buf, len), where[i]);
+		CU_ASSERT_EQUAL(plat_payload_check(&p, 2, 8192, buf, len), -EILSEQ);
+		CU_ASSERT_EQUAL(plat_payload_diff(&p, 2, 8192, buf, len), where[i]);
 		buf[where[i]] ^= 0x10;
 	}
-	CU_ASSERT_EQUAL(payload_check(&p, 2, 8192, buf, len), 0);
+	CU_ASSERT_EQUAL(plat_payload_check(&p, 2, 8192, buf, len), 0);
 	free(buf);
-	payload_release(&p);
+	plat_payload_release(&p);
 }
 
 static const unsigned char *blocks_base;
@@ -235,15 +235,15 @@ static int cmp_sector(const void *a, const void *b)
 static void test_no_equal_blocks(void)
 {
 	struct payload p;
-	CU_ASSERT_EQUAL_FATAL(payload_init(&p, 12, MIB), 0);
+	CU_ASSERT_EQUAL_FATAL(plat_payload_init(&p, 12, MIB), 0);
 	size_t len = 64 * (size_t)MIB, nb = len / 4096;
 	unsigned char *file = malloc(len);
 	size_t *idx = malloc(nb * sizeof(size_t));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(file);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(idx);
 	for (size_t off = 0; off < len; off += MIB)
-		memcpy(file + off, payload_block(&p, 1, off, MIB), MIB);
-	CU_ASSERT_EQUAL(payload_check(&p, 1, 0, file, len), 0);
+		memcpy(file + off, plat_payload_block(&p, 1, off, MIB), MIB);
+	CU_ASSERT_EQUAL(plat_payload_check(&p, 1, 0, file, len), 0);
 	for (size_t i = 0; i < nb; i++)
 		idx[i] = i;
 	blocks_base = file;
@@ -262,28 +262,28 @@ static void test_no_equal_blocks(void)
 	CU_ASSERT_EQUAL(dups, 0);
 	free(idx);
 	free(file);
-	payload_release(&p);
+	plat_payload_release(&p);
 }
 
 /* --- restamping a reused buffer --- */
 
 /* Restamped: the stamps of (stream, offset), the base's bytes elsewhere;
- * verified by payload_check_restamped, refused by the plain check. */
+ * verified by plat_payload_check_restamped, refused by the plain check. */
 static void test_restamp_contents(void)
 {
 	struct payload p;
-	CU_ASSERT_EQUAL_FATAL(payload_init(&p, 21, MIB), 0);
+	CU_ASSERT_EQUAL_FATAL(plat_payload_init(&p, 21, MIB), 0);
 	size_t len = 16 * 1024;
 	uint64_t b0 = 77, o0 = 3 * 4096;
 	unsigned char *base = malloc(len), *buf = malloc(len), *fresh = malloc(len);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(base);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(fresh);
-	payload_copy(&p, b0, o0, base, len);
+	plat_payload_copy(&p, b0, o0, base, len);
 	memcpy(buf, base, len);
 	uint64_t s = 1000, off = 5 * (uint64_t)MIB + 8192; /* congruent to o0 mod 512 */
-	payload_restamp(&p, s, off, buf, len);
-	payload_copy(&p, s, off, fresh, len);
+	plat_payload_restamp(&p, s, off, buf, len);
+	plat_payload_copy(&p, s, off, fresh, len);
 	for (size_t i = 0; i < len; i++) {
 		int stamp = i % PAYLOAD_SECTOR < PAYLOAD_STAMP;
 		if (buf[i] != (stamp ? fresh[i] : base[i])) {
@@ -291,39 +291,39 @@ static void test_restamp_contents(void)
 			break;
 		}
 	}
-	CU_ASSERT_EQUAL(payload_check_restamped(&p, b0, o0, s, off, buf, len), 0);
-	CU_ASSERT_EQUAL(payload_diff_restamped(&p, b0, o0, s, off, buf, len), len);
-	CU_ASSERT_EQUAL(payload_check(&p, s, off, buf, len), -EILSEQ);
-	CU_ASSERT_EQUAL(payload_check(&p, b0, o0, buf, len), -EILSEQ);
+	CU_ASSERT_EQUAL(plat_payload_check_restamped(&p, b0, o0, s, off, buf, len), 0);
+	CU_ASSERT_EQUAL(plat_payload_diff_restamped(&p, b0, o0, s, off, buf, len), len);
+	CU_ASSERT_EQUAL(plat_payload_check(&p, s, off, buf, len), -EILSEQ);
+	CU_ASSERT_EQUAL(plat_payload_check(&p, b0, o0, buf, len), -EILSEQ);
 	/* Wrong base, stream or offset: refused. */
-	CU_ASSERT_EQUAL(payload_check_restamped(&p, b0 + 1, o0, s, off, buf, len), -EILSEQ);
-	CU_ASSERT_EQUAL(payload_check_restamped(&p, b0, o0 + 4096, s, off, buf, len), -EILSEQ);
-	CU_ASSERT_EQUAL(payload_check_restamped(&p, b0, o0, s + 1, off, buf, len), -EILSEQ);
-	CU_ASSERT_EQUAL(payload_check_restamped(&p, b0, o0, s, off + 512, buf, len), -EILSEQ);
+	CU_ASSERT_EQUAL(plat_payload_check_restamped(&p, b0 + 1, o0, s, off, buf, len), -EILSEQ);
+	CU_ASSERT_EQUAL(plat_payload_check_restamped(&p, b0, o0 + 4096, s, off, buf, len), -EILSEQ);
+	CU_ASSERT_EQUAL(plat_payload_check_restamped(&p, b0, o0, s + 1, off, buf, len), -EILSEQ);
+	CU_ASSERT_EQUAL(plat_payload_check_restamped(&p, b0, o0, s, off + 512, buf, len), -EILSEQ);
 	/* One flipped bit anywhere is found at its index. */
 	static const size_t where[] = { 0, 15, 16, 511, 512, 4096 + 7, 16383 };
 	for (size_t i = 0; i < sizeof(where) / sizeof(where[0]); i++) {
 		buf[where[i]] ^= 0x01;
-		CU_ASSERT_EQUAL(payload_check_restamped(&p, b0, o0, s, off, buf, len), -EILSEQ);
-		CU_ASSERT_EQUAL(payload_diff_restamped(&p, b0, o0, s, off, buf, len), where[i]);
+		CU_ASSERT_EQUAL(plat_payload_check_restamped(&p, b0, o0, s, off, buf, len), -EILSEQ);
+		CU_ASSERT_EQUAL(plat_payload_diff_restamped(&p, b0, o0, s, off, buf, len), where[i]);
 		buf[where[i]] ^= 0x01;
 	}
 	/* Restamping again replaces every stamp; back for the base, the
 	 * base's payload exactly. */
-	payload_restamp(&p, s + 1, off, buf, len);
-	CU_ASSERT_EQUAL(payload_check_restamped(&p, b0, o0, s + 1, off, buf, len), 0);
-	payload_restamp(&p, b0, o0, buf, len);
+	plat_payload_restamp(&p, s + 1, off, buf, len);
+	CU_ASSERT_EQUAL(plat_payload_check_restamped(&p, b0, o0, s + 1, off, buf, len), 0);
+	plat_payload_restamp(&p, b0, o0, buf, len);
 	CU_ASSERT_EQUAL(memcmp(buf, base, len), 0);
-	CU_ASSERT_EQUAL(payload_check(&p, b0, o0, buf, len), 0);
+	CU_ASSERT_EQUAL(plat_payload_check(&p, b0, o0, buf, len), 0);
 	/* Stamping the pool for other streams meanwhile changes nothing. */
-	payload_restamp(&p, s, off, buf, len);
+	plat_payload_restamp(&p, s, off, buf, len);
 	for (uint64_t t = 0; t < 100; t++)
-		(void)payload_block(&p, t, o0, len);
-	CU_ASSERT_EQUAL(payload_check_restamped(&p, b0, o0, s, off, buf, len), 0);
+		(void)plat_payload_block(&p, t, o0, len);
+	CU_ASSERT_EQUAL(plat_payload_check_restamped(&p, b0, o0, s, off, buf, len), 0);
 	free(base);
 	free(buf);
 	free(fresh);
-	payload_release(&p);
+	plat_payload_release(&p);
 }
 
 /* Offsets not congruent with the base, odd lengths, pieces that split
@@ -332,7 +332,7 @@ static void test_restamp_contents(void)
 static void test_restamp_unaligned(void)
 {
 	struct payload p;
-	CU_ASSERT_EQUAL_FATAL(payload_init(&p, 22, MIB), 0);
+	CU_ASSERT_EQUAL_FATAL(plat_payload_init(&p, 22, MIB), 0);
 	static const struct { uint64_t o0, off; size_t len; } cases[] = {
 		{ 0, 1000, 4096 }, { 7, 3 * 512 + 5, 3001 }, { 512, 15, 17 },
 		{ 100, 2 * (uint64_t)PAYLOAD_RING - 600, 9000 }, { 0, 0, 1 },
@@ -341,27 +341,27 @@ static void test_restamp_unaligned(void)
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
 		size_t len = cases[k].len;
 		uint64_t o0 = cases[k].o0, off = cases[k].off;
-		payload_copy(&p, 5, o0, a, len);
+		plat_payload_copy(&p, 5, o0, a, len);
 		memcpy(b, a, len);
-		payload_restamp(&p, 9, off, a, len);
+		plat_payload_restamp(&p, 9, off, a, len);
 		/* In odd pieces. */
 		for (size_t at = 0, n = 1; at < len; at += n, n = n * 3 + 1) {
 			if (n > len - at)
 				n = len - at;
-			payload_restamp(&p, 9, off + at, b + at, n);
+			plat_payload_restamp(&p, 9, off + at, b + at, n);
 		}
 		CU_ASSERT_EQUAL(memcmp(a, b, len), 0);
 		/* By hand: the stream's stamp where its sector begins, else the base. */
-		payload_copy(&p, 5, o0, want, len);
+		plat_payload_copy(&p, 5, o0, want, len);
 		unsigned char fresh[9000];
-		payload_copy(&p, 9, off, fresh, len);
+		plat_payload_copy(&p, 9, off, fresh, len);
 		for (size_t i = 0; i < len; i++)
 			if ((off + i) % PAYLOAD_SECTOR < PAYLOAD_STAMP)
 				want[i] = fresh[i];
 		CU_ASSERT_EQUAL(memcmp(a, want, len), 0);
-		CU_ASSERT_EQUAL(payload_check_restamped(&p, 5, o0, 9, off, a, len), 0);
+		CU_ASSERT_EQUAL(plat_payload_check_restamped(&p, 5, o0, 9, off, a, len), 0);
 	}
-	payload_release(&p);
+	plat_payload_release(&p);
 }
 
 /* One 4K buffer restamped for 2000 writes (fresh streams, random-looking
@@ -370,18 +370,18 @@ static void test_restamp_unaligned(void)
 static void test_restamp_unique(void)
 {
 	struct payload p;
-	CU_ASSERT_EQUAL_FATAL(payload_init(&p, 23, MIB), 0);
+	CU_ASSERT_EQUAL_FATAL(plat_payload_init(&p, 23, MIB), 0);
 	enum { WRITES = 2000, BLK = 4096 };
 	unsigned char *out = malloc((size_t)WRITES * BLK), buf[BLK];
 	size_t ns = (size_t)WRITES * BLK / 512;
 	size_t *idx = malloc(ns * sizeof(size_t));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(idx);
-	payload_copy(&p, 1234, 0, buf, BLK);
+	plat_payload_copy(&p, 1234, 0, buf, BLK);
 	for (uint64_t k = 0; k < WRITES; k++) {
 		/* A few offsets, written many times: overwrites with new streams. */
 		uint64_t off = (k * 7919 % 64) * BLK;
-		payload_restamp(&p, 5000 + k, off, buf, BLK);
+		plat_payload_restamp(&p, 5000 + k, off, buf, BLK);
 		memcpy(out + k * BLK, buf, BLK);
 	}
 	for (size_t i = 0; i < ns; i++)
@@ -394,12 +394,12 @@ static void test_restamp_unique(void)
 	CU_ASSERT_EQUAL(dups, 0);
 	/* And each write still verifies. */
 	for (uint64_t k = 0; k < WRITES; k += 97)
-		CU_ASSERT_EQUAL(payload_check_restamped(&p, 1234, 0, 5000 + k, (k * 7919 % 64) * BLK,
+		CU_ASSERT_EQUAL(plat_payload_check_restamped(&p, 1234, 0, 5000 + k, (k * 7919 % 64) * BLK,
 							out + k * BLK, BLK),
 				0);
 	free(idx);
 	free(out);
-	payload_release(&p);
+	plat_payload_release(&p);
 }
 
 /* --- lib/fit.c --- */
@@ -526,13 +526,13 @@ static void test_alloc_io(void)
 	}
 	/* The payload pool is such memory. */
 	struct payload p;
-	CU_ASSERT_EQUAL_FATAL(payload_init(&p, 9, MIB), 0);
+	CU_ASSERT_EQUAL_FATAL(plat_payload_init(&p, 9, MIB), 0);
 #ifdef __linux__
 	char flags[256];
 	CU_ASSERT_EQUAL_FATAL(vmflags_of(p.pool, flags, sizeof(flags)), 0);
 	CU_ASSERT(strstr(flags, " hg") != NULL);
 #endif
-	payload_release(&p);
+	plat_payload_release(&p);
 }
 
 void register_payload_tests(void)
@@ -543,7 +543,7 @@ void register_payload_tests(void)
 	test_add(s, "differs per stream and per sector", test_per_stream_and_sector);
 	test_add(s, "reproducible from the seed, not from max_len", test_reproducible);
 	test_add(s, "the same bytes however cut", test_cut_independent);
-	test_add(s, "payload_check finds a flipped bit", test_check_detects);
+	test_add(s, "plat_payload_check finds a flipped bit", test_check_detects);
 	test_add(s, "no two equal 4K blocks in 64 MiB", test_no_equal_blocks);
 	test_add(s, "restamp: stamps of the write, the base's bytes elsewhere, verifiable",
 		 test_restamp_contents);

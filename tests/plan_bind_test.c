@@ -4,7 +4,7 @@
  * cross-checks get the combinations put together from the bound fields.
  * What it reports must be exactly what binding every combination of the
  * enclosing sweeps' values in full reports (the runner binds each cell that
- * way): an oracle here does that with params_bind and m->check, and the
+ * way): an oracle here does that with plan_params_bind and m->check, and the
  * two sets of messages are compared.
  */
 #include <stdio.h>
@@ -44,9 +44,9 @@ static void oracle_step(const struct plan *p, const struct plan_step *st,
 		struct diag one;
 		diag_init(&one, d->file, NULL);
 		void *args = xcalloc(1, m->args_size ? m->args_size : 1);
-		if (params_bind(m, st->params, n ? b : p->vars, args, &one, st->mark) == 0 && m->check)
+		if (plan_params_bind(m, st->params, n ? b : p->vars, args, &one, st->mark) == 0 && m->check)
 			m->check(args, &one, st->mark);
-		params_free(m, args);
+		plan_params_free(m, args);
 		free(args);
 		for (size_t i = 0; i < one.n; i++)
 			diag_error(d, one.items[i].mark, "%s", one.items[i].msg);
@@ -218,10 +218,10 @@ static void test_check_reads(void)
 /* The names a module's check reads are its parameters. */
 static void test_check_reads_names(void)
 {
-	for (size_t i = 0; rig_modules[i]; i++) {
-		const struct rig_module *m = rig_modules[i];
+	for (size_t i = 0; mod_all[i]; i++) {
+		const struct rig_module *m = mod_all[i];
 		for (const char *const *r = m->check_reads; r && *r; r++) {
-			int found = module_param(m, *r) != NULL;
+			int found = mod_param(m, *r) != NULL;
 			if (!found)
 				printf("\n%s: check_reads names '%s', not a parameter", m->name, *r);
 			CU_ASSERT(found);

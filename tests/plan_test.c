@@ -51,7 +51,7 @@ static const struct diag_item *first_error(const struct diag *d)
 /* A step's parameter as written, by name. */
 static const struct pval *pval_of(const struct plan_step *st, const char *name)
 {
-	const struct rig_param *rp = module_param(st->module, name);
+	const struct rig_param *rp = mod_param(st->module, name);
 	return rp ? &st->params[rp - st->module->params] : NULL;
 }
 
@@ -59,7 +59,7 @@ static const struct pval *pval_of(const struct plan_step *st, const char *name)
  * assumed here). */
 static const void *field(const void *args, const struct rig_module *m, const char *name)
 {
-	const struct rig_param *rp = module_param(m, name);
+	const struct rig_param *rp = mod_param(m, name);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(rp);
 	return (const char *)args + rp->offset;
 }
@@ -617,16 +617,16 @@ static void test_seed_enumeration_method(void)
 		const struct plan_step *cy = &p->steps[i];
 		for (size_t k = 0; cy->kind == STEP_CYCLE && k < cy->nsteps; k++) {
 			const struct plan_step *st = &cy->steps[k];
-			if (st->module != &rig_module_enumerate)
+			if (st->module != &mod_enumerate)
 				continue;
 			struct enumerate_args a;
 			memset(&a, 0, sizeof(a));
-			CU_ASSERT_EQUAL(params_bind(st->module, st->params, NULL, &a, &d, st->mark), 0);
+			CU_ASSERT_EQUAL(plan_params_bind(st->module, st->params, NULL, &a, &d, st->mark), 0);
 			CU_ASSERT_EQUAL(a.order, ENUMERATE_FTS);
 			CU_ASSERT_EQUAL(a.cache, ENUMERATE_DROP);
 			/* Said in the plan, not left to the defaults. */
 			CU_ASSERT_TRUE(st->params[0].given && st->params[1].given);
-			params_free(st->module, &a);
+			plan_params_free(st->module, &a);
 			found++;
 		}
 	}
@@ -953,29 +953,29 @@ static void test_steps_nesting(void)
 	plan_free(p);
 }
 
-/* params_bind on its own: defaults, groups, lists, sweep bindings. */
+/* plan_params_bind on its own: defaults, groups, lists, sweep bindings. */
 static void test_params_bind(void)
 {
-	const struct rig_module *w = module_find("write");
+	const struct rig_module *w = mod_find("write");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(w);
 	struct diag d;
 	diag_init(&d, "x", NULL);
 	struct mark at = { 1, 1, 1 };
 	void *args = calloc(1, w->args_size);
-	CU_ASSERT_EQUAL(params_bind(w, NULL, NULL, args, &d, at), 0);
+	CU_ASSERT_EQUAL(plan_params_bind(w, NULL, NULL, args, &d, at), 0);
 	CU_ASSERT_EQUAL(u64_of(args, w, "files"), 1);
 	const struct size_dist *sd = field(args, w, "size");
 	CU_ASSERT_EQUAL(sd->kind, DIST_FIXED);
 	CU_ASSERT_EQUAL(sd->lo, 1ull << 30);
 	CU_ASSERT_EQUAL(u64_of(args, w, "block"), 1ull << 20);
 	CU_ASSERT_EQUAL(*(const int *)field(args, w, "sync"), 1);
-	params_free(w, args);
+	plan_params_free(w, args);
 	free(args);
 
 	/* A list with a `$var` item, through a binding. */
-	size_t np = module_nparams(w);
+	size_t np = mod_nparams(w);
 	struct pval *vals = calloc(np, sizeof(struct pval));
-	const struct rig_param *sizes = module_param(w, "sizes");
+	const struct rig_param *sizes = mod_param(w, "sizes");
 	struct pval *sv = &vals[sizes - w->params];
 	char *items[] = { "1M", "$big" };
 	struct mark marks[] = { { 3, 4, 2 }, { 3, 8, 4 } };
@@ -983,51 +983,51 @@ static void test_params_bind(void)
 			     .nitems = 2, .mark = { 3, 3, 1 }, .key_mark = { 3, 1, 5 } };
 	struct binding b = { .var = "big", .value = "1G", .mark = { 9, 9, 2 } };
 	args = calloc(1, w->args_size);
-	CU_ASSERT_EQUAL(params_bind(w, vals, &b, args, &d, at), 0);
+	CU_ASSERT_EQUAL(plan_params_bind(w, vals, &b, args, &d, at), 0);
 	sd = field(args, w, "sizes");
 	CU_ASSERT_EQUAL(sd->kind, DIST_LIST);
 	CU_ASSERT_EQUAL_FATAL(sd->nlist, 2);
 	CU_ASSERT_EQUAL(sd->list[1], 1ull << 30);
-	params_free(w, args);
+	plan_params_free(w, args);
 	free(args);
 
 	/* A bad value through a binding is reported at the binding's mark. */
 	struct binding bad = { .var = "big", .value = "0", .mark = { 9, 9, 1 } };
 	args = calloc(1, w->args_size);
-	CU_ASSERT_EQUAL(params_bind(w, vals, &bad, args, &d, at), 1);
+	CU_ASSERT_EQUAL(plan_params_bind(w, vals, &bad, args, &d, at), 1);
 	CU_ASSERT_EQUAL_FATAL(d.n, 1);
 	CU_ASSERT_EQUAL(d.items[0].mark.line, 9);
 	CU_ASSERT_PTR_NOT_NULL(strstr(d.items[0].msg, "(the value of $big)"));
-	params_free(w, args);
+	plan_params_free(w, args);
 	free(args);
 	free(vals);
 	diag_release(&d);
 
 	/* An enum list not given is every choice in order. */
-	const struct rig_module *m = module_find("meta");
+	const struct rig_module *m = mod_find("meta");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
 	diag_init(&d, "x", NULL);
 	args = calloc(1, m->args_size);
-	CU_ASSERT_EQUAL(params_bind(m, NULL, NULL, args, &d, at), 0);
+	CU_ASSERT_EQUAL(plan_params_bind(m, NULL, NULL, args, &d, at), 0);
 	const struct enum_list *ops = field(args, m, "ops");
 	CU_ASSERT_EQUAL_FATAL(ops->n, 4);
 	for (int i = 0; i < 4; i++)
 		CU_ASSERT_EQUAL(ops->items[i], i);
-	params_free(m, args);
+	plan_params_free(m, args);
 	free(args);
 
 	/* A group with no member given: the first with a default (time). */
-	const struct rig_module *r = module_find("randread");
+	const struct rig_module *r = mod_find("randread");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	args = calloc(1, r->args_size);
-	CU_ASSERT_EQUAL(params_bind(r, NULL, NULL, args, &d, at), 0);
+	CU_ASSERT_EQUAL(plan_params_bind(r, NULL, NULL, args, &d, at), 0);
 	CU_ASSERT_EQUAL(u64_of(args, r, "time"), 10000000000ull);
 	CU_ASSERT_EQUAL(u64_of(args, r, "ops"), 0);
-	params_free(r, args);
+	plan_params_free(r, args);
 	free(args);
 	CU_ASSERT_EQUAL(d.n, 0);
 	diag_release(&d);
-	CU_ASSERT_STRING_EQUAL(params_type_name(PT_SIZE), "size (e.g. 4K, 1MB)");
+	CU_ASSERT_STRING_EQUAL(plan_params_type_name(PT_SIZE), "size (e.g. 4K, 1MB)");
 }
 
 /* keep: true where it may be: the first layout of a disk target (the disk
@@ -1318,7 +1318,7 @@ void register_plan_tests(void)
 	test_add(s, "defaults and volume names of dirs", test_defaults);
 	test_add(s, "report.headline and compare: values, lookup, direction", test_headlines);
 	test_add(s, "steps: cycle, sweep, nesting, marks", test_steps_nesting);
-	test_add(s, "params_bind: defaults, groups, lists, bindings", test_params_bind);
+	test_add(s, "plan_params_bind: defaults, groups, lists, bindings", test_params_bind);
 	test_add(s, "platform inference, explicit platform, --fs-map", test_platforms);
 	test_add(s, "keep: true where it may be", test_keep_valid);
 	test_add(s, "diagnostics: format, order, caret, suggestions", test_diag_format);

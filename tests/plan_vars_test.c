@@ -55,9 +55,9 @@ static uint64_t bound_value(const struct plan_step *st, const struct binding *b,
 	const struct rig_module *m = st->module;
 	void *args = calloc(1, m->args_size ? m->args_size : 1);
 	uint64_t v = 0;
-	if (params_bind(m, st->params, b, args, d, st->mark) == 0)
-		memcpy(&v, (char *)args + module_param(m, "value")->offset, sizeof(v));
-	params_free(m, args);
+	if (plan_params_bind(m, st->params, b, args, d, st->mark) == 0)
+		memcpy(&v, (char *)args + mod_param(m, "value")->offset, sizeof(v));
+	plan_params_free(m, args);
 	free(args);
 	return v;
 }
@@ -82,7 +82,7 @@ static void test_params_and_schedule(void)
 	CU_ASSERT_PTR_NULL(p->vars[1].outer);
 	/* The schedule's cells bind the --var values outside the sweep's. */
 	struct schedule s;
-	CU_ASSERT_EQUAL_FATAL(schedule_build(p, 1, &s), 0);
+	CU_ASSERT_EQUAL_FATAL(plan_schedule_build(p, 1, &s), 0);
 	CU_ASSERT_EQUAL_FATAL(s.n, 3);
 	uint64_t got[3];
 	for (size_t i = 0; i < 3; i++)
@@ -91,7 +91,7 @@ static void test_params_and_schedule(void)
 	CU_ASSERT_EQUAL(got[0], 42);
 	CU_ASSERT_EQUAL(got[1], 7);
 	CU_ASSERT_EQUAL(got[2], 8);
-	schedule_free(&s);
+	plan_schedule_free(&s);
 	diag_release(&d);
 	plan_free(p);
 }

@@ -114,7 +114,7 @@ static void test_format_seconds(void)
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct strbuf sb = STRBUF_INIT;
-		progress_format_seconds(&sb, cases[i].s);
+		plat_progress_format_seconds(&sb, cases[i].s);
 		CU_ASSERT_STRING_EQUAL(sb.buf, cases[i].want);
 		sb_release(&sb);
 	}

@@ -22,14 +22,14 @@ int pt_cmd(const char *const *argv, char **out)
 	struct spawn_result r;
 	struct strbuf err = STRBUF_INIT;
 	struct spawn_opts o = { .split = 1, .cancel = NULL };
-	int rc = spawn_run_opts(NULL, argv, NULL, &o, &r, &err);
+	int rc = plat_spawn_run_opts(NULL, argv, NULL, &o, &r, &err);
 	if (out)
 		*out = rc == 0 ? xstrdup(r.stdout_text) : sb_detach(&err);
 	sb_release(&err);
 	if (rc < 0)
 		return -1;
 	int status = r.exited ? r.status : -1;
-	spawn_result_release(&r);
+	plat_spawn_result_release(&r);
 	return status;
 }
 
@@ -141,12 +141,12 @@ int pt_leftovers(const char *dir, struct strbuf *what)
 	while (d && (e = readdir(d))) {
 		if (strncmp(e->d_name, "loop", 4))
 			continue;
-		char *b = linux_attr("", "/sys/block/%s/loop/backing_file", e->d_name);
+		char *b = prov_linux_attr("", "/sys/block/%s/loop/backing_file", e->d_name);
 		if (b && under(b, dir)) {
 			struct strbuf dev = STRBUF_INIT;
 			sb_addf(&dev, "/dev/%s", e->d_name);
 			sb_addf(what, "attached: %s over %s\n", dev.buf, b);
-			if (linux_partition_count("", e->d_name)) {
+			if (prov_linux_partition_count("", e->d_name)) {
 				const char *px[] = { "partx", "--delete", dev.buf, NULL };
 				pt_cmd(px, NULL);
 			}

@@ -37,7 +37,7 @@ static void test_offsets_aligned_uniform(void)
 	enum { BINS = 64, DRAWS = 128000 };
 	const uint64_t nblocks = 2048 + 7, block = 4096;
 	struct randio_stream s;
-	randio_stream_init(&s, 12345, 0, 0, nblocks, block);
+	mod_randio_stream_init(&s, 12345, 0, 0, nblocks, block);
 	unsigned bins[BINS] = { 0 };
 	for (int i = 0; i < DRAWS; i++) {
 		uint64_t stream;
@@ -62,11 +62,11 @@ static void test_offsets_aligned_uniform(void)
 static void test_offsets_reproducible(void)
 {
 	struct randio_stream a, b, c, d, e;
-	randio_stream_init(&a, 7, 1, 2, 1000, 512);
-	randio_stream_init(&b, 7, 1, 2, 1000, 512);
-	randio_stream_init(&c, 7, 2, 1, 1000, 512);
-	randio_stream_init(&d, 8, 1, 2, 1000, 512);
-	randio_stream_init(&e, 7, 1, 3, 1000, 512);
+	mod_randio_stream_init(&a, 7, 1, 2, 1000, 512);
+	mod_randio_stream_init(&b, 7, 1, 2, 1000, 512);
+	mod_randio_stream_init(&c, 7, 2, 1, 1000, 512);
+	mod_randio_stream_init(&d, 8, 1, 2, 1000, 512);
+	mod_randio_stream_init(&e, 7, 1, 3, 1000, 512);
 	int same_c = 0, same_d = 0, same_e = 0;
 	uint64_t prev_pa = 0;
 	for (int i = 0; i < 1000; i++) {
@@ -98,7 +98,7 @@ static void test_budget(void)
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
 		uint64_t sum = 0, mx = 0, mn = UINT64_MAX;
 		for (unsigned i = 0; i < cases[k].n; i++) {
-			uint64_t b = randio_budget(cases[k].ops, cases[k].n, i);
+			uint64_t b = mod_randio_budget(cases[k].ops, cases[k].n, i);
 			sum += b;
 			mx = b > mx ? b : mx;
 			mn = b < mn ? b : mn;
@@ -228,7 +228,7 @@ static void check_metrics(const struct fake_sink *f, uint64_t block)
  * refused it (then the note and direct_used agree). */
 static void check_direct(const struct fixture *f, const char *name)
 {
-	CU_ASSERT_EQUAL(module_find(name)->direct_io, 1);
+	CU_ASSERT_EQUAL(mod_find(name)->direct_io, 1);
 	CU_ASSERT_EQUAL(f->v.ctx.direct_used, note_of(&f->sink, "direct") ? 0 : 1);
 }
 
@@ -296,8 +296,8 @@ static void verify_file(struct fixture *f, const struct randio_args *a, int psyn
 	for (unsigned i = 0; i < nw; i++) {
 		struct randio_stream s;
 		unsigned t = psync ? i / (unsigned)a->qd : i, q = psync ? i % (unsigned)a->qd : 0;
-		randio_stream_init(&s, f->v.ctx.seed, t, q, nblocks, a->block);
-		for (uint64_t k = randio_budget(a->ops, nw, i); k; k--) {
+		mod_randio_stream_init(&s, f->v.ctx.seed, t, q, nblocks, a->block);
+		for (uint64_t k = mod_randio_budget(a->ops, nw, i); k; k--) {
 			uint64_t off = randio_stream_next(&s, &w[n].stream);
 			w[n].slot_base = s.slot_base;
 			w[n++].block = off / a->block;
@@ -308,7 +308,7 @@ static void verify_file(struct fixture *f, const struct randio_args *a, int psyn
 
 	struct payload pl;
 	size_t pool = a->block > RANDIO_FILL_CHUNK ? (size_t)a->block : RANDIO_FILL_CHUNK;
-	CU_ASSERT_EQUAL_FATAL(payload_init(&pl, randio_payload_seed(f->v.ctx.seed, f->v.ctx.volume), pool), 0);
+	CU_ASSERT_EQUAL_FATAL(plat_payload_init(&pl, mod_randio_payload_seed(f->v.ctx.seed, f->v.ctx.volume), pool), 0);
 	uint64_t fill = prng_derive_seed(f->v.ctx.seed, "randio/fill");
 	struct strbuf path = STRBUF_INIT;
 	sb_addf(&path, "%s/%s", f->v.dir, RANDIO_FILE);
@@ -319,7 +319,7 @@ static void verify_file(struct fixture *f, const struct randio_args *a, int psyn
 	CU_ASSERT_EQUAL((uint64_t)st.st_size, a->span);
 	unsigned nslots = psync ? 1 : (unsigned)a->qd;
 	struct randio_stream slots; /* only for randio_slot_offset */
-	randio_stream_init(&slots, f->v.ctx.seed, 0, 0, nblocks, a->block);
+	mod_randio_stream_init(&slots, f->v.ctx.seed, 0, 0, nblocks, a->block);
 	unsigned char *file = malloc(nblocks * a->block);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(file);
 	size_t j = 0, written = 0, bad = 0;
@@ -331,17 +331,17 @@ static void verify_file(struct fixture *f, const struct randio_args *a, int psyn
 		for (; j < n && w[j].block == b; j++) {
 			any = 1;
 			for (unsigned sl = 0; sl < nslots && !ok; sl++)
-				ok = payload_check_restamped(&pl, w[j].slot_base,
+				ok = plat_payload_check_restamped(&pl, w[j].slot_base,
 							     randio_slot_offset(&slots, sl),
 							     w[j].stream, b * a->block, buf,
 							     a->block) == 0;
 		}
 		if (!any)
-			ok = payload_check(&pl, fill, b * a->block, buf, a->block) == 0;
+			ok = plat_payload_check(&pl, fill, b * a->block, buf, a->block) == 0;
 		written += any;
 		bad += !ok;
 	}
-	/* (A fresh payload_copy per write would fail here: its non-stamp bytes
+	/* (A fresh plat_payload_copy per write would fail here: its non-stamp bytes
 	 * are another window of the pool than the slots', except when two
 	 * streams' rotations happen to line up, a few blocks in 3000.) */
 	CU_ASSERT_EQUAL(bad, 0);
@@ -352,7 +352,7 @@ static void verify_file(struct fixture *f, const struct randio_args *a, int psyn
 	close(fd);
 	free(file);
 	sb_release(&path);
-	payload_release(&pl);
+	plat_payload_release(&pl);
 	free(w);
 }
 
@@ -417,7 +417,7 @@ static void test_reuse(void)
 
 	/* The end of the layout removes it. */
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f.v.state);
-	module_find("randwrite")->release_state(f.v.state);
+	mod_find("randwrite")->release_state(f.v.state);
 	f.v.state = NULL;
 	CU_ASSERT_EQUAL(stat(path.buf, &st), -1);
 	sb_release(&path);

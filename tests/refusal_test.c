@@ -6,7 +6,7 @@
  *
  * Nothing here runs a command. The backend reads its disk facts from a
  * copy of a recorded machine (tests/fixtures/linux/, provision_ctx.sysroot)
- * and spawns through a fake (spawner_fake) that only records each command
+ * and spawns through a fake (plat_spawner_fake) that only records each command
  * and plays the kernel's part: `partx --update` makes the partitions the
  * last `sgdisk --clear` wrote appear in the copy's sysfs. A row may change
  * the machine between `rig plan` and `rig run`, or after a given command
@@ -358,7 +358,7 @@ static void fake_partx(struct fake_machine *m, const char *disk)
 		if (sscanf(p, "--new=%u:%llu:%llu", &n, &first, &last) != 3)
 			continue;
 		struct strbuf part = STRBUF_INIT, dir = STRBUF_INIT, v = STRBUF_INIT;
-		linux_part_path(&part, name, n);
+		prov_linux_part_path(&part, name, n);
 		sb_addf(&dir, "%s/sys/block/%s/%s", m->root, name, part.buf);
 		mkdir(dir.buf, 0755);
 		sb_addf(&v, "%s/start", dir.buf);
@@ -386,7 +386,7 @@ static int fake_spawn(void *opaque, const char *const *argv, struct spawn_result
 {
 	struct fake_machine *m = opaque;
 	struct strbuf text = STRBUF_INIT;
-	spawn_argv_text(&text, argv);
+	plat_spawn_argv_text(&text, argv);
 	sb_addf(m->log, "%s\n", text.buf);
 	if (!strcmp(argv[0], "sgdisk") && argv[1] && !strcmp(argv[1], "--clear")) {
 		sb_reset(&m->last_table);
@@ -462,7 +462,7 @@ static void row_run(const struct backend_ops *ops, struct provision_ctx *ctx, st
 		size_t n = 0;
 		o->rc = ops->provision(ctx, li, &vols, &n);
 		for (size_t i = 0; i < n; i++)
-			volume_release(&vols[i]);
+			prov_volume_release(&vols[i]);
 		free(vols);
 		struct strbuf te = STRBUF_INIT;
 		struct provision_ctx t = *ctx;
@@ -491,11 +491,11 @@ static int linux_driver(const struct row *row, struct outcome *o)
 		       "steps:\n  - write: { files: 1, size: 1M }\n", row->device, row->confirm);
 	struct diag d;
 	struct plan *p = row_plan(text.buf, NULL, &d, o);
-	const struct backend_ops *ops = p ? &provision_linux_ops : NULL;
+	const struct backend_ops *ops = p ? &prov_linux_ops : NULL;
 
 	if (ops && row->change_when && !strcmp(row->change_when, "plan")) {
 		/* rig plan: what it says about the disk now; then the machine changes. */
-		struct spawner dry = spawner_dry(dry_log, NULL);
+		struct spawner dry = plat_spawner_dry(dry_log, NULL);
 		dry.fake = fake_spawn; /* a dry spawner never calls it; it lets sysroot in */
 		row_dry_plan(ops, p, row, root.buf, &dry, o);
 		row->change(root.buf);
@@ -503,7 +503,7 @@ static int linux_driver(const struct row *row, struct outcome *o)
 
 	struct fake_machine m = { .row = row, .root = root.buf, .log = &o->log };
 	sb_init(&m.last_table);
-	struct spawner sp = spawner_fake(fake_spawn, NULL, &m);
+	struct spawner sp = plat_spawner_fake(fake_spawn, NULL, &m);
 	struct provision_ctx ctx = { .plan = p, .run_id = "refusal", .run_dir = run.buf, .sp = &sp,
 				     .err = &o->err, .yes = 1, .allow = row->allow,
 				     .sysroot = root.buf };
@@ -650,17 +650,17 @@ static int macos_driver(const struct row *row, struct outcome *o)
 	struct plan *p = row_plan(text.buf, plan_platform_find("macos"), &d, o);
 	if (p && row->change_when && !strcmp(row->change_when, "plan")) {
 		/* rig plan reads the disk for real (the fake's queries); then it changes */
-		struct spawner dry = spawner_dry(dry_log, NULL);
-		row_dry_plan(&provision_macos_ops, p, row, NULL, &dry, o);
+		struct spawner dry = plat_spawner_dry(dry_log, NULL);
+		row_dry_plan(&prov_macos_ops, p, row, NULL, &dry, o);
 		row->change(root.buf);
 		unlink(calls.buf); /* the log judged is rig run's */
 	}
 	struct mac_run m = { .row = row, .root = root.buf };
-	struct spawner sp = spawner_real(mac_log, &m);
+	struct spawner sp = plat_spawner_real(mac_log, &m);
 	struct provision_ctx ctx = { .plan = p, .run_id = "refusal", .run_dir = tmp, .sp = &sp,
 				     .err = &o->err, .yes = 1, .force = 1, .allow = row->allow };
 	if (p)
-		row_run(&provision_macos_ops, &ctx, o);
+		row_run(&prov_macos_ops, &ctx, o);
 	/* the fake's own record of the calls */
 	char *log = test_read_file(calls.buf, NULL);
 	if (log)
@@ -815,10 +815,10 @@ static void test_sysroot_needs_fake(void)
 	CU_ASSERT_TRUE_FATAL(p && d.nerrors == 0);
 	struct strbuf root = STRBUF_INIT, e = STRBUF_INIT;
 	sb_addf(&root, "%s/tests/fixtures/linux/workstation", test_src());
-	struct spawner sp = spawner_real(NULL, NULL);
+	struct spawner sp = plat_spawner_real(NULL, NULL);
 	struct provision_ctx ctx = { .plan = p, .run_id = "r", .run_dir = "/tmp", .sp = &sp,
 				     .err = &e, .yes = 1, .sysroot = root.buf };
-	CU_ASSERT_EQUAL(provision_linux_ops.prepare(&ctx), -EINVAL);
+	CU_ASSERT_EQUAL(prov_linux_ops.prepare(&ctx), -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.buf, "need a spawner that runs nothing"));
 	CU_ASSERT_PTR_NULL(ctx.state);
 	sb_release(&e);

@@ -204,7 +204,7 @@ static void rfx_open(struct rfx *f, const struct fx_opts *o)
 	sb_addf(&p, "%s/results.db", f->dir);
 	struct store *s = store_open(p.buf, 1, &err);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-	int rc = reports_write(s, f->dir, &err);
+	int rc = rep_write(s, f->dir, &err);
 	CU_ASSERT_EQUAL(rc, 0);
 	if (rc)
 		fprintf(stderr, "\nreports_write: %s\n", err.buf);
@@ -266,7 +266,7 @@ static void test_summary_csv(void)
 		"diff_ci_high,p_value,outliers,missing,drift_slope,drift_ci_low,drift_ci_high,drift,"
 		"passes,best_of_passes";
 	CU_ASSERT_EQUAL(strncmp(text, want, strlen(want)), 0);
-	CU_ASSERT_STRING_EQUAL(summary_csv_header, want);
+	CU_ASSERT_STRING_EQUAL(rep_summary_csv_header, want);
 	size_t nrows = 0;
 	while (rows[nrows])
 		nrows++;
@@ -677,7 +677,7 @@ static void test_formats_and_empty(void)
 					    "report: { formats: [html, json] }\n",
 			       .started_utc = "2024-01-01T00:00:00Z" };
 	store_begin_run(st, &r, &err);
-	CU_ASSERT_EQUAL(reports_write(st, dir, &err), 0);
+	CU_ASSERT_EQUAL(rep_write(st, dir, &err), 0);
 	store_close(st);
 	sb_reset(&p);
 	sb_addf(&p, "%s/report.html", dir);
@@ -711,7 +711,7 @@ static struct rdata *rfx_rdata(const struct rfx *f)
 	sb_addf(&p, "%s/results.db", f->dir);
 	struct store *s = store_open(p.buf, 1, &err);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-	struct rdata *d = rdata_load(s, &err);
+	struct rdata *d = rep_rdata_load(s, &err);
 	CU_ASSERT_PTR_NOT_NULL(d);
 	store_close(s);
 	sb_release(&p);
@@ -753,7 +753,7 @@ static void test_fs_map(void)
 	CU_ASSERT_TRUE(d->fs_map && !strcmp(d->fs_map, "apfs=ext4,hfs+=xfs"));
 	CU_ASSERT_TRUE(d->baseline && !strcmp(d->baseline, "ext4"));
 	CU_ASSERT_EQUAL(d->base_kind, RD_BASE_VOLUME);
-	rdata_free(d);
+	rep_rdata_free(d);
 	char *h = rfx_file(&f, "report.html"), *j = json_fs_map(&f);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
 	CU_ASSERT_EQUAL(count(h, MAPPED), 1);
@@ -774,7 +774,7 @@ static void test_fs_map(void)
 	CU_ASSERT_PTR_NULL(d->fs_map);
 	CU_ASSERT_PTR_NULL(d->baseline);
 	CU_ASSERT_EQUAL(d->base_kind, RD_BASE_NONE);
-	rdata_free(d);
+	rep_rdata_free(d);
 	h = rfx_file(&f, "report.html");
 	j = rfx_file(&f, "results.json");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(h);
@@ -792,7 +792,7 @@ static void test_fs_map(void)
 	d = rfx_rdata(&f);
 	CU_ASSERT_PTR_NULL(d->plan_problem);
 	CU_ASSERT_PTR_NULL(d->fs_map);
-	rdata_free(d);
+	rep_rdata_free(d);
 	h = rfx_file(&f, "report.html");
 	j = json_fs_map(&f);
 	CU_ASSERT_TRUE(h && count(h, "File systems were mapped") == 0);
@@ -841,7 +841,7 @@ static void test_double_format(void)
 			continue;
 		sb_reset(&got);
 		sb_reset(&want);
-		csv_add_double(&got, v);
+		rep_csv_add_double(&got, v);
 		reference_double(&want, v);
 		if (strcmp(got.buf, want.buf) && bad++ < 5)
 			fprintf(stderr, "\n%.17g: got %s, want %s\n", v, got.buf, want.buf);
@@ -852,7 +852,7 @@ static void test_double_format(void)
 	for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++) {
 		sb_reset(&got);
 		sb_reset(&want);
-		csv_add_double(&got, edge[i]);
+		rep_csv_add_double(&got, edge[i]);
 		reference_double(&want, edge[i]);
 		CU_ASSERT_STRING_EQUAL(got.buf, want.buf);
 	}
@@ -860,7 +860,7 @@ static void test_double_format(void)
 	sb_release(&want);
 }
 
-/* results.csv and files.csv as reports_write writes them (from memory)
+/* results.csv and files.csv as rep_write writes them (from memory)
  * are byte for byte what reports/csv.c writes from SQL. */
 static void same_as_sql(const char *dir)
 {
@@ -868,14 +868,14 @@ static void same_as_sql(const char *dir)
 	sb_addf(&p, "%s/results.db", dir);
 	struct store *s = store_open(p.buf, 1, &err);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-	CU_ASSERT_EQUAL(reports_write(s, dir, &err), 0);
+	CU_ASSERT_EQUAL(rep_write(s, dir, &err), 0);
 	const char *names[] = { "results", "files" };
 	for (int i = 0; i < 2; i++) {
 		sb_reset(&p);
 		sb_reset(&q);
 		sb_addf(&p, "%s/%s.csv", dir, names[i]);
 		sb_addf(&q, "%s/%s-sql.csv", dir, names[i]);
-		CU_ASSERT_EQUAL(i ? csv_write_files(s, q.buf, &err) : csv_write_results(s, q.buf, &err), 0);
+		CU_ASSERT_EQUAL(i ? rep_csv_write_files(s, q.buf, &err) : rep_csv_write_results(s, q.buf, &err), 0);
 		size_t la, lb;
 		char *a = test_read_file(p.buf, &la), *b = test_read_file(q.buf, &lb);
 		CU_ASSERT_TRUE(a && b && la == lb && !memcmp(a, b, la));
@@ -976,7 +976,7 @@ static void test_fit_needs_points(void)
 	}
 	store_end_run(s, "2024-01-01T00:01:00Z", "completed", NULL, &err);
 	CU_ASSERT_EQUAL_FATAL(err.len, 0);
-	CU_ASSERT_EQUAL(reports_write(s, dir, &err), 0);
+	CU_ASSERT_EQUAL(rep_write(s, dir, &err), 0);
 	store_close(s);
 
 	struct rfx f = { .dir = dir };

@@ -56,7 +56,7 @@ static void disk_close(struct disk *k)
 {
 	if (k->loop) {
 		/* rig keeps a disk's partitions; this test made the device, it removes them */
-		if (linux_partition_count("", strrchr(k->loop, '/') + 1)) {
+		if (prov_linux_partition_count("", strrchr(k->loop, '/') + 1)) {
 			const char *px[] = { "partx", "--delete", k->loop, NULL };
 			pt_cmd(px, NULL);
 		}
@@ -138,7 +138,7 @@ static int run_halves(struct disk *k, const char *name)
 
 static int nparts(const struct disk *k)
 {
-	return linux_partition_count("", strrchr(k->loop, '/') + 1);
+	return prov_linux_partition_count("", strrchr(k->loop, '/') + 1);
 }
 
 static void test_plans_in_turn(void)

@@ -1,5 +1,5 @@
 /*
- * rig resume: where a resumed run starts (resume_point on real schedules),
+ * rig resume: where a resumed run starts (run_resume_point on real schedules),
  * the store's version 1 -> 2 migration and superseded samples, the
  * refusals, and the kill -9 test: a real run killed at random points (20
  * seeds on a dirs target; as root also on an image target with loop
@@ -36,7 +36,7 @@
 #include "store/store.h"
 #include "test.h"
 
-/* --- resume_point --- */
+/* --- run_resume_point --- */
 
 static struct plan *parse(const char *text)
 {
@@ -55,14 +55,14 @@ static struct plan *parse(const char *text)
 
 /* Cells 1..done are done; cell done+1 started when `started`. */
 static void point(const struct plan *p, const struct schedule *s, size_t done, int started,
-		  struct resume_point *rp)
+		  struct run_resume_point *rp)
 {
 	enum cell_state *st = xcalloc(s->n + 1, sizeof(*st));
 	for (size_t i = 1; i <= done && i <= s->n; i++)
 		st[i] = CELL_DONE;
 	if (started && done < s->n)
 		st[done + 1] = CELL_STARTED;
-	resume_point(p, s, st, rp);
+	run_resume_point(p, s, st, rp);
 	free(st);
 }
 
@@ -74,30 +74,30 @@ static void test_point_dirs(void)
 			       "  - null: {}\n  - write: { files: 1, sizes: 4K }\n  - read: {}\n");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
 	struct schedule s;
-	CU_ASSERT_EQUAL_FATAL(schedule_build(p, 1, &s), 0);
+	CU_ASSERT_EQUAL_FATAL(plan_schedule_build(p, 1, &s), 0);
 	CU_ASSERT_EQUAL(s.n, 12);
-	struct resume_point rp;
+	struct run_resume_point rp;
 	struct strbuf why = STRBUF_INIT;
 
 	point(p, &s, 0, 0, &rp); /* nothing done: start at the start */
 	CU_ASSERT_EQUAL(rp.unfinished, 0);
 	CU_ASSERT_EQUAL(rp.block, 0);
 	CU_ASSERT_EQUAL(rp.end, 12);
-	CU_ASSERT_FALSE(resume_may_keep(&s, &rp, &why));
+	CU_ASSERT_FALSE(run_resume_may_keep(&s, &rp, &why));
 
 	point(p, &s, 1, 0, &rp); /* after a null: no state, may keep */
 	CU_ASSERT_EQUAL(rp.unfinished, 1);
 	CU_ASSERT_FALSE(rp.depends);
 	sb_reset(&why);
-	CU_ASSERT_TRUE(resume_may_keep(&s, &rp, &why));
+	CU_ASSERT_TRUE(run_resume_may_keep(&s, &rp, &why));
 
 	point(p, &s, 1, 1, &rp); /* a cut-off null left nothing either */
 	CU_ASSERT_TRUE(rp.started);
-	CU_ASSERT_TRUE(resume_may_keep(&s, &rp, &why));
+	CU_ASSERT_TRUE(run_resume_may_keep(&s, &rp, &why));
 
 	point(p, &s, 2, 1, &rp); /* a cut-off write may have left files */
 	sb_reset(&why);
-	CU_ASSERT_FALSE(resume_may_keep(&s, &rp, &why));
+	CU_ASSERT_FALSE(run_resume_may_keep(&s, &rp, &why));
 	CU_ASSERT_PTR_NOT_NULL(strstr(why.buf, "cut off"));
 
 	point(p, &s, 4, 0, &rp); /* both writes done: the reads need their file sets */
@@ -106,14 +106,14 @@ static void test_point_dirs(void)
 	CU_ASSERT_STRING_EQUAL(s.cells[rp.consumer].step->module->name, "read");
 	CU_ASSERT_EQUAL(s.cells[rp.producer].volume, s.cells[rp.consumer].volume);
 	sb_reset(&why);
-	CU_ASSERT_FALSE(resume_may_keep(&s, &rp, &why));
+	CU_ASSERT_FALSE(run_resume_may_keep(&s, &rp, &why));
 	CU_ASSERT_PTR_NOT_NULL(strstr(why.buf, "needs what cell"));
 
 	point(p, &s, 12, 0, &rp); /* all done */
 	CU_ASSERT_EQUAL(rp.unfinished, 12);
-	CU_ASSERT_FALSE(resume_may_keep(&s, &rp, &why));
+	CU_ASSERT_FALSE(run_resume_may_keep(&s, &rp, &why));
 	sb_release(&why);
-	schedule_free(&s);
+	plan_schedule_free(&s);
 	plan_free(p);
 }
 
@@ -131,9 +131,9 @@ static void test_point_blocks(void)
 			       "  - write: { files: 1, sizes: 4K }\n  - read: {}\n");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
 	struct schedule s;
-	CU_ASSERT_EQUAL_FATAL(schedule_build(p, 1, &s), 0);
+	CU_ASSERT_EQUAL_FATAL(plan_schedule_build(p, 1, &s), 0);
 	CU_ASSERT_EQUAL(s.n, 4 + 4 + 2 + 2);
-	struct resume_point rp;
+	struct run_resume_point rp;
 	point(p, &s, 6, 0, &rp); /* layout a, rep 2: write on p and q done */
 	CU_ASSERT_EQUAL(rp.unfinished, 6);
 	CU_ASSERT_EQUAL(rp.block, 4);
@@ -143,7 +143,7 @@ static void test_point_blocks(void)
 	CU_ASSERT_EQUAL(rp.block, 8);
 	CU_ASSERT_EQUAL(rp.end, 10);
 	CU_ASSERT_FALSE(rp.depends);
-	schedule_free(&s);
+	plan_schedule_free(&s);
 	plan_free(p);
 }
 
@@ -713,21 +713,21 @@ static void test_orphans(void)
 	nanosleep(&ts, NULL);
 	const char *both[] = { arg.buf, dir.buf, NULL };
 	struct strbuf what = STRBUF_INIT;
-	CU_ASSERT_EQUAL(linux_procs_using("", both, &what), 2);
+	CU_ASSERT_EQUAL(prov_linux_procs_using("", both, &what), 2);
 	CU_ASSERT_PTR_NOT_NULL(strstr(what.buf, "d.img"));
 	/* loop1 is not loop10: a needle followed by a digit is another name */
 	struct strbuf other = STRBUF_INIT;
 	sb_addf(&other, "%s/loop1", tmp);
 	const char *shorter[] = { other.buf, NULL };
-	CU_ASSERT_EQUAL(linux_procs_using("", shorter, NULL), 0);
+	CU_ASSERT_EQUAL(prov_linux_procs_using("", shorter, NULL), 0);
 	sb_addch(&other, '0');
-	CU_ASSERT_EQUAL(linux_procs_using("", shorter, NULL), 1);
+	CU_ASSERT_EQUAL(prov_linux_procs_using("", shorter, NULL), 1);
 	struct plan on_linux = { .platform = plan_platform_find("linux") };
 	struct provision_ctx ctx = { .plan = &on_linux, .err = &err };
 	double t0 = now_ms();
-	CU_ASSERT_EQUAL(provision_wait_orphans(&ctx, both), 0); /* until both have ended */
+	CU_ASSERT_EQUAL(prov_wait_orphans(&ctx, both), 0); /* until both have ended */
 	CU_ASSERT_TRUE(now_ms() - t0 >= 300);
-	CU_ASSERT_EQUAL(linux_procs_using("", both, NULL), 0);
+	CU_ASSERT_EQUAL(prov_linux_procs_using("", both, NULL), 0);
 	waitpid(a, NULL, 0);
 	waitpid(b, NULL, 0);
 	sb_release(&what);
@@ -1058,7 +1058,7 @@ static char *crn_sizes(unsigned scheme)
 		return sb_detach(&sb);
 	struct cell c = { .rep = 1, .path = (char *)"2" };
 	uint64_t sizes[4];
-	seqio_draw_sizes(&d, prng_derive_seed(schedule_cell_seed(7, scheme, "", &c), "seqio/sizes"),
+	mod_seqio_draw_sizes(&d, prng_derive_seed(plan_schedule_cell_seed(7, scheme, "", &c), "seqio/sizes"),
 			 sizes, 4);
 	for (size_t i = 0; i < 4; i++)
 		sb_addf(&sb, "%s%llu", i ? " " : "", (unsigned long long)sizes[i]);
@@ -1086,7 +1086,7 @@ static int crn_stop(const char *out, const char *set)
 	return rc;
 }
 
-/* Common random numbers (schedule_cell_seed): a new run records scheme 2
+/* Common random numbers (plan_schedule_cell_seed): a new run records scheme 2
  * and draws by it; a run recorded before (no `seeds` in its options)
  * resumes with the draws it began with, the layout's name in each cell's
  * seed; a scheme this rig does not know is refused. */

@@ -463,12 +463,12 @@ static void test_help_plan_language(void)
 		CU_ASSERT_PTR_NOT_NULL(strstr(out, k.buf));
 		sb_release(&k);
 	}
-	for (size_t i = 0; rig_modules[i]; i++) {
+	for (size_t i = 0; mod_all[i]; i++) {
 		struct strbuf k = STRBUF_INIT;
-		sb_addf(&k, "\n    - %s: {", rig_modules[i]->name);
+		sb_addf(&k, "\n    - %s: {", mod_all[i]->name);
 		const char *at = strstr(out, k.buf);
 		CU_ASSERT_PTR_NOT_NULL(at);
-		const struct rig_param *p0 = rig_modules[i]->params;
+		const struct rig_param *p0 = mod_all[i]->params;
 		if (at && p0 && p0->name) {
 			sb_reset(&k);
 			sb_addf(&k, "{%s: ", p0->name);

@@ -41,24 +41,24 @@ static void test_accountant(void)
 {
 	struct run_time t;
 	double t0 = now_s();
-	run_time_init(&t, RT_OTHER);
+	mod_run_time_init(&t, RT_OTHER);
 	sleep_ms(20);
-	uint64_t m0 = run_time_mark(&t, RT_MEASURED);
+	uint64_t m0 = mod_run_time_mark(&t, RT_MEASURED);
 	sleep_ms(30);
 	/* A store write inside the measured interval is the store's. */
-	enum run_time_cat was = run_time_swap(&t, RT_STORE);
+	enum run_time_cat was = mod_run_time_swap(&t, RT_STORE);
 	CU_ASSERT_EQUAL(was, RT_MEASURED);
 	sleep_ms(10);
-	run_time_swap(&t, was);
+	mod_run_time_swap(&t, was);
 	sleep_ms(10);
-	uint64_t m1 = run_time_mark(&t, RT_SETUP);
+	uint64_t m1 = mod_run_time_mark(&t, RT_SETUP);
 	/* A preparing module's measured time is setup. */
 	t.measured_as = RT_SETUP;
-	run_time_mark(&t, RT_MEASURED);
+	mod_run_time_mark(&t, RT_MEASURED);
 	CU_ASSERT_EQUAL(t.cur, RT_SETUP);
 	sleep_ms(10);
 	uint64_t ns[RT_NCAT];
-	run_time_take(&t, ns);
+	mod_run_time_take(&t, ns);
 	double wall = now_s() - t0, sum = 0;
 	for (int c = 0; c < RT_NCAT; c++)
 		sum += (double)ns[c] / 1e9;
@@ -71,15 +71,15 @@ static void test_accountant(void)
 	CU_ASSERT_TRUE(ns[RT_SETUP] >= 10000000u);
 	CU_ASSERT_TRUE(ns[RT_OTHER] >= 20000000u);
 	/* Taken: the totals start again. */
-	run_time_take(&t, ns);
+	mod_run_time_take(&t, ns);
 	CU_ASSERT_TRUE(ns[RT_MEASURED] == 0 && ns[RT_OTHER] == 0 && ns[RT_STORE] == 0);
 	/* Without an accountant only the clock is read. */
-	CU_ASSERT_TRUE(run_time_mark(NULL, RT_MEASURED) > 0);
-	CU_ASSERT_EQUAL(run_time_swap(NULL, RT_PAUSE), RT_PAUSE);
+	CU_ASSERT_TRUE(mod_run_time_mark(NULL, RT_MEASURED) > 0);
+	CU_ASSERT_EQUAL(mod_run_time_swap(NULL, RT_PAUSE), RT_PAUSE);
 	/* Names round-trip, unknown ones are refused. */
 	for (int c = 0; c < RT_NCAT; c++)
-		CU_ASSERT_EQUAL(run_time_from_name(run_time_name((enum run_time_cat)c)), c);
-	CU_ASSERT_EQUAL(run_time_from_name("measuring"), -1);
+		CU_ASSERT_EQUAL(mod_run_time_from_name(mod_run_time_name((enum run_time_cat)c)), c);
+	CU_ASSERT_EQUAL(mod_run_time_from_name("measuring"), -1);
 }
 
 /* --- a run --- */

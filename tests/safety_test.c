@@ -84,10 +84,10 @@ static void test_refusal_table(void)
 		const struct refusal *r = &refusals[i];
 		char *root = fixture(r->machine);
 		struct disk_facts f;
-		linux_disk_facts(root, r->device, &f);
+		prov_linux_disk_facts(root, r->device, &f);
 		const struct safety_rule *rule = NULL;
 		struct strbuf fact = STRBUF_INIT;
-		int rc = safety_check(&f, r->confirm, r->allow, &rule, &fact);
+		int rc = prov_safety_check(&f, r->confirm, r->allow, &rule, &fact);
 		int ok = r->rule ? rc == -EPERM && rule && !strcmp(rule->name, r->rule) &&
 					   strstr(fact.buf, r->fact)
 				 : rc == 0 && !rule && !fact.len;
@@ -98,7 +98,7 @@ static void test_refusal_table(void)
 				rule ? rule->name : "ok", fact.buf);
 		CU_ASSERT_TRUE(ok);
 		sb_release(&fact);
-		disk_facts_release(&f);
+		prov_disk_facts_release(&f);
 		free(root);
 	}
 }
@@ -107,7 +107,7 @@ static void test_rules_table(void)
 {
 	/* Every rule has a name and words; the waivable ones name their flag. */
 	size_t n = 0, waivable = 0;
-	for (const struct safety_rule *r = safety_rules; r->name; r++, n++) {
+	for (const struct safety_rule *r = prov_safety_rules; r->name; r++, n++) {
 		CU_ASSERT_PTR_NOT_NULL(r->what);
 		if (r->waiver) {
 			waivable++;
@@ -118,23 +118,23 @@ static void test_rules_table(void)
 	CU_ASSERT_EQUAL(waivable, 3);
 	unsigned a = 0;
 	struct strbuf e = STRBUF_INIT;
-	CU_ASSERT_EQUAL(safety_parse_allow("loop,virtual", &a, &e), 0);
+	CU_ASSERT_EQUAL(prov_safety_parse_allow("loop,virtual", &a, &e), 0);
 	CU_ASSERT_EQUAL(a, SAFETY_ALLOW_LOOP | SAFETY_ALLOW_VIRTUAL);
-	CU_ASSERT_EQUAL(safety_parse_allow("internal", &a, &e), 0);
+	CU_ASSERT_EQUAL(prov_safety_parse_allow("internal", &a, &e), 0);
 	CU_ASSERT_EQUAL(a, SAFETY_ALLOW_INTERNAL);
-	CU_ASSERT_EQUAL(safety_parse_allow("root-disk", &a, &e), -1);
+	CU_ASSERT_EQUAL(prov_safety_parse_allow("root-disk", &a, &e), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.buf, "cannot allow 'root-disk'"));
 	sb_reset(&e);
-	CU_ASSERT_EQUAL(safety_parse_allow("loop,", &a, &e), -1);
+	CU_ASSERT_EQUAL(prov_safety_parse_allow("loop,", &a, &e), -1);
 	sb_release(&e);
 	/* macOS facts: internal disks are refused unless allowed. */
 	struct disk_facts f = { .exists = 1, .whole = 1, .size = 1, .internal = 1,
 				.name = "disk0", .model = "APPLE SSD" };
 	const struct safety_rule *rule = NULL;
 	struct strbuf fact = STRBUF_INIT;
-	CU_ASSERT_EQUAL(safety_check(&f, "APPLE SSD", 0, &rule, &fact), -EPERM);
+	CU_ASSERT_EQUAL(prov_safety_check(&f, "APPLE SSD", 0, &rule, &fact), -EPERM);
 	CU_ASSERT_TRUE(rule && !strcmp(rule->name, "internal"));
-	CU_ASSERT_EQUAL(safety_check(&f, "APPLE SSD", SAFETY_ALLOW_INTERNAL, &rule, &fact), 0);
+	CU_ASSERT_EQUAL(prov_safety_check(&f, "APPLE SSD", SAFETY_ALLOW_INTERNAL, &rule, &fact), 0);
 	sb_release(&fact);
 }
 
@@ -143,58 +143,58 @@ static void test_facts(void)
 	char *root = fixture("workstation");
 	struct disk_facts f;
 	/* USB disk: model trimmed, serial from udev's database, rotational */
-	linux_disk_facts(root, "/dev/sdb", &f);
+	prov_linux_disk_facts(root, "/dev/sdb", &f);
 	CU_ASSERT_TRUE(f.exists && f.whole && !f.is_loop && !f.is_virtual);
 	CU_ASSERT_STRING_EQUAL(f.model, "WDC WD20SPZX-22UA7T0");
 	CU_ASSERT_STRING_EQUAL(f.serial, "WX12A3456789");
 	CU_ASSERT_EQUAL(f.size, 3907029168ull * 512);
 	CU_ASSERT_EQUAL(f.sector, 512);
 	CU_ASSERT_EQUAL(f.rotational, 1);
-	disk_facts_release(&f);
+	prov_disk_facts_release(&f);
 	/* SATA: serial from VPD page 0x80 */
-	linux_disk_facts(root, "/dev/sdc", &f);
+	prov_linux_disk_facts(root, "/dev/sdc", &f);
 	CU_ASSERT_STRING_EQUAL(f.serial, "WDZ123AB");
 	CU_ASSERT_PTR_NULL(f.mounted);
 	CU_ASSERT_PTR_NULL(f.root_via);
 	CU_ASSERT_PTR_NULL(f.in_use);
-	disk_facts_release(&f);
+	prov_disk_facts_release(&f);
 	/* NVMe: serial in device/serial, 4K sectors, solid state */
-	linux_disk_facts(root, "/dev/nvme0n1", &f);
+	prov_linux_disk_facts(root, "/dev/nvme0n1", &f);
 	CU_ASSERT_STRING_EQUAL(f.serial, "S5GXNF0R123456");
 	CU_ASSERT_EQUAL(f.sector, 4096);
 	CU_ASSERT_EQUAL(f.rotational, 0);
-	disk_facts_release(&f);
+	prov_disk_facts_release(&f);
 	/* a partition: its size, its disk */
-	linux_disk_facts(root, "/dev/sdc1", &f);
+	prov_linux_disk_facts(root, "/dev/sdc1", &f);
 	CU_ASSERT_TRUE(f.exists && !f.whole);
 	CU_ASSERT_STRING_EQUAL(f.parent, "sdc");
 	CU_ASSERT_EQUAL(f.size, 3907024896ull * 512);
-	disk_facts_release(&f);
+	prov_disk_facts_release(&f);
 	/* a loop device: its backing file */
-	linux_disk_facts(root, "/dev/loop3", &f);
+	prov_linux_disk_facts(root, "/dev/loop3", &f);
 	CU_ASSERT_TRUE(f.is_loop && !f.is_virtual);
 	CU_ASSERT_STRING_EQUAL(f.loop_backing, "/var/tmp/disk.img");
-	disk_facts_release(&f);
+	prov_disk_facts_release(&f);
 	free(root);
 	root = fixture("vm");
-	linux_disk_facts(root, "/dev/vda", &f);
+	prov_linux_disk_facts(root, "/dev/vda", &f);
 	CU_ASSERT_STRING_EQUAL(f.serial, "overlayblk");
 	CU_ASSERT_PTR_NULL(f.model);
-	disk_facts_release(&f);
+	prov_disk_facts_release(&f);
 	/* the loop device whose backing file is ... */
-	char *loop = linux_loop_of(root, "/dev/shm/rigbench.img");
+	char *loop = prov_linux_loop_of(root, "/dev/shm/rigbench.img");
 	CU_ASSERT_TRUE(loop && !strcmp(loop, "loop0"));
 	free(loop);
-	CU_ASSERT_PTR_NULL(linux_loop_of(root, "/dev/shm/other.img"));
-	CU_ASSERT_EQUAL(linux_partition_count(root, "vda"), 0);
-	CU_ASSERT_TRUE(linux_is_mounted(root, "/mnt/rigbench"));
-	CU_ASSERT_FALSE(linux_is_mounted(root, "/mnt"));
-	char *opts = linux_mount_options(root, "/");
+	CU_ASSERT_PTR_NULL(prov_linux_loop_of(root, "/dev/shm/other.img"));
+	CU_ASSERT_EQUAL(prov_linux_partition_count(root, "vda"), 0);
+	CU_ASSERT_TRUE(prov_linux_is_mounted(root, "/mnt/rigbench"));
+	CU_ASSERT_FALSE(prov_linux_is_mounted(root, "/mnt"));
+	char *opts = prov_linux_mount_options(root, "/");
 	CU_ASSERT_TRUE(opts && !strcmp(opts, "rw,relatime;rw,discard"));
 	free(opts);
 	free(root);
 	root = fixture("workstation");
-	CU_ASSERT_EQUAL(linux_partition_count(root, "sdd"), 2);
+	CU_ASSERT_EQUAL(prov_linux_partition_count(root, "sdd"), 2);
 	free(root);
 }
 
@@ -202,7 +202,7 @@ static void test_devices_report(void)
 {
 	char *root = fixture("workstation");
 	struct strbuf out = STRBUF_INIT;
-	linux_devices_report(root, &out);
+	prov_linux_devices_report(root, &out);
 	/* Unattached loop devices are left out; the rest all say yes or why not. */
 	CU_ASSERT_PTR_NULL(strstr(out.buf, "/dev/loop4"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(out.buf, "/dev/loop3"));
@@ -259,9 +259,9 @@ static void test_gpt_ten_tenths(void)
 	struct gpt_part g[10];
 	struct strbuf e = STRBUF_INIT;
 	uint64_t bytes = 4ull << 30;
-	CU_ASSERT_EQUAL_FATAL(gpt_layout(l, bytes, 512, g, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(prov_gpt_layout(l, bytes, 512, g, &e), 0);
 	uint64_t first, last;
-	gpt_usable(bytes, 512, &first, &last);
+	prov_gpt_usable(bytes, 512, &first, &last);
 	CU_ASSERT_EQUAL(first, 2048);
 	CU_ASSERT_EQUAL(last, bytes / 512 - 34);
 	/* usable = 4 GiB - 1 MiB - 16.5 KiB: a tenth is 409.5 MiB, rounded down to 409 MiB */
@@ -287,9 +287,9 @@ static void test_gpt_mixed(void)
 	struct gpt_part g[4];
 	struct strbuf e = STRBUF_INIT;
 	uint64_t bytes = 1ull << 30, first, last;
-	gpt_usable(bytes, 512, &first, &last);
+	prov_gpt_usable(bytes, 512, &first, &last);
 	uint64_t usable = (last + 1 - first) * 512;
-	CU_ASSERT_EQUAL_FATAL(gpt_layout(l, bytes, 512, g, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(prov_gpt_layout(l, bytes, 512, g, &e), 0);
 	CU_ASSERT_EQUAL(g[0].last - g[0].first + 1, 100ull * 2048);
 	CU_ASSERT_EQUAL((g[1].last - g[1].first + 1) * 512, (uint64_t)(usable * 0.25) >> 20 << 20);
 	CU_ASSERT_EQUAL(g[3].last, last);
@@ -301,7 +301,7 @@ static void test_gpt_mixed(void)
 	enum psize_kind k2[] = { PSIZE_PERCENT, PSIZE_PERCENT };
 	double v2[] = { 30, 30 };
 	l = layout(2, k2, v2);
-	CU_ASSERT_EQUAL_FATAL(gpt_layout(l, bytes, 512, g, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(prov_gpt_layout(l, bytes, 512, g, &e), 0);
 	CU_ASSERT_EQUAL(g[0].last - g[0].first, g[1].last - g[1].first);
 	CU_ASSERT_TRUE(g[1].last < last - 2048 * 100);
 	free_layout(l);
@@ -310,9 +310,9 @@ static void test_gpt_mixed(void)
 	enum psize_kind k3[] = { PSIZE_PERCENT, PSIZE_REST };
 	double v3[] = { 50, 0 };
 	l = layout(2, k3, v3);
-	CU_ASSERT_EQUAL_FATAL(gpt_layout(l, bytes, 4096, g, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(prov_gpt_layout(l, bytes, 4096, g, &e), 0);
 	CU_ASSERT_EQUAL(g[0].first, 256);
-	gpt_usable(bytes, 4096, &first, &last);
+	prov_gpt_usable(bytes, 4096, &first, &last);
 	CU_ASSERT_EQUAL(last, bytes / 4096 - 6);
 	CU_ASSERT_EQUAL(g[1].last, last);
 	free_layout(l);
@@ -322,14 +322,14 @@ static void test_gpt_mixed(void)
 	double v4[] = { 600 << 20, 600 << 20 };
 	l = layout(2, k4, v4);
 	sb_reset(&e);
-	CU_ASSERT_EQUAL(gpt_layout(l, bytes, 512, g, &e), -ENOSPC);
+	CU_ASSERT_EQUAL(prov_gpt_layout(l, bytes, 512, g, &e), -ENOSPC);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.buf, "do not fit"));
 	free_layout(l);
 	enum psize_kind k5[] = { PSIZE_PERCENT, PSIZE_REST };
 	double v5[] = { 0.01, 0 };
 	l = layout(2, k5, v5);
 	sb_reset(&e);
-	CU_ASSERT_EQUAL(gpt_layout(l, 64 << 20, 512, g, &e), -ENOSPC);
+	CU_ASSERT_EQUAL(prov_gpt_layout(l, 64 << 20, 512, g, &e), -ENOSPC);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.buf, "less than 1 MiB"));
 	free_layout(l);
 	sb_release(&e);
@@ -347,7 +347,7 @@ static void test_part_path(void)
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct strbuf sb = STRBUF_INIT;
-		linux_part_path(&sb, cases[i][0], 3);
+		prov_linux_part_path(&sb, cases[i][0], 3);
 		CU_ASSERT_STRING_EQUAL(sb.buf, cases[i][1]);
 		sb_release(&sb);
 	}

@@ -527,7 +527,7 @@ static int check_policy(const struct plan *p, const struct schedule *s)
 				want[k] = (uint32_t)(c0->rep % 2 ? k : n - 1 - k);
 			break;
 		case ORDER_LATIN:
-			schedule_williams_row(n, (c0->rep - 1) % schedule_williams_rows(n), want);
+			plan_schedule_williams_row(n, (c0->rep - 1) % plan_schedule_williams_rows(n), want);
 			break;
 		default:
 			return 1; /* random: covered by check_common and the seed tests */
@@ -576,7 +576,7 @@ static void test_properties_all_orders(void)
 			struct plan *p = shape_plan(&shapes[si], o);
 			struct schedule s;
 			set_case("%s, order %s", shapes[si].name, plan_order_name(o));
-			int rc = schedule_build(p, 42, &s);
+			int rc = plan_schedule_build(p, 42, &s);
 			CU_ASSERT_EQUAL(rc, 0);
 			if (rc == 0) {
 				CU_ASSERT(check_common(p, &s));
@@ -587,7 +587,7 @@ static void test_properties_all_orders(void)
 				}
 				CU_ASSERT(check_policy(p, &s));
 			}
-			schedule_free(&s);
+			plan_schedule_free(&s);
 			plan_del(p);
 		}
 }
@@ -599,8 +599,8 @@ static void test_sequential_phase_numbers(void)
 		struct plan *pa = shape_plan(&shapes[si], ORDER_ALTERNATE);
 		struct plan *ps = shape_plan(&shapes[si], ORDER_SEQUENTIAL);
 		struct schedule a, q;
-		CU_ASSERT_EQUAL_FATAL(schedule_build(pa, 1, &a), 0);
-		CU_ASSERT_EQUAL_FATAL(schedule_build(ps, 1, &q), 0);
+		CU_ASSERT_EQUAL_FATAL(plan_schedule_build(pa, 1, &a), 0);
+		CU_ASSERT_EQUAL_FATAL(plan_schedule_build(ps, 1, &q), 0);
 		CU_ASSERT_EQUAL(a.nphases, q.nphases);
 		/* phase -> the alternate schedule's cell of that phase */
 		const struct cell **by_phase = xcalloc(a.nphases + 1, sizeof(*by_phase));
@@ -614,8 +614,8 @@ static void test_sequential_phase_numbers(void)
 		}
 		CU_ASSERT_EQUAL(bad, 0);
 		free(by_phase);
-		schedule_free(&a);
-		schedule_free(&q);
+		plan_schedule_free(&a);
+		plan_schedule_free(&q);
 		plan_del(pa);
 		plan_del(ps);
 	}
@@ -625,14 +625,14 @@ static void test_sequential_phase_numbers(void)
 
 static int check_williams(size_t n)
 {
-	size_t rows = schedule_williams_rows(n);
+	size_t rows = plan_schedule_williams_rows(n);
 	REQUIRE(rows == (n % 2 ? 2 * n : n), "n %zu: %zu rows", n, rows);
 	size_t *pos = xcalloc(n * n, sizeof(size_t));  /* [volume][position] */
 	size_t *adj = xcalloc(n * n, sizeof(size_t));  /* [a][b]: a then b */
 	uint32_t row[64];
 	int ok = 0;
 	for (size_t r = 0; r < rows; r++) {
-		schedule_williams_row(n, r, row);
+		plan_schedule_williams_row(n, r, row);
 		for (size_t j = 0; j < n; j++) {
 			if (row[j] >= n) {
 				fail_at(__LINE__, "n %zu row %zu: volume %u out of range", n, r, row[j]);
@@ -694,13 +694,13 @@ static void test_williams_rows(void)
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		uint32_t row[6] = { 0 };
-		schedule_williams_row(cases[i].n, cases[i].r, row);
+		plan_schedule_williams_row(cases[i].n, cases[i].r, row);
 		CU_ASSERT(!memcmp(row, cases[i].row, cases[i].n * sizeof(uint32_t)));
 	}
-	CU_ASSERT_EQUAL(schedule_williams_rows(0), 0);
-	CU_ASSERT_EQUAL(schedule_williams_rows(1), 2);
-	CU_ASSERT_EQUAL(schedule_williams_rows(7), 14);
-	CU_ASSERT_EQUAL(schedule_williams_rows(8), 8);
+	CU_ASSERT_EQUAL(plan_schedule_williams_rows(0), 0);
+	CU_ASSERT_EQUAL(plan_schedule_williams_rows(1), 2);
+	CU_ASSERT_EQUAL(plan_schedule_williams_rows(7), 14);
+	CU_ASSERT_EQUAL(plan_schedule_williams_rows(8), 8);
 }
 
 /* ---- random order ------------------------------------------------------- */
@@ -743,11 +743,11 @@ static void test_random_reproducible(void)
 		for (size_t k = 0; k < sizeof(seeds) / sizeof(seeds[0]); k++) {
 			struct plan *p = shape_plan(&shapes[si], ORDER_RANDOM);
 			struct schedule a, b;
-			CU_ASSERT_EQUAL_FATAL(schedule_build(p, seeds[k], &a), 0);
-			CU_ASSERT_EQUAL_FATAL(schedule_build(p, seeds[k], &b), 0);
+			CU_ASSERT_EQUAL_FATAL(plan_schedule_build(p, seeds[k], &a), 0);
+			CU_ASSERT_EQUAL_FATAL(plan_schedule_build(p, seeds[k], &b), 0);
 			CU_ASSERT(same_cells(&a, &b));
-			schedule_free(&a);
-			schedule_free(&b);
+			plan_schedule_free(&a);
+			plan_schedule_free(&b);
 			plan_del(p);
 		}
 }
@@ -768,8 +768,8 @@ static void test_random_differs(void)
 		for (size_t k = 0; k < sizeof(pairs) / sizeof(pairs[0]); k++) {
 			struct plan *p = plan_dirs(n, 2, ORDER_RANDOM, "write read cycle2{pause}");
 			struct schedule a, b;
-			CU_ASSERT_EQUAL_FATAL(schedule_build(p, pairs[k][0], &a), 0);
-			CU_ASSERT_EQUAL_FATAL(schedule_build(p, pairs[k][1], &b), 0);
+			CU_ASSERT_EQUAL_FATAL(plan_schedule_build(p, pairs[k][0], &a), 0);
+			CU_ASSERT_EQUAL_FATAL(plan_schedule_build(p, pairs[k][1], &b), 0);
 			CU_ASSERT(phases_differing(&a, &b) > 0);
 			/* and within one schedule the phases are not all shuffled alike */
 			size_t alike = 0;
@@ -781,8 +781,8 @@ static void test_random_differs(void)
 			for (size_t ph = 0; ph < P; ph++)
 				rep_alike += same_order(&a, ph * n, (P + ph) * n, n);
 			CU_ASSERT(rep_alike < P);
-			schedule_free(&a);
-			schedule_free(&b);
+			plan_schedule_free(&a);
+			plan_schedule_free(&b);
 			plan_del(p);
 		}
 }
@@ -798,9 +798,9 @@ static void test_random_streams_independent(void)
 	struct plan *p3 = plan_image(one, 1, 3, ORDER_RANDOM, "write cycle2{read}");
 	struct plan *pl = plan_image(two, 2, 2, ORDER_RANDOM, "write cycle2{read}");
 	struct schedule a, b, c;
-	CU_ASSERT_EQUAL_FATAL(schedule_build(p2, 9, &a), 0);
-	CU_ASSERT_EQUAL_FATAL(schedule_build(p3, 9, &b), 0);
-	CU_ASSERT_EQUAL_FATAL(schedule_build(pl, 9, &c), 0);
+	CU_ASSERT_EQUAL_FATAL(plan_schedule_build(p2, 9, &a), 0);
+	CU_ASSERT_EQUAL_FATAL(plan_schedule_build(p3, 9, &b), 0);
+	CU_ASSERT_EQUAL_FATAL(plan_schedule_build(pl, 9, &c), 0);
 	size_t ok_b = 1, ok_c = 1;
 	for (size_t i = 0; i < a.n; i++) {
 		ok_b &= b.cells[i].volume == a.cells[i].volume && b.cells[i].phase == a.cells[i].phase;
@@ -808,9 +808,9 @@ static void test_random_streams_independent(void)
 	}
 	CU_ASSERT(ok_b);
 	CU_ASSERT(ok_c);
-	schedule_free(&a);
-	schedule_free(&b);
-	schedule_free(&c);
+	plan_schedule_free(&a);
+	plan_schedule_free(&b);
+	plan_schedule_free(&c);
 	plan_del(p2);
 	plan_del(p3);
 	plan_del(pl);
@@ -819,11 +819,11 @@ static void test_random_streams_independent(void)
 		if (all_orders[oi] == ORDER_RANDOM)
 			continue;
 		struct plan *p = plan_dirs(4, 5, all_orders[oi], "write sweep:x=a,b{read}");
-		CU_ASSERT_EQUAL_FATAL(schedule_build(p, 1, &a), 0);
-		CU_ASSERT_EQUAL_FATAL(schedule_build(p, 2, &b), 0);
+		CU_ASSERT_EQUAL_FATAL(plan_schedule_build(p, 1, &a), 0);
+		CU_ASSERT_EQUAL_FATAL(plan_schedule_build(p, 2, &b), 0);
 		CU_ASSERT(same_cells(&a, &b));
-		schedule_free(&a);
-		schedule_free(&b);
+		plan_schedule_free(&a);
+		plan_schedule_free(&b);
 		plan_del(p);
 	}
 }
@@ -931,8 +931,8 @@ static int check_nesting(const char *spec, const char *const *want)
 	size_t nwant = 0;
 	while (want[nwant])
 		nwant++;
-	if (schedule_build(p, 5, &s) < 0) {
-		fail_at(__LINE__, "schedule_build failed");
+	if (plan_schedule_build(p, 5, &s) < 0) {
+		fail_at(__LINE__, "plan_schedule_build failed");
 		plan_del(p);
 		return 0;
 	}
@@ -962,7 +962,7 @@ static int check_nesting(const char *spec, const char *const *want)
 	ok = 1;
 out:
 	sb_release(&sb);
-	schedule_free(&s);
+	plan_schedule_free(&s);
 	plan_del(p);
 	return ok;
 }
@@ -980,7 +980,7 @@ static void test_binding_sharing(void)
 {
 	struct plan *p = plan_dirs(2, 1, ORDER_ALTERNATE, "sweep:x=a,b{sweep:y=1,2{read} write}");
 	struct schedule s;
-	CU_ASSERT_EQUAL_FATAL(schedule_build(p, 0, &s), 0);
+	CU_ASSERT_EQUAL_FATAL(plan_schedule_build(p, 0, &s), 0);
 	/* cells: 1.sweep1.1.sweep1.1 (2 vols), 1.sweep1.1.sweep2.1, 1.sweep1.2, ... */
 	CU_ASSERT_EQUAL(s.nbindings, 2 + 2 * 2);
 	CU_ASSERT_PTR_EQUAL(s.cells[0].bindings->outer, s.cells[4].bindings);
@@ -990,7 +990,7 @@ static void test_binding_sharing(void)
 	CU_ASSERT_PTR_NULL(s.cells[4].bindings->outer);
 	CU_ASSERT_STRING_EQUAL(s.cells[4].bindings->value, "a");
 	CU_ASSERT_STRING_EQUAL(s.cells[10].bindings->value, "b");
-	schedule_free(&s);
+	plan_schedule_free(&s);
 	plan_del(p);
 }
 
@@ -1018,10 +1018,10 @@ static void test_counts(void)
 				: plan_dirs(cases[i].nvol[0], cases[i].repeat, all_orders[oi],
 					    cases[i].spec);
 			struct schedule s;
-			CU_ASSERT_EQUAL_FATAL(schedule_build(p, 3, &s), 0);
+			CU_ASSERT_EQUAL_FATAL(plan_schedule_build(p, 3, &s), 0);
 			CU_ASSERT_EQUAL(s.n, cases[i].cells);
 			CU_ASSERT_EQUAL(s.nphases, cases[i].phases);
-			schedule_free(&s);
+			plan_schedule_free(&s);
 			plan_del(p);
 		}
 }
@@ -1073,15 +1073,15 @@ static void test_invalid(void)
 		}
 		struct schedule s;
 		memset(&s, 0xa5, sizeof(s));
-		int rc = schedule_build(p, 1, &s);
+		int rc = plan_schedule_build(p, 1, &s);
 		set_case("invalid: %s", cases[i].what);
 		if (rc != -EINVAL) {
-			fail_at(__LINE__, "schedule_build returned %d, want -EINVAL", rc);
+			fail_at(__LINE__, "plan_schedule_build returned %d, want -EINVAL", rc);
 		} else {
 			CU_PASS("rejected");
 		}
 		CU_ASSERT(s.cells == NULL && s.n == 0 && s.bindings == NULL && s.nphases == 0);
-		schedule_free(&s); /* harmless on a rejected schedule */
+		plan_schedule_free(&s); /* harmless on a rejected schedule */
 		if (cases[i].breakage == BREAK_NO_LAYOUTS)
 			p->nlayouts = 1;
 		if (cases[i].breakage == BREAK_EMPTY_LAYOUT)
@@ -1093,9 +1093,9 @@ static void test_invalid(void)
 		plan_del(p);
 	}
 	struct schedule s;
-	CU_ASSERT_EQUAL(schedule_build(NULL, 1, &s), -EINVAL);
-	CU_ASSERT_EQUAL(schedule_build(NULL, 1, NULL), -EINVAL);
-	schedule_free(NULL);
+	CU_ASSERT_EQUAL(plan_schedule_build(NULL, 1, &s), -EINVAL);
+	CU_ASSERT_EQUAL(plan_schedule_build(NULL, 1, NULL), -EINVAL);
+	plan_schedule_free(NULL);
 }
 
 /* A large schedule builds and is numbered to its end. */
@@ -1103,12 +1103,12 @@ static void test_limits_accept(void)
 {
 	struct plan *p = plan_dirs(1, 1000, ORDER_RANDOM, "cycle1000{read}");
 	struct schedule s;
-	CU_ASSERT_EQUAL_FATAL(schedule_build(p, 1, &s), 0);
+	CU_ASSERT_EQUAL_FATAL(plan_schedule_build(p, 1, &s), 0);
 	CU_ASSERT_EQUAL(s.n, 1000000);
 	CU_ASSERT_EQUAL(s.cells[s.n - 1].seq, 1000000);
 	CU_ASSERT_STRING_EQUAL(s.cells[s.n - 1].path, "1.cycle1000.1");
 	CU_ASSERT_EQUAL(s.cells[s.n - 1].cycle, 1000);
-	schedule_free(&s);
+	plan_schedule_free(&s);
 	plan_del(p);
 }
 
@@ -1133,8 +1133,8 @@ static int check_seeds(const struct plan *p, const struct schedule *s)
 	uint64_t *common = xcalloc(s->n, sizeof(*common)), *old = xcalloc(s->n, sizeof(*old));
 	for (size_t i = 0; i < s->n; i++) {
 		const char *ln = plan_layout_name(p, s->cells[i].layout);
-		common[i] = schedule_cell_seed(42, SEED_COMMON, ln, &s->cells[i]);
-		old[i] = schedule_cell_seed(42, SEED_LAYOUT, ln, &s->cells[i]);
+		common[i] = plan_schedule_cell_seed(42, SEED_COMMON, ln, &s->cells[i]);
+		old[i] = plan_schedule_cell_seed(42, SEED_LAYOUT, ln, &s->cells[i]);
 	}
 	int ok = 1;
 	for (size_t i = 0; i < s->n && ok; i++)
@@ -1169,10 +1169,10 @@ static void test_cell_seeds(void)
 			struct plan *p = shape_plan(&shapes[si], all_orders[oi]);
 			struct schedule s;
 			set_case("%s, order %s", shapes[si].name, plan_order_name(all_orders[oi]));
-			CU_ASSERT_EQUAL_FATAL(schedule_build(p, 42, &s), 0);
+			CU_ASSERT_EQUAL_FATAL(plan_schedule_build(p, 42, &s), 0);
 			CU_ASSERT(check_seeds(p, &s));
 			checked += s.n;
-			schedule_free(&s);
+			plan_schedule_free(&s);
 			plan_del(p);
 		}
 	}
@@ -1180,10 +1180,10 @@ static void test_cell_seeds(void)
 	/* Both derivations pinned: a resume of a recorded run must draw as it
 	 * did, so neither may change. */
 	struct cell c = { .rep = 2, .path = (char *)"3.cycle2.1" };
-	CU_ASSERT_EQUAL(schedule_cell_seed(42, SEED_COMMON, "L1", &c),
-			schedule_cell_seed(42, SEED_COMMON, "L2", &c));
-	CU_ASSERT_EQUAL(schedule_cell_seed(42, SEED_COMMON, "L1", &c), SEED_COMMON_PIN);
-	CU_ASSERT_EQUAL(schedule_cell_seed(42, SEED_LAYOUT, "L1", &c), SEED_LAYOUT_PIN);
+	CU_ASSERT_EQUAL(plan_schedule_cell_seed(42, SEED_COMMON, "L1", &c),
+			plan_schedule_cell_seed(42, SEED_COMMON, "L2", &c));
+	CU_ASSERT_EQUAL(plan_schedule_cell_seed(42, SEED_COMMON, "L1", &c), SEED_COMMON_PIN);
+	CU_ASSERT_EQUAL(plan_schedule_cell_seed(42, SEED_LAYOUT, "L1", &c), SEED_LAYOUT_PIN);
 }
 
 void register_schedule_tests(void)

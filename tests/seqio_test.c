@@ -32,12 +32,12 @@ static void test_sizes_fixed_and_list(void)
 {
 	uint64_t out[7];
 	struct size_dist fixed = { .kind = DIST_FIXED, .lo = 12345, .hi = 12345 };
-	seqio_draw_sizes(&fixed, 1, out, 7);
+	mod_seqio_draw_sizes(&fixed, 1, out, 7);
 	for (int i = 0; i < 7; i++)
 		CU_ASSERT_EQUAL(out[i], 12345);
 	uint64_t list[3] = { 1 << 20, 4 << 20, 2 << 20 };
 	struct size_dist l = { .kind = DIST_LIST, .lo = 1 << 20, .hi = 4 << 20, .list = list, .nlist = 3 };
-	seqio_draw_sizes(&l, 1, out, 7);
+	mod_seqio_draw_sizes(&l, 1, out, 7);
 	for (int i = 0; i < 7; i++)
 		CU_ASSERT_EQUAL(out[i], list[i % 3]); /* used in turn */
 }
@@ -49,9 +49,9 @@ static void test_sizes_loguniform(void)
 		 *c = xcalloc(N, sizeof(uint64_t));
 	uint64_t lo = 2ull << 20, hi = 2ull << 30;
 	struct size_dist d = { .kind = DIST_LOGUNIFORM, .lo = lo, .hi = hi };
-	seqio_draw_sizes(&d, 77, a, N);
-	seqio_draw_sizes(&d, 77, b, N);
-	seqio_draw_sizes(&d, 78, c, N);
+	mod_seqio_draw_sizes(&d, 77, a, N);
+	mod_seqio_draw_sizes(&d, 77, b, N);
+	mod_seqio_draw_sizes(&d, 78, c, N);
 	CU_ASSERT_EQUAL(memcmp(a, b, N * sizeof(uint64_t)), 0); /* same seed, same set */
 	CU_ASSERT_NOT_EQUAL(memcmp(a, c, N * sizeof(uint64_t)), 0);
 	double sumlog = 0, l0 = log((double)lo), l1 = log((double)hi);
@@ -94,14 +94,14 @@ static void env_reset_rec(struct rec_env *e)
 
 static void env_release(struct rec_env *e)
 {
-	rec_env_release(e, &rig_module_write);
+	rec_env_release(e, &mod_write);
 }
 
 /* Read every file of the set back (buffered) and check size and payload. */
 static void check_on_disk(const struct seqio_set *set)
 {
 	struct payload p;
-	CU_ASSERT_EQUAL_FATAL(payload_init(&p, set->payload_seed, 4096), 0);
+	CU_ASSERT_EQUAL_FATAL(plat_payload_init(&p, set->payload_seed, 4096), 0);
 	struct strbuf path = STRBUF_INIT;
 	for (size_t i = 0; i < set->n; i++) {
 		const struct seqio_file *f = &set->files[i];
@@ -112,7 +112,7 @@ static void check_on_disk(const struct seqio_set *set)
 		CU_ASSERT_PTR_NOT_NULL_FATAL(data);
 		CU_ASSERT_EQUAL(len, f->size);
 		if (len == f->size) {
-			size_t d = payload_diff(&p, f->stream, 0, data, len);
+			size_t d = plat_payload_diff(&p, f->stream, 0, data, len);
 			CU_ASSERT_EQUAL(d, len);
 			if (d != len)
 				fprintf(stderr, "\n%s differs from its payload at byte %zu of %zu\n",
@@ -121,7 +121,7 @@ static void check_on_disk(const struct seqio_set *set)
 		free(data);
 	}
 	sb_release(&path);
-	payload_release(&p);
+	plat_payload_release(&p);
 }
 
 static int count_entries(const char *dir, const char *want)
@@ -155,7 +155,7 @@ static void run_write_read(int direct)
 	for (int i = 0; i < 5; i++)
 		total += list[i % 4];
 
-	CU_ASSERT_EQUAL_FATAL(rig_module_write.run(&e.ctx, &wa), 0);
+	CU_ASSERT_EQUAL_FATAL(mod_write.run(&e.ctx, &wa), 0);
 	CU_ASSERT_EQUAL(e.err.len, 0);
 	CU_ASSERT_EQUAL(e.rec.nfiles, 5);
 	CU_ASSERT_EQUAL(e.rec.file_bytes, total);
@@ -194,7 +194,7 @@ static void run_write_read(int direct)
 	env_reset_rec(&e);
 	struct seqio_args ra = { .block = 64 * 1024 };
 	e.ctx.seed = 456;
-	CU_ASSERT_EQUAL_FATAL(rig_module_read.run(&e.ctx, &ra), 0);
+	CU_ASSERT_EQUAL_FATAL(mod_read.run(&e.ctx, &ra), 0);
 	CU_ASSERT_EQUAL(e.err.len, 0);
 	CU_ASSERT_EQUAL(e.rec.nfiles, 5);
 	CU_ASSERT_EQUAL(e.rec.file_bytes, total);
@@ -224,7 +224,7 @@ static void test_write_replaces(void)
 		.files = 4, .sizes = { .kind = DIST_FIXED, .lo = 8192, .hi = 8192 },
 		.block = 4096, .sync = 0,
 	};
-	CU_ASSERT_EQUAL_FATAL(rig_module_write.run(&e.ctx, &wa), 0);
+	CU_ASSERT_EQUAL_FATAL(mod_write.run(&e.ctx, &wa), 0);
 	struct strbuf p = STRBUF_INIT;
 	sb_addf(&p, "%s/seqio/f999", e.dir);
 	test_write_file(p.buf, "left from an earlier run");
@@ -240,7 +240,7 @@ static void test_write_replaces(void)
 	env_reset_rec(&e);
 	wa.files = 2;
 	e.ctx.seed = 124;
-	CU_ASSERT_EQUAL_FATAL(rig_module_write.run(&e.ctx, &wa), 0);
+	CU_ASSERT_EQUAL_FATAL(mod_write.run(&e.ctx, &wa), 0);
 	sb_reset(&p);
 	sb_addf(&p, "%s/seqio", e.dir);
 	CU_ASSERT_EQUAL(count_entries(p.buf, NULL), 3);
@@ -252,7 +252,7 @@ static void test_write_replaces(void)
 	check_on_disk(set);
 	/* Not synced at write: read syncs before dropping the cache, and works. */
 	struct seqio_args ra = { .block = 4096 };
-	CU_ASSERT_EQUAL(rig_module_read.run(&e.ctx, &ra), 0);
+	CU_ASSERT_EQUAL(mod_read.run(&e.ctx, &ra), 0);
 	sb_release(&p);
 	env_release(&e);
 }
@@ -268,8 +268,8 @@ static void test_volumes_share_sizes(void)
 		.files = 3, .sizes = { .kind = DIST_LOGUNIFORM, .lo = 4096, .hi = 256 * 1024 },
 		.block = 65536, .sync = 0,
 	};
-	CU_ASSERT_EQUAL_FATAL(rig_module_write.run(&a.ctx, &wa), 0);
-	CU_ASSERT_EQUAL_FATAL(rig_module_write.run(&b.ctx, &wa), 0);
+	CU_ASSERT_EQUAL_FATAL(mod_write.run(&a.ctx, &wa), 0);
+	CU_ASSERT_EQUAL_FATAL(mod_write.run(&b.ctx, &wa), 0);
 	const struct seqio_set *sa = a.state, *sb = b.state;
 	for (size_t i = 0; i < 3; i++)
 		CU_ASSERT_EQUAL(sa->files[i].size, sb->files[i].size);
@@ -295,7 +295,7 @@ static void test_read_needs_write(void)
 	struct rec_env e;
 	env_init(&e, 1);
 	struct seqio_args ra = { .block = 4096 };
-	CU_ASSERT_EQUAL(rig_module_read.run(&e.ctx, &ra), -ENOENT);
+	CU_ASSERT_EQUAL(mod_read.run(&e.ctx, &ra), -ENOENT);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.err.buf, "no file set to read on volume A"));
 	CU_ASSERT_EQUAL(e.rec.nfiles, 0);
 	CU_ASSERT_EQUAL(e.rec.metrics.len, 0);
@@ -314,18 +314,18 @@ static void test_errors_name_the_file(void)
 	struct strbuf p = STRBUF_INIT;
 	sb_addf(&p, "%s/seqio", e.dir);
 	test_write_file(p.buf, "x");
-	CU_ASSERT(rig_module_write.run(&e.ctx, &wa) < 0);
+	CU_ASSERT(mod_write.run(&e.ctx, &wa) < 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.err.buf, p.buf));
 	CU_ASSERT_PTR_NULL(e.state);
 	unlink(p.buf);
 
 	/* A file of the set removed behind read's back. */
 	sb_reset(&e.err);
-	CU_ASSERT_EQUAL_FATAL(rig_module_write.run(&e.ctx, &wa), 0);
+	CU_ASSERT_EQUAL_FATAL(mod_write.run(&e.ctx, &wa), 0);
 	sb_addf(&p, "/f001");
 	unlink(p.buf);
 	struct seqio_args ra = { .block = 4096 };
-	CU_ASSERT_EQUAL(rig_module_read.run(&e.ctx, &ra), -ENOENT);
+	CU_ASSERT_EQUAL(mod_read.run(&e.ctx, &ra), -ENOENT);
 	struct strbuf want = STRBUF_INIT;
 	sb_addf(&want, "cannot open %s: No such file or directory", p.buf);
 	CU_ASSERT_STRING_EQUAL(e.err.buf, want.buf);
@@ -343,16 +343,16 @@ static void test_cancel(void)
 		.block = 4096, .sync = 0,
 	};
 	e.cancel = 1;
-	CU_ASSERT_EQUAL(rig_module_write.run(&e.ctx, &wa), 0);
+	CU_ASSERT_EQUAL(mod_write.run(&e.ctx, &wa), 0);
 	CU_ASSERT_EQUAL(e.rec.nfiles, 0);
 	CU_ASSERT_EQUAL(e.rec.metrics.len, 0); /* no cell metrics from a partial set */
 	CU_ASSERT_PTR_NULL(e.state);
 	e.cancel = 0;
-	CU_ASSERT_EQUAL_FATAL(rig_module_write.run(&e.ctx, &wa), 0);
+	CU_ASSERT_EQUAL_FATAL(mod_write.run(&e.ctx, &wa), 0);
 	env_reset_rec(&e);
 	e.cancel = 1;
 	struct seqio_args ra = { .block = 4096 };
-	CU_ASSERT_EQUAL(rig_module_read.run(&e.ctx, &ra), 0);
+	CU_ASSERT_EQUAL(mod_read.run(&e.ctx, &ra), 0);
 	CU_ASSERT_EQUAL(e.rec.metrics.len, 0);
 	env_release(&e);
 }
@@ -367,7 +367,7 @@ static void test_block_rounded(void)
 		.files = 1, .sizes = { .kind = DIST_FIXED, .lo = 10000, .hi = 10000 },
 		.block = 1000, .sync = 0,
 	};
-	CU_ASSERT_EQUAL_FATAL(rig_module_write.run(&e.ctx, &wa), 0);
+	CU_ASSERT_EQUAL_FATAL(mod_write.run(&e.ctx, &wa), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.rec.notes.buf, "block: rounded up from 1000 to 4096"));
 	check_on_disk(e.state);
 	env_release(&e);

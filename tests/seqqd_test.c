@@ -316,9 +316,9 @@ static void test_layout_first(void)
 		fx_init(&f, 13);
 		char rule[64];
 		snprintf(rule, sizeof(rule), "io:write:%d:EIO", nth);
-		CU_ASSERT_EQUAL_FATAL(fault_set(rule, &err), 0);
+		CU_ASSERT_EQUAL_FATAL(plat_fault_set(rule, &err), 0);
 		int rc = run_q(&f, "seqwrite", &a, "psync", 1);
-		fault_set(NULL, &err);
+		plat_fault_set(NULL, &err);
 		CU_ASSERT_EQUAL(rc, -EIO);
 		struct strbuf want = STRBUF_INIT;
 		if (nth == 8)
@@ -380,11 +380,11 @@ static void data_with(const char *engine)
 	CU_ASSERT_EQUAL_FATAL(run(&f, "seqwrite", &a, engine), 0);
 	unsigned char *file = read_whole(rnd.buf, a.span);
 	struct payload pl;
-	CU_ASSERT_EQUAL_FATAL(payload_init(&pl, randio_payload_seed(f.v.ctx.seed, f.v.ctx.volume), RANDIO_FILL_CHUNK), 0);
+	CU_ASSERT_EQUAL_FATAL(plat_payload_init(&pl, mod_randio_payload_seed(f.v.ctx.seed, f.v.ctx.volume), RANDIO_FILL_CHUNK), 0);
 	uint64_t fill = prng_derive_seed(f.v.ctx.seed, "randio/fill");
 	size_t unwritten = 0, zeros = 0;
 	for (uint64_t off = 0; off < a.span; off += a.block) {
-		unwritten += payload_check(&pl, fill, off, file + off, (size_t)a.block) == 0;
+		unwritten += plat_payload_check(&pl, fill, off, file + off, (size_t)a.block) == 0;
 		int z = 1;
 		for (size_t i = 0; i < a.block && z; i++)
 			z = file[off + i] == 0;
@@ -393,7 +393,7 @@ static void data_with(const char *engine)
 	CU_ASSERT_EQUAL(unwritten, 0);
 	CU_ASSERT_EQUAL(zeros, 0);
 	CU_ASSERT_EQUAL(iot_equal_sectors(file, a.span), 0);
-	payload_release(&pl);
+	plat_payload_release(&pl);
 
 	a.data = 1; /* zero */
 	CU_ASSERT_EQUAL_FATAL(run(&f, "seqwrite", &a, engine), 0);
@@ -418,7 +418,7 @@ static void data_with(const char *engine)
 
 	/* The end of the layout removes both files. */
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f.v.state);
-	module_find("seqwrite")->release_state(f.v.state);
+	mod_find("seqwrite")->release_state(f.v.state);
 	f.v.state = NULL;
 	CU_ASSERT_FALSE(iot_exists(&f.v, RANDIO_FILE));
 	CU_ASSERT_FALSE(iot_exists(&f.v, RANDIO_ZERO_FILE));
@@ -499,7 +499,7 @@ static void test_help(void)
 		CU_ASSERT_PTR_NOT_NULL(strstr(out, "The report's headline: rate, higher is better"));
 		free(out);
 	}
-	const struct rig_module *r = module_find("seqread"), *w = module_find("seqwrite");
+	const struct rig_module *r = mod_find("seqread"), *w = mod_find("seqwrite");
 	CU_ASSERT_EQUAL(r->kind, MOD_READS);
 	CU_ASSERT_EQUAL(w->kind, MOD_WRITES);
 	CU_ASSERT_EQUAL(r->flags, 0); /* touches the volume, sets no level */

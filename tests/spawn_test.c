@@ -1,5 +1,5 @@
 /* Tests of platform/spawn.c and the spawners: argument vectors, output,
- * status, logging; split stdout/stderr and cancellation (spawn_run_opts,
+ * status, logging; split stdout/stderr and cancellation (plat_spawn_run_opts,
  * spawn_real.c); the dry spawner, the fake one, and a spawner built
  * without one. The fault spawner is tested in fault_test.c. */
 #include <errno.h>
@@ -22,12 +22,12 @@ static void test_spawn_output_and_status(void)
 	struct spawn_result r;
 	struct strbuf err = STRBUF_INIT;
 	const char *argv[] = { "sh", "-c", "echo out; echo err >&2; exit 3", NULL };
-	CU_ASSERT_EQUAL(spawn_run(NULL, argv, NULL, &r, &err), 0);
+	CU_ASSERT_EQUAL(plat_spawn_run(NULL, argv, NULL, &r, &err), 0);
 	CU_ASSERT_TRUE(r.exited);
 	CU_ASSERT_EQUAL(r.status, 3);
 	CU_ASSERT_PTR_NOT_NULL(strstr(r.output, "out\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(r.output, "err\n"));
-	spawn_result_release(&r);
+	plat_spawn_result_release(&r);
 	sb_release(&err);
 }
 
@@ -37,9 +37,9 @@ static void test_spawn_no_shell(void)
 	struct spawn_result r;
 	struct strbuf err = STRBUF_INIT;
 	const char *argv[] = { "printf", "%s|", "a b;$(echo x)`y`", NULL };
-	CU_ASSERT_EQUAL(spawn_check(NULL, argv, NULL, &r, &err), 0);
+	CU_ASSERT_EQUAL(plat_spawn_check(NULL, argv, NULL, &r, &err), 0);
 	CU_ASSERT_STRING_EQUAL(r.output, "a b;$(echo x)`y`|");
-	spawn_result_release(&r);
+	plat_spawn_result_release(&r);
 	sb_release(&err);
 }
 
@@ -48,9 +48,9 @@ static void test_spawn_cwd(void)
 	struct spawn_result r;
 	struct strbuf err = STRBUF_INIT;
 	const char *argv[] = { "pwd", NULL };
-	CU_ASSERT_EQUAL(spawn_check(NULL, argv, "/", &r, &err), 0);
+	CU_ASSERT_EQUAL(plat_spawn_check(NULL, argv, "/", &r, &err), 0);
 	CU_ASSERT_STRING_EQUAL(r.output, "/\n");
-	spawn_result_release(&r);
+	plat_spawn_result_release(&r);
 	sb_release(&err);
 }
 
@@ -59,11 +59,11 @@ static void test_spawn_missing_program(void)
 	struct spawn_result r;
 	struct strbuf err = STRBUF_INIT;
 	const char *argv[] = { "rig-no-such-program-xyz", "arg", NULL };
-	CU_ASSERT_EQUAL(spawn_check(NULL, argv, NULL, &r, &err), -5 /* -EIO */);
+	CU_ASSERT_EQUAL(plat_spawn_check(NULL, argv, NULL, &r, &err), -5 /* -EIO */);
 	CU_ASSERT_EQUAL(r.status, 127);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.buf, "rig-no-such-program-xyz arg failed with exit status 127"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.buf, "cannot run rig-no-such-program-xyz"));
-	spawn_result_release(&r);
+	plat_spawn_result_release(&r);
 	sb_release(&err);
 }
 
@@ -85,20 +85,20 @@ static void log_fn(void *opaque, const char *text, const struct spawn_result *r)
 static void test_spawn_log_and_dry_run(void)
 {
 	struct logged l = { 0, 0, STRBUF_INIT };
-	struct spawner sp = spawner_real(log_fn, &l);
+	struct spawner sp = plat_spawner_real(log_fn, &l);
 	struct spawn_result r;
 	struct strbuf err = STRBUF_INIT;
 	const char *argv[] = { "echo", "it's", "two words", NULL };
-	CU_ASSERT_EQUAL(spawn_run(&sp, argv, NULL, &r, &err), 0);
-	spawn_result_release(&r);
+	CU_ASSERT_EQUAL(plat_spawn_run(&sp, argv, NULL, &r, &err), 0);
+	plat_spawn_result_release(&r);
 	CU_ASSERT_EQUAL(l.calls, 1);
 	CU_ASSERT_EQUAL(l.with_result, 1);
 	CU_ASSERT_STRING_EQUAL(l.last.buf, "echo 'it'\\''s' 'two words'");
 	/* Dry run: recorded, not run (a command that would fail "succeeds"). */
-	sp = spawner_dry(log_fn, &l);
+	sp = plat_spawner_dry(log_fn, &l);
 	const char *bad[] = { "false", NULL };
-	CU_ASSERT_EQUAL(spawn_check(&sp, bad, NULL, &r, &err), 0);
-	spawn_result_release(&r);
+	CU_ASSERT_EQUAL(plat_spawn_check(&sp, bad, NULL, &r, &err), 0);
+	plat_spawn_result_release(&r);
 	CU_ASSERT_EQUAL(l.calls, 2);
 	CU_ASSERT_EQUAL(l.with_result, 1);
 	CU_ASSERT_STRING_EQUAL(l.last.buf, "false");
@@ -140,26 +140,26 @@ static void test_spawn_dry_runs_nothing(void)
 	struct trace t;
 	trace_init(&t);
 	struct logged l = { 0, 0, STRBUF_INIT };
-	struct spawner sp = spawner_dry(log_fn, &l);
+	struct spawner sp = plat_spawner_dry(log_fn, &l);
 	struct spawn_result r;
 	struct strbuf err = STRBUF_INIT;
-	CU_ASSERT_TRUE(spawner_dry_run(&sp));
-	CU_ASSERT_EQUAL(spawn_run(&sp, t.argv, NULL, &r, &err), 0);
+	CU_ASSERT_TRUE(plat_spawner_dry_run(&sp));
+	CU_ASSERT_EQUAL(plat_spawn_run(&sp, t.argv, NULL, &r, &err), 0);
 	CU_ASSERT_FALSE(trace_ran(&t));
 	CU_ASSERT_TRUE(r.exited);
 	CU_ASSERT_EQUAL(r.status, 0);
 	CU_ASSERT_STRING_EQUAL(r.output, "");
 	CU_ASSERT_PTR_NULL(r.stdout_text);
-	spawn_result_release(&r);
+	plat_spawn_result_release(&r);
 	/* logged with r == NULL: nothing ran */
 	CU_ASSERT_EQUAL(l.calls, 1);
 	CU_ASSERT_EQUAL(l.with_result, 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(l.last.buf, "touch "));
 	/* the real spawner runs it; NULL is no dry run */
-	sp = spawner_real(log_fn, &l);
-	CU_ASSERT_FALSE(spawner_dry_run(&sp));
-	CU_ASSERT_FALSE(spawner_dry_run(NULL));
-	CU_ASSERT_EQUAL(spawn_check(&sp, t.argv, NULL, NULL, &err), 0);
+	sp = plat_spawner_real(log_fn, &l);
+	CU_ASSERT_FALSE(plat_spawner_dry_run(&sp));
+	CU_ASSERT_FALSE(plat_spawner_dry_run(NULL));
+	CU_ASSERT_EQUAL(plat_spawn_check(&sp, t.argv, NULL, NULL, &err), 0);
 	CU_ASSERT_TRUE(trace_ran(&t));
 	CU_ASSERT_EQUAL(l.with_result, 1);
 	sb_release(&l.last);
@@ -180,7 +180,7 @@ static int play(void *opaque, const char *const *argv, struct spawn_result *r)
 	struct player *p = opaque;
 	p->calls++;
 	sb_reset(&p->asked);
-	spawn_argv_text(&p->asked, argv);
+	plat_spawn_argv_text(&p->asked, argv);
 	if (p->rc < 0)
 		return p->rc;
 	r->exited = 1;
@@ -202,12 +202,12 @@ static void test_spawn_fake(void)
 	struct trace t;
 	trace_init(&t);
 	struct player p = { 0, STRBUF_INIT, 0, NULL };
-	struct spawner sp = spawner_fake(play, play_log, &p);
+	struct spawner sp = plat_spawner_fake(play, play_log, &p);
 	struct spawn_result r;
 	struct strbuf err = STRBUF_INIT;
-	CU_ASSERT_FALSE(spawner_dry_run(&sp));
+	CU_ASSERT_FALSE(plat_spawner_dry_run(&sp));
 	/* played instead of run, completed and logged like a real result */
-	CU_ASSERT_EQUAL(spawn_run(&sp, t.argv, NULL, &r, &err), 0);
+	CU_ASSERT_EQUAL(plat_spawn_run(&sp, t.argv, NULL, &r, &err), 0);
 	CU_ASSERT_FALSE(trace_ran(&t));
 	CU_ASSERT_EQUAL(p.calls, 1);
 	CU_ASSERT_TRUE(r.exited);
@@ -217,23 +217,23 @@ static void test_spawn_fake(void)
 	CU_ASSERT_PTR_NULL(r.stdout_text);
 	CU_ASSERT_PTR_NOT_NULL(strstr(p.asked.buf, " | logged touch "));
 	CU_ASSERT_PTR_NOT_NULL(strstr(p.asked.buf, "/ran, status 2"));
-	spawn_result_release(&r);
+	plat_spawn_result_release(&r);
 	/* split: the output is stderr, unless the fake gave a stdout */
 	struct spawn_opts o = { .split = 1 };
-	CU_ASSERT_EQUAL(spawn_run_opts(&sp, t.argv, NULL, &o, &r, &err), 0);
+	CU_ASSERT_EQUAL(plat_spawn_run_opts(&sp, t.argv, NULL, &o, &r, &err), 0);
 	CU_ASSERT_STRING_EQUAL(r.stdout_text, "");
 	CU_ASSERT_STRING_EQUAL(r.stderr_text, "played\n");
 	CU_ASSERT_EQUAL(r.stderr_len, 7);
-	spawn_result_release(&r);
+	plat_spawn_result_release(&r);
 	p.out = "{}";
-	CU_ASSERT_EQUAL(spawn_run_opts(&sp, t.argv, NULL, &o, &r, &err), 0);
+	CU_ASSERT_EQUAL(plat_spawn_run_opts(&sp, t.argv, NULL, &o, &r, &err), 0);
 	CU_ASSERT_STRING_EQUAL(r.stdout_text, "{}");
 	CU_ASSERT_EQUAL(r.stdout_len, 2);
-	spawn_result_release(&r);
+	plat_spawn_result_release(&r);
 	/* a command the fake cannot start: an error naming it, not logged */
 	p.rc = -ENOENT;
 	const char *argv[] = { "rig-no-such-program-xyz", NULL };
-	CU_ASSERT_EQUAL(spawn_run(&sp, argv, NULL, &r, &err), -ENOENT);
+	CU_ASSERT_EQUAL(plat_spawn_run(&sp, argv, NULL, &r, &err), -ENOENT);
 	CU_ASSERT_STRING_EQUAL(err.buf, "cannot run rig-no-such-program-xyz: No such file or directory");
 	CU_ASSERT_STRING_EQUAL(p.asked.buf, "rig-no-such-program-xyz");
 	CU_ASSERT_EQUAL(p.calls, 4);
@@ -251,10 +251,10 @@ static void test_spawn_zeroed(void)
 	struct spawner sp = { 0 };
 	struct spawn_result r;
 	struct strbuf err = STRBUF_INIT;
-	CU_ASSERT_EQUAL(spawn_run(&sp, t.argv, NULL, &r, &err), -EINVAL);
+	CU_ASSERT_EQUAL(plat_spawn_run(&sp, t.argv, NULL, &r, &err), -EINVAL);
 	CU_ASSERT_FALSE(trace_ran(&t));
 	CU_ASSERT_EQUAL(strncmp(err.buf, "cannot run touch ", 17), 0);
-	CU_ASSERT_FALSE(spawner_dry_run(&sp));
+	CU_ASSERT_FALSE(plat_spawner_dry_run(&sp));
 	sb_release(&err);
 	trace_release(&t);
 }
@@ -264,11 +264,11 @@ static void test_spawn_signal(void)
 	struct spawn_result r;
 	struct strbuf err = STRBUF_INIT;
 	const char *argv[] = { "sh", "-c", "kill -TERM $$", NULL };
-	CU_ASSERT_EQUAL(spawn_check(NULL, argv, NULL, &r, &err), -5);
+	CU_ASSERT_EQUAL(plat_spawn_check(NULL, argv, NULL, &r, &err), -5);
 	CU_ASSERT_FALSE(r.exited);
 	CU_ASSERT_EQUAL(r.status, 15);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.buf, "killed by signal 15"));
-	spawn_result_release(&r);
+	plat_spawn_result_release(&r);
 	sb_release(&err);
 }
 
@@ -278,13 +278,13 @@ static void test_spawn_big_output(void)
 	struct spawn_result r;
 	struct strbuf err = STRBUF_INIT;
 	const char *argv[] = { "sh", "-c", "echo HEAD; head -c 12000000 /dev/zero | tr '\\0' x; echo; echo TAIL", NULL };
-	CU_ASSERT_EQUAL(spawn_check(NULL, argv, NULL, &r, &err), 0);
+	CU_ASSERT_EQUAL(plat_spawn_check(NULL, argv, NULL, &r, &err), 0);
 	CU_ASSERT_TRUE(r.truncated);
 	CU_ASSERT_TRUE(r.output_len <= SPAWN_MAX_OUTPUT * 3 / 2);
 	CU_ASSERT_EQUAL(strncmp(r.output, "HEAD\n", 5), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(r.output + r.output_len - 6, "TAIL\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(r.output, "[... output cut ...]"));
-	spawn_result_release(&r);
+	plat_spawn_result_release(&r);
 	sb_release(&err);
 }
 
@@ -294,7 +294,7 @@ static void test_spawn_split(void)
 	struct strbuf err = STRBUF_INIT;
 	const char *argv[] = { "sh", "-c", "echo out; echo err >&2; echo out2", NULL };
 	struct spawn_opts o = { .split = 1 };
-	CU_ASSERT_EQUAL(spawn_run_opts(NULL, argv, NULL, &o, &r, &err), 0);
+	CU_ASSERT_EQUAL(plat_spawn_run_opts(NULL, argv, NULL, &o, &r, &err), 0);
 	CU_ASSERT_TRUE(r.exited);
 	CU_ASSERT_EQUAL(r.status, 0);
 	CU_ASSERT_STRING_EQUAL(r.stdout_text, "out\nout2\n");
@@ -306,13 +306,13 @@ static void test_spawn_split(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(r.output, "err\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(r.output, "out2\n"));
 	CU_ASSERT_FALSE(r.cancelled);
-	spawn_result_release(&r);
+	plat_spawn_result_release(&r);
 	/* Without split the separate texts stay NULL. */
-	CU_ASSERT_EQUAL(spawn_run_opts(NULL, argv, NULL, NULL, &r, &err), 0);
+	CU_ASSERT_EQUAL(plat_spawn_run_opts(NULL, argv, NULL, NULL, &r, &err), 0);
 	CU_ASSERT_PTR_NULL(r.stdout_text);
 	CU_ASSERT_PTR_NULL(r.stderr_text);
 	CU_ASSERT_EQUAL(r.output_len, 13);
-	spawn_result_release(&r);
+	plat_spawn_result_release(&r);
 	sb_release(&err);
 }
 
@@ -327,28 +327,28 @@ static void test_spawn_split_both_full(void)
 			       "head -c 200000 /dev/zero | tr '\\0' o; "
 			       "head -c 100000 /dev/zero | tr '\\0' e >&2", NULL };
 	struct spawn_opts o = { .split = 1 };
-	CU_ASSERT_EQUAL(spawn_run_opts(NULL, argv, NULL, &o, &r, &err), 0);
+	CU_ASSERT_EQUAL(plat_spawn_run_opts(NULL, argv, NULL, &o, &r, &err), 0);
 	CU_ASSERT_EQUAL(r.status, 0);
 	CU_ASSERT_EQUAL(r.stdout_len, 200000);
 	CU_ASSERT_EQUAL(r.stderr_len, 400000);
 	CU_ASSERT_EQUAL(r.output_len, 600000);
 	CU_ASSERT_EQUAL(strspn(r.stdout_text, "o"), 200000);
 	CU_ASSERT_EQUAL(strspn(r.stderr_text, "e"), 400000);
-	spawn_result_release(&r);
+	plat_spawn_result_release(&r);
 	sb_release(&err);
 }
 
 static void test_spawn_split_dry_run(void)
 {
-	struct spawner sp = spawner_dry(NULL, NULL);
+	struct spawner sp = plat_spawner_dry(NULL, NULL);
 	struct spawn_result r;
 	struct strbuf err = STRBUF_INIT;
 	const char *argv[] = { "false", NULL };
 	struct spawn_opts o = { .split = 1 };
-	CU_ASSERT_EQUAL(spawn_run_opts(&sp, argv, NULL, &o, &r, &err), 0);
+	CU_ASSERT_EQUAL(plat_spawn_run_opts(&sp, argv, NULL, &o, &r, &err), 0);
 	CU_ASSERT_STRING_EQUAL(r.stdout_text, "");
 	CU_ASSERT_STRING_EQUAL(r.stderr_text, "");
-	spawn_result_release(&r);
+	plat_spawn_result_release(&r);
 	sb_release(&err);
 }
 
@@ -376,7 +376,7 @@ static double run_cancelled(const char *const *argv, struct spawn_result *r)
 	struct strbuf err = STRBUF_INIT;
 	struct spawn_opts o = { .split = 1, .cancel = &flag };
 	uint64_t t0 = plat_clock_ns();
-	CU_ASSERT_EQUAL(spawn_run_opts(NULL, argv, NULL, &o, r, &err), 0);
+	CU_ASSERT_EQUAL(plat_spawn_run_opts(NULL, argv, NULL, &o, r, &err), 0);
 	double secs = (double)(plat_clock_ns() - t0) / 1e9;
 	pthread_join(t, NULL);
 	sb_release(&err);
@@ -394,7 +394,7 @@ static void test_spawn_cancel(void)
 	CU_ASSERT_FALSE(r.exited);
 	CU_ASSERT_EQUAL(r.status, SIGTERM);
 	CU_ASSERT_STRING_EQUAL(r.stdout_text, "started\n");
-	spawn_result_release(&r);
+	plat_spawn_result_release(&r);
 }
 
 static void test_spawn_cancel_kill(void)
@@ -408,7 +408,7 @@ static void test_spawn_cancel_kill(void)
 	CU_ASSERT_TRUE(r.cancelled);
 	CU_ASSERT_FALSE(r.exited);
 	CU_ASSERT_EQUAL(r.status, SIGKILL);
-	spawn_result_release(&r);
+	plat_spawn_result_release(&r);
 }
 
 static void test_spawn_cancel_not_raised(void)
@@ -419,13 +419,13 @@ static void test_spawn_cancel_not_raised(void)
 	struct strbuf err = STRBUF_INIT;
 	const char *argv[] = { "sh", "-c", "sleep 0.3; echo done", NULL };
 	struct spawn_opts o = { .cancel = &flag };
-	CU_ASSERT_EQUAL(spawn_run_opts(NULL, argv, NULL, &o, &r, &err), 0);
+	CU_ASSERT_EQUAL(plat_spawn_run_opts(NULL, argv, NULL, &o, &r, &err), 0);
 	CU_ASSERT_TRUE(r.exited);
 	CU_ASSERT_EQUAL(r.status, 0);
 	CU_ASSERT_FALSE(r.cancelled);
 	CU_ASSERT_STRING_EQUAL(r.output, "done\n");
 	CU_ASSERT(r.seconds >= 0.3);
-	spawn_result_release(&r);
+	plat_spawn_result_release(&r);
 	sb_release(&err);
 }
 

@@ -131,19 +131,19 @@ static void test_reference_values(void)
 	for (size_t i = 0; i < n; i++) {
 		const struct rec *r = &recs[i];
 		if (!strcmp(r->kind, "tq")) {
-			check(r, "quantile", stats_t_quantile(getd(r, "p"), getd(r, "df")),
+			check(r, "quantile", rep_stats_t_quantile(getd(r, "p"), getd(r, "df")),
 			      getd(r, "value"));
 			counts[0]++;
 		} else if (!strcmp(r->kind, "tcdf")) {
 			double t = getd(r, "t"), df = getd(r, "df");
-			check(r, "cdf", stats_t_cdf(t, df), getd(r, "cdf"));
-			check(r, "two-sided", stats_t_two_sided(t, df), getd(r, "two_sided"));
+			check(r, "cdf", rep_stats_t_cdf(t, df), getd(r, "cdf"));
+			check(r, "two-sided", rep_stats_t_two_sided(t, df), getd(r, "two_sided"));
 			counts[1]++;
 		} else if (!strcmp(r->kind, "summary")) {
 			size_t nx;
 			double *x = getv(r, "x", &nx);
 			struct stats_summary s;
-			stats_summarize(x, nx, &s);
+			rep_stats_summarize(x, nx, &s);
 			CU_ASSERT_EQUAL(s.n, (size_t)getd(r, "n"));
 			check(r, "mean", s.mean, getd(r, "mean"));
 			check(r, "sd", s.sd, getd(r, "sd"));
@@ -160,7 +160,7 @@ static void test_reference_values(void)
 			double *want = getv(r, "z", &nz);
 			CU_ASSERT_EQUAL_FATAL(nx, nz);
 			double *z = xcalloc(nx, sizeof(double)), *scratch = xcalloc(nx, sizeof(double));
-			size_t flagged = stats_modified_z(x, nx, z, scratch);
+			size_t flagged = rep_stats_modified_z(x, nx, z, scratch);
 			CU_ASSERT_EQUAL(flagged, (size_t)getd(r, "flagged"));
 			for (size_t k = 0; k < nx; k++)
 				check(r, "z", z[k], want[k]);
@@ -173,10 +173,10 @@ static void test_reference_values(void)
 			size_t nx, nb;
 			double *x = getv(r, "x", &nx), *b = getv(r, "b", &nb);
 			struct stats_summary sx, sb;
-			stats_summarize(x, nx, &sx);
-			stats_summarize(b, nb, &sb);
-			struct stats_diff d;
-			stats_diff(&sx, &sb, &d);
+			rep_stats_summarize(x, nx, &sx);
+			rep_stats_summarize(b, nb, &sb);
+			struct rep_stats_diff d;
+			rep_stats_diff(&sx, &sb, &d);
 			check(r, "pct", d.pct_of_base, getd(r, "pct"));
 			check(r, "diff", d.diff_pct, getd(r, "diff"));
 			check(r, "ci_low", d.ci_low, getd(r, "ci_low"));
@@ -191,8 +191,8 @@ static void test_reference_values(void)
 			size_t ns, ny;
 			double *seq = getv(r, "seq", &ns), *y = getv(r, "y", &ny);
 			CU_ASSERT_EQUAL_FATAL(ns, ny);
-			struct stats_drift d;
-			CU_ASSERT_EQUAL(stats_drift(seq, y, ns, &d), 0);
+			struct rep_stats_drift d;
+			CU_ASSERT_EQUAL(rep_stats_drift(seq, y, ns, &d), 0);
 			check(r, "slope", d.slope, getd(r, "slope"));
 			check(r, "ci_low", d.ci_low, getd(r, "ci_low"));
 			check(r, "ci_high", d.ci_high, getd(r, "ci_high"));
@@ -212,61 +212,61 @@ static void test_reference_values(void)
 static void test_printed_table(void)
 {
 	/* NIST/SEMATECH e-Handbook 1.3.6.7.2, upper critical values, alpha = 0.025. */
-	CU_ASSERT_DOUBLE_EQUAL(stats_t_quantile(0.975, 1), 12.706, 0.0005);
-	CU_ASSERT_DOUBLE_EQUAL(stats_t_quantile(0.975, 10), 2.228, 0.0005);
-	CU_ASSERT_DOUBLE_EQUAL(stats_t_quantile(0.975, 30), 2.042, 0.0005);
+	CU_ASSERT_DOUBLE_EQUAL(rep_stats_t_quantile(0.975, 1), 12.706, 0.0005);
+	CU_ASSERT_DOUBLE_EQUAL(rep_stats_t_quantile(0.975, 10), 2.228, 0.0005);
+	CU_ASSERT_DOUBLE_EQUAL(rep_stats_t_quantile(0.975, 30), 2.042, 0.0005);
 	/* Symmetry and the normal limit. */
-	CU_ASSERT_DOUBLE_EQUAL(stats_t_quantile(0.025, 7), -stats_t_quantile(0.975, 7), 1e-13);
-	CU_ASSERT_DOUBLE_EQUAL(stats_t_quantile(0.975, 1e12), 1.959963984540054, 1e-12);
-	CU_ASSERT_DOUBLE_EQUAL(stats_normal_quantile(0.975), 1.959963984540054, 1e-14);
-	CU_ASSERT_DOUBLE_EQUAL(stats_normal_quantile(1e-10), -6.361340902404056, 1e-12);
-	CU_ASSERT_TRUE(isnan(stats_t_quantile(0, 3)));
-	CU_ASSERT_TRUE(isnan(stats_t_quantile(0.5, 0)));
-	CU_ASSERT_EQUAL(stats_t_quantile(0.5, 4), 0);
-	CU_ASSERT_DOUBLE_EQUAL(stats_betai(2, 3, 0.4), 0.5248, 1e-14);
+	CU_ASSERT_DOUBLE_EQUAL(rep_stats_t_quantile(0.025, 7), -rep_stats_t_quantile(0.975, 7), 1e-13);
+	CU_ASSERT_DOUBLE_EQUAL(rep_stats_t_quantile(0.975, 1e12), 1.959963984540054, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(rep_stats_normal_quantile(0.975), 1.959963984540054, 1e-14);
+	CU_ASSERT_DOUBLE_EQUAL(rep_stats_normal_quantile(1e-10), -6.361340902404056, 1e-12);
+	CU_ASSERT_TRUE(isnan(rep_stats_t_quantile(0, 3)));
+	CU_ASSERT_TRUE(isnan(rep_stats_t_quantile(0.5, 0)));
+	CU_ASSERT_EQUAL(rep_stats_t_quantile(0.5, 4), 0);
+	CU_ASSERT_DOUBLE_EQUAL(rep_stats_betai(2, 3, 0.4), 0.5248, 1e-14);
 }
 
 static void test_edges(void)
 {
 	struct stats_summary s;
-	stats_summarize(NULL, 0, &s);
+	rep_stats_summarize(NULL, 0, &s);
 	CU_ASSERT_EQUAL(s.n, 0);
 	CU_ASSERT_TRUE(isnan(s.mean) && isnan(s.ci_low));
 	double one = 3;
-	stats_summarize(&one, 1, &s);
+	rep_stats_summarize(&one, 1, &s);
 	CU_ASSERT_EQUAL(s.mean, 3);
 	CU_ASSERT_TRUE(isnan(s.sd) && isnan(s.ci_low) && isnan(s.ci_high));
 	/* Identical values: a zero-width interval, no outliers, no p-value. */
 	double same[] = { 2, 2, 2 }, same2[] = { 2, 2, 2 };
 	struct stats_summary a, b;
-	stats_summarize(same, 3, &a);
-	stats_summarize(same2, 3, &b);
+	rep_stats_summarize(same, 3, &a);
+	rep_stats_summarize(same2, 3, &b);
 	CU_ASSERT_EQUAL(a.ci_low, 2);
 	CU_ASSERT_EQUAL(a.ci_high, 2);
-	struct stats_diff d;
-	stats_diff(&a, &b, &d);
+	struct rep_stats_diff d;
+	rep_stats_diff(&a, &b, &d);
 	CU_ASSERT_EQUAL(d.diff_pct, 0);
 	CU_ASSERT_EQUAL(d.ci_low, 0);
 	CU_ASSERT_TRUE(isnan(d.p));
 	/* A baseline with mean 0: no percentage at all. */
 	double zero[] = { -1, 1 };
-	stats_summarize(zero, 2, &b);
-	stats_diff(&a, &b, &d);
+	rep_stats_summarize(zero, 2, &b);
+	rep_stats_diff(&a, &b, &d);
 	CU_ASSERT_TRUE(isnan(d.pct_of_base) && isnan(d.ci_low));
 	/* Drift needs three points and two distinct sequence numbers. */
 	double sq[] = { 1, 1, 1 }, y[] = { 1, 2, 3 };
-	struct stats_drift dr;
-	CU_ASSERT_EQUAL(stats_drift(sq, y, 3, &dr), -1);
-	CU_ASSERT_EQUAL(stats_drift(sq, y, 2, &dr), -1);
+	struct rep_stats_drift dr;
+	CU_ASSERT_EQUAL(rep_stats_drift(sq, y, 3, &dr), -1);
+	CU_ASSERT_EQUAL(rep_stats_drift(sq, y, 2, &dr), -1);
 	CU_ASSERT_FALSE(dr.flagged);
 	/* A perfect line is drift with a zero-width interval. */
 	double sq2[] = { 1, 2, 3, 4 }, y2[] = { 10, 8, 6, 4 };
-	CU_ASSERT_EQUAL(stats_drift(sq2, y2, 4, &dr), 0);
+	CU_ASSERT_EQUAL(rep_stats_drift(sq2, y2, 4, &dr), 0);
 	CU_ASSERT_DOUBLE_EQUAL(dr.slope, -2, 1e-12);
 	CU_ASSERT_TRUE(dr.flagged);
 	/* Outliers are flagged, never removed: the input is untouched. */
 	double x[] = { 1, 1.1, 0.9, 1, 50 }, z[5], scratch[5];
-	CU_ASSERT_EQUAL(stats_modified_z(x, 5, z, scratch), 1);
+	CU_ASSERT_EQUAL(rep_stats_modified_z(x, 5, z, scratch), 1);
 	CU_ASSERT_EQUAL(x[4], 50);
 	CU_ASSERT_TRUE(z[4] > STATS_OUTLIER_Z);
 }
@@ -296,7 +296,7 @@ static void test_median_by_selection(void)
 		qsort(y, n, sizeof(double), cmp_d);
 		double want = n % 2 ? y[n / 2] : (y[n / 2 - 1] + y[n / 2]) / 2;
 		struct stats_summary s;
-		stats_summarize(x, n, &s);
+		rep_stats_summarize(x, n, &s);
 		CU_ASSERT_EQUAL(s.median, want);
 		CU_ASSERT_EQUAL(s.min, y[0]);
 		CU_ASSERT_EQUAL(s.max, y[n - 1]);

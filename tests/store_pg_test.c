@@ -38,7 +38,7 @@ static void test_conninfo(void)
 	};
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
 		struct strbuf err = STRBUF_INIT;
-		CU_ASSERT_EQUAL(pgstore_check_conninfo(ok[i], &err), 0);
+		CU_ASSERT_EQUAL(rep_pg_check_conninfo(ok[i], &err), 0);
 		if (err.len)
 			fprintf(stderr, "%s: %s\n", ok[i], err.buf);
 		sb_release(&err);
@@ -50,7 +50,7 @@ static void test_conninfo(void)
 	};
 	for (size_t i = 0; i < sizeof(with_pw) / sizeof(with_pw[0]); i++) {
 		struct strbuf err = STRBUF_INIT;
-		CU_ASSERT_EQUAL(pgstore_check_conninfo(with_pw[i], &err), -EINVAL);
+		CU_ASSERT_EQUAL(rep_pg_check_conninfo(with_pw[i], &err), -EINVAL);
 		CU_ASSERT_PTR_NOT_NULL(strstr(err.buf, "~/.pgpass or in PGPASSWORD"));
 		CU_ASSERT_PTR_NULL(strstr(err.buf, "Sekr1t")); /* never echoed */
 		sb_release(&err);
@@ -59,7 +59,7 @@ static void test_conninfo(void)
 					   "postgresql://rig:Sekr1t@[db.lab/results" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct strbuf err = STRBUF_INIT;
-		CU_ASSERT_EQUAL(pgstore_check_conninfo(bad[i], &err), -EINVAL);
+		CU_ASSERT_EQUAL(rep_pg_check_conninfo(bad[i], &err), -EINVAL);
 		CU_ASSERT(err.len > 0);
 		CU_ASSERT_PTR_NULL(strstr(err.buf, "Sekr1t")); /* libpq quotes a bad URL whole */
 		sb_release(&err);
@@ -70,19 +70,19 @@ static void test_refs(void)
 {
 	char *host, *id;
 	struct strbuf err = STRBUF_INIT;
-	CU_ASSERT_EQUAL(pgstore_parse_ref("h1/fleet-quick-1a2b", &host, &id, &err), 0);
+	CU_ASSERT_EQUAL(rep_pg_parse_ref("h1/fleet-quick-1a2b", &host, &id, &err), 0);
 	CU_ASSERT_STRING_EQUAL(host, "h1");
 	CU_ASSERT_STRING_EQUAL(id, "fleet-quick-1a2b");
 	free(host);
 	free(id);
-	CU_ASSERT_EQUAL(pgstore_parse_ref("20240101T000000Z-quick", &host, &id, &err), 0);
+	CU_ASSERT_EQUAL(rep_pg_parse_ref("20240101T000000Z-quick", &host, &id, &err), 0);
 	CU_ASSERT_PTR_NULL(host);
 	CU_ASSERT_STRING_EQUAL(id, "20240101T000000Z-quick");
 	free(id);
 	static const char *const bad[] = { "", "/run", "h1/", "results/h1/run" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		sb_reset(&err);
-		CU_ASSERT_EQUAL(pgstore_parse_ref(bad[i], &host, &id, &err), -EINVAL);
+		CU_ASSERT_EQUAL(rep_pg_parse_ref(bad[i], &host, &id, &err), -EINVAL);
 		CU_ASSERT_PTR_NULL(host);
 		CU_ASSERT_PTR_NULL(id);
 		CU_ASSERT_PTR_NOT_NULL(strstr(err.buf, "HOST/RUN"));
@@ -96,22 +96,22 @@ static void test_copy_text(void)
 					     "back\\slash\\N", "\\", "µs \"quoted\" 'x'" };
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct strbuf sb = STRBUF_INIT;
-		pgstore_copy_text(&sb, cases[i], strlen(cases[i]));
+		rep_pg_copy_text(&sb, cases[i], strlen(cases[i]));
 		CU_ASSERT_PTR_NULL(memchr(sb.buf, '\t', sb.len)); /* fields stay apart */
 		CU_ASSERT_PTR_NULL(memchr(sb.buf, '\n', sb.len)); /* rows stay apart */
-		long n = pgstore_copy_field(sb.buf, sb.len);
+		long n = rep_pg_copy_field(sb.buf, sb.len);
 		CU_ASSERT_EQUAL(n, (long)strlen(cases[i]));
 		CU_ASSERT_STRING_EQUAL(sb.buf, cases[i]);
 		sb_release(&sb);
 	}
 	struct strbuf sb = STRBUF_INIT;
-	pgstore_copy_text(&sb, NULL, 0);
+	rep_pg_copy_text(&sb, NULL, 0);
 	CU_ASSERT_STRING_EQUAL(sb.buf, "\\N");
-	CU_ASSERT_EQUAL(pgstore_copy_field(sb.buf, sb.len), -1);
+	CU_ASSERT_EQUAL(rep_pg_copy_field(sb.buf, sb.len), -1);
 	sb_reset(&sb);
 	/* What the server may send besides: other escapes, octal, hex. */
 	sb_adds(&sb, "\\101\\x42\\b\\f\\v\\q");
-	CU_ASSERT_EQUAL(pgstore_copy_field(sb.buf, sb.len), 6);
+	CU_ASSERT_EQUAL(rep_pg_copy_field(sb.buf, sb.len), 6);
 	CU_ASSERT_STRING_EQUAL(sb.buf, "AB\b\f\vq");
 	sb_release(&sb);
 }
@@ -122,7 +122,7 @@ static void test_copy_double(void)
 				 -2.5, INFINITY, -INFINITY };
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct strbuf sb = STRBUF_INIT;
-		pgstore_copy_double(&sb, cases[i]);
+		rep_pg_copy_double(&sb, cases[i]);
 		double back = strtod(sb.buf, NULL); /* PostgreSQL's float8in reads the same */
 		CU_ASSERT_EQUAL(memcmp(&back, &cases[i], sizeof(back)), 0);
 		if (isinf(cases[i]))
@@ -130,7 +130,7 @@ static void test_copy_double(void)
 		sb_release(&sb);
 	}
 	struct strbuf sb = STRBUF_INIT;
-	pgstore_copy_double(&sb, NAN);
+	rep_pg_copy_double(&sb, NAN);
 	CU_ASSERT_STRING_EQUAL(sb.buf, "NaN");
 	sb_release(&sb);
 }
@@ -158,9 +158,9 @@ static void test_tables_match_store(void)
 	if (sqlite3_step(st) == SQLITE_ROW)
 		ntables = (size_t)sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
-	CU_ASSERT_EQUAL(ntables, pgstore_ntables);
-	for (size_t i = 0; i < pgstore_ntables; i++) {
-		const struct pgs_table *t = &pgstore_tables[i];
+	CU_ASSERT_EQUAL(ntables, store_pg_ntables);
+	for (size_t i = 0; i < store_pg_ntables; i++) {
+		const struct pgs_table *t = &store_pg_tables[i];
 		struct strbuf sql = STRBUF_INIT, want = STRBUF_INIT, got = STRBUF_INIT;
 		sb_addf(&sql, "SELECT name, type FROM pragma_table_info('%s') ORDER BY cid", t->sqlite);
 		CU_ASSERT_EQUAL_FATAL(sqlite3_prepare_v2(db, sql.buf, -1, &st, NULL), SQLITE_OK);
@@ -249,14 +249,14 @@ static void test_round_trip(void)
 	CU_ASSERT_EQUAL_FATAL(mkdir(run, 0777), 0);
 	awkward_store(path);
 	struct strbuf err = STRBUF_INIT;
-	struct pgstore *p = pgstore_connect(url, &err);
+	struct pgstore *p = store_pg_connect(url, &err);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
 	struct pgstore_pushed out;
-	CU_ASSERT_EQUAL(pgstore_push(p, run, "unit-test", &out, &err), 0);
+	CU_ASSERT_EQUAL(rep_pg_push(p, run, "unit-test", &out, &err), 0);
 	CU_ASSERT(!strcmp(out.outcome, "stored") || !strcmp(out.outcome, "unchanged"));
-	CU_ASSERT_EQUAL(pgstore_push(p, run, "unit-test", &out, &err), 0);
+	CU_ASSERT_EQUAL(rep_pg_push(p, run, "unit-test", &out, &err), 0);
 	CU_ASSERT_STRING_EQUAL(out.outcome, "unchanged");
-	CU_ASSERT_EQUAL(pgstore_pull(p, "unit-test/awkward", back, &err), 0);
+	CU_ASSERT_EQUAL(store_pg_pull(p, "unit-test/awkward", back, &err), 0);
 	if (err.len)
 		fprintf(stderr, "%s\n", err.buf);
 	/* Both ways, every table: the same rows, value for value. */
@@ -265,8 +265,8 @@ static void test_round_trip(void)
 	struct strbuf sql = STRBUF_INIT;
 	sb_addf(&sql, "ATTACH '%s' AS b", back);
 	CU_ASSERT_EQUAL(sqlite3_exec(db, sql.buf, NULL, NULL, NULL), SQLITE_OK);
-	for (size_t i = 0; i < pgstore_ntables; i++) {
-		const char *t = pgstore_tables[i].sqlite;
+	for (size_t i = 0; i < store_pg_ntables; i++) {
+		const char *t = store_pg_tables[i].sqlite;
 		sb_reset(&sql);
 		sb_addf(&sql, "SELECT (SELECT count(*) FROM main.%s), (SELECT count(*) FROM b.%s),"
 			" (SELECT count(*) FROM (SELECT * FROM main.%s EXCEPT SELECT * FROM b.%s)),"
@@ -284,11 +284,11 @@ static void test_round_trip(void)
 	/* A missing run and an existing file are refused; nothing is left. */
 	sb_reset(&err);
 	char *none = store_in(dir, "none.db");
-	CU_ASSERT_EQUAL(pgstore_pull(p, "unit-test/no-such-run", none, &err), -ENOENT);
+	CU_ASSERT_EQUAL(store_pg_pull(p, "unit-test/no-such-run", none, &err), -ENOENT);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.buf, "no run unit-test/no-such-run"));
 	CU_ASSERT_NOT_EQUAL(access(none, F_OK), 0);
-	CU_ASSERT(pgstore_pull(p, "unit-test/awkward", back, &err) < 0);
-	pgstore_close(p);
+	CU_ASSERT(store_pg_pull(p, "unit-test/awkward", back, &err) < 0);
+	store_pg_close(p);
 	sb_release(&sql);
 	sb_release(&err);
 	free(none);

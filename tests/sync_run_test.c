@@ -89,7 +89,7 @@ static void check_run(const char *out, const char *tmp)
 	sb_addf(&src, "%s/src", tmp);
 	struct tree_state *t = NULL;
 	char *instance = NULL;
-	CU_ASSERT_EQUAL(source_load(src.buf, &t, &instance, &err), 0);
+	CU_ASSERT_EQUAL(mod_source_load(src.buf, &t, &instance, &err), 0);
 	CU_ASSERT_TRUE(t && t->replaced == 45);
 	/* Last changed by cycle 3's churn, phase 16 (3 phases, then 5 per cycle), as
 	 * the run names it: its id (the folder's name), plan, seed 11, phase. */
@@ -97,7 +97,7 @@ static void check_run(const char *out, const char *tmp)
 	size_t n = instance ? strlen(instance) : 0;
 	CU_ASSERT_TRUE(n > sizeof(tail) && !strncmp(instance, "out/", 4) &&
 		       !strcmp(instance + n - (sizeof(tail) - 1), tail));
-	tree_state_free(t);
+	mod_tree_state_free(t);
 	free(instance);
 	/* The report's sections of the source steps say what they did (their
 	 * notes), not only that they recorded no metrics. */

@@ -154,7 +154,7 @@ static int do_sync(const char *src, const char *dst, int direct, struct sync_cou
 	struct sync_opts o = { .direct = direct, .cancel = &cancel };
 	struct strbuf err = STRBUF_INIT;
 	memset(c, 0, sizeof(*c));
-	int rc = sync_tree(src, dst, &o, c, &err);
+	int rc = mod_sync_tree(src, dst, &o, c, &err);
 	if (rc)
 		fprintf(stderr, "\nsync_tree: %d: %s\n", rc, err.buf);
 	sb_release(&err);
@@ -272,13 +272,13 @@ static void test_copy_failure_and_direct(void)
 	/* The second write of the new version fails. */
 	big.buf[0] = 'Z';
 	put(src.buf, "big", big.buf);
-	CU_ASSERT_EQUAL(fault_set("io:write:2:EIO", &err), 0);
+	CU_ASSERT_EQUAL(plat_fault_set("io:write:2:EIO", &err), 0);
 	volatile sig_atomic_t cancel = 0;
 	struct sync_opts o = { .direct = 0, .cancel = &cancel };
 	memset(&c, 0, sizeof(c));
 	sb_reset(&err);
-	CU_ASSERT_EQUAL(sync_tree(src.buf, dst.buf, &o, &c, &err), -EIO);
-	fault_set(NULL, &err);
+	CU_ASSERT_EQUAL(mod_sync_tree(src.buf, dst.buf, &o, &c, &err), -EIO);
+	plat_fault_set(NULL, &err);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.buf, "cannot write"));
 	struct strbuf p = STRBUF_INIT;
 	sb_addf(&p, "%s/big", dst.buf);
@@ -314,7 +314,7 @@ static void env_init(struct rec_env *e, const char *dir, uint64_t seed, const ch
 
 static void env_release(struct rec_env *e)
 {
-	rec_env_release(e, &rig_module_tree);
+	rec_env_release(e, &mod_tree);
 }
 
 static int env_run(struct rec_env *e, const struct rig_module *m, const void *args)
@@ -326,21 +326,21 @@ static int env_run(struct rec_env *e, const struct rig_module *m, const void *ar
  * are (release with sync_args_free). */
 static void *sync_args(const char *dir)
 {
-	const struct rig_module *m = &rig_module_sync;
+	const struct rig_module *m = &mod_sync;
 	struct pval v[4];
 	memset(v, 0, sizeof(v));
 	v[0] = (struct pval){ .given = 1, .text = (char *)dir };
 	void *args = xcalloc(1, m->args_size);
 	struct diag d;
 	diag_init(&d, "t", NULL);
-	CU_ASSERT_EQUAL(params_bind(m, v, NULL, args, &d, (struct mark){ 1, 1, 1 }), 0);
+	CU_ASSERT_EQUAL(plan_params_bind(m, v, NULL, args, &d, (struct mark){ 1, 1, 1 }), 0);
 	diag_release(&d);
 	return args;
 }
 
 static void sync_args_free(void *args)
 {
-	params_free(&rig_module_sync, args);
+	plan_params_free(&mod_sync, args);
 	free(args);
 }
 
@@ -381,16 +381,16 @@ static void test_once_per_phase(void)
 	env_init(&r, ref.buf, 77, NULL);
 	struct tree_args at = small_tree(srcdir.buf), onvol = small_tree(NULL);
 
-	CU_ASSERT_EQUAL_FATAL(env_run(&a, &rig_module_tree, &at), 0);
+	CU_ASSERT_EQUAL_FATAL(env_run(&a, &mod_tree, &at), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(a.rec.notes.buf, "source: built in "));
 	CU_ASSERT_EQUAL(a.rec.metrics.len, 0); /* the source disk's time is no volume's */
 	CU_ASSERT_PTR_NULL(a.state);           /* nothing on the volume */
-	CU_ASSERT_EQUAL(env_run(&b, &rig_module_tree, &at), 0);
+	CU_ASSERT_EQUAL(env_run(&b, &mod_tree, &at), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(b.rec.notes.buf, "source: done in "));
 	CU_ASSERT_PTR_NULL(strstr(b.rec.notes.buf, "shape"));
 	CU_ASSERT_EQUAL(b.rec.metrics.len, 0);
 	/* The same tree a volume gets from the same seed. */
-	CU_ASSERT_EQUAL_FATAL(env_run(&r, &rig_module_tree, &onvol), 0);
+	CU_ASSERT_EQUAL_FATAL(env_run(&r, &mod_tree, &onvol), 0);
 	CU_ASSERT_TRUE(same_tree(reftree.buf, srctree.buf, 0));
 
 	/* Three cycles of churn: applied once per phase, as churn on a volume. */
@@ -400,25 +400,25 @@ static void test_once_per_phase(void)
 		snprintf(inst[cyc - 1], sizeof(inst[0]), "run/phase%u", 10 + cyc);
 		a.ctx.cycle = b.ctx.cycle = r.ctx.cycle = cyc;
 		a.ctx.instance = b.ctx.instance = inst[cyc - 1];
-		CU_ASSERT_EQUAL(env_run(&a, &rig_module_churn, &cat), 0);
+		CU_ASSERT_EQUAL(env_run(&a, &mod_churn, &cat), 0);
 		CU_ASSERT_PTR_NOT_NULL(strstr(a.rec.notes.buf, "source: replaced 20 files in "));
-		CU_ASSERT_EQUAL(env_run(&b, &rig_module_churn, &cat), 0);
+		CU_ASSERT_EQUAL(env_run(&b, &mod_churn, &cat), 0);
 		CU_ASSERT_PTR_NOT_NULL(strstr(b.rec.notes.buf, "source: done in "));
 		CU_ASSERT_EQUAL(a.rec.metrics.len + b.rec.metrics.len, 0);
-		CU_ASSERT_EQUAL(env_run(&r, &rig_module_churn, &cvol), 0);
+		CU_ASSERT_EQUAL(env_run(&r, &mod_churn, &cvol), 0);
 		CU_ASSERT_TRUE(same_tree(reftree.buf, srctree.buf, 0));
 	}
 	struct tree_state *t = NULL;
 	char *recorded = NULL;
 	struct strbuf err = STRBUF_INIT;
-	CU_ASSERT_EQUAL_FATAL(source_load(srcdir.buf, &t, &recorded, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(mod_source_load(srcdir.buf, &t, &recorded, &err), 0);
 	const struct tree_state *rt = r.state;
 	CU_ASSERT_EQUAL(t->replaced, 60);
 	CU_ASSERT_EQUAL(t->replaced, rt->replaced);
 	CU_ASSERT_EQUAL(t->bytes, rt->bytes);
 	CU_ASSERT_EQUAL(memcmp(t->gen, rt->gen, 200 * sizeof(uint16_t)), 0);
 	CU_ASSERT_STRING_EQUAL(recorded, "run/phase13");
-	tree_state_free(t);
+	mod_tree_state_free(t);
 	free(recorded);
 
 	/* sync copies it to each volume; enumerate then finds what it holds. */
@@ -427,7 +427,7 @@ static void test_once_per_phase(void)
 	struct rec_env *vols[2] = { &a, &b };
 	for (int v = 0; v < 2; v++) {
 		struct rec_env *e = vols[v];
-		CU_ASSERT_EQUAL_FATAL(env_run(e, &rig_module_sync, sargs), 0);
+		CU_ASSERT_EQUAL_FATAL(env_run(e, &mod_sync, sargs), 0);
 		CU_ASSERT_EQUAL(rec_get(&e->rec, "files", "files"), 200);
 		CU_ASSERT_EQUAL(rec_get(&e->rec, "deleted", "entries"), 0);
 		CU_ASSERT_EQUAL(rec_get(&e->rec, "bytes", "B"), (double)rt->bytes);
@@ -437,21 +437,21 @@ static void test_once_per_phase(void)
 		sb_addf(&vt, "%s/%s", e->dir, TREE_SUBDIR);
 		CU_ASSERT_TRUE(same_tree(srctree.buf, vt.buf, 1));
 		sb_release(&vt);
-		CU_ASSERT_EQUAL(env_run(e, &rig_module_enumerate, &en), 0);
+		CU_ASSERT_EQUAL(env_run(e, &mod_enumerate, &en), 0);
 		CU_ASSERT_EQUAL(rec_get(&e->rec, "entries", "entries"), 200 + 12 + 1);
 		/* A second sync has nothing to do. */
-		CU_ASSERT_EQUAL(env_run(e, &rig_module_sync, sargs), 0);
+		CU_ASSERT_EQUAL(env_run(e, &mod_sync, sargs), 0);
 		CU_ASSERT_EQUAL(rec_get(&e->rec, "files", "files"), 0);
 	}
 	/* churn on a volume after sync works on the copy. */
-	CU_ASSERT_EQUAL(env_run(&a, &rig_module_churn, &cvol), 0);
+	CU_ASSERT_EQUAL(env_run(&a, &mod_churn, &cvol), 0);
 	CU_ASSERT_EQUAL(rec_get(&a.rec, "files", "files"), 20);
-	CU_ASSERT_EQUAL(env_run(&a, &rig_module_enumerate, &en), 0);
+	CU_ASSERT_EQUAL(env_run(&a, &mod_enumerate, &en), 0);
 	/* A new tree at the folder (another phase) replaces the old one. */
 	a.ctx.instance = "run/phase20";
-	CU_ASSERT_EQUAL(env_run(&a, &rig_module_tree, &at), 0);
+	CU_ASSERT_EQUAL(env_run(&a, &mod_tree, &at), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(a.rec.notes.buf, "source: built in "));
-	CU_ASSERT_EQUAL(env_run(&b, &rig_module_sync, sargs), 0);
+	CU_ASSERT_EQUAL(env_run(&b, &mod_sync, sargs), 0);
 	CU_ASSERT_EQUAL(rec_get(&b.rec, "deleted", "entries"), 0);
 	CU_ASSERT_EQUAL(rec_get(&b.rec, "files", "files"), 200); /* every file is new again */
 
@@ -488,27 +488,27 @@ static void test_folder_refusals(void)
 	e.ctx.cancel = &e.cancel;
 
 	struct tree_args a = small_tree(other.buf);
-	CU_ASSERT_EQUAL(rig_module_tree.run(&e.ctx, &a), -EEXIST);
+	CU_ASSERT_EQUAL(mod_tree.run(&e.ctx, &a), -EEXIST);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.err.buf, "is not empty and rig did not make it"));
 	CU_ASSERT_EQUAL(inode_of(other.buf, "precious") != 0, 1);
 	sb_reset(&e.err);
 	a.at = inside.buf;
-	CU_ASSERT_EQUAL(rig_module_tree.run(&e.ctx, &a), -EINVAL);
+	CU_ASSERT_EQUAL(mod_tree.run(&e.ctx, &a), -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.err.buf, "inside the volume's folder"));
 	sb_reset(&e.err);
 	a.at = tmp; /* around the volume */
-	CU_ASSERT(rig_module_tree.run(&e.ctx, &a) < 0);
+	CU_ASSERT(mod_tree.run(&e.ctx, &a) < 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.err.buf, "around the volume's folder"));
 	/* churn and sync need a tree there. */
 	struct churn_args c = { .fraction = 5, .at = fresh.buf };
 	sb_reset(&e.err);
-	CU_ASSERT_EQUAL(rig_module_churn.run(&e.ctx, &c), -ENOENT);
+	CU_ASSERT_EQUAL(mod_churn.run(&e.ctx, &c), -ENOENT);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.err.buf, "cannot use source folder"));
 	mkdir(fresh.buf, 0755);
 	put(fresh.buf, SOURCE_MARKER, "");
 	sb_reset(&e.err);
 	void *s = sync_args(fresh.buf);
-	CU_ASSERT_EQUAL(rig_module_sync.run(&e.ctx, s), -ENOENT);
+	CU_ASSERT_EQUAL(mod_sync.run(&e.ctx, s), -ENOENT);
 	sync_args_free(s);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.err.buf, "no tree in"));
 	/* An empty folder is claimed. */
@@ -520,7 +520,7 @@ static void test_folder_refusals(void)
 	a.dirs = 0;
 	a.depth = 0;
 	sb_reset(&e.err);
-	CU_ASSERT_EQUAL(rig_module_tree.run(&e.ctx, &a), 0);
+	CU_ASSERT_EQUAL(mod_tree.run(&e.ctx, &a), 0);
 	CU_ASSERT_NOT_EQUAL(inode_of(empty.buf, SOURCE_MARKER), 0);
 	sb_release(&empty);
 	env_release(&e);
@@ -571,14 +571,14 @@ static void test_plans_validate(void)
 	}
 	/* rig help's words come from the structs. */
 	struct strbuf sb = STRBUF_INIT;
-	module_describe_needs(&rig_module_sync, &sb);
+	mod_describe_needs(&mod_sync, &sb);
 	CU_ASSERT_STRING_EQUAL(sb.buf, "Needs an earlier 'tree' step with 'at' the same folder as 'from'.");
 	sb_reset(&sb);
-	module_describe_needs(&rig_module_enumerate, &sb);
+	mod_describe_needs(&mod_enumerate, &sb);
 	CU_ASSERT_STRING_EQUAL(sb.buf, "Needs an earlier 'tree' step on the same volume or a 'sync' "
 				       "step (it leaves there what 'tree' leaves).");
 	sb_reset(&sb);
-	module_describe_needs(&rig_module_churn, &sb);
+	mod_describe_needs(&mod_churn, &sb);
 	CU_ASSERT_PTR_NOT_NULL(strstr(sb.buf, "; with 'at', an earlier 'tree' step with 'at' the same folder."));
 	sb_release(&sb);
 }

@@ -50,7 +50,7 @@ static void env_reset(struct rec_env *e)
 
 static void env_release(struct rec_env *e)
 {
-	rec_env_release(e, &rig_module_tree);
+	rec_env_release(e, &mod_tree);
 }
 
 static int env_run(struct rec_env *e, const struct rig_module *m, const void *args)
@@ -83,7 +83,7 @@ static void check_shape(uint64_t files, uint64_t dirs, unsigned depth)
 {
 	struct tree_args a = targs(files, dirs, depth, DIST_FIXED, 1, 1);
 	const char *why = NULL;
-	struct tree_state *t = tree_state_new(&a, 9, "/nonexistent/tree", &why);
+	struct tree_state *t = mod_tree_state_new(&a, 9, "/nonexistent/tree", &why);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
 	uint64_t sum = 0;
 	CU_ASSERT_EQUAL(t->level[0], 1);
@@ -94,19 +94,19 @@ static void check_shape(uint64_t files, uint64_t dirs, unsigned depth)
 	CU_ASSERT_EQUAL(sum, dirs);
 	/* Files: contiguous runs over the leaves, lengths differing by at most 1. */
 	uint64_t leaves = t->level[depth], mn = UINT64_MAX, mx = 0;
-	CU_ASSERT_EQUAL(tree_leaf_first(t, 0), 0);
-	CU_ASSERT_EQUAL(tree_leaf_first(t, leaves), files);
+	CU_ASSERT_EQUAL(mod_tree_leaf_first(t, 0), 0);
+	CU_ASSERT_EQUAL(mod_tree_leaf_first(t, leaves), files);
 	for (uint64_t l = 0; l < leaves; l++) {
-		uint64_t f0 = tree_leaf_first(t, l), f1 = tree_leaf_first(t, l + 1);
+		uint64_t f0 = mod_tree_leaf_first(t, l), f1 = mod_tree_leaf_first(t, l + 1);
 		mn = f1 - f0 < mn ? f1 - f0 : mn;
 		mx = f1 - f0 > mx ? f1 - f0 : mx;
 		if (f1 > f0) {
-			CU_ASSERT_EQUAL(tree_leaf_of(t, f0), l);
-			CU_ASSERT_EQUAL(tree_leaf_of(t, f1 - 1), l);
+			CU_ASSERT_EQUAL(mod_tree_leaf_of(t, f0), l);
+			CU_ASSERT_EQUAL(mod_tree_leaf_of(t, f1 - 1), l);
 		}
 	}
 	CU_ASSERT(mx - mn <= 1);
-	tree_state_free(t);
+	mod_tree_state_free(t);
 }
 
 static void test_shape(void)
@@ -124,30 +124,30 @@ static void test_shape(void)
 	 * about 47-48 at every level. */
 	struct tree_args a = targs(1000000, 111000, 3, DIST_FIXED, 1, 1);
 	const char *why = NULL;
-	struct tree_state *t = tree_state_new(&a, 1, "/nonexistent/tree", &why);
+	struct tree_state *t = mod_tree_state_new(&a, 1, "/nonexistent/tree", &why);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
 	double f1 = (double)t->level[1], f2 = (double)t->level[2] / (double)t->level[1],
 	       f3 = (double)t->level[3] / (double)t->level[2];
 	CU_ASSERT(f1 >= 46 && f1 <= 50 && f2 >= 46 && f2 <= 50 && f3 >= 46 && f3 <= 50);
-	tree_state_free(t);
+	mod_tree_state_free(t);
 
-	/* What the validator refuses, tree_state_new refuses too. */
+	/* What the validator refuses, mod_tree_state_new refuses too. */
 	a = targs(10, 2, 3, DIST_FIXED, 1, 1);
-	CU_ASSERT_PTR_NULL(tree_state_new(&a, 1, "/x", &why));
+	CU_ASSERT_PTR_NULL(mod_tree_state_new(&a, 1, "/x", &why));
 	a = targs(10, 2, 0, DIST_FIXED, 1, 1);
-	CU_ASSERT_PTR_NULL(tree_state_new(&a, 1, "/x", &why));
+	CU_ASSERT_PTR_NULL(mod_tree_state_new(&a, 1, "/x", &why));
 }
 
 static void test_names(void)
 {
 	struct tree_args a = targs(3000, 120, 3, DIST_FIXED, 1, 1);
 	const char *why = NULL;
-	struct tree_state *t = tree_state_new(&a, 5, "/nonexistent/tree", &why);
+	struct tree_state *t = mod_tree_state_new(&a, 5, "/nonexistent/tree", &why);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
 	char buf[TREE_PATH_MAX], name[TREE_NAME_MAX];
 	size_t dl = 0, minlen = 99, maxlen = 0;
 	for (uint64_t i = 0; i < t->files; i++) {
-		size_t len = tree_file_path(t, i, buf, &dl);
+		size_t len = mod_tree_file_path(t, i, buf, &dl);
 		CU_ASSERT_EQUAL(strlen(buf), len);
 		CU_ASSERT(dl > 0 && buf[dl - 1] == '/' && buf[dl] == 'f');
 		/* Three directories, then the file. */
@@ -155,24 +155,24 @@ static void test_names(void)
 		for (size_t c = 0; c < len; c++)
 			slashes += buf[c] == '/';
 		CU_ASSERT_EQUAL(slashes, 3);
-		size_t nl = tree_name(t, 0, i, name);
+		size_t nl = mod_tree_name(t, 0, i, name);
 		CU_ASSERT_STRING_EQUAL(buf + dl, name);
 		minlen = nl < minlen ? nl : minlen;
 		maxlen = nl > maxlen ? nl : maxlen;
 		/* The directory part is the leaf's path. */
 		char dbuf[TREE_PATH_MAX];
-		size_t dlen = tree_dir_path(t, 3, tree_leaf_of(t, i), dbuf);
+		size_t dlen = mod_tree_dir_path(t, 3, mod_tree_leaf_of(t, i), dbuf);
 		CU_ASSERT(dlen + 1 == dl && !strncmp(dbuf, buf, dlen));
 	}
 	CU_ASSERT(maxlen > minlen + 4); /* names of varied length */
 	/* Another seed names things differently. */
-	struct tree_state *u = tree_state_new(&a, 6, "/nonexistent/tree", &why);
+	struct tree_state *u = mod_tree_state_new(&a, 6, "/nonexistent/tree", &why);
 	char n2[TREE_NAME_MAX];
-	tree_name(t, 0, 17, name);
-	tree_name(u, 0, 17, n2);
+	mod_tree_name(t, 0, 17, name);
+	mod_tree_name(u, 0, 17, n2);
 	CU_ASSERT_STRING_NOT_EQUAL(name, n2);
-	tree_state_free(u);
-	tree_state_free(t);
+	mod_tree_state_free(u);
+	mod_tree_state_free(t);
 }
 
 /* --- sizes as the tree draws them --- */
@@ -183,7 +183,7 @@ static void test_inverse_square(void)
 	const double lo = 1024.0, hi = 20.0 * 1024 * 1024 * 1024;
 	struct tree_args a = targs(N, 0, 0, DIST_INVSQUARE, (uint64_t)lo, (uint64_t)hi);
 	const char *why = NULL;
-	struct tree_state *t = tree_state_new(&a, 2024, "/nonexistent/tree", &why);
+	struct tree_state *t = mod_tree_state_new(&a, 2024, "/nonexistent/tree", &why);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
 	/* The analytic mean of 1/x^2 on 1K..20G: log(hi/lo) / (1/lo - 1/hi), near 17 KB. */
 	double mean = units_dist_mean(&t->sizes);
@@ -200,7 +200,7 @@ static void test_inverse_square(void)
 	for (int k = 0; k < NP; k++)
 		q[k] = 1.0 / (1.0 / lo - ps[k] * (1.0 / lo - 1.0 / hi));
 	for (uint64_t i = 0; i < N; i++) {
-		uint64_t s = tree_file_size(t, i, 0), s1 = tree_file_size(t, i, 1);
+		uint64_t s = mod_tree_file_size(t, i, 0), s1 = mod_tree_file_size(t, i, 1);
 		sum += s;
 		mn = s < mn ? s : mn;
 		mx = s > mx ? s : mx;
@@ -232,19 +232,19 @@ static void test_inverse_square(void)
 	double se = sqrt((e2 - e1 * e1) / N);
 	CU_ASSERT(fabs(inv / N - e1) < 5 * se);
 	(void)inv2;
-	tree_state_free(t);
+	mod_tree_state_free(t);
 
 	/* A tail short enough for the sample mean: 1K..1M. */
 	const double lo2 = 1024.0, hi2 = 1024.0 * 1024;
 	a = targs(N, 0, 0, DIST_INVSQUARE, (uint64_t)lo2, (uint64_t)hi2);
-	t = tree_state_new(&a, 77, "/nonexistent/tree", &why);
+	t = mod_tree_state_new(&a, 77, "/nonexistent/tree", &why);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
 	double m = units_dist_mean(&t->sizes);
 	double c2 = 1.0 / (1.0 / lo2 - 1.0 / hi2);
 	double var = c2 * (hi2 - lo2) - m * m; /* E[x^2] = c (hi - lo) */
 	double smean = (double)t->bytes / N;
 	CU_ASSERT(fabs(smean - m) < 5 * sqrt(var / N));
-	tree_state_free(t);
+	mod_tree_state_free(t);
 }
 
 /* --- trees on disk --- */
@@ -307,20 +307,20 @@ static char *listing(const char *root)
 static void check_files(const struct tree_state *t)
 {
 	struct payload p;
-	CU_ASSERT_EQUAL_FATAL(payload_init(&p, t->payload_seed, 4096), 0);
+	CU_ASSERT_EQUAL_FATAL(plat_payload_init(&p, t->payload_seed, 4096), 0);
 	char rel[TREE_PATH_MAX];
 	struct strbuf path = STRBUF_INIT;
 	uint64_t total = 0;
 	size_t bad = 0;
 	for (uint64_t i = 0; i < t->files; i++) {
-		tree_file_path(t, i, rel, NULL);
+		mod_tree_file_path(t, i, rel, NULL);
 		sb_reset(&path);
 		sb_addf(&path, "%s/%s", t->root, rel);
 		size_t len = 0;
 		char *data = test_read_file(path.buf, &len);
-		uint64_t want = tree_file_size(t, i, t->gen[i]);
+		uint64_t want = mod_tree_file_size(t, i, t->gen[i]);
 		if (!data || len != want ||
-		    payload_check(&p, tree_file_stream(i, t->gen[i]), 0, data, len) != 0) {
+		    plat_payload_check(&p, mod_tree_file_stream(i, t->gen[i]), 0, data, len) != 0) {
 			if (bad++ < 3)
 				fprintf(stderr, "\n%s: %zu bytes, want %llu\n", path.buf, len,
 					(unsigned long long)want);
@@ -331,11 +331,11 @@ static void check_files(const struct tree_state *t)
 	CU_ASSERT_EQUAL(bad, 0);
 	CU_ASSERT_EQUAL(total, t->bytes);
 	sb_release(&path);
-	payload_release(&p);
+	plat_payload_release(&p);
 }
 
 /* Common random numbers: the cells of two layouts at one repetition
- * (schedule_cell_seed) build trees of the same names, sizes and bytes,
+ * (plan_schedule_cell_seed) build trees of the same names, sizes and bytes,
  * and churn them alike; the seeds of runs before (SEED_LAYOUT) did not. */
 static void test_layouts_same_tree(void)
 {
@@ -351,10 +351,10 @@ static void test_layouts_same_tree(void)
 		struct strbuf d = STRBUF_INIT;
 		sb_addf(&d, "%s/%d", tmp, i);
 		mkdir(d.buf, 0777);
-		env_init(&e[i], d.buf, schedule_cell_seed(7, scheme[i], lay[i], &cl));
-		CU_ASSERT_EQUAL_FATAL(env_run(&e[i], &rig_module_tree, &a), 0);
+		env_init(&e[i], d.buf, plan_schedule_cell_seed(7, scheme[i], lay[i], &cl));
+		CU_ASSERT_EQUAL_FATAL(env_run(&e[i], &mod_tree, &a), 0);
 		e[i].ctx.cycle = 1;
-		CU_ASSERT_EQUAL(env_run(&e[i], &rig_module_churn, &ch), 0);
+		CU_ASSERT_EQUAL(env_run(&e[i], &mod_churn, &ch), 0);
 		ls[i] = listing(((struct tree_state *)e[i].state)->root);
 		sb_release(&d);
 	}
@@ -383,9 +383,9 @@ static void test_reproducible(void)
 	env_init(&ea, da.buf, 4242);
 	env_init(&eb, db.buf, 4242);
 	env_init(&ec, dc.buf, 4243);
-	CU_ASSERT_EQUAL_FATAL(env_run(&ea, &rig_module_tree, &a), 0);
-	CU_ASSERT_EQUAL_FATAL(env_run(&eb, &rig_module_tree, &a), 0);
-	CU_ASSERT_EQUAL_FATAL(env_run(&ec, &rig_module_tree, &a), 0);
+	CU_ASSERT_EQUAL_FATAL(env_run(&ea, &mod_tree, &a), 0);
+	CU_ASSERT_EQUAL_FATAL(env_run(&eb, &mod_tree, &a), 0);
+	CU_ASSERT_EQUAL_FATAL(env_run(&ec, &mod_tree, &a), 0);
 	const struct tree_state *ta = ea.state;
 	CU_ASSERT_EQUAL(rec_get(&ea.rec, "files", "files"), 1500);
 	CU_ASSERT_EQUAL(rec_get(&ea.rec, "bytes", "B"), (double)ta->bytes);
@@ -404,8 +404,8 @@ static void test_reproducible(void)
 	/* The same churn on both: still identical. */
 	struct churn_args c = { .fraction = 20 };
 	ea.ctx.cycle = eb.ctx.cycle = 1;
-	CU_ASSERT_EQUAL(env_run(&ea, &rig_module_churn, &c), 0);
-	CU_ASSERT_EQUAL(env_run(&eb, &rig_module_churn, &c), 0);
+	CU_ASSERT_EQUAL(env_run(&ea, &mod_churn, &c), 0);
+	CU_ASSERT_EQUAL(env_run(&eb, &mod_churn, &c), 0);
 	free(la);
 	free(lb);
 	la = listing(ta->root);
@@ -414,12 +414,12 @@ static void test_reproducible(void)
 	check_files(ta);
 
 	/* A new tree step replaces the tree: the same listing as a fresh one. */
-	CU_ASSERT_EQUAL(env_run(&ea, &rig_module_tree, &a), 0);
+	CU_ASSERT_EQUAL(env_run(&ea, &mod_tree, &a), 0);
 	free(lb);
 	lb = listing(((struct tree_state *)ea.state)->root);
 	char *fresh = listing(((struct tree_state *)eb.state)->root);
 	CU_ASSERT_STRING_NOT_EQUAL(lb, fresh); /* b was churned, a is new */
-	env_run(&eb, &rig_module_tree, &a);
+	env_run(&eb, &mod_tree, &a);
 	free(fresh);
 	fresh = listing(((struct tree_state *)eb.state)->root);
 	CU_ASSERT_STRING_EQUAL(lb, fresh);
@@ -466,7 +466,7 @@ static void test_threads_same_tree(void)
 		struct rec_env one;
 		env_init(&one, dir.buf, 77 + s);
 		a.threads = 1;
-		CU_ASSERT_EQUAL_FATAL(env_run(&one, &rig_module_tree, &a), 0);
+		CU_ASSERT_EQUAL_FATAL(env_run(&one, &mod_tree, &a), 0);
 		CU_ASSERT_PTR_NOT_NULL(strstr(one.rec.notes.buf, "threads: 1 "));
 		const struct tree_state *t1 = one.state;
 		char *l1 = listing(t1->root);
@@ -477,7 +477,7 @@ static void test_threads_same_tree(void)
 			struct rec_env many;
 			env_init(&many, dir.buf, 77 + s);
 			a.threads = counts[c];
-			CU_ASSERT_EQUAL_FATAL(env_run(&many, &rig_module_tree, &a), 0);
+			CU_ASSERT_EQUAL_FATAL(env_run(&many, &mod_tree, &a), 0);
 			const struct tree_state *tn = many.state;
 			char want[32];
 			snprintf(want, sizeof(want), "threads: %llu ", (unsigned long long)counts[c]);
@@ -520,9 +520,9 @@ static void test_enumerate_through_churn(void)
 	struct rec_env e;
 	env_init(&e, tmp, 99);
 	struct tree_args a = targs(2000, 60, 3, DIST_INVSQUARE, 1024, 1 << 20);
-	CU_ASSERT_EQUAL_FATAL(env_run(&e, &rig_module_tree, &a), 0);
+	CU_ASSERT_EQUAL_FATAL(env_run(&e, &mod_tree, &a), 0);
 	struct tree_state *t = e.state;
-	CU_ASSERT_EQUAL_FATAL(env_run(&e, &rig_module_enumerate, &inode_walk), 0);
+	CU_ASSERT_EQUAL_FATAL(env_run(&e, &mod_enumerate, &inode_walk), 0);
 	CU_ASSERT_EQUAL(rec_get(&e.rec, "entries", "entries"), 2000 + 60 + 1);
 	CU_ASSERT(rec_get(&e.rec, "seconds", "s") > 0);
 	CU_ASSERT(rec_get(&e.rec, "entries_per_s", "entries/s") > 0);
@@ -531,14 +531,14 @@ static void test_enumerate_through_churn(void)
 	uint64_t bytes0 = t->bytes, replaced_twice = 0;
 	for (uint32_t cycle = 1; cycle <= 3; cycle++) {
 		e.ctx.cycle = cycle;
-		CU_ASSERT_EQUAL(env_run(&e, &rig_module_churn, &c), 0);
+		CU_ASSERT_EQUAL(env_run(&e, &mod_churn, &c), 0);
 		CU_ASSERT_EQUAL(rec_get(&e.rec, "files", "files"), 200);
 		CU_ASSERT(rec_get(&e.rec, "files_per_s", "files/s") > 0);
 		CU_ASSERT(rec_get(&e.rec, "seconds", "s") > 0);
-		CU_ASSERT_EQUAL(env_run(&e, &rig_module_enumerate, &inode_walk), 0);
+		CU_ASSERT_EQUAL(env_run(&e, &mod_enumerate, &inode_walk), 0);
 		CU_ASSERT_EQUAL(rec_get(&e.rec, "entries", "entries"), 2000 + 60 + 1);
 		CU_ASSERT_PTR_NOT_NULL(strstr(e.rec.notes.buf, "order: inode: "));
-		CU_ASSERT_EQUAL(env_run(&e, &rig_module_enumerate, &fts_walk), 0);
+		CU_ASSERT_EQUAL(env_run(&e, &mod_enumerate, &fts_walk), 0);
 		CU_ASSERT_EQUAL(rec_get(&e.rec, "entries", "entries"), 2000 + 60 + 1);
 		CU_ASSERT_PTR_NOT_NULL(strstr(e.rec.notes.buf, "order: fts: fts(3) with FTS_PHYSICAL"));
 	}
@@ -558,10 +558,10 @@ static void test_enumerate_through_churn(void)
 	/* A tiny fraction still replaces one file, with a note. */
 	struct churn_args tiny = { .fraction = 0.001 };
 	e.ctx.cycle = 4;
-	CU_ASSERT_EQUAL(env_run(&e, &rig_module_churn, &tiny), 0);
+	CU_ASSERT_EQUAL(env_run(&e, &mod_churn, &tiny), 0);
 	CU_ASSERT_EQUAL(rec_get(&e.rec, "files", "files"), 1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.rec.notes.buf, "fraction: "));
-	CU_ASSERT_EQUAL(env_run(&e, &rig_module_enumerate, &inode_walk), 0);
+	CU_ASSERT_EQUAL(env_run(&e, &mod_enumerate, &inode_walk), 0);
 	env_release(&e);
 	test_rmtree(tmp);
 	free(tmp);
@@ -573,32 +573,32 @@ static void test_enumerate_mismatch(void)
 	struct rec_env e;
 	env_init(&e, tmp, 5);
 	/* No tree yet. */
-	CU_ASSERT_EQUAL(rig_module_enumerate.run(&e.ctx, &inode_walk), -ENOENT);
+	CU_ASSERT_EQUAL(mod_enumerate.run(&e.ctx, &inode_walk), -ENOENT);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.err.buf, "no tree to enumerate on volume A"));
 	struct churn_args c = { .fraction = 5 };
 	env_reset(&e);
-	CU_ASSERT_EQUAL(rig_module_churn.run(&e.ctx, &c), -ENOENT);
+	CU_ASSERT_EQUAL(mod_churn.run(&e.ctx, &c), -ENOENT);
 
 	struct tree_args a = targs(300, 12, 2, DIST_FIXED, 100, 100);
-	CU_ASSERT_EQUAL_FATAL(env_run(&e, &rig_module_tree, &a), 0);
+	CU_ASSERT_EQUAL_FATAL(env_run(&e, &mod_tree, &a), 0);
 	struct tree_state *t = e.state;
 	char rel[TREE_PATH_MAX];
 	struct strbuf p = STRBUF_INIT, q = STRBUF_INIT;
-	tree_file_path(t, 7, rel, NULL);
+	mod_tree_file_path(t, 7, rel, NULL);
 	sb_addf(&p, "%s/%s", t->root, rel);
 	/* A file missing. */
 	sb_addf(&q, "%s.moved", p.buf);
 	CU_ASSERT_EQUAL(rename(p.buf, q.buf), 0);
 	unlink(q.buf);
 	env_reset(&e);
-	CU_ASSERT_EQUAL(rig_module_enumerate.run(&e.ctx, &inode_walk), -EIO);
+	CU_ASSERT_EQUAL(mod_enumerate.run(&e.ctx, &inode_walk), -EIO);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.err.buf, "is not what was built: found 13 directories, "
 						 "299 files, 29900 bytes"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.err.buf, "expected 13 directories (with the root), 300 files, "
 						 "30000 bytes"));
 	CU_ASSERT_EQUAL(e.rec.metrics.len, 0);
 	env_reset(&e);
-	CU_ASSERT_EQUAL(rig_module_enumerate.run(&e.ctx, &fts_walk), -EIO);
+	CU_ASSERT_EQUAL(mod_enumerate.run(&e.ctx, &fts_walk), -EIO);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.err.buf, "is not what was built: found 13 directories, "
 						 "299 files, 29900 bytes"));
 	CU_ASSERT_EQUAL(e.rec.metrics.len, 0);
@@ -611,23 +611,23 @@ static void test_enumerate_mismatch(void)
 	close(fd);
 	free(blob);
 	env_reset(&e);
-	CU_ASSERT_EQUAL(rig_module_enumerate.run(&e.ctx, &inode_walk), -EIO);
+	CU_ASSERT_EQUAL(mod_enumerate.run(&e.ctx, &inode_walk), -EIO);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.err.buf, "300 files, 30001 bytes"));
 	/* Right size again, plus a stray symlink. */
 	CU_ASSERT_EQUAL(truncate(p.buf, 100), 0);
-	CU_ASSERT_EQUAL(env_run(&e, &rig_module_enumerate, &inode_walk), 0);
+	CU_ASSERT_EQUAL(env_run(&e, &mod_enumerate, &inode_walk), 0);
 	sb_reset(&q);
 	sb_addf(&q, "%s/link", t->root);
 	CU_ASSERT_EQUAL(symlink("nowhere", q.buf), 0);
 	env_reset(&e);
-	CU_ASSERT_EQUAL(rig_module_enumerate.run(&e.ctx, &inode_walk), -EIO);
+	CU_ASSERT_EQUAL(mod_enumerate.run(&e.ctx, &inode_walk), -EIO);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.err.buf, "and 1 other entries"));
 	unlink(q.buf);
 
 	/* A failing churn names the path and the operation: a directory is
 	 * in the way of the temporary file. */
 	size_t dl = 0;
-	tree_file_path(t, 0, rel, &dl);
+	mod_tree_file_path(t, 0, rel, &dl);
 	rel[dl] = 0;
 	sb_reset(&q);
 	sb_addf(&q, "%s/%s.rig-tmp", t->root, rel);
@@ -635,13 +635,13 @@ static void test_enumerate_mismatch(void)
 	struct churn_args all = { .fraction = 100 };
 	uint64_t bytes = t->bytes;
 	env_reset(&e);
-	int rc = rig_module_churn.run(&e.ctx, &all);
+	int rc = mod_churn.run(&e.ctx, &all);
 	CU_ASSERT(rc < 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.err.buf, "cannot create "));
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.err.buf, ".rig-tmp: "));
 	CU_ASSERT_EQUAL(t->bytes, bytes);
 	rmdir(q.buf);
-	CU_ASSERT_EQUAL(env_run(&e, &rig_module_enumerate, &inode_walk), 0);
+	CU_ASSERT_EQUAL(env_run(&e, &mod_enumerate, &inode_walk), 0);
 	sb_release(&p);
 	sb_release(&q);
 	env_release(&e);
@@ -675,7 +675,7 @@ static void enumerate_cache(struct rec_env *e, int order, int cache, const char 
 {
 	struct enumerate_args a = { .order = order, .cache = cache };
 	e->ctx.cache_method = flushed;
-	CU_ASSERT_EQUAL(env_run(e, &rig_module_enumerate, &a), 0);
+	CU_ASSERT_EQUAL(env_run(e, &mod_enumerate, &a), 0);
 	CU_ASSERT_EQUAL(rec_get(&e->rec, "entries", "entries"), 200 + 10 + 1);
 	const char *at = strstr(e->rec.notes.buf, "cache: ");
 	CU_ASSERT_PTR_NOT_NULL(at);
@@ -689,11 +689,11 @@ static void test_enumerate_cache(void)
 	struct rec_env e;
 	env_init(&e, tmp, 17);
 	struct tree_args a = targs(200, 10, 1, DIST_FIXED, 8192, 8192);
-	CU_ASSERT_EQUAL_FATAL(env_run(&e, &rig_module_tree, &a), 0);
+	CU_ASSERT_EQUAL_FATAL(env_run(&e, &mod_tree, &a), 0);
 	struct tree_state *t = e.state;
 	char rel[TREE_PATH_MAX], note[512];
 	struct strbuf probe = STRBUF_INIT;
-	tree_file_path(t, 0, rel, NULL);
+	mod_tree_file_path(t, 0, rel, NULL);
 	sb_addf(&probe, "%s/%s", t->root, rel);
 	/* A file of the tree tells whether the caches were dropped: tree wrote it
 	 * through the cache, and only a drop takes it out (where the file system
@@ -740,7 +740,7 @@ static void test_enumerate_cache(void)
 	CU_ASSERT_EQUAL(unlink(probe.buf), 0);
 	struct enumerate_args keep = { .order = ENUMERATE_FTS, .cache = ENUMERATE_KEEP };
 	env_reset(&e);
-	CU_ASSERT_EQUAL(rig_module_enumerate.run(&e.ctx, &keep), -EIO);
+	CU_ASSERT_EQUAL(mod_enumerate.run(&e.ctx, &keep), -EIO);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e.err.buf, "is not what was built"));
 	CU_ASSERT_EQUAL(e.rec.metrics.len, 0);
 	sb_release(&probe);
@@ -764,7 +764,7 @@ static void *reader_main(void *arg)
 {
 	struct reader *r = arg;
 	struct payload p;
-	if (payload_init(&p, r->t->payload_seed, 4096) < 0)
+	if (plat_payload_init(&p, r->t->payload_seed, 4096) < 0)
 		return NULL;
 	struct prng rng;
 	prng_seed(&rng, r->seed);
@@ -774,7 +774,7 @@ static void *reader_main(void *arg)
 	unsigned char *buf = xmalloc(cap);
 	while (!r->stop) {
 		uint64_t i = prng_below(&rng, r->t->files);
-		tree_file_path(r->t, i, rel, NULL);
+		mod_tree_file_path(r->t, i, rel, NULL);
 		sb_reset(&path);
 		sb_addf(&path, "%s/%s", r->t->root, rel);
 		int fd = open(path.buf, O_RDONLY);
@@ -791,19 +791,19 @@ static void *reader_main(void *arg)
 		unsigned g = r->gen_before[i];
 		int ok = 0;
 		for (unsigned v = g; v <= g + 1 && !ok; v++) {
-			if (len == tree_file_size(r->t, i, v) &&
-			    payload_check(&p, tree_file_stream(i, v), 0, buf, len) == 0) {
+			if (len == mod_tree_file_size(r->t, i, v) &&
+			    plat_payload_check(&p, mod_tree_file_stream(i, v), 0, buf, len) == 0) {
 				ok = 1;
 				r->new_seen += v > g;
 			}
 		}
 		if (!ok && r->bad++ == 0)
 			snprintf(r->first_bad, sizeof(r->first_bad), "%s: %zu bytes, generation %u is %llu",
-				 path.buf, len, g, (unsigned long long)tree_file_size(r->t, i, g));
+				 path.buf, len, g, (unsigned long long)mod_tree_file_size(r->t, i, g));
 	}
 	free(buf);
 	sb_release(&path);
-	payload_release(&p);
+	plat_payload_release(&p);
 	return NULL;
 }
 
@@ -816,7 +816,7 @@ static void test_churn_atomic(void)
 	 * file being written often enough to catch a writer that is not atomic
 	 * (an in-place rewrite fails this test within a cycle or two). */
 	struct tree_args a = targs(12, 0, 0, DIST_LOGUNIFORM, 1 << 20, 4 << 20);
-	CU_ASSERT_EQUAL_FATAL(env_run(&e, &rig_module_tree, &a), 0);
+	CU_ASSERT_EQUAL_FATAL(env_run(&e, &mod_tree, &a), 0);
 	struct tree_state *t = e.state;
 	uint16_t *snap = xcalloc(t->files, sizeof(uint16_t));
 	size_t reads = 0, new_seen = 0;
@@ -831,7 +831,7 @@ static void test_churn_atomic(void)
 		CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, reader_main, &r), 0);
 		struct churn_args c = { .fraction = 100 };
 		e.ctx.cycle = cycle;
-		CU_ASSERT_EQUAL(env_run(&e, &rig_module_churn, &c), 0);
+		CU_ASSERT_EQUAL(env_run(&e, &mod_churn, &c), 0);
 		r.stop = 1;
 		pthread_join(th, NULL);
 		CU_ASSERT_EQUAL(r.bad, 0);
@@ -859,16 +859,16 @@ static void test_memory_bound(void)
 	/* The enumeration article's plan: planned (not created), churn's extra counted too. */
 	struct tree_args a = targs(1000000, 111000, 3, DIST_INVSQUARE, 1024, 20ull << 30);
 	const char *why = NULL;
-	struct tree_state *t = tree_state_new(&a, 2019, "/nonexistent/rig/tree", &why);
+	struct tree_state *t = mod_tree_state_new(&a, 2019, "/nonexistent/rig/tree", &why);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
-	size_t bytes = tree_state_bytes(t) + tree_churn_bytes(t->files);
+	size_t bytes = mod_tree_state_bytes(t) + mod_tree_churn_bytes(t->files);
 	double per_file = (double)bytes / 1e6;
 	CU_ASSERT(per_file < 64);
 	CU_ASSERT(per_file < 4); /* what the design promises: 2 bytes + a bit */
 	/* A million files of 1/x^2 on 1K..20G: about 17 GB, heavy tail and all. */
 	CU_ASSERT(t->bytes > 8e9 && t->bytes < 60e9);
 	CU_ASSERT_NOT_EQUAL(access("/nonexistent/rig", F_OK), 0);
-	tree_state_free(t);
+	mod_tree_state_free(t);
 }
 
 /* --- cancellation --- */
@@ -880,19 +880,19 @@ static void test_cancel(void)
 	env_init(&e, tmp, 3);
 	struct tree_args a = targs(500, 10, 2, DIST_FIXED, 4096, 4096);
 	e.cancel = 1;
-	CU_ASSERT_EQUAL(env_run(&e, &rig_module_tree, &a), 0);
+	CU_ASSERT_EQUAL(env_run(&e, &mod_tree, &a), 0);
 	CU_ASSERT_PTR_NULL(e.state); /* a partial tree is not a tree */
 	CU_ASSERT_EQUAL(e.rec.metrics.len, 0);
 	e.cancel = 0;
-	CU_ASSERT_EQUAL_FATAL(env_run(&e, &rig_module_tree, &a), 0);
+	CU_ASSERT_EQUAL_FATAL(env_run(&e, &mod_tree, &a), 0);
 	struct churn_args c = { .fraction = 50 };
 	e.cancel = 1;
-	CU_ASSERT_EQUAL(env_run(&e, &rig_module_churn, &c), 0);
+	CU_ASSERT_EQUAL(env_run(&e, &mod_churn, &c), 0);
 	CU_ASSERT_EQUAL(e.rec.metrics.len, 0);
-	CU_ASSERT_EQUAL(env_run(&e, &rig_module_enumerate, &inode_walk), 0);
+	CU_ASSERT_EQUAL(env_run(&e, &mod_enumerate, &inode_walk), 0);
 	CU_ASSERT_EQUAL(e.rec.metrics.len, 0);
 	e.cancel = 0;
-	CU_ASSERT_EQUAL(env_run(&e, &rig_module_enumerate, &inode_walk), 0);
+	CU_ASSERT_EQUAL(env_run(&e, &mod_enumerate, &inode_walk), 0);
 	CU_ASSERT_EQUAL(rec_get(&e.rec, "entries", "entries"), 511);
 	env_release(&e);
 	test_rmtree(tmp);

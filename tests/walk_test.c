@@ -57,7 +57,7 @@ static int walk(const char *root, enum walk_order order, struct walk_counts *c,
 		volatile sig_atomic_t *cancel, struct strbuf *err)
 {
 	struct walk_opts o = { .order = order, .cancel = cancel };
-	return walk_tree(root, &o, c, err);
+	return mod_walk_tree(root, &o, c, err);
 }
 
 /* Each case below runs in both orders, as its own test. */
@@ -382,7 +382,7 @@ static uint64_t walk_seen(const char *root, enum walk_order order, struct seen *
 	struct walk_counts c = { 0, 0, 0, 0 };
 	struct strbuf err = STRBUF_INIT;
 	struct walk_opts o = { .order = order, .visit = on_visit, .opaque = got };
-	CU_ASSERT_EQUAL(walk_tree(root, &o, &c, &err), 0);
+	CU_ASSERT_EQUAL(mod_walk_tree(root, &o, &c, &err), 0);
 	CU_ASSERT_EQUAL(err.len, 0);
 	sb_release(&err);
 	return c.dirs + c.files + c.other;

@@ -106,13 +106,13 @@ static int write_table(struct provision_ctx *ctx, struct lx *s, size_t li)
 		const char *del[] = { "partx", "--delete", s->disk, NULL };
 		int rc = prov_journal_run(ctx, "forget-partitions", s->disk, del, NULL);
 		s->parts_added = 0;
-		if (rc < 0 || lx_cancelled(ctx))
+		if (rc < 0 || prov_lx_cancelled(ctx))
 			return rc < 0 ? rc : -EINTR;
 	}
 	if (!s->is_image) {
 		const char *zap[] = { "sgdisk", "--zap-all", s->disk, NULL };
-		int rc = lx_run_destructive(ctx, s, "partition", s->disk, zap);
-		if (rc < 0 || lx_cancelled(ctx))
+		int rc = prov_lx_run_destructive(ctx, s, "partition", s->disk, zap);
+		if (rc < 0 || prov_lx_cancelled(ctx))
 			return rc < 0 ? rc : -EINTR;
 	}
 	struct strbuf *args = xcalloc(3 * l->nparts + 4, sizeof(struct strbuf));
@@ -145,24 +145,24 @@ static int write_table(struct provision_ctx *ctx, struct lx *s, size_t li)
 	}
 	argv[n++] = s->disk;
 	argv[n] = NULL;
-	int rc = lx_run_destructive(ctx, s, "partition", s->disk, argv);
+	int rc = prov_lx_run_destructive(ctx, s, "partition", s->disk, argv);
 	for (size_t i = 0; i < a; i++)
 		sb_release(&args[i]);
 	free(args);
 	free(argv);
-	if (rc < 0 || lx_cancelled(ctx))
+	if (rc < 0 || prov_lx_cancelled(ctx))
 		return rc < 0 ? rc : -EINTR;
 	const char *px[] = { "partx", "--update", s->disk, NULL };
 	s->parts_added = 1;
 	rc = prov_journal_run(ctx, "add-partitions", s->disk, px, NULL);
-	if (rc < 0 || lx_cancelled(ctx))
+	if (rc < 0 || prov_lx_cancelled(ctx))
 		return rc < 0 ? rc : -EINTR;
 	return 0;
 }
 
 /*
  * The partition table: written while rig holds the whole disk exclusively
- * (lx_hold_disk), so that another program holding it is found before
+ * (prov_lx_hold_disk), so that another program holding it is found before
  * anything is written and none gets in while the table changes. Released
  * after `partx --update`: mkfs and mount open the partitions exclusively
  * and would be refused while the whole disk is held. rig's own mounts of
@@ -172,10 +172,10 @@ static int write_table(struct provision_ctx *ctx, struct lx *s, size_t li)
 static int partition(struct provision_ctx *ctx, struct lx *s, size_t li)
 {
 	int held;
-	int rc = lx_hold_disk(ctx, s, s->disk, &held);
+	int rc = prov_lx_hold_disk(ctx, s, s->disk, &held);
 	if (rc == 0)
 		rc = write_table(ctx, s, li);
-	lx_release_disk(held);
+	prov_lx_release_disk(held);
 	return rc;
 }
 
@@ -187,7 +187,7 @@ static int node_exists(const struct lx *s, const char *part)
 	if (!s->root[0])
 		return stat(part, &st) == 0 && S_ISBLK(st.st_mode);
 	struct strbuf p = STRBUF_INIT;
-	sb_addf(&p, "%s/sys/block/%s/%s", s->root, lx_base_name(s->disk), lx_base_name(part));
+	sb_addf(&p, "%s/sys/block/%s/%s", s->root, prov_lx_base_name(s->disk), prov_lx_base_name(part));
 	int ok = stat(p.buf, &st) == 0;
 	sb_release(&p);
 	return ok;
@@ -202,22 +202,22 @@ static int wait_node(struct provision_ctx *ctx, struct lx *s, size_t li, size_t 
 		return 0;
 	int waited = 0;
 	while (!node_exists(s, part)) {
-		if (waited >= NODE_TIMEOUT_MS || lx_cancelled(ctx)) {
+		if (waited >= NODE_TIMEOUT_MS || prov_lx_cancelled(ctx)) {
 			if (waited >= NODE_TIMEOUT_MS)
 				sb_addf(ctx->err, "partition %s did not appear within %d s after "
 						  "partx --update %s", part, NODE_TIMEOUT_MS / 1000,
 					s->disk);
 			return waited >= NODE_TIMEOUT_MS ? -ETIMEDOUT : -EINTR;
 		}
-		lx_sleep_ms(20);
+		prov_lx_sleep_ms(20);
 		waited += 20;
 	}
 	if (!s->fit)
 		return 0;
-	char *start = linux_attr(s->root, "/sys/block/%s/%s/start", lx_base_name(s->disk),
-				 lx_base_name(part));
-	char *size = linux_attr(s->root, "/sys/block/%s/%s/size", lx_base_name(s->disk),
-				lx_base_name(part));
+	char *start = prov_linux_attr(s->root, "/sys/block/%s/%s/start", prov_lx_base_name(s->disk),
+				 prov_lx_base_name(part));
+	char *size = prov_linux_attr(s->root, "/sys/block/%s/%s/size", prov_lx_base_name(s->disk),
+				prov_lx_base_name(part));
 	uint64_t per = s->sector / 512; /* sysfs counts 512-byte units */
 	const struct gpt_part g = { first_sector(s, li, k), last_sector(s, li, k) };
 	int ok = start && size && strtoull(start, NULL, 10) == g.first * per &&
@@ -239,7 +239,7 @@ static int make_fs(struct provision_ctx *ctx, struct lx *s, const struct plan_pa
 {
 	const char *argv[12];
 	size_t n = 0;
-	argv[n++] = lx_mkfs_tool(pt->fs);
+	argv[n++] = prov_lx_mkfs_tool(pt->fs);
 	if (!strcmp(pt->fs, "ext4")) {
 		/* No background zeroing of inode tables and journal during measurements. */
 		argv[n++] = "-F";
@@ -256,8 +256,8 @@ static int make_fs(struct provision_ctx *ctx, struct lx *s, const struct plan_pa
 	}
 	argv[n++] = part;
 	argv[n] = NULL;
-	spawn_argv_text(cmd, argv);
-	return lx_run_destructive(ctx, s, "format", part, argv);
+	plat_spawn_argv_text(cmd, argv);
+	return prov_lx_run_destructive(ctx, s, "format", part, argv);
 }
 
 static int do_mount(struct provision_ctx *ctx, const char *fs, struct lvol *v)
@@ -277,12 +277,12 @@ static int try_umount(struct provision_ctx *ctx, struct lvol *v)
 {
 	const char *argv[] = { "umount", v->mnt, NULL };
 	struct strbuf first = STRBUF_INIT;
-	for (int i = 0; i < (spawner_dry_run(ctx->sp) ? 1 : UMOUNT_TRIES); i++) {
+	for (int i = 0; i < (plat_spawner_dry_run(ctx->sp) ? 1 : UMOUNT_TRIES); i++) {
 		struct strbuf e = STRBUF_INIT;
 		struct provision_ctx quiet = *ctx;
 		quiet.err = &e;
-		int rc = lx_run(&quiet, argv, NULL);
-		if (rc == 0 || (!spawner_dry_run(ctx->sp) && !linux_is_mounted("", v->mnt))) {
+		int rc = prov_lx_run(&quiet, argv, NULL);
+		if (rc == 0 || (!plat_spawner_dry_run(ctx->sp) && !prov_linux_is_mounted("", v->mnt))) {
 			sb_release(&e);
 			sb_release(&first);
 			v->mounted = 0;
@@ -291,13 +291,13 @@ static int try_umount(struct provision_ctx *ctx, struct lvol *v)
 		if (!first.len)
 			sb_adds(&first, e.buf);
 		sb_release(&e);
-		lx_sleep_ms(100);
+		prov_lx_sleep_ms(100);
 	}
 	const char *lazy[] = { "umount", "--lazy", v->mnt, NULL };
-	int rc = lx_run(ctx, lazy, NULL);
+	int rc = prov_lx_run(ctx, lazy, NULL);
 	if (rc == 0) {
 		v->mounted = 0;
-		lx_note(ctx, 1, "%s stayed busy; it was detached lazily and is freed when its last "
+		prov_lx_note(ctx, 1, "%s stayed busy; it was detached lazily and is freed when its last "
 			     "user exits (%s)", v->mnt, first.buf);
 	} else {
 		sb_addf(ctx->err, "; first attempt: %s", first.buf);
@@ -325,7 +325,7 @@ static void mkdir_mnt(struct provision_ctx *ctx, struct lx *s, struct lvol *v, i
 		}
 		s->mnt_root_made = 1;
 	}
-	lx_note(ctx, 0, "mkdir %s", v->mnt);
+	prov_lx_note(ctx, 0, "mkdir %s", v->mnt);
 	if (!s->dry && mkdir(v->mnt, 0755) < 0) {
 		sb_addf(ctx->err, "cannot create mount point %s: %s", v->mnt, strerror(errno));
 		*rc = -errno;
@@ -363,9 +363,9 @@ static char *volume_facts(struct provision_ctx *ctx, struct lx *s, size_t li, si
 {
 	const struct plan_partition *pt = &ctx->plan->layouts[li].parts[k];
 	const struct lvol *v = &s->v[k];
-	const char *disk = lx_base_name(s->disk);
-	char *rot = s->dry ? NULL : linux_attr(s->root, "/sys/block/%s/queue/rotational", disk);
-	char *opts = s->dry ? NULL : linux_mount_options("", v->mnt);
+	const char *disk = prov_lx_base_name(s->disk);
+	char *rot = s->dry ? NULL : prov_linux_attr(s->root, "/sys/block/%s/queue/rotational", disk);
+	char *opts = s->dry ? NULL : prov_linux_mount_options("", v->mnt);
 	char *semi = opts ? strchr(opts, ';') : NULL;
 	if (semi)
 		*semi = '\0';
@@ -393,7 +393,7 @@ static char *volume_facts(struct provision_ctx *ctx, struct lx *s, size_t li, si
 		.work_dir = v->mnt,
 	};
 	struct prov_cond_text ct;
-	lx_cond_facts(ctx, pt, &f, &ct);
+	prov_lx_cond_facts(ctx, pt, &f, &ct);
 	if (s->fit) {
 		f.has_sectors = 1;
 		f.first_sector = first_sector(s, li, k);
@@ -407,7 +407,7 @@ static char *volume_facts(struct provision_ctx *ctx, struct lx *s, size_t li, si
 		f.free_bytes = (uint64_t)sv.f_bavail * sv.f_frsize;
 		f.block_size = (unsigned)sv.f_bsize;
 	}
-	char *json = vol_facts_json(&f);
+	char *json = prov_vol_facts_json(&f);
 	prov_cond_text_release(&ct);
 	free(rot);
 	free(opts);
@@ -425,8 +425,8 @@ static void free_state(void *state)
 	free(s->mnt_root);
 	free(s->image);
 	prov_fits_free(s->fit);
-	disk_facts_release(&s->facts);
-	disk_identity_release(&s->id);
+	prov_disk_facts_release(&s->facts);
+	prov_disk_identity_release(&s->id);
 	free(s->disk);
 	free(s->v);
 	free(s);
@@ -437,14 +437,14 @@ static void free_state(void *state)
 static void lx_dry_disk(struct provision_ctx *ctx, struct lx *s)
 {
 	const struct plan *p = ctx->plan;
-	linux_disk_facts(s->root, p->target.device, &s->facts);
+	prov_linux_disk_facts(s->root, p->target.device, &s->facts);
 	const struct safety_rule *rule = NULL;
 	struct strbuf fact = STRBUF_INIT;
-	if (safety_check(&s->facts, p->target.confirm, ctx->allow, &rule, &fact) < 0)
-		lx_note(ctx, 1, "on this machine rig would refuse %s: %s (rule %s)",
+	if (prov_safety_check(&s->facts, p->target.confirm, ctx->allow, &rule, &fact) < 0)
+		prov_lx_note(ctx, 1, "on this machine rig would refuse %s: %s (rule %s)",
 		     p->target.device, fact.buf, rule->name);
 	else
-		lx_note(ctx, 0, "on this machine %s passes every safety rule (model %s, serial "
+		prov_lx_note(ctx, 0, "on this machine %s passes every safety rule (model %s, serial "
 			     "%s, %llu bytes); rig run checks them again and asks to type its "
 			     "model or serial unless --yes", p->target.device,
 		     s->facts.model ? s->facts.model : "unknown",
@@ -456,17 +456,17 @@ static void lx_dry_disk(struct provision_ctx *ctx, struct lx *s)
 		s->sector = s->facts.sector ? s->facts.sector : 512;
 	} else {
 		s->sector = 512;
-		lx_note(ctx, 0, "the size of %s is not known here: START and END stand for the "
+		prov_lx_note(ctx, 0, "the size of %s is not known here: START and END stand for the "
 			     "sectors computed at run time", p->target.device);
 	}
 }
 
-/* The driver's fit (driver.h): gpt_layout's sectors as byte extents. */
+/* The driver's fit (driver.h): prov_gpt_layout's sectors as byte extents. */
 static int lx_fit(const struct plan_layout *l, uint64_t total, uint32_t sector,
 		  struct prov_extent *out, struct strbuf *why)
 {
 	struct gpt_part *g = xcalloc(l->nparts ? l->nparts : 1, sizeof(*g));
-	int rc = gpt_layout(l, total, sector, g, why);
+	int rc = prov_gpt_layout(l, total, sector, g, why);
 	for (size_t k = 0; k < l->nparts && rc == 0; k++) {
 		out[k].start = g[k].first * sector;
 		out[k].bytes = (g[k].last - g[k].first + 1) * sector;
@@ -479,7 +479,7 @@ static int lx_prepare(struct provision_ctx *ctx)
 {
 	const struct plan *p = ctx->plan;
 	struct lx *s = xcalloc(1, sizeof(*s));
-	s->dry = spawner_dry_run(ctx->sp);
+	s->dry = plat_spawner_dry_run(ctx->sp);
 	s->is_image = p->target.kind == TARGET_IMAGE;
 	s->dio = -1;
 	s->root = ctx->sysroot ? ctx->sysroot : "";
@@ -498,7 +498,7 @@ static int lx_prepare(struct provision_ctx *ctx)
 				s->is_image ? "image" : "disk");
 			rc = -EPERM;
 		} else {
-			rc = lx_check_tools(ctx, s);
+			rc = prov_lx_check_tools(ctx, s);
 		}
 	}
 	if (rc == 0 && !s->dry && !(s->run_abs = realpath(ctx->run_dir, NULL))) {
@@ -523,27 +523,27 @@ static int lx_prepare(struct provision_ctx *ctx)
 		if (!s->image)
 			rc = -ENOENT;
 		else if (!s->dry && ctx->resume)
-			rc = lx_resume(ctx, s);
+			rc = prov_lx_resume(ctx, s);
 		if (rc == 0 && s->image && !s->dry && !(ctx->resume && ctx->resume->reused))
-			rc = lx_check_image(ctx, s);
+			rc = prov_lx_check_image(ctx, s);
 	} else if (s->dry) {
 		lx_dry_disk(ctx, s);
 	} else {
-		rc = ctx->resume ? lx_resume(ctx, s) : 0;
+		rc = ctx->resume ? prov_lx_resume(ctx, s) : 0;
 		if (rc == 0)
-			rc = lx_check_disk(ctx, s);
+			rc = prov_lx_check_disk(ctx, s);
 		int held = -1;
 		if (rc == 0)
-			rc = lx_hold_disk(ctx, s, p->target.device, &held); /* busy: said now */
-		lx_release_disk(held);
+			rc = prov_lx_hold_disk(ctx, s, p->target.device, &held); /* busy: said now */
+		prov_lx_release_disk(held);
 		if (rc == 0 && !ctx->yes)
-			rc = lx_typed_confirmation(ctx, s);
+			rc = prov_lx_typed_confirmation(ctx, s);
 		if (rc == 0)
-			lx_remember_identity(s);
+			prov_lx_remember_identity(s);
 		if (rc == 0 && s->facts.serial &&
-		    !safety_confirm_matches(&(struct disk_facts){ .serial = s->facts.serial },
+		    !prov_safety_confirm_matches(&(struct disk_facts){ .serial = s->facts.serial },
 					    p->target.confirm))
-			lx_note(ctx, 1, "confirm names %s by its model; another disk of the same "
+			prov_lx_note(ctx, 1, "confirm names %s by its model; another disk of the same "
 				     "model at this path would pass too: confirm: \"%s\" (its serial) "
 				     "names this one disk", p->target.device, s->facts.serial);
 		s->bytes = s->facts.size;
@@ -571,19 +571,19 @@ static int lx_begin(struct provision_ctx *ctx, size_t li)
 
 static int lx_create(struct provision_ctx *ctx)
 {
-	return lx_create_image(ctx, ctx->state);
+	return prov_lx_create_image(ctx, ctx->state);
 }
 
 static int lx_attach_image(struct provision_ctx *ctx)
 {
-	return lx_attach(ctx, ctx->state);
+	return prov_lx_attach(ctx, ctx->state);
 }
 
 /* The disk again against the safety rules, by its resolved name. */
 static int lx_open_disk(struct provision_ctx *ctx)
 {
 	struct lx *s = ctx->state;
-	int rc = s->dry ? 0 : lx_check_disk(ctx, s);
+	int rc = s->dry ? 0 : prov_lx_check_disk(ctx, s);
 	if (rc == 0) {
 		char *real = s->dry || s->root[0] ? NULL : realpath(ctx->plan->target.device, NULL);
 		s->disk = real ? real : xstrdup(ctx->plan->target.device);
@@ -599,13 +599,13 @@ static int lx_partition(struct provision_ctx *ctx, size_t li)
 	int rc = partition(ctx, s, li);
 	for (size_t k = 0; k < l->nparts && rc == 0; k++) {
 		struct strbuf sb = STRBUF_INIT;
-		linux_part_path(&sb, s->disk, k + 1);
+		prov_linux_part_path(&sb, s->disk, k + 1);
 		s->v[k].part = sb_detach(&sb);
 		sb_addf(&sb, "%s/%s", s->mnt_root, l->parts[k].name);
 		s->v[k].mnt = sb_detach(&sb);
 	}
 	if (rc == 0) {
-		lx_note(ctx, 0, "wait for %s ... %s to appear (up to %d s)", s->v[0].part,
+		prov_lx_note(ctx, 0, "wait for %s ... %s to appear (up to %d s)", s->v[0].part,
 			s->v[l->nparts - 1].part, NODE_TIMEOUT_MS / 1000);
 		for (size_t k = 0; k < l->nparts && rc == 0; k++)
 			rc = wait_node(ctx, s, li, k);
@@ -628,13 +628,13 @@ static int lx_mount(struct provision_ctx *ctx, size_t li, size_t k)
 	const struct plan_partition *pt = &ctx->plan->layouts[li].parts[k];
 	int rc = 0;
 	mkdir_mnt(ctx, s, &s->v[k], &rc);
-	s->v[k].opts = lx_mount_option(pt);
+	s->v[k].opts = prov_lx_mount_option(pt);
 	return rc == 0 ? do_mount(ctx, pt->fs, &s->v[k]) : rc;
 }
 
 static int lx_conditions(struct provision_ctx *ctx, size_t li, size_t k)
 {
-	lx_cond_note(ctx, &ctx->plan->layouts[li].parts[k]);
+	prov_lx_cond_note(ctx, &ctx->plan->layouts[li].parts[k]);
 	return 0;
 }
 
@@ -665,7 +665,7 @@ static int lx_remount(struct provision_ctx *ctx, struct volume *vol)
 
 static int has_partitions(const struct lx *s)
 {
-	return s->dry ? s->parts_added : linux_partition_count("", lx_base_name(s->disk)) > 0;
+	return s->dry ? s->parts_added : prov_linux_partition_count("", prov_lx_base_name(s->disk)) > 0;
 }
 
 static size_t lx_volumes(const struct provision_ctx *ctx)
@@ -679,7 +679,7 @@ static int lx_unmount(struct provision_ctx *ctx, size_t k)
 	struct lx *s = ctx->state;
 	struct lvol *v = &s->v[k];
 	if (v->mounted)
-		lx_snapshots_teardown(ctx, s, v);
+		prov_lx_snapshots_teardown(ctx, s, v);
 	if (v->mounted) {
 		int rc = do_umount(ctx, v);
 		if (rc < 0)
@@ -687,7 +687,7 @@ static int lx_unmount(struct provision_ctx *ctx, size_t k)
 	}
 	if (v->mnt_made && !v->mounted) {
 		v->mnt_made = 0;
-		lx_note(ctx, 0, "rmdir %s", v->mnt);
+		prov_lx_note(ctx, 0, "rmdir %s", v->mnt);
 		if (!s->dry && rmdir(v->mnt) < 0 && errno != ENOENT) {
 			int rc = -errno;
 			sb_addf(ctx->err, "cannot remove mount point %s: %s", v->mnt, strerror(-rc));
@@ -730,7 +730,7 @@ static int lx_detach(struct provision_ctx *ctx)
 		prov_teardown_error(ctx, &acc, &rc,
 				    prov_journal_run(ctx, "forget-partitions", s->disk, argv, NULL));
 	}
-	if (s->attached && lx_loop_is_ours(ctx, s)) {
+	if (s->attached && prov_lx_loop_is_ours(ctx, s)) {
 		const char *argv[] = { "losetup", "--detach", s->disk, NULL };
 		int r = prov_journal_run(ctx, "detach", s->image, argv, NULL);
 		prov_teardown_error(ctx, &acc, &rc, r);
@@ -773,7 +773,7 @@ static int lx_left(const struct provision_ctx *ctx)
 	return s->nv || s->attached || s->image_made;
 }
 
-/* What a run locks (provision_target_keys): the image file, or the disk. */
+/* What a run locks (prov_target_keys): the image file, or the disk. */
 static int lx_keys(const struct plan *p, int create, struct target_keys *keys, struct strbuf *err)
 {
 	(void)create;
@@ -782,33 +782,33 @@ static int lx_keys(const struct plan *p, int create, struct target_keys *keys, s
 		char *abs = prov_absolute_image(t->image_path, err);
 		if (!abs)
 			return -ENOENT;
-		target_keys_image(keys, abs, NULL);
+		prov_target_keys_image(keys, abs, NULL);
 		free(abs);
 		return 0;
 	}
 	struct disk_facts f;
 	struct strbuf what = STRBUF_INIT;
-	linux_disk_facts("", t->device, &f);
+	prov_linux_disk_facts("", t->device, &f);
 	sb_addf(&what, "disk %s", t->device);
-	linux_disk_keys("", &f, what.buf, keys);
+	prov_linux_disk_keys("", &f, what.buf, keys);
 	sb_release(&what);
-	disk_facts_release(&f);
+	prov_disk_facts_release(&f);
 	return 0;
 }
 
-const struct backend_ops provision_linux_ops = {
+const struct backend_ops prov_linux_ops = {
 	.name = "linux",
 	.keys = lx_keys,
 	.prepare = lx_prepare,
 	.provision = prov_engine_provision,
 	.remount = lx_remount,
-	.snapshot_take = lx_snapshot_take,
-	.snapshot_drop = lx_snapshot_drop,
+	.snapshot_take = prov_lx_snapshot_take,
+	.snapshot_drop = prov_lx_snapshot_drop,
 	.teardown = prov_engine_teardown,
 	.finish = prov_engine_finish,
 };
 
-const struct prov_prims linux_prims = {
+const struct prov_prims prov_linux_prims = {
 	.fit = lx_fit,
 	.begin = lx_begin,
 	.create_image = lx_create,

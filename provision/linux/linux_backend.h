@@ -3,7 +3,7 @@
  * linux.c (the ops: partition table, file systems, mounts, teardown) and
  * linux_target.c (running commands, tools, the image file and loop device,
  * the disk's safety check and typed confirmation). Not for other callers:
- * they use provision_linux_ops (provision.h) and linux.h.
+ * they use prov_linux_ops (provision.h) and linux.h.
  */
 #ifndef RIG_PROVISION_LINUX_BACKEND_H
 #define RIG_PROVISION_LINUX_BACKEND_H
@@ -29,7 +29,7 @@ struct lvol {
 	char *mnt;         /* RUN/mnt/NAME */
 	int mnt_made;
 	int mounted;
-	const char *opts;  /* mount -o, from the plan's conditions (lx_mount_option), or NULL */
+	const char *opts;  /* mount -o, from the plan's conditions (prov_lx_mount_option), or NULL */
 	char *mkfs;        /* the mkfs command line, for the facts */
 	struct prov_snap_list snaps; /* snapshots taken and not deleted (linux_cond.c) */
 	unsigned snap_next;          /* the number of the last one's name */
@@ -62,53 +62,53 @@ struct lx {
 };
 
 /* ctx->note with a format; dropped when the context has no note hook. */
-void lx_note(struct provision_ctx *ctx, int warning, const char *fmt, ...)
+void prov_lx_note(struct provision_ctx *ctx, int warning, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Whether Ctrl-C was pressed; if so, "interrupted" goes into ctx->err. */
-int lx_cancelled(struct provision_ctx *ctx);
+int prov_lx_cancelled(struct provision_ctx *ctx);
 /*
  * Run a command through ctx->sp in its own process group; 0 only when it
  * exited with status 0. On failure ctx->err says which command, its status
  * and the start of its output. out, when not NULL, receives the result
  * (the caller releases it), with stdout also apart.
  */
-int lx_run(struct provision_ctx *ctx, const char *const *argv, struct spawn_result *out);
-void lx_sleep_ms(unsigned ms);
-const char *lx_base_name(const char *path);
+int prov_lx_run(struct provision_ctx *ctx, const char *const *argv, struct spawn_result *out);
+void prov_lx_sleep_ms(unsigned ms);
+const char *prov_lx_base_name(const char *path);
 
 /* "ext4" -> "mkfs.ext4"; NULL for a file system this backend cannot make. */
-const char *lx_mkfs_tool(const char *fs);
+const char *prov_lx_mkfs_tool(const char *fs);
 /* Every tool the plan needs is on PATH, or the error lists what is missing. */
-int lx_check_tools(struct provision_ctx *ctx, const struct lx *s);
+int prov_lx_check_tools(struct provision_ctx *ctx, const struct lx *s);
 
 /* May s->image be (re)created? Before anything changes. */
-int lx_check_image(struct provision_ctx *ctx, struct lx *s);
+int prov_lx_check_image(struct provision_ctx *ctx, struct lx *s);
 /* Create s->image sparse (replacing rig's own); sets s->image_made. */
-int lx_create_image(struct provision_ctx *ctx, struct lx *s);
+int prov_lx_create_image(struct provision_ctx *ctx, struct lx *s);
 /* Attach s->image; sets s->disk, s->attached, s->dio. */
-int lx_attach(struct provision_ctx *ctx, struct lx *s);
+int prov_lx_attach(struct provision_ctx *ctx, struct lx *s);
 /* Is s->disk still attached to s->image? (1 in dry run) */
-int lx_loop_is_ours(struct provision_ctx *ctx, const struct lx *s);
+int prov_lx_loop_is_ours(struct provision_ctx *ctx, const struct lx *s);
 
 /* A resumed run: keep or tear down what the interrupted process left
  * (linux_resume.c; provision.h, struct provision_resume). In prepare,
  * before the image or disk checks; s->image and s->mnt_root are set. */
-int lx_resume(struct provision_ctx *ctx, struct lx *s);
+int prov_lx_resume(struct provision_ctx *ctx, struct lx *s);
 
 /* Read the disk target's facts into s->facts and apply the safety rules. */
-int lx_check_disk(struct provision_ctx *ctx, struct lx *s);
+int prov_lx_check_disk(struct provision_ctx *ctx, struct lx *s);
 /*
  * Open dev exclusively (plat_open_exclusive) into *fd: it fails (-EBUSY,
  * with "refusing to erase DEV: it is busy..." in ctx->err) while another
  * program holds the disk (a mounted file system, device mapper, RAID, or
  * an exclusive opener such as mkfs or a partitioner), and while *fd is
  * open nobody else gets the disk exclusively. *fd is -1 (and 0 returned)
- * in a dry run and on a recorded machine. Release with lx_release_disk.
+ * in a dry run and on a recorded machine. Release with prov_lx_release_disk.
  */
-int lx_hold_disk(struct provision_ctx *ctx, const struct lx *s, const char *dev, int *fd);
-void lx_release_disk(int fd);
+int prov_lx_hold_disk(struct provision_ctx *ctx, const struct lx *s, const char *dev, int *fd);
+void prov_lx_release_disk(int fd);
 /* Remember s->facts as the disk that was checked and confirmed. */
-void lx_remember_identity(struct lx *s);
+void prov_lx_remember_identity(struct lx *s);
 /*
  * Run a command that writes to the target (sgdisk, mkfs.*), immediately
  * after checking that the target is still what was checked: for a disk,
@@ -117,28 +117,28 @@ void lx_remember_identity(struct lx *s);
  * refused (-EPERM) and the command is not run. Journaled as action on
  * object (journal.h), with the identity that was seen.
  */
-int lx_run_destructive(struct provision_ctx *ctx, struct lx *s, const char *action,
+int prov_lx_run_destructive(struct provision_ctx *ctx, struct lx *s, const char *action,
 		       const char *object, const char *const *argv);
 /* Ask to type the disk's model or serial (refused without a terminal). */
-int lx_typed_confirmation(struct provision_ctx *ctx, struct lx *s);
+int prov_lx_typed_confirmation(struct provision_ctx *ctx, struct lx *s);
 
 /* --- volume conditions and snapshots (linux_cond.c) --- */
 
 /* The mount option of pt's conditions ("autodefrag", "noautodefrag"), or
  * NULL: none. */
-const char *lx_mount_option(const struct plan_partition *pt);
+const char *prov_lx_mount_option(const struct plan_partition *pt);
 /* After pt's volume is mounted: what its conditions mean here, noted
  * (indexing: nothing to do). */
-void lx_cond_note(struct provision_ctx *ctx, const struct plan_partition *pt);
+void prov_lx_cond_note(struct provision_ctx *ctx, const struct plan_partition *pt);
 /* pt's conditions in its facts (engine.h, prov_cond_facts), with the
  * words of this driver. */
-void lx_cond_facts(const struct provision_ctx *ctx, const struct plan_partition *pt,
+void prov_lx_cond_facts(const struct provision_ctx *ctx, const struct plan_partition *pt,
 		   struct vol_facts *f, struct prov_cond_text *t);
 /* The backend's snapshot ops (provision.h). */
-int lx_snapshot_take(struct provision_ctx *ctx, const struct volume *vol, char **name);
-int lx_snapshot_drop(struct provision_ctx *ctx, const struct volume *vol, const char *name);
+int prov_lx_snapshot_take(struct provision_ctx *ctx, const struct volume *vol, char **name);
+int prov_lx_snapshot_drop(struct provision_ctx *ctx, const struct volume *vol, const char *name);
 /* Before v is unmounted: delete the snapshots left on it and rig's folder
  * of them; a failure is a warning (they go with the file system). */
-void lx_snapshots_teardown(struct provision_ctx *ctx, struct lx *s, struct lvol *v);
+void prov_lx_snapshots_teardown(struct provision_ctx *ctx, struct lx *s, struct lvol *v);
 
 #endif

@@ -37,25 +37,25 @@
 
 #define SNAP_DIR ".rig-snapshots"
 
-const char *lx_mount_option(const struct plan_partition *pt)
+const char *prov_lx_mount_option(const struct plan_partition *pt)
 {
 	if (pt->defrag == COND_UNSET || (pt->not_applied & PCOND_DEFRAG))
 		return NULL;
 	return pt->defrag == COND_ON ? "autodefrag" : "noautodefrag";
 }
 
-void lx_cond_note(struct provision_ctx *ctx, const struct plan_partition *pt)
+void prov_lx_cond_note(struct provision_ctx *ctx, const struct plan_partition *pt)
 {
 	if (pt->indexing == COND_OFF && !(pt->not_applied & PCOND_INDEXING))
-		lx_note(ctx, 0, "indexing off on %s: nothing to do, linux has no per-volume indexer",
+		prov_lx_note(ctx, 0, "indexing off on %s: nothing to do, linux has no per-volume indexer",
 			pt->name);
 }
 
-void lx_cond_facts(const struct provision_ctx *ctx, const struct plan_partition *pt,
+void prov_lx_cond_facts(const struct provision_ctx *ctx, const struct plan_partition *pt,
 		   struct vol_facts *f, struct prov_cond_text *t)
 {
 	struct strbuf how = STRBUF_INIT;
-	const char *opt = lx_mount_option(pt);
+	const char *opt = prov_lx_mount_option(pt);
 	if (opt)
 		sb_addf(&how, "mount -o %s", opt);
 	prov_cond_facts(ctx, pt, "nothing to do: linux has no per-volume indexer", how.buf, f, t);
@@ -72,7 +72,7 @@ static struct lvol *lvol_of(struct provision_ctx *ctx, const struct volume *vol)
 	return NULL;
 }
 
-int lx_snapshot_take(struct provision_ctx *ctx, const struct volume *vol, char **name)
+int prov_lx_snapshot_take(struct provision_ctx *ctx, const struct volume *vol, char **name)
 {
 	struct lx *s = ctx->state;
 	struct lvol *v = lvol_of(ctx, vol);
@@ -82,7 +82,7 @@ int lx_snapshot_take(struct provision_ctx *ctx, const struct volume *vol, char *
 	sb_addf(&dir, "%s/%s", v->mnt, SNAP_DIR);
 	int rc = 0;
 	if (!v->snap_dir_made) {
-		lx_note(ctx, 0, "mkdir %s (rig's snapshots; no module walks it)", dir.buf);
+		prov_lx_note(ctx, 0, "mkdir %s (rig's snapshots; no module walks it)", dir.buf);
 		if (!s->dry && mkdir(dir.buf, 0755) < 0 && errno != EEXIST) {
 			rc = -errno;
 			sb_addf(ctx->err, "cannot create %s: %s", dir.buf, strerror(errno));
@@ -122,7 +122,7 @@ static int drop(struct provision_ctx *ctx, struct lvol *v, const char *name)
 	return rc;
 }
 
-int lx_snapshot_drop(struct provision_ctx *ctx, const struct volume *vol, const char *name)
+int prov_lx_snapshot_drop(struct provision_ctx *ctx, const struct volume *vol, const char *name)
 {
 	struct lvol *v = lvol_of(ctx, vol);
 	if (!v)
@@ -139,15 +139,15 @@ static int drop_fn(struct provision_ctx *ctx, void *v, const char *name)
 	return drop(ctx, v, name);
 }
 
-void lx_snapshots_teardown(struct provision_ctx *ctx, struct lx *s, struct lvol *v)
+void prov_lx_snapshots_teardown(struct provision_ctx *ctx, struct lx *s, struct lvol *v)
 {
 	prov_snap_list_teardown(ctx, &v->snaps, v->mnt, drop_fn, v);
 	if (v->snap_dir_made) {
 		struct strbuf dir = STRBUF_INIT;
 		sb_addf(&dir, "%s/%s", v->mnt, SNAP_DIR);
-		lx_note(ctx, 0, "rmdir %s", dir.buf);
+		prov_lx_note(ctx, 0, "rmdir %s", dir.buf);
 		if (!s->dry && rmdir(dir.buf) < 0 && errno != ENOENT)
-			lx_note(ctx, 1, "cannot remove %s (it goes with the file system): %s", dir.buf,
+			prov_lx_note(ctx, 1, "cannot remove %s (it goes with the file system): %s", dir.buf,
 				strerror(errno));
 		sb_release(&dir);
 		v->snap_dir_made = 0;

@@ -15,12 +15,12 @@
 
 static void linux_devices(struct strbuf *out)
 {
-	linux_devices_report("", out);
+	prov_linux_devices_report("", out);
 }
 
 static int linux_procs(const char *const *needles, struct strbuf *what)
 {
-	return linux_procs_using("", needles, what) > 0;
+	return prov_linux_procs_using("", needles, what) > 0;
 }
 
 /* An ext4 image made from the folder without mounting anything. */
@@ -37,6 +37,6 @@ const struct prov_driver prov_driver_linux = {
 	.procs_using = linux_procs,
 	.dry_legend = "RUN stands for the run folder",
 	.dry_legend_image = "/dev/loopN for the loop device losetup picks at run time",
-	.ops = &provision_linux_ops,
-	.prims = &linux_prims,
+	.ops = &prov_linux_ops,
+	.prims = &prov_linux_prims,
 };

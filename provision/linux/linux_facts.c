@@ -68,7 +68,7 @@ static char *trim_owned(char *s)
 	return s;
 }
 
-char *linux_attr(const char *root, const char *fmt, ...)
+char *prov_linux_attr(const char *root, const char *fmt, ...)
 {
 	struct strbuf p = STRBUF_INIT;
 	sb_adds(&p, root);
@@ -93,7 +93,7 @@ static int exists_under(const char *root, const char *fmt, const char *a, const 
 
 static uint64_t attr_u64(const char *root, const char *path, uint64_t def)
 {
-	char *s = linux_attr(root, "%s", path);
+	char *s = prov_linux_attr(root, "%s", path);
 	uint64_t v = def;
 	if (s) {
 		char *end;
@@ -165,7 +165,7 @@ static void add_bdev(struct bdevs *b, const char *root, const char *dir, const c
 	memset(d, 0, sizeof(*d));
 	d->name = xstrdup(name);
 	d->parent = parent ? xstrdup(parent) : NULL;
-	d->dev = linux_attr(root, "%s/dev", dir);
+	d->dev = prov_linux_attr(root, "%s/dev", dir);
 	struct strbuf h = STRBUF_INIT;
 	sb_addf(&h, "%s/holders", dir);
 	d->nholders = list_dir(root, h.buf, &d->holders);
@@ -439,9 +439,9 @@ static void check_swaps_and_holders(const char *root, const struct family *fam,
  * SCSI), else VPD page 0x80 (unit serial number), else udev's database. */
 static char *read_serial(const char *root, const char *disk, const char *majmin)
 {
-	char *s = linux_attr(root, "/sys/block/%s/device/serial", disk);
+	char *s = prov_linux_attr(root, "/sys/block/%s/device/serial", disk);
 	if (!s)
-		s = linux_attr(root, "/sys/block/%s/serial", disk);
+		s = prov_linux_attr(root, "/sys/block/%s/serial", disk);
 	if (!s) {
 		struct strbuf p = STRBUF_INIT;
 		sb_addf(&p, "%s/sys/block/%s/device/vpd_pg80", root, disk);
@@ -472,7 +472,7 @@ static char *read_serial(const char *root, const char *disk, const char *majmin)
 	return s;
 }
 
-void linux_disk_facts(const char *root, const char *path, struct disk_facts *f)
+void prov_linux_disk_facts(const char *root, const char *path, struct disk_facts *f)
 {
 	memset(f, 0, sizeof(*f));
 	f->path = xstrdup(path);
@@ -533,14 +533,14 @@ void linux_disk_facts(const char *root, const char *path, struct disk_facts *f)
 	f->removable = attr_u64(root, a.buf, 0) != 0;
 	sb_release(&a);
 	sb_release(&dir);
-	f->model = linux_attr(root, "/sys/block/%s/device/model", disk);
+	f->model = prov_linux_attr(root, "/sys/block/%s/device/model", disk);
 	struct bdev *dd = find_name(&b, disk);
 	f->serial = read_serial(root, disk, dd ? dd->dev : NULL);
 	/* An unattached loop device has no loop/ folder yet. */
 	f->is_loop = exists_under(root, "/sys/block/%s/loop%s", disk, "") ||
 		     (!strncmp(disk, "loop", 4) && !exists_under(root, "/sys/block/%s/device%s", disk, ""));
 	if (f->is_loop)
-		f->loop_backing = linux_attr(root, "/sys/block/%s/loop/backing_file", disk);
+		f->loop_backing = prov_linux_attr(root, "/sys/block/%s/loop/backing_file", disk);
 	f->is_virtual = !f->is_loop && !exists_under(root, "/sys/block/%s/device%s", disk, "");
 
 	struct family fam;
@@ -551,26 +551,26 @@ void linux_disk_facts(const char *root, const char *path, struct disk_facts *f)
 	free_bdevs(&b);
 }
 
-void linux_disk_keys(const char *root, const struct disk_facts *f, const char *what,
+void prov_linux_disk_keys(const char *root, const struct disk_facts *f, const char *what,
 		     struct target_keys *keys)
 {
 	if (!f->exists)
 		return;
-	char *dev = linux_attr(root, "/sys/block/%s/dev", f->whole ? f->name : f->parent);
+	char *dev = prov_linux_attr(root, "/sys/block/%s/dev", f->whole ? f->name : f->parent);
 	if (!dev)
 		return;
 	struct strbuf key = STRBUF_INIT;
 	sb_addf(&key, "disk-%s", dev);
 	if (f->serial)
 		sb_addf(&key, "-%s", f->serial);
-	target_keys_add(keys, key.buf, what);
+	prov_target_keys_add(keys, key.buf, what);
 	const char *b = f->loop_backing;
 	if (b && b[0] == '/') {
 		const char *deleted = strstr(b, " (deleted)");
 		struct strbuf file = STRBUF_INIT, w = STRBUF_INIT;
 		sb_add(&file, b, deleted ? (size_t)(deleted - b) : strlen(b));
 		sb_addf(&w, "%s (the loop device of image %s)", what, file.buf);
-		target_keys_image(keys, file.buf, w.buf);
+		prov_target_keys_image(keys, file.buf, w.buf);
 		sb_release(&file);
 		sb_release(&w);
 	}
@@ -578,14 +578,14 @@ void linux_disk_keys(const char *root, const struct disk_facts *f, const char *w
 	free(dev);
 }
 
-size_t linux_list_disks(const char *root, char ***names)
+size_t prov_linux_list_disks(const char *root, char ***names)
 {
 	char **all;
 	size_t n = list_dir(root, "/sys/block", &all), k = 0;
 	for (size_t i = 0; i < n; i++) {
 		int keep = 1;
 		if (!strncmp(all[i], "loop", 4)) {
-			char *b = linux_attr(root, "/sys/block/%s/loop/backing_file", all[i]);
+			char *b = prov_linux_attr(root, "/sys/block/%s/loop/backing_file", all[i]);
 			keep = b != NULL;
 			free(b);
 		}
@@ -606,7 +606,7 @@ static int same_backing(const char *backing, const char *file)
 	return !strncmp(backing, file, n) && (!backing[n] || !strcmp(backing + n, " (deleted)"));
 }
 
-char *linux_loop_of(const char *root, const char *file)
+char *prov_linux_loop_of(const char *root, const char *file)
 {
 	char **all;
 	size_t n = list_dir(root, "/sys/block", &all);
@@ -614,7 +614,7 @@ char *linux_loop_of(const char *root, const char *file)
 	for (size_t i = 0; i < n && !found; i++) {
 		if (strncmp(all[i], "loop", 4))
 			continue;
-		char *b = linux_attr(root, "/sys/block/%s/loop/backing_file", all[i]);
+		char *b = prov_linux_attr(root, "/sys/block/%s/loop/backing_file", all[i]);
 		if (b && same_backing(b, file))
 			found = xstrdup(all[i]);
 		free(b);
@@ -648,12 +648,12 @@ static char *mount_entry(const char *root, const char *dir, int want_opts)
 	return found;
 }
 
-char *linux_mount_options(const char *root, const char *dir)
+char *prov_linux_mount_options(const char *root, const char *dir)
 {
 	return mount_entry(root, dir, 1);
 }
 
-int linux_is_mounted(const char *root, const char *dir)
+int prov_linux_is_mounted(const char *root, const char *dir)
 {
 	char *s = mount_entry(root, dir, 0);
 	free(s);
@@ -667,7 +667,7 @@ static int path_under(const char *path, const char *prefix)
 	return !strncmp(path, prefix, n) && (path[n] == '\0' || path[n] == '/');
 }
 
-size_t linux_procs_using(const char *root, const char *const *needles, struct strbuf *what)
+size_t prov_linux_procs_using(const char *root, const char *const *needles, struct strbuf *what)
 {
 	char **pids;
 	size_t np = list_dir(root, "/proc", &pids), found = 0;
@@ -711,7 +711,7 @@ size_t linux_procs_using(const char *root, const char *const *needles, struct st
 	return found;
 }
 
-size_t linux_mounts_under(const char *root, const char *prefix, struct linux_mount **out)
+size_t prov_linux_mounts_under(const char *root, const char *prefix, struct linux_mount **out)
 {
 	struct strbuf p = STRBUF_INIT;
 	sb_addf(&p, "%s/proc/self/mountinfo", root);
@@ -736,7 +736,7 @@ size_t linux_mounts_under(const char *root, const char *prefix, struct linux_mou
 	return n;
 }
 
-void linux_mounts_free(struct linux_mount *m, size_t n)
+void prov_linux_mounts_free(struct linux_mount *m, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		free(m[i].dir);
@@ -746,7 +746,7 @@ void linux_mounts_free(struct linux_mount *m, size_t n)
 	free(m);
 }
 
-size_t linux_partition_count(const char *root, const char *disk)
+size_t prov_linux_partition_count(const char *root, const char *disk)
 {
 	struct strbuf dir = STRBUF_INIT;
 	sb_addf(&dir, "/sys/block/%s", disk);

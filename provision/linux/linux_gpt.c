@@ -1,5 +1,5 @@
 /*
- * Where each partition of a layout goes on a GPT disk (see gpt_layout in
+ * Where each partition of a layout goes on a GPT disk (see prov_gpt_layout in
  * linux.h). A pure function of the layout, the disk's size and its sector
  * size, so `rig plan` prints the same sector numbers `rig run` uses, and
  * the tests check it without a disk.
@@ -29,7 +29,7 @@ static uint64_t align_up(uint64_t x, uint64_t a)
 	return (x + a - 1) / a * a;
 }
 
-void gpt_usable(uint64_t bytes, uint32_t sector, uint64_t *first, uint64_t *last)
+void prov_gpt_usable(uint64_t bytes, uint32_t sector, uint64_t *first, uint64_t *last)
 {
 	uint64_t total = bytes / sector;
 	uint64_t table = (GPT_ENTRIES_BYTES + sector - 1) / sector; /* entry sectors */
@@ -39,7 +39,7 @@ void gpt_usable(uint64_t bytes, uint32_t sector, uint64_t *first, uint64_t *last
 	*last = total > 1 + table + 1 ? total - 1 - table - 1 : 0;
 }
 
-int gpt_layout(const struct plan_layout *l, uint64_t bytes, uint32_t sector,
+int prov_gpt_layout(const struct plan_layout *l, uint64_t bytes, uint32_t sector,
 	       struct gpt_part *out, struct strbuf *err)
 {
 	if (!sector || sector % 512 || GPT_ALIGN % sector) {
@@ -47,7 +47,7 @@ int gpt_layout(const struct plan_layout *l, uint64_t bytes, uint32_t sector,
 		return -EINVAL;
 	}
 	uint64_t first, last;
-	gpt_usable(bytes, sector, &first, &last);
+	prov_gpt_usable(bytes, sector, &first, &last);
 	if (last < first + GPT_ALIGN / sector) {
 		sb_addf(err, "the disk (%llu bytes) is too small for a partition table and "
 			     "a partition", (unsigned long long)bytes);
@@ -109,7 +109,7 @@ int gpt_layout(const struct plan_layout *l, uint64_t bytes, uint32_t sector,
 	return 0;
 }
 
-void linux_part_path(struct strbuf *sb, const char *dev, size_t n)
+void prov_linux_part_path(struct strbuf *sb, const char *dev, size_t n)
 {
 	/* The kernel adds "p" after a name ending in a digit; loop devices
 	 * always end in one (the dry run's /dev/loopN stands for it). */

@@ -57,13 +57,13 @@ static void verify(struct provision_ctx *ctx, struct lx *s, const char *loop,
 	struct gpt_part *geo = xcalloc(l->nparts, sizeof(*geo));
 	uint64_t bytes = ctx->image_size ? ctx->image_size : ctx->plan->target.image_size;
 	struct strbuf e = STRBUF_INIT, disk = STRBUF_INIT, part = STRBUF_INIT, mnt = STRBUF_INIT;
-	if (gpt_layout(l, bytes, 512, geo, &e) < 0)
+	if (prov_gpt_layout(l, bytes, 512, geo, &e) < 0)
 		sb_addf(why, "layout %s does not fit: %s", l->name, e.buf);
 	sb_addf(&disk, "/dev/%s", loop);
 	for (size_t k = 0; k < l->nparts && !why->len; k++) {
 		const struct volume *v = &r->vols[k];
 		sb_reset(&part);
-		linux_part_path(&part, disk.buf, k + 1);
+		prov_linux_part_path(&part, disk.buf, k + 1);
 		sb_reset(&mnt);
 		sb_addf(&mnt, "%s/%s", s->mnt_root, l->parts[k].name);
 		if (!v->device || strcmp(v->device, part.buf) || !v->dir || strcmp(v->dir, mnt.buf)) {
@@ -72,8 +72,8 @@ static void verify(struct provision_ctx *ctx, struct lx *s, const char *loop,
 				v->dir ? v->dir : "(none)", part.buf, mnt.buf);
 			break;
 		}
-		char *start = linux_attr("", "/sys/block/%s/%s/start", loop, lx_base_name(part.buf));
-		char *size = linux_attr("", "/sys/block/%s/%s/size", loop, lx_base_name(part.buf));
+		char *start = prov_linux_attr("", "/sys/block/%s/%s/start", loop, prov_lx_base_name(part.buf));
+		char *size = prov_linux_attr("", "/sys/block/%s/%s/size", loop, prov_lx_base_name(part.buf));
 		if (!start || !size || strtoull(start, NULL, 10) != geo[k].first ||
 		    strtoull(size, NULL, 10) != geo[k].last - geo[k].first + 1)
 			sb_addf(why, "%s is not where layout %s puts it", part.buf, l->name);
@@ -106,7 +106,7 @@ static void adopt(struct provision_ctx *ctx, struct lx *s, const char *loop)
 	s->image_made = 1;
 	s->parts_added = 1;
 	s->mnt_root_made = 1;
-	char *d = linux_attr("", "/sys/block/%s/loop/dio", loop);
+	char *d = prov_linux_attr("", "/sys/block/%s/loop/dio", loop);
 	s->dio = d ? atoi(d) : -1;
 	free(d);
 	s->v = xcalloc(r->nvols, sizeof(*s->v));
@@ -118,7 +118,7 @@ static void adopt(struct provision_ctx *ctx, struct lx *s, const char *loop)
 		s->v[k].mounted = 1;
 		/* a remount keeps the plan's conditions (defrag's mount option) */
 		if (k < ctx->plan->layouts[r->layout].nparts)
-			s->v[k].opts = lx_mount_option(&ctx->plan->layouts[r->layout].parts[k]);
+			s->v[k].opts = prov_lx_mount_option(&ctx->plan->layouts[r->layout].parts[k]);
 	}
 }
 
@@ -136,23 +136,23 @@ static void remove_mount_points(struct provision_ctx *ctx, struct lx *s)
 		sb_reset(&p);
 		sb_addf(&p, "%s/%s", s->mnt_root, e->d_name);
 		if (rmdir(p.buf) == 0)
-			lx_note(ctx, 0, "rmdir %s (left by the interrupted run)", p.buf);
+			prov_lx_note(ctx, 0, "rmdir %s (left by the interrupted run)", p.buf);
 	}
 	closedir(d);
 	sb_release(&p);
 	rmdir(s->mnt_root);
 }
 
-int lx_resume(struct provision_ctx *ctx, struct lx *s)
+int prov_lx_resume(struct provision_ctx *ctx, struct lx *s)
 {
 	struct provision_resume *r = ctx->resume;
 	/* First the commands the killed run left running: a late `losetup`
 	 * would attach the image after we looked, a late `mount` mount. */
 	const char *needles[4] = { s->mnt_root, s->is_image ? s->image : NULL, NULL, NULL };
-	int rc = provision_wait_orphans(ctx, needles);
+	int rc = prov_wait_orphans(ctx, needles);
 	if (rc < 0)
 		return rc;
-	char *loop = s->is_image ? linux_loop_of("", s->image) : NULL;
+	char *loop = s->is_image ? prov_linux_loop_of("", s->image) : NULL;
 	struct strbuf dev = STRBUF_INIT;
 	if (!s->is_image)
 		sb_adds(&dev, ctx->plan->target.device);
@@ -160,7 +160,7 @@ int lx_resume(struct provision_ctx *ctx, struct lx *s)
 		sb_addf(&dev, "/dev/%s", loop);
 	if (dev.len) { /* sgdisk, partx, mkfs on the device or its partitions */
 		needles[s->is_image ? 2 : 1] = dev.buf;
-		rc = provision_wait_orphans(ctx, needles);
+		rc = prov_wait_orphans(ctx, needles);
 	}
 	sb_release(&dev);
 	if (rc < 0) {
@@ -168,13 +168,13 @@ int lx_resume(struct provision_ctx *ctx, struct lx *s)
 		return rc;
 	}
 	struct linux_mount *m = NULL;
-	size_t nm = linux_mounts_under("", s->mnt_root, &m);
+	size_t nm = prov_linux_mounts_under("", s->mnt_root, &m);
 	struct strbuf why = STRBUF_INIT;
 	verify(ctx, s, loop, m, nm, &why);
 	if (r->reuse && !why.len) {
 		adopt(ctx, s, loop);
 		r->reused = 1;
-		lx_note(ctx, 0, "kept what the interrupted run provisioned: %s with %zu mounted "
+		prov_lx_note(ctx, 0, "kept what the interrupted run provisioned: %s with %zu mounted "
 			     "volumes", s->disk, s->nv);
 	} else {
 		if (r->why && r->reuse) /* else the caller knows why */
@@ -196,9 +196,9 @@ int lx_resume(struct provision_ctx *ctx, struct lx *s)
 			s->image_made = 1;
 		}
 		if (nm || loop)
-			lx_note(ctx, 0, "tear down what the interrupted run left: %zu mounts%s%s",
+			prov_lx_note(ctx, 0, "tear down what the interrupted run left: %zu mounts%s%s",
 				nm, loop ? ", loop device /dev/" : "", loop ? loop : "");
-		rc = prov_resume_teardown(ctx, s, provision_linux_ops.teardown, r->layout);
+		rc = prov_resume_teardown(ctx, s, prov_linux_ops.teardown, r->layout);
 		if (rc == 0) {
 			remove_mount_points(ctx, s);
 			struct stat st;
@@ -211,6 +211,6 @@ int lx_resume(struct provision_ctx *ctx, struct lx *s)
 	}
 	sb_release(&why);
 	free(loop);
-	linux_mounts_free(m, nm);
+	prov_linux_mounts_free(m, nm);
 	return rc;
 }

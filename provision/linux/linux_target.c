@@ -33,7 +33,7 @@
 #include "provision/linux/linux_backend.h"
 
 /* The shared command helpers (command.c) under the names linux.c uses. */
-void lx_note(struct provision_ctx *ctx, int warning, const char *fmt, ...)
+void prov_lx_note(struct provision_ctx *ctx, int warning, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -41,22 +41,22 @@ void lx_note(struct provision_ctx *ctx, int warning, const char *fmt, ...)
 	va_end(ap);
 }
 
-int lx_cancelled(struct provision_ctx *ctx)
+int prov_lx_cancelled(struct provision_ctx *ctx)
 {
 	return prov_cancelled(ctx);
 }
 
-int lx_run(struct provision_ctx *ctx, const char *const *argv, struct spawn_result *out)
+int prov_lx_run(struct provision_ctx *ctx, const char *const *argv, struct spawn_result *out)
 {
 	return prov_run(ctx, argv, out);
 }
 
-void lx_sleep_ms(unsigned ms)
+void prov_lx_sleep_ms(unsigned ms)
 {
 	prov_sleep_ms(ms);
 }
 
-const char *lx_base_name(const char *path)
+const char *prov_lx_base_name(const char *path)
 {
 	const char *s = strrchr(path, '/');
 	return s ? s + 1 : path;
@@ -64,7 +64,7 @@ const char *lx_base_name(const char *path)
 
 /* --- tools --- */
 
-const char *lx_mkfs_tool(const char *fs)
+const char *prov_lx_mkfs_tool(const char *fs)
 {
 	if (!strcmp(fs, "ext4"))
 		return "mkfs.ext4";
@@ -75,7 +75,7 @@ const char *lx_mkfs_tool(const char *fs)
 	return NULL;
 }
 
-int lx_check_tools(struct provision_ctx *ctx, const struct lx *s)
+int prov_lx_check_tools(struct provision_ctx *ctx, const struct lx *s)
 {
 	const struct plan *p = ctx->plan;
 	const char *tools[16];
@@ -88,7 +88,7 @@ int lx_check_tools(struct provision_ctx *ctx, const struct lx *s)
 		tools[n++] = "losetup";
 	for (size_t li = 0; li < p->nlayouts; li++) {
 		for (size_t i = 0; i < p->layouts[li].nparts; i++) {
-			const char *t = lx_mkfs_tool(p->layouts[li].parts[i].fs);
+			const char *t = prov_lx_mkfs_tool(p->layouts[li].parts[i].fs);
 			if (!t) {
 				sb_addf(ctx->err, "the Linux backend cannot make file system '%s'",
 					p->layouts[li].parts[i].fs);
@@ -151,7 +151,7 @@ static void attached_elsewhere(struct provision_ctx *ctx, const struct lx *s, co
 	struct strbuf dev = STRBUF_INIT;
 	sb_addf(&dev, "/dev/%s", loop);
 	struct disk_facts f;
-	linux_disk_facts("", dev.buf, &f);
+	prov_linux_disk_facts("", dev.buf, &f);
 	int fd = f.mounted || f.in_use ? -EBUSY : plat_open_exclusive(dev.buf);
 	if (fd >= 0) {
 		close(fd);
@@ -165,12 +165,12 @@ static void attached_elsewhere(struct provision_ctx *ctx, const struct lx *s, co
 			f.mounted ? f.mounted : f.in_use ? f.in_use
 			: "another program holds it exclusively");
 	}
-	disk_facts_release(&f);
+	prov_disk_facts_release(&f);
 	sb_release(&dev);
 }
 
 /* Before anything changes: may the image path be used? */
-int lx_check_image(struct provision_ctx *ctx, struct lx *s)
+int prov_lx_check_image(struct provision_ctx *ctx, struct lx *s)
 {
 	struct stat st;
 	if (lstat(s->image, &st) < 0) {
@@ -185,7 +185,7 @@ int lx_check_image(struct provision_ctx *ctx, struct lx *s)
 					  "overwrites it", s->image);
 			return -EEXIST;
 		}
-		char *loop = linux_loop_of("", s->image);
+		char *loop = prov_linux_loop_of("", s->image);
 		if (loop) {
 			attached_elsewhere(ctx, s, loop);
 			free(loop);
@@ -198,7 +198,7 @@ int lx_check_image(struct provision_ctx *ctx, struct lx *s)
 					s->image);
 				return -EEXIST;
 			}
-			lx_note(ctx, 1, "overwriting %s, which rig did not make (--force)", s->image);
+			prov_lx_note(ctx, 1, "overwriting %s, which rig did not make (--force)", s->image);
 		}
 	}
 	struct strbuf dir = STRBUF_INIT;
@@ -207,7 +207,7 @@ int lx_check_image(struct provision_ctx *ctx, struct lx *s)
 	if (statvfs(dir.len ? dir.buf : "/", &sv) == 0) {
 		uint64_t avail = (uint64_t)sv.f_bavail * sv.f_frsize + (uint64_t)st.st_blocks * 512;
 		if (avail < s->bytes)
-			lx_note(ctx, 1, "image %s is sparse, but its file system has only %llu MiB free "
+			prov_lx_note(ctx, 1, "image %s is sparse, but its file system has only %llu MiB free "
 				     "for its %llu MiB: a run that writes more fails with I/O errors",
 			     s->image, (unsigned long long)(avail >> 20),
 			     (unsigned long long)(s->bytes >> 20));
@@ -216,9 +216,9 @@ int lx_check_image(struct provision_ctx *ctx, struct lx *s)
 	return 0;
 }
 
-int lx_create_image(struct provision_ctx *ctx, struct lx *s)
+int prov_lx_create_image(struct provision_ctx *ctx, struct lx *s)
 {
-	lx_note(ctx, 0, "create the sparse file %s of %llu bytes", s->image,
+	prov_lx_note(ctx, 0, "create the sparse file %s of %llu bytes", s->image,
 	     (unsigned long long)s->bytes);
 	if (s->dry) {
 		s->image_made = 1;
@@ -255,11 +255,11 @@ int lx_create_image(struct provision_ctx *ctx, struct lx *s)
 
 /* Does the loop device still read our image? Checked before anything is
  * written to it or detached. */
-int lx_loop_is_ours(struct provision_ctx *ctx, const struct lx *s)
+int prov_lx_loop_is_ours(struct provision_ctx *ctx, const struct lx *s)
 {
 	if (s->dry)
 		return 1;
-	char *b = linux_attr("", "/sys/block/%s/loop/backing_file", lx_base_name(s->disk));
+	char *b = prov_linux_attr("", "/sys/block/%s/loop/backing_file", prov_lx_base_name(s->disk));
 	size_t n = strlen(s->image);
 	int ok = b && !strncmp(b, s->image, n) && (!b[n] || !strcmp(b + n, " (deleted)"));
 	if (!ok)
@@ -269,7 +269,7 @@ int lx_loop_is_ours(struct provision_ctx *ctx, const struct lx *s)
 	return ok;
 }
 
-int lx_attach(struct provision_ctx *ctx, struct lx *s)
+int prov_lx_attach(struct provision_ctx *ctx, struct lx *s)
 {
 	const char *argv[] = { "losetup", "--find", "--show", "--direct-io=on", s->image, NULL };
 	struct spawn_result r;
@@ -284,20 +284,20 @@ int lx_attach(struct provision_ctx *ctx, struct lx *s)
 		s->disk = xstrndup(dev, n);
 	} else {
 		sb_addf(ctx->err, "losetup printed no device name for %s: %s", s->image, r.output);
-		spawn_result_release(&r);
+		plat_spawn_result_release(&r);
 		return -EIO;
 	}
-	spawn_result_release(&r);
+	plat_spawn_result_release(&r);
 	s->attached = 1;
-	if (!lx_loop_is_ours(ctx, s))
+	if (!prov_lx_loop_is_ours(ctx, s))
 		return -EIO;
 	s->dio = -1;
 	if (!s->dry) {
-		char *d = linux_attr("", "/sys/block/%s/loop/dio", lx_base_name(s->disk));
+		char *d = prov_linux_attr("", "/sys/block/%s/loop/dio", prov_lx_base_name(s->disk));
 		s->dio = d ? atoi(d) : -1;
 		free(d);
 		if (s->dio != 1)
-			lx_note(ctx, 1, "direct I/O is off on %s (the file system of %s may not support "
+			prov_lx_note(ctx, 1, "direct I/O is off on %s (the file system of %s may not support "
 				     "it): the image is cached twice and reads may be served from memory",
 			     s->disk, s->image);
 	}
@@ -306,14 +306,14 @@ int lx_attach(struct provision_ctx *ctx, struct lx *s)
 
 /* --- disks --- */
 
-int lx_check_disk(struct provision_ctx *ctx, struct lx *s)
+int prov_lx_check_disk(struct provision_ctx *ctx, struct lx *s)
 {
 	const struct plan_target *t = &ctx->plan->target;
-	disk_facts_release(&s->facts);
-	linux_disk_facts(s->root, t->device, &s->facts);
+	prov_disk_facts_release(&s->facts);
+	prov_linux_disk_facts(s->root, t->device, &s->facts);
 	const struct safety_rule *rule = NULL;
 	struct strbuf fact = STRBUF_INIT;
-	int rc = safety_check(&s->facts, t->confirm, ctx->allow, &rule, &fact);
+	int rc = prov_safety_check(&s->facts, t->confirm, ctx->allow, &rule, &fact);
 	if (rc < 0)
 		sb_addf(ctx->err, "refusing to erase %s: %s (rule %s: %s)", t->device, fact.buf,
 			rule->name, rule->what);
@@ -321,7 +321,7 @@ int lx_check_disk(struct provision_ctx *ctx, struct lx *s)
 	return rc;
 }
 
-int lx_hold_disk(struct provision_ctx *ctx, const struct lx *s, const char *dev, int *fd)
+int prov_lx_hold_disk(struct provision_ctx *ctx, const struct lx *s, const char *dev, int *fd)
 {
 	*fd = -1;
 	if (s->dry || s->root[0])
@@ -340,15 +340,15 @@ int lx_hold_disk(struct provision_ctx *ctx, const struct lx *s, const char *dev,
 	return rc;
 }
 
-void lx_release_disk(int fd)
+void prov_lx_release_disk(int fd)
 {
 	if (fd >= 0)
 		close(fd);
 }
 
-void lx_remember_identity(struct lx *s)
+void prov_lx_remember_identity(struct lx *s)
 {
-	disk_identity_take(&s->id, &s->facts);
+	prov_disk_identity_take(&s->id, &s->facts);
 }
 
 /* Is the disk target still the disk that was confirmed? */
@@ -356,17 +356,17 @@ static int same_disk(struct provision_ctx *ctx, struct lx *s, const char *const 
 {
 	const char *dev = ctx->plan->target.device;
 	struct disk_facts now;
-	linux_disk_facts(s->root, dev, &now);
+	prov_linux_disk_facts(s->root, dev, &now);
 	int ok = prov_same_disk(ctx, &s->id, &now, dev, argv);
-	disk_facts_release(&now);
+	prov_disk_facts_release(&now);
 	return ok;
 }
 
-int lx_run_destructive(struct provision_ctx *ctx, struct lx *s, const char *action,
+int prov_lx_run_destructive(struct provision_ctx *ctx, struct lx *s, const char *action,
 		       const char *object, const char *const *argv)
 {
 	if (!s->dry) {
-		if (s->is_image ? !lx_loop_is_ours(ctx, s) : !same_disk(ctx, s, argv))
+		if (s->is_image ? !prov_lx_loop_is_ours(ctx, s) : !same_disk(ctx, s, argv))
 			return -EPERM;
 	}
 	struct strbuf seen = STRBUF_INIT;
@@ -376,12 +376,12 @@ int lx_run_destructive(struct provision_ctx *ctx, struct lx *s, const char *acti
 		prov_identity_text(&seen, &s->id);
 	int64_t j = prov_journal_begin(ctx, action, object, argv, seen.buf);
 	sb_release(&seen);
-	int rc = lx_run(ctx, argv, NULL);
+	int rc = prov_lx_run(ctx, argv, NULL);
 	prov_journal_end(ctx, j, rc);
 	return rc;
 }
 
-int lx_typed_confirmation(struct provision_ctx *ctx, struct lx *s)
+int prov_lx_typed_confirmation(struct provision_ctx *ctx, struct lx *s)
 {
 	return prov_typed_confirmation(ctx, &s->facts);
 }

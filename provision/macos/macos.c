@@ -107,14 +107,14 @@ static void diskutil_says(const struct spawn_result *r, struct strbuf *sb)
 {
 	long code = 0;
 	struct strbuf msg = STRBUF_INIT;
-	if (r->output && mac_error_line(r->output, &code, &msg)) {
+	if (r->output && prov_mac_error_line(r->output, &code, &msg)) {
 		sb_addf(sb, "error %ld: %s", code, msg.buf);
 	} else if (r->stdout_text && r->stdout_len) {
 		struct mac_info i;
 		struct strbuf e = STRBUF_INIT;
-		if (mac_parse_info(r->stdout_text, r->stdout_len, &i, &e) == 0 && i.error)
+		if (prov_mac_parse_info(r->stdout_text, r->stdout_len, &i, &e) == 0 && i.error)
 			sb_adds(sb, i.error);
-		mac_info_release(&i);
+		prov_mac_info_release(&i);
 		sb_release(&e);
 	}
 	sb_release(&msg);
@@ -133,7 +133,7 @@ static int mx_run(struct provision_ctx *ctx, const char *const *argv, struct spa
 		diskutil_says(&r, &says);
 		if (says.len) {
 			struct strbuf t = STRBUF_INIT;
-			spawn_argv_text(&t, argv);
+			plat_spawn_argv_text(&t, argv);
 			sb_addf(ctx->err, "%s: %s; ", t.buf, says.buf);
 			sb_release(&t);
 		}
@@ -144,7 +144,7 @@ static int mx_run(struct provision_ctx *ctx, const char *const *argv, struct spa
 	if (out && rc == 0)
 		*out = r;
 	else
-		spawn_result_release(&r);
+		plat_spawn_result_release(&r);
 	return rc;
 }
 
@@ -166,27 +166,27 @@ static int mx_plist(struct provision_ctx *ctx, struct mx *s, const char *const *
 	int rc = mx_run(ctx, argv, &r);
 	if (rc < 0 || s->dry) {
 		if (rc == 0)
-			spawn_result_release(&r);
+			plat_spawn_result_release(&r);
 		return rc;
 	}
 	struct strbuf e = STRBUF_INIT;
 	rc = parse(r.stdout_text ? r.stdout_text : "", r.stdout_len, res, &e);
 	if (rc < 0) {
 		struct strbuf t = STRBUF_INIT;
-		spawn_argv_text(&t, argv);
+		plat_spawn_argv_text(&t, argv);
 		sb_addf(ctx->err, "%s printed no usable plist: %s", t.buf, e.buf);
 		sb_release(&t);
 		rc = -EIO;
 	}
 	sb_release(&e);
-	spawn_result_release(&r);
+	plat_spawn_result_release(&r);
 	return rc;
 }
 
-int macos_plist_info(const char *b, size_t n, void *res, struct strbuf *e)
+int prov_macos_plist_info(const char *b, size_t n, void *res, struct strbuf *e)
 {
 	struct mac_info *i = res;
-	if (mac_parse_info(b, n, i, e) < 0)
+	if (prov_mac_parse_info(b, n, i, e) < 0)
 		return -1;
 	if (i->error) {
 		sb_adds(e, i->error);
@@ -195,29 +195,29 @@ int macos_plist_info(const char *b, size_t n, void *res, struct strbuf *e)
 	return 0;
 }
 
-int macos_plist_list(const char *b, size_t n, void *res, struct strbuf *e)
+int prov_macos_plist_list(const char *b, size_t n, void *res, struct strbuf *e)
 {
-	return mac_parse_list(b, n, res, e);
+	return prov_mac_parse_list(b, n, res, e);
 }
 
-int macos_plist_apfs(const char *b, size_t n, void *res, struct strbuf *e)
+int prov_macos_plist_apfs(const char *b, size_t n, void *res, struct strbuf *e)
 {
-	return mac_parse_apfs(b, n, res, e);
+	return prov_mac_parse_apfs(b, n, res, e);
 }
 
 static int p_attach(const char *b, size_t n, void *res, struct strbuf *e)
 {
-	return mac_parse_attach(b, n, res, e);
+	return prov_mac_parse_attach(b, n, res, e);
 }
 
-int macos_plist_hdi_info(const char *b, size_t n, void *res, struct strbuf *e)
+int prov_macos_plist_hdi_info(const char *b, size_t n, void *res, struct strbuf *e)
 {
-	return mac_parse_hdi_info(b, n, res, e);
+	return prov_mac_parse_hdi_info(b, n, res, e);
 }
 
 static int p_limits(const char *b, size_t n, void *res, struct strbuf *e)
 {
-	return mac_parse_limits(b, n, res, e);
+	return prov_mac_parse_limits(b, n, res, e);
 }
 
 /* `hdiutil info -plist`: the disk an image file is attached as, or NULL
@@ -227,17 +227,17 @@ static int attached_as(struct provision_ctx *ctx, struct mx *s, const char *file
 	const char *argv[] = { "hdiutil", "info", "-plist", NULL };
 	struct mac_hdi_info h = { 0 };
 	*disk = NULL;
-	int rc = mx_plist(ctx, s, argv, macos_plist_hdi_info, &h);
+	int rc = mx_plist(ctx, s, argv, prov_macos_plist_hdi_info, &h);
 	for (size_t i = 0; rc == 0 && i < h.nimages && !*disk; i++) {
 		if (!h.images[i].path || strcmp(h.images[i].path, file))
 			continue;
 		for (size_t k = 0; k < h.images[i].nents && !*disk; k++)
 			if (h.images[i].ents[k].dev && !strncmp(h.images[i].ents[k].dev, "/dev/", 5))
-				*disk = mac_whole_of(h.images[i].ents[k].dev);
+				*disk = prov_mac_whole_of(h.images[i].ents[k].dev);
 		if (!*disk)
 			*disk = xstrdup("a disk");
 	}
-	mac_hdi_info_release(&h);
+	prov_mac_hdi_info_release(&h);
 	return rc;
 }
 
@@ -245,7 +245,7 @@ static int info_of(struct provision_ctx *ctx, struct mx *s, const char *dev, str
 {
 	const char *argv[] = { "diskutil", "info", "-plist", dev, NULL };
 	memset(i, 0, sizeof(*i));
-	return mx_plist(ctx, s, argv, macos_plist_info, i);
+	return mx_plist(ctx, s, argv, prov_macos_plist_info, i);
 }
 
 static int cancelled(struct provision_ctx *ctx, int rc)
@@ -260,14 +260,14 @@ static int cancelled(struct provision_ctx *ctx, int rc)
 static int query_ctx(void *opaque, const char *const *argv, char **out, struct strbuf *err)
 {
 	struct provision_ctx *ctx = opaque;
-	return mac_spawn_query(ctx->sp, argv, out, err);
+	return prov_mac_spawn_query(ctx->sp, argv, out, err);
 }
 
 static int query_quiet(void *opaque, const char *const *argv, char **out, struct strbuf *err)
 {
 	(void)opaque;
-	struct spawner real = spawner_fault(spawner_real(NULL, NULL));
-	return mac_spawn_query(&real, argv, out, err);
+	struct spawner real = plat_spawner_fault(plat_spawner_real(NULL, NULL));
+	return prov_mac_spawn_query(&real, argv, out, err);
 }
 
 /* Read the disk target's facts and apply the rules; dry: only say it. */
@@ -277,15 +277,15 @@ static int check_disk(struct provision_ctx *ctx, struct mx *s)
 	mac_query_fn q = s->dry ? query_quiet : query_ctx;
 	struct mac_system sys;
 	struct strbuf e = STRBUF_INIT, fact = STRBUF_INIT;
-	mac_system_read(q, ctx, &sys);
-	mac_info_release(&s->info);
-	disk_facts_release(&s->facts);
-	if (mac_read_info(q, ctx, t->device, &s->info, &e) < 0)
+	prov_mac_system_read(q, ctx, &sys);
+	prov_mac_info_release(&s->info);
+	prov_disk_facts_release(&s->facts);
+	if (prov_mac_read_info(q, ctx, t->device, &s->info, &e) < 0)
 		s->info.error = xstrdup(e.buf);
-	mac_disk_facts(&sys, t->device, &s->info, &s->facts);
-	mac_system_release(&sys);
+	prov_mac_disk_facts(&sys, t->device, &s->info, &s->facts);
+	prov_mac_system_release(&sys);
 	const struct safety_rule *rule = NULL;
-	int rc = safety_check(&s->facts, t->confirm, ctx->allow, &rule, &fact);
+	int rc = prov_safety_check(&s->facts, t->confirm, ctx->allow, &rule, &fact);
 	if (s->dry) {
 		if (rc < 0)
 			prov_note(ctx, 1, "on this machine rig would refuse %s: %s (rule %s)",
@@ -373,11 +373,11 @@ static int layouts_fit(struct provision_ctx *ctx, struct mx *s)
 static void free_vols(struct mx *s)
 {
 	for (size_t k = 0; k < s->nv; k++) {
-		mac_made_release(&s->v[k].m, 1);
+		prov_mac_made_release(&s->v[k].m, 1);
 		free(s->v[k].mount);
 		free(s->v[k].work);
-		mac_info_release(&s->v[k].part);
-		mac_info_release(&s->v[k].vol);
+		prov_mac_info_release(&s->v[k].part);
+		prov_mac_info_release(&s->v[k].vol);
 		prov_snap_list_release(&s->v[k].snaps.l);
 	}
 	free(s->v);
@@ -394,9 +394,9 @@ static void free_state(void *state)
 	free(s->image_key);
 	free(s->image_made);
 	free(s->disk);
-	mac_info_release(&s->info);
-	disk_facts_release(&s->facts);
-	disk_identity_release(&s->id);
+	prov_mac_info_release(&s->info);
+	prov_disk_facts_release(&s->facts);
+	prov_disk_identity_release(&s->id);
 	prov_fits_free(s->fit);
 	free_vols(s);
 	free(s);
@@ -408,7 +408,7 @@ static int mx_prepare(struct provision_ctx *ctx)
 {
 	const struct plan *p = ctx->plan;
 	struct mx *s = xcalloc(1, sizeof(*s));
-	s->dry = spawner_dry_run(ctx->sp);
+	s->dry = plat_spawner_dry_run(ctx->sp);
 	s->is_image = p->target.kind == TARGET_IMAGE;
 	int rc = s->dry ? 0 : check_tools(ctx, s);
 	if (rc == 0 && !s->dry && strcmp(plat_name(), "macos"))
@@ -435,7 +435,7 @@ static int mx_prepare(struct provision_ctx *ctx)
 		if (rc == 0 && !s->dry && !ctx->yes)
 			rc = prov_typed_confirmation(ctx, &s->facts);
 		if (rc == 0 && !s->dry)
-			disk_identity_take(&s->id, &s->facts);
+			prov_disk_identity_take(&s->id, &s->facts);
 		s->total = s->facts.exists ? s->facts.size : 0;
 		if (s->dry && !s->total)
 			prov_note(ctx, 0, "the size of %s is not known here: S1, S2, ... stand for the "
@@ -470,8 +470,8 @@ static int mx_create_image(struct provision_ctx *ctx)
 	sb_release(&sectors);
 	if (rc < 0)
 		return rc;
-	s->image_made = s->dry ? xstrdup(s->image_file) : mac_created_path(r.stdout_text);
-	spawn_result_release(&r);
+	s->image_made = s->dry ? xstrdup(s->image_file) : prov_mac_created_path(r.stdout_text);
+	plat_spawn_result_release(&r);
 	if (!s->image_made) {
 		sb_addf(ctx->err, "hdiutil create printed no `created:` line; rig does not know "
 				  "which file it made (it expected %s)", s->image_file);
@@ -489,7 +489,7 @@ static int mx_attach(struct provision_ctx *ctx)
 	int rc = mx_plist(ctx, s, attach, p_attach, &at);
 	prov_journal_end(ctx, j, rc);
 	if (rc < 0) {
-		mac_attach_release(&at);
+		prov_mac_attach_release(&at);
 		return rc;
 	}
 	if (s->dry) {
@@ -502,7 +502,7 @@ static int mx_attach(struct provision_ctx *ctx)
 				s->disk = xstrdup(d + 5);
 		}
 	}
-	mac_attach_release(&at);
+	prov_mac_attach_release(&at);
 	if (!s->disk) {
 		sb_addf(ctx->err, "hdiutil attach -plist %s named no whole disk in system-entities",
 			s->image_made);
@@ -528,16 +528,16 @@ static int still_the_disk(struct provision_ctx *ctx, struct mx *s, const struct 
 		const char *dev = ctx->plan->target.device;
 		struct mac_system none = { 0 };
 		struct disk_facts now;
-		mac_disk_facts(&none, dev, di, &now);
+		prov_mac_disk_facts(&none, dev, di, &now);
 		int ok = prov_same_disk(ctx, &s->id, &now, dev, argv);
-		disk_facts_release(&now);
+		prov_disk_facts_release(&now);
 		return ok ? 0 : -EPERM;
 	}
 	char *as = NULL;
 	int rc = attached_as(ctx, s, s->image_made, &as);
 	if (rc == 0 && (!as || strcmp(as, s->disk))) {
 		struct strbuf cmd = STRBUF_INIT;
-		spawn_argv_text(&cmd, argv);
+		plat_spawn_argv_text(&cmd, argv);
 		sb_addf(ctx->err, "refusing to run %s: %s is no longer the disk of image %s "
 				  "(hdiutil info lists the image as %s; rule identity)", cmd.buf,
 			s->disk, s->image_made, as ? as : "not attached");
@@ -568,7 +568,7 @@ static void triplets(const struct mx *s, const struct plan_layout *l, size_t li,
 			argv[(*n)++] = sz[0].buf;
 			continue;
 		}
-		argv[(*n)++] = mac_format(l->parts[i].fs);
+		argv[(*n)++] = prov_mac_format(l->parts[i].fs);
 		argv[(*n)++] = l->parts[i].name;
 		argv[(*n)++] = sz[i].buf;
 	}
@@ -611,7 +611,7 @@ static int partition_disk(struct provision_ctx *ctx, struct mx *s, size_t li,
 static int reread(struct provision_ctx *ctx, struct mx *s, size_t li)
 {
 	const char *verb = !ctx->plan->layouts[li].keeps ? "diskutil partitionDisk"
-			   : mac_is_apfs(ctx->plan->layouts[li].parts[0].fs)
+			   : prov_mac_is_apfs(ctx->plan->layouts[li].parts[0].fs)
 				   ? "diskutil apfs resizeContainer"
 				   : "diskutil resizeVolume";
 	const struct plan_layout *l = &ctx->plan->layouts[li];
@@ -619,9 +619,9 @@ static int reread(struct provision_ctx *ctx, struct mx *s, size_t li)
 	const char *apfs[] = { "diskutil", "apfs", "list", "-plist", NULL };
 	struct mac_list ml = { 0 };
 	struct mac_apfs ma = { 0 };
-	int rc = mx_plist(ctx, s, list, macos_plist_list, &ml);
+	int rc = mx_plist(ctx, s, list, prov_macos_plist_list, &ml);
 	if (rc == 0)
-		rc = mx_plist(ctx, s, apfs, macos_plist_apfs, &ma);
+		rc = mx_plist(ctx, s, apfs, prov_macos_plist_apfs, &ma);
 	if (rc == 0 && s->dry) {
 		prov_note(ctx, 0, "check that %s holds the EFI partition and then %zu partition%s of "
 				  "the types, order and sizes above; then per volume `diskutil info "
@@ -635,7 +635,7 @@ static int reread(struct provision_ctx *ctx, struct mx *s, size_t li)
 	} else if (rc == 0) {
 		struct mac_made *made = xcalloc(l->nparts, sizeof(*made));
 		struct strbuf e = STRBUF_INIT;
-		rc = mac_layout_check(l, s->fit[li], s->disk, &ml, &ma, made, &e);
+		rc = prov_mac_layout_check(l, s->fit[li], s->disk, &ml, &ma, made, &e);
 		if (rc < 0)
 			sb_addf(ctx->err, "after %s%s on %s: %s", verb,
 				s->kept_reused ? " (by the interrupted run)" : "", s->disk, e.buf);
@@ -644,8 +644,8 @@ static int reread(struct provision_ctx *ctx, struct mx *s, size_t li)
 		free(made);
 		sb_release(&e);
 	}
-	mac_list_release(&ml);
-	mac_apfs_release(&ma);
+	prov_mac_list_release(&ml);
+	prov_mac_apfs_release(&ma);
 	return rc;
 }
 
@@ -668,7 +668,7 @@ static int map_volume(struct provision_ctx *ctx, struct mx *s, size_t li, size_t
 		const char *argv[] = { "diskutil", "mount", v->m.volume, NULL };
 		rc = mx_act(ctx, "mount", v->m.volume, NULL, argv, NULL);
 		if (rc == 0) {
-			mac_info_release(&v->vol);
+			prov_mac_info_release(&v->vol);
 			rc = info_of(ctx, s, v->m.volume, &v->vol);
 		}
 		if (rc == 0 && !v->vol.mount) {
@@ -679,13 +679,13 @@ static int map_volume(struct provision_ctx *ctx, struct mx *s, size_t li, size_t
 	}
 	if (rc < 0)
 		return rc;
-	const char *type = mac_fs_type(pt->fs);
+	const char *type = prov_mac_fs_type(pt->fs);
 	if (!v->vol.fs_type || strcmp(v->vol.fs_type, type)) {
 		sb_addf(ctx->err, "%s (%s) has file system %s; the plan asks for %s (%s)",
 			v->m.volume, pt->name, v->vol.fs_type ? v->vol.fs_type : "unknown", pt->fs, type);
 		return -EIO;
 	}
-	if (!mac_name_matches(pt->fs, v->vol.volume, pt->name)) {
+	if (!prov_mac_name_matches(pt->fs, v->vol.volume, pt->name)) {
 		sb_addf(ctx->err, "%s is named '%s'; the plan names it '%s'", v->m.volume,
 			v->vol.volume ? v->vol.volume : "", pt->name);
 		return -EIO;
@@ -730,14 +730,14 @@ static char *volume_facts(struct provision_ctx *ctx, const struct mx *s, size_t 
 		.work_dir = v->work,
 	};
 	struct prov_cond_text ct;
-	mac_cond_facts(ctx, &l->parts[k], v->mount, &f, &ct);
+	prov_mac_cond_facts(ctx, &l->parts[k], v->mount, &f, &ct);
 	struct statvfs sv;
 	if (!s->dry && v->mount && statvfs(v->mount, &sv) == 0) {
 		f.has_space = 1;
 		f.capacity_bytes = (uint64_t)sv.f_blocks * sv.f_frsize;
 		f.free_bytes = (uint64_t)sv.f_bavail * sv.f_frsize;
 	}
-	char *json = vol_facts_json(&f);
+	char *json = prov_vol_facts_json(&f);
 	prov_cond_text_release(&ct);
 	sb_release(&mo);
 	return json;
@@ -752,7 +752,7 @@ static int read_size(struct provision_ctx *ctx, struct mx *s, struct mac_info *d
 		/* diskutil's error dict (a disk that is gone) is the identity
 		 * check's to say; a read that failed otherwise is an error */
 		struct strbuf e = STRBUF_INIT;
-		int rc = mac_read_info(query_ctx, ctx, s->disk, di, &e) < 0 ? -EIO : 0;
+		int rc = prov_mac_read_info(query_ctx, ctx, s->disk, di, &e) < 0 ? -EIO : 0;
 		if (rc < 0)
 			sb_adds(ctx->err, e.buf);
 		sb_release(&e);
@@ -806,13 +806,13 @@ static void say_what_is_now(struct provision_ctx *ctx, struct mx *s)
 	struct strbuf e = STRBUF_INIT, now = STRBUF_INIT;
 	struct provision_ctx q = *ctx;
 	q.err = &e;
-	if (mx_plist(&q, s, list, macos_plist_list, &ml) == 0 && mx_plist(&q, s, apfs, macos_plist_apfs, &ma) == 0)
-		mac_disk_describe(s->disk, &ml, &ma, &now);
+	if (mx_plist(&q, s, list, prov_macos_plist_list, &ml) == 0 && mx_plist(&q, s, apfs, prov_macos_plist_apfs, &ma) == 0)
+		prov_mac_disk_describe(s->disk, &ml, &ma, &now);
 	else
 		sb_addf(&now, "unknown (%s)", e.buf);
 	sb_addf(ctx->err, "\n  %s now: %s", s->disk, now.buf);
-	mac_list_release(&ml);
-	mac_apfs_release(&ma);
+	prov_mac_list_release(&ml);
+	prov_mac_apfs_release(&ma);
 	sb_release(&e);
 	sb_release(&now);
 }
@@ -846,7 +846,7 @@ static int check_limits(struct provision_ctx *ctx, struct mx *s, const char *sto
 			rc = -ENOSPC;
 		}
 	}
-	mac_limits_release(&lim);
+	prov_mac_limits_release(&lim);
 	return rc;
 }
 
@@ -869,27 +869,27 @@ static int keep_state(struct provision_ctx *ctx, struct mx *s, size_t li, struct
 		prov_note(ctx, 0, "layout %s keeps partition %s: check that %s holds exactly one "
 				  "partition besides EFI, %s with %s named '%s' (%s); anything else "
 				  "stops the run before a command changes the disk", l->name,
-			  kp->name, s->disk, mac_content(kp->fs),
-			  !mac_is_apfs(kp->fs) ? "its volume" : "one APFS container and one volume",
+			  kp->name, s->disk, prov_mac_content(kp->fs),
+			  !prov_mac_is_apfs(kp->fs) ? "its volume" : "one APFS container and one volume",
 			  kp->name, li ? "as the layout before leaves it" : "the disk as found");
-	int rc = mx_plist(ctx, s, list, macos_plist_list, &ml);
+	int rc = mx_plist(ctx, s, list, prov_macos_plist_list, &ml);
 	if (rc == 0)
-		rc = mx_plist(ctx, s, apfs, macos_plist_apfs, &ma);
+		rc = mx_plist(ctx, s, apfs, prov_macos_plist_apfs, &ma);
 	if (rc == 0 && s->dry) {
 		struct strbuf id = STRBUF_INIT;
 		sb_addf(&id, "%ss2", s->disk);
 		kept->part = sb_detach(&id);
-	} else if (rc == 0 && !mac_keep_start(kp, s->disk, &ml, &ma, kept, &why)) {
+	} else if (rc == 0 && !prov_mac_keep_start(kp, s->disk, &ml, &ma, kept, &why)) {
 		struct mac_made *made = xcalloc(l->nparts, sizeof(*made));
 		struct strbuf e = STRBUF_INIT;
 		if (ctx->resume && s->fit &&
-		    mac_layout_check(l, s->fit[li], s->disk, &ml, &ma, made, &e) == 0) {
+		    prov_mac_layout_check(l, s->fit[li], s->disk, &ml, &ma, made, &e) == 0) {
 			s->kept_reused = 1;
 			prov_note(ctx, 0, "%s already holds layout %s (the interrupted run resized it): "
 					  "no resize", s->disk, l->name);
 		} else {
 			struct strbuf found = STRBUF_INIT;
-			mac_disk_describe(s->disk, &ml, &ma, &found);
+			prov_mac_disk_describe(s->disk, &ml, &ma, &found);
 			sb_addf(ctx->err, "layout %s keeps partition %s (%s) of %s, but %s is not the "
 					  "state it starts from: %s. Found: %s. Nothing was changed",
 				l->name, kp->name, kp->fs, li ? "the layout before" : "the disk as found",
@@ -897,12 +897,12 @@ static int keep_state(struct provision_ctx *ctx, struct mx *s, size_t li, struct
 			sb_release(&found);
 			rc = -EIO;
 		}
-		mac_made_release(made, l->nparts);
+		prov_mac_made_release(made, l->nparts);
 		free(made);
 		sb_release(&e);
 	}
-	mac_list_release(&ml);
-	mac_apfs_release(&ma);
+	prov_mac_list_release(&ml);
+	prov_mac_apfs_release(&ma);
 	sb_release(&why);
 	return rc;
 }
@@ -916,7 +916,7 @@ static int keep_layout(struct provision_ctx *ctx, struct mx *s, size_t li)
 {
 	const struct plan_layout *l = &ctx->plan->layouts[li];
 	const struct plan_partition *kp = &l->parts[0];
-	int apfs = mac_is_apfs(kp->fs);
+	int apfs = prov_mac_is_apfs(kp->fs);
 	struct mac_made kept;
 	memset(&kept, 0, sizeof(kept));
 	s->kept_reused = 0;
@@ -924,7 +924,7 @@ static int keep_layout(struct provision_ctx *ctx, struct mx *s, size_t li)
 	if (rc == 0) /* from here on the teardown unmounts the disk */
 		s->partitioned = 1;
 	if (rc < 0 || s->kept_reused) {
-		mac_made_release(&kept, 1);
+		prov_mac_made_release(&kept, 1);
 		return rc;
 	}
 	/* the kept volume: mounted, without this run's files of an earlier layout */
@@ -939,7 +939,7 @@ static int keep_layout(struct provision_ctx *ctx, struct mx *s, size_t li)
 		if (rc == 0 && !vi.mount) {
 			const char *mo[] = { "diskutil", "mount", kept.volume, NULL };
 			rc = mx_act(ctx, "mount", kept.volume, NULL, mo, NULL);
-			mac_info_release(&vi);
+			prov_mac_info_release(&vi);
 			if (rc == 0)
 				rc = info_of(ctx, s, kept.volume, &vi);
 			if (rc == 0 && !vi.mount) {
@@ -951,7 +951,7 @@ static int keep_layout(struct provision_ctx *ctx, struct mx *s, size_t li)
 	}
 	if (rc == 0)
 		rc = clear_work(ctx, s, vi.mount, "the kept volume");
-	mac_info_release(&vi);
+	prov_mac_info_release(&vi);
 	rc = cancelled(ctx, rc);
 	if (rc == 0 && apfs)
 		rc = check_limits(ctx, s, kept.part, s->fit ? s->fit[li][0].bytes : 0);
@@ -974,7 +974,7 @@ static int keep_layout(struct provision_ctx *ctx, struct mx *s, size_t li)
 		rc = info_of(ctx, s, s->disk, &di); /* the identity, right before */
 	if (rc == 0)
 		rc = still_the_disk(ctx, s, &di, argv);
-	mac_info_release(&di);
+	prov_mac_info_release(&di);
 	if (rc == 0) {
 		prov_note(ctx, 0, "keep %s (%s '%s'%s%s) of %s%s: not a fresh file system; its data "
 				  "stays, and it is resized to %s", kept.part, kp->fs, kp->name,
@@ -988,7 +988,7 @@ static int keep_layout(struct provision_ctx *ctx, struct mx *s, size_t li)
 	}
 	release_sizes(sz, l->nparts);
 	free(argv);
-	mac_made_release(&kept, 1);
+	prov_mac_made_release(&kept, 1);
 	return rc;
 }
 
@@ -1024,7 +1024,7 @@ static int mx_partition(struct provision_ctx *ctx, size_t li)
 	if (rc == 0)
 		rc = ctx->plan->layouts[li].keeps ? keep_layout(ctx, s, li)
 						  : partition_disk(ctx, s, li, &di);
-	mac_info_release(&di);
+	prov_mac_info_release(&di);
 	rc = cancelled(ctx, rc);
 	return rc == 0 ? reread(ctx, s, li) : rc;
 }
@@ -1050,7 +1050,7 @@ static int mx_mount(struct provision_ctx *ctx, size_t li, size_t k)
 static int mx_conditions(struct provision_ctx *ctx, size_t li, size_t k)
 {
 	struct mx *s = ctx->state;
-	return mac_cond_apply(ctx, &ctx->plan->layouts[li].parts[k], s->v[k].mount,
+	return prov_mac_cond_apply(ctx, &ctx->plan->layouts[li].parts[k], s->v[k].mount,
 			      &s->v[k].snaps);
 }
 
@@ -1091,9 +1091,9 @@ static int mx_remount(struct provision_ctx *ctx, struct volume *vol)
 				v->m.volume, i.mount ? i.mount : "(not mounted)", v->mount);
 			rc = -EIO;
 		}
-		mac_info_release(&i);
+		prov_mac_info_release(&i);
 		if (rc == 0)
-			rc = mac_cond_apply(ctx, &ctx->plan->layouts[s->li].parts[k], v->mount,
+			rc = prov_mac_cond_apply(ctx, &ctx->plan->layouts[s->li].parts[k], v->mount,
 					    &v->snaps);
 		return rc;
 	}
@@ -1115,13 +1115,13 @@ static struct mvol *mvol_of(struct provision_ctx *ctx, const struct volume *vol)
 static int mx_snapshot_take(struct provision_ctx *ctx, const struct volume *vol, char **name)
 {
 	struct mvol *v = mvol_of(ctx, vol);
-	return v ? mac_snapshot_take(ctx, v->mount, &v->snaps, name) : -ENOENT;
+	return v ? prov_mac_snapshot_take(ctx, v->mount, &v->snaps, name) : -ENOENT;
 }
 
 static int mx_snapshot_drop(struct provision_ctx *ctx, const struct volume *vol, const char *name)
 {
 	struct mvol *v = mvol_of(ctx, vol);
-	return v ? mac_snapshot_drop(ctx, v->mount, &v->snaps, name) : -ENOENT;
+	return v ? prov_mac_snapshot_drop(ctx, v->mount, &v->snaps, name) : -ENOENT;
 }
 
 static int mx_snapshot_list(struct provision_ctx *ctx, const struct volume *vol, char ***names,
@@ -1130,7 +1130,7 @@ static int mx_snapshot_list(struct provision_ctx *ctx, const struct volume *vol,
 	struct mvol *v = mvol_of(ctx, vol);
 	if (!v)
 		return -ENOENT;
-	int rc = mac_snapshot_list(ctx, v->mount, names, n);
+	int rc = prov_mac_snapshot_list(ctx, v->mount, names, n);
 	/* the run's that the system thinned are no longer the run's to delete */
 	for (size_t i = 0; rc == 0 && i < v->snaps.l.n;) {
 		int there = 0;
@@ -1196,7 +1196,7 @@ static int mx_unmount(struct provision_ctx *ctx, size_t k)
 {
 	struct mx *s = ctx->state;
 	if (s->v[k].mount)
-		mac_snapshots_teardown(ctx, s->v[k].mount, &s->v[k].snaps);
+		prov_mac_snapshots_teardown(ctx, s->v[k].mount, &s->v[k].snaps);
 	return 0;
 }
 
@@ -1276,7 +1276,7 @@ static int mx_resume(struct provision_ctx *ctx, struct mx *s)
 {
 	struct provision_resume *r = ctx->resume;
 	struct mac_leftover lo;
-	int rc = mac_resume_find(ctx, s->image_file, s->image_key, &lo);
+	int rc = prov_mac_resume_find(ctx, s->image_file, s->image_key, &lo);
 	if (rc < 0)
 		return rc;
 	if (lo.keep) {
@@ -1316,11 +1316,11 @@ static int mx_resume(struct provision_ctx *ctx, struct mx *s)
 					    " (made by the interrupted run)");
 		}
 	}
-	mac_leftover_release(&lo);
+	prov_mac_leftover_release(&lo);
 	return rc;
 }
 
-/* What a run locks (provision_target_keys): the image file, or the disk
+/* What a run locks (prov_target_keys): the image file, or the disk
  * by its identifier, asking diskutil nothing. */
 static int mx_keys(const struct plan *p, int create, struct target_keys *keys, struct strbuf *err)
 {
@@ -1329,7 +1329,7 @@ static int mx_keys(const struct plan *p, int create, struct target_keys *keys, s
 	if (t->kind == TARGET_DISK) {
 		struct strbuf what = STRBUF_INIT;
 		sb_addf(&what, "disk %s", t->device);
-		mac_disk_keys(t->device, what.buf, keys);
+		prov_mac_disk_keys(t->device, what.buf, keys);
 		sb_release(&what);
 		return 0;
 	}
@@ -1338,12 +1338,12 @@ static int mx_keys(const struct plan *p, int create, struct target_keys *keys, s
 	free(file);
 	if (!abs)
 		return -ENOENT;
-	target_keys_image(keys, abs, NULL);
+	prov_target_keys_image(keys, abs, NULL);
 	free(abs);
 	return 0;
 }
 
-const struct backend_ops provision_macos_ops = {
+const struct backend_ops prov_macos_ops = {
 	.name = "macos",
 	.keys = mx_keys,
 	.prepare = mx_prepare,
@@ -1356,8 +1356,8 @@ const struct backend_ops provision_macos_ops = {
 	.finish = prov_engine_finish,
 };
 
-const struct prov_prims macos_prims = {
-	.fit = mac_fit,
+const struct prov_prims prov_macos_prims = {
+	.fit = prov_mac_fit,
 	.begin = mx_begin,
 	.create_image = mx_create_image,
 	.attach = mx_attach,

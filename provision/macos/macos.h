@@ -3,7 +3,7 @@
  * macos_facts.c (what the safety rules need to know about a disk, from
  * diskutil's plists), macos_layout.c (the byte sizes of a layout and the
  * check of what diskutil made), and `rig devices` on macOS. The backend
- * itself is macos.c (provision_macos_ops). The parsers are macos_plist.h.
+ * itself is macos.c (prov_macos_ops). The parsers are macos_plist.h.
  *
  * All of it is portable C that runs commands through a query function, so
  * the tests give it recorded outputs and fake tools, and `rig plan` and
@@ -32,7 +32,7 @@ struct target_keys;
 typedef int (*mac_query_fn)(void *opaque, const char *const *argv, char **out, struct strbuf *err);
 
 /* The query through a spawner (logged as every command; never dry). */
-int mac_spawn_query(void *spawner, const char *const *argv, char **out, struct strbuf *err);
+int prov_mac_spawn_query(void *spawner, const char *const *argv, char **out, struct strbuf *err);
 
 /* --- facts (macos_facts.c) --- */
 
@@ -53,30 +53,30 @@ struct mac_system {
  * `diskutil list -plist` and `diskutil apfs list -plist`. Never fails:
  * what cannot be read is kept as the reason (root_error) or left empty.
  */
-void mac_system_read(mac_query_fn q, void *opaque, struct mac_system *s);
-void mac_system_release(struct mac_system *s);
+void prov_mac_system_read(mac_query_fn q, void *opaque, struct mac_system *s);
+void prov_mac_system_release(struct mac_system *s);
 
 /*
  * The facts of the device `path` (disk4) from its `diskutil info -plist`
  * and the system; a pure function, so the tests give it fixtures and
  * devices derived from them. Caller releases f.
  */
-void mac_disk_facts(const struct mac_system *s, const char *path, const struct mac_info *info,
+void prov_mac_disk_facts(const struct mac_system *s, const char *path, const struct mac_info *info,
 		    struct disk_facts *f);
 
 /* `diskutil info -plist path`, parsed; -1 (reason in err) when it printed no plist. */
-int mac_read_info(mac_query_fn q, void *opaque, const char *path, struct mac_info *info,
+int prov_mac_read_info(mac_query_fn q, void *opaque, const char *path, struct mac_info *info,
 		  struct strbuf *err);
 
 /* `rig devices` on macOS: every whole disk with its facts and verdict. */
-void macos_devices_report(mac_query_fn q, void *opaque, struct strbuf *out);
+void prov_macos_devices_report(mac_query_fn q, void *opaque, struct strbuf *out);
 
-/* The lock key (provision.h, provision_target_keys) of disk identifier id
+/* The lock key (provision.h, prov_target_keys) of disk identifier id
  * (its whole disk), named what in messages: "disk-disk4". */
-void mac_disk_keys(const char *id, const char *what, struct target_keys *keys);
+void prov_mac_disk_keys(const char *id, const char *what, struct target_keys *keys);
 
 /* The whole disk of an identifier by its name: disk4s2 -> disk4. Caller frees. */
-char *mac_whole_of(const char *id);
+char *prov_mac_whole_of(const char *id);
 
 /* --- layouts (macos_layout.c) --- */
 
@@ -85,12 +85,12 @@ char *mac_whole_of(const char *id);
 #define MAC_EFI_START 20480ull      /* where it starts (sector 40 of 512 bytes) */
 
 /* diskutil's name of a plan file system: APFS, JHFS+, ExFAT, MS-DOS FAT32. */
-const char *mac_format(const char *fs);
+const char *prov_mac_format(const char *fs);
 /* What `diskutil info` calls it (FilesystemType) and the GPT Content of its partition. */
-const char *mac_fs_type(const char *fs);
-const char *mac_content(const char *fs);
+const char *prov_mac_fs_type(const char *fs);
+const char *prov_mac_content(const char *fs);
 /* Whether fs is made as an APFS container (apfs, apfsx). */
-int mac_is_apfs(const char *fs);
+int prov_mac_is_apfs(const char *fs);
 
 /*
  * The byte size of each partition of layout l on a disk of TotalSize
@@ -99,20 +99,20 @@ int mac_is_apfs(const char *fs);
  * equal shares are exactly equal), byte sizes as written, `rest` what is
  * left in whole MiB. 0 or -ENOSPC with the reason in err.
  */
-int mac_layout_sizes(const struct plan_layout *l, uint64_t total, uint64_t *sizes,
+int prov_mac_layout_sizes(const struct plan_layout *l, uint64_t total, uint64_t *sizes,
 		     struct strbuf *err);
 /* The driver's primitive operations (driver.h; macos.c). */
-extern const struct prov_prims macos_prims;
+extern const struct prov_prims prov_macos_prims;
 
 /* The driver's fit (driver.h): those sizes, each partition starting at the
  * next MiB after the one before it, as diskutil places them. */
 struct prov_extent;
-int mac_fit(const struct plan_layout *l, uint64_t total, uint32_t sector, struct prov_extent *out,
+int prov_mac_fit(const struct plan_layout *l, uint64_t total, uint32_t sector, struct prov_extent *out,
 	    struct strbuf *why);
 
 /* Whether a volume name diskutil reports is the plan's (case ignored for
  * fat32, whose labels are capitals). */
-int mac_name_matches(const char *fs, const char *got, const char *want);
+int prov_mac_name_matches(const char *fs, const char *got, const char *want);
 
 /* One partition as diskutil made it, matched to the plan. */
 struct mac_made {
@@ -125,21 +125,21 @@ struct mac_made {
 /*
  * Check the re-read layout of disk against the plan: after the EFI
  * partition, exactly the plan's partitions in its order, each of the
- * expected type and within 2 MiB of its size (fit, from mac_fit), each APFS one the only store
+ * expected type and within 2 MiB of its size (fit, from prov_mac_fit), each APFS one the only store
  * of a container holding one volume of the plan's name. Fills made[] (the
- * caller releases with mac_made_release) or returns -EIO with what differs.
+ * caller releases with prov_mac_made_release) or returns -EIO with what differs.
  */
-int mac_layout_check(const struct plan_layout *l, const struct prov_extent *fit, const char *disk,
+int prov_mac_layout_check(const struct plan_layout *l, const struct prov_extent *fit, const char *disk,
 		     const struct mac_list *list, const struct mac_apfs *apfs,
 		     struct mac_made *made, struct strbuf *err);
-void mac_made_release(struct mac_made *m, size_t n);
+void prov_mac_made_release(struct mac_made *m, size_t n);
 
 /*
  * What disk holds, for messages: each partition after EFI with its type,
  * size and name (an APFS one: its container and volume names). "nothing
  * after EFI" when empty; what diskutil did not list when the disk is absent.
  */
-void mac_disk_describe(const char *disk, const struct mac_list *list, const struct mac_apfs *apfs,
+void prov_mac_disk_describe(const char *disk, const struct mac_list *list, const struct mac_apfs *apfs,
 		       struct strbuf *sb);
 
 /*
@@ -149,7 +149,7 @@ void mac_disk_describe(const char *disk, const struct mac_list *list, const stru
  * that name). 1 with *kept filled (the caller releases it); 0 with why
  * saying what differs.
  */
-int mac_keep_start(const struct plan_partition *kp, const char *disk, const struct mac_list *list,
+int prov_mac_keep_start(const struct plan_partition *kp, const char *disk, const struct mac_list *list,
 		   const struct mac_apfs *apfs, struct mac_made *kept, struct strbuf *why);
 
 /*
@@ -157,10 +157,10 @@ int mac_keep_start(const struct plan_partition *kp, const char *disk, const stru
  * needle, or anything below one, open or as their working folder: how
  * many; what (may be NULL) gets "PID n (command)" for each (macos_procs.c).
  */
-size_t mac_lsof_users(const char *text, long self, const char *const *needles,
+size_t prov_mac_lsof_users(const char *text, long self, const char *const *needles,
 		      struct strbuf *what);
 /* The driver's procs_using (driver.h): lsof through a real spawner. */
-int mac_procs_using(const char *const *needles, struct strbuf *what);
+int prov_mac_procs_using(const char *const *needles, struct strbuf *what);
 
 /* --- volume conditions and snapshots (macos_cond.c) --- */
 
@@ -172,10 +172,10 @@ struct mac_snaps;
  * defragment; `snapshots: none` on APFS: the volume out of Time Machine,
  * `tmutil addexclusion -v`, once, recorded in sn): after provisioning and
  * after each remount. */
-int mac_cond_apply(struct provision_ctx *ctx, const struct plan_partition *pt, const char *mount,
+int prov_mac_cond_apply(struct provision_ctx *ctx, const struct plan_partition *pt, const char *mount,
 		   struct mac_snaps *sn);
 /* pt's conditions in its facts (engine.h, prov_cond_facts). */
-void mac_cond_facts(const struct provision_ctx *ctx, const struct plan_partition *pt,
+void prov_mac_cond_facts(const struct provision_ctx *ctx, const struct plan_partition *pt,
 		    const char *mount, struct vol_facts *f, struct prov_cond_text *t);
 /* The snapshots the run took of one volume and has not deleted. */
 struct mac_snaps {
@@ -189,19 +189,19 @@ struct mac_snaps {
  * snapshots every APFS volume Time Machine includes), found on the volume
  * by its date; before the first, `tmutil isexcluded MOUNT` must say
  * [Included], else the step is refused with the fix. */
-int mac_snapshot_take(struct provision_ctx *ctx, const char *mount, struct mac_snaps *sn,
+int prov_mac_snapshot_take(struct provision_ctx *ctx, const char *mount, struct mac_snaps *sn,
 		      char **name);
 /* diskutil apfs deleteSnapshot, then listSnapshots until the name is gone
  * (APFS deletes in the background): the next step starts without it. */
-int mac_snapshot_drop(struct provision_ctx *ctx, const char *mount, struct mac_snaps *sn,
+int prov_mac_snapshot_drop(struct provision_ctx *ctx, const char *mount, struct mac_snaps *sn,
 		      const char *name);
 /* The names diskutil apfs listSnapshots gives for the volume now, the
  * run's and any other (Time Machine's hourly ones): 0; 1 in a dry run
  * (the command listed, nothing known); or -EIO with the reason. */
-int mac_snapshot_list(struct provision_ctx *ctx, const char *mount, char ***names, size_t *n);
+int prov_mac_snapshot_list(struct provision_ctx *ctx, const char *mount, char ***names, size_t *n);
 /* Before the volume goes: delete those left (a failure is a warning), and
  * take the volume out of Time Machine's exclusions again if the run put
  * it there. */
-void mac_snapshots_teardown(struct provision_ctx *ctx, const char *mount, struct mac_snaps *sn);
+void prov_mac_snapshots_teardown(struct provision_ctx *ctx, const char *mount, struct mac_snaps *sn);
 
 #endif

@@ -97,7 +97,7 @@ static int wants_exclusion(const struct provision_ctx *ctx, const struct plan_pa
 	       plan_fs_can(ctx->plan->platform, pt->fs, PLAN_FS_SNAPSHOTS);
 }
 
-int mac_cond_apply(struct provision_ctx *ctx, const struct plan_partition *pt, const char *mount,
+int prov_mac_cond_apply(struct provision_ctx *ctx, const struct plan_partition *pt, const char *mount,
 		   struct mac_snaps *sn)
 {
 	const char *argv[6];
@@ -115,15 +115,15 @@ int mac_cond_apply(struct provision_ctx *ctx, const struct plan_partition *pt, c
 	return rc;
 }
 
-void mac_cond_facts(const struct provision_ctx *ctx, const struct plan_partition *pt,
+void prov_mac_cond_facts(const struct provision_ctx *ctx, const struct plan_partition *pt,
 		    const char *mount, struct vol_facts *f, struct prov_cond_text *t)
 {
 	const char *argv[6];
 	struct strbuf ix = STRBUF_INIT, df = STRBUF_INIT;
 	if (indexing_argv(pt, mount, argv))
-		spawn_argv_text(&ix, argv);
+		plat_spawn_argv_text(&ix, argv);
 	if (defrag_argv(pt, mount, argv))
-		spawn_argv_text(&df, argv);
+		plat_spawn_argv_text(&df, argv);
 	prov_cond_facts(ctx, pt, ix.buf, df.buf, f, t);
 	sb_release(&ix);
 	sb_release(&df);
@@ -131,7 +131,7 @@ void mac_cond_facts(const struct provision_ctx *ctx, const struct plan_partition
 
 /* --- snapshots --- */
 
-int mac_snapshot_list(struct provision_ctx *ctx, const char *mount, char ***names, size_t *n)
+int prov_mac_snapshot_list(struct provision_ctx *ctx, const char *mount, char ***names, size_t *n)
 {
 	const char *argv[] = { "diskutil", "apfs", "listSnapshots", "-plist", mount, NULL };
 	struct spawn_result r;
@@ -140,11 +140,11 @@ int mac_snapshot_list(struct provision_ctx *ctx, const char *mount, char ***name
 	if (prov_run(ctx, argv, &r) < 0)
 		return -EIO;
 	int rc = 1; /* a dry run lists nothing */
-	if (!spawner_dry_run(ctx->sp)) {
+	if (!plat_spawner_dry_run(ctx->sp)) {
 		rc = 0;
 		struct mac_snapshots sn;
 		struct strbuf e = STRBUF_INIT;
-		if (mac_parse_snapshots(r.stdout_text ? r.stdout_text : "", r.stdout_len, &sn, &e) < 0) {
+		if (prov_mac_parse_snapshots(r.stdout_text ? r.stdout_text : "", r.stdout_len, &sn, &e) < 0) {
 			sb_addf(ctx->err, "diskutil apfs listSnapshots -plist %s printed no usable "
 					  "plist: %s", mount, e.buf);
 			rc = -EIO;
@@ -154,10 +154,10 @@ int mac_snapshot_list(struct provision_ctx *ctx, const char *mount, char ***name
 			sn.names = NULL;
 			sn.n = 0;
 		}
-		mac_snapshots_release(&sn);
+		prov_mac_snapshots_release(&sn);
 		sb_release(&e);
 	}
-	spawn_result_release(&r);
+	plat_spawn_result_release(&r);
 	return rc;
 }
 
@@ -175,7 +175,7 @@ static char *find_new(struct provision_ctx *ctx, const char *mount, const char *
 {
 	char **names = NULL;
 	size_t n = 0;
-	if (mac_snapshot_list(ctx, mount, &names, &n) < 0)
+	if (prov_mac_snapshot_list(ctx, mount, &names, &n) < 0)
 		return NULL;
 	char *name = NULL;
 	for (size_t i = 0; i < n && !name; i++) {
@@ -206,7 +206,7 @@ static int check_included(struct provision_ctx *ctx, const char *mount, struct m
 		return -EIO;
 	const char *out = r.stdout_text ? r.stdout_text : "";
 	int rc = 0;
-	if (spawner_dry_run(ctx->sp) || strstr(out, "[Included]")) {
+	if (plat_spawner_dry_run(ctx->sp) || strstr(out, "[Included]")) {
 		sn->included = 1;
 	} else if (strstr(out, "[Excluded]")) {
 		sb_addf(ctx->err, "Time Machine excludes %s (tmutil isexcluded %s: [Excluded]), and "
@@ -221,14 +221,14 @@ static int check_included(struct provision_ctx *ctx, const char *mount, struct m
 			mount, out);
 		rc = -EIO;
 	}
-	spawn_result_release(&r);
+	plat_spawn_result_release(&r);
 	return rc;
 }
 
-int mac_snapshot_take(struct provision_ctx *ctx, const char *mount, struct mac_snaps *sn,
+int prov_mac_snapshot_take(struct provision_ctx *ctx, const char *mount, struct mac_snaps *sn,
 		      char **name)
 {
-	int dry = spawner_dry_run(ctx->sp);
+	int dry = plat_spawner_dry_run(ctx->sp);
 	int rc = check_included(ctx, mount, sn);
 	if (rc < 0)
 		return rc;
@@ -248,9 +248,9 @@ int mac_snapshot_take(struct provision_ctx *ctx, const char *mount, struct mac_s
 	sn->last_ns = plat_clock_ns();
 	struct strbuf dd = STRBUF_INIT;
 	sb_addf(&dd, "DATE%u", ++sn->taken);
-	char *date = dry ? sb_detach(&dd) : mac_tmutil_date(r.stdout_text);
+	char *date = dry ? sb_detach(&dd) : prov_mac_tmutil_date(r.stdout_text);
 	sb_release(&dd);
-	spawn_result_release(&r);
+	plat_spawn_result_release(&r);
 	if (!date) {
 		sb_adds(ctx->err, "tmutil localsnapshot did not say \"Created local snapshot with "
 				  "date: ...\"");
@@ -284,7 +284,7 @@ static int wait_gone(struct provision_ctx *ctx, const char *mount, const char *n
 	for (;;) {
 		char **names = NULL;
 		size_t n = 0;
-		if (mac_snapshot_list(ctx, mount, &names, &n) < 0)
+		if (prov_mac_snapshot_list(ctx, mount, &names, &n) < 0)
 			return -EIO;
 		int listed = 0;
 		for (size_t i = 0; i < n; i++)
@@ -306,12 +306,12 @@ static int wait_gone(struct provision_ctx *ctx, const char *mount, const char *n
 	}
 }
 
-int mac_snapshot_drop(struct provision_ctx *ctx, const char *mount, struct mac_snaps *sn,
+int prov_mac_snapshot_drop(struct provision_ctx *ctx, const char *mount, struct mac_snaps *sn,
 		      const char *name)
 {
 	const char *argv[] = { "diskutil", "apfs", "deleteSnapshot", mount, "-name", name, NULL };
 	int rc = prov_journal_run(ctx, "delete-snapshot", mount, argv, NULL);
-	if (rc == 0 && !spawner_dry_run(ctx->sp))
+	if (rc == 0 && !plat_spawner_dry_run(ctx->sp))
 		rc = wait_gone(ctx, mount, name);
 	if (rc == 0)
 		prov_snap_list_remove(&sn->l, name);
@@ -326,10 +326,10 @@ struct mac_drop {
 static int drop_fn(struct provision_ctx *ctx, void *opaque, const char *name)
 {
 	struct mac_drop *d = opaque;
-	return mac_snapshot_drop(ctx, d->mount, d->sn, name);
+	return prov_mac_snapshot_drop(ctx, d->mount, d->sn, name);
 }
 
-void mac_snapshots_teardown(struct provision_ctx *ctx, const char *mount, struct mac_snaps *sn)
+void prov_mac_snapshots_teardown(struct provision_ctx *ctx, const char *mount, struct mac_snaps *sn)
 {
 	struct mac_drop d = { mount, sn };
 	prov_snap_list_teardown(ctx, &sn->l, mount, drop_fn, &d);

@@ -18,8 +18,8 @@
 
 static void macos_devices(struct strbuf *out)
 {
-	struct spawner sp = spawner_fault(spawner_real(NULL, NULL));
-	macos_devices_report(mac_spawn_query, &sp, out);
+	struct spawner sp = plat_spawner_fault(plat_spawner_real(NULL, NULL));
+	prov_macos_devices_report(prov_mac_spawn_query, &sp, out);
 }
 
 /* A read/write HFS+ image of the folder, then resized (the article 004's
@@ -38,9 +38,9 @@ const struct prov_driver prov_driver_macos = {
 	.platform = &plan_platform_macos,
 	.imaging = &macos_imaging,
 	.devices_report = macos_devices,
-	.procs_using = mac_procs_using,
+	.procs_using = prov_mac_procs_using,
 	.dry_legend = "volumes stay where diskutil mounts them, /Volumes/NAME",
 	.dry_legend_image = "diskN stands for the disk hdiutil attaches at run time",
-	.ops = &provision_macos_ops,
-	.prims = &macos_prims,
+	.ops = &prov_macos_ops,
+	.prims = &prov_macos_prims,
 };

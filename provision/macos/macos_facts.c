@@ -29,31 +29,31 @@
 #include "provision/macos/macos.h"
 #include "provision/provision.h"
 
-int mac_spawn_query(void *spawner, const char *const *argv, char **out, struct strbuf *err)
+int prov_mac_spawn_query(void *spawner, const char *const *argv, char **out, struct strbuf *err)
 {
 	struct spawn_opts o = { .split = 1, .cancel = NULL };
 	struct spawn_result r;
-	if (spawn_run_opts(spawner, argv, NULL, &o, &r, err) < 0)
+	if (plat_spawn_run_opts(spawner, argv, NULL, &o, &r, err) < 0)
 		return -1;
 	int failed = !r.exited || r.status != 0;
 	if (failed && (!r.stdout_text || !strstr(r.stdout_text, "<plist"))) {
 		/* Not diskutil's error dict: it did not run, or said why in text. */
 		struct strbuf t = STRBUF_INIT;
-		spawn_argv_text(&t, argv);
+		plat_spawn_argv_text(&t, argv);
 		sb_addf(err, "%s failed with %s %d", t.buf, r.exited ? "exit status" : "signal",
 			r.status);
 		if (r.output_len)
 			sb_addf(err, ": %.*s", (int)strcspn(r.output, "\n"), r.output);
 		sb_release(&t);
-		spawn_result_release(&r);
+		plat_spawn_result_release(&r);
 		return -1;
 	}
 	*out = r.stdout_text ? xstrdup(r.stdout_text) : xstrdup("");
-	spawn_result_release(&r);
+	plat_spawn_result_release(&r);
 	return 0;
 }
 
-char *mac_whole_of(const char *id)
+char *prov_mac_whole_of(const char *id)
 {
 	if (!strncmp(id, "/dev/", 5))
 		id += 5;
@@ -67,7 +67,7 @@ char *mac_whole_of(const char *id)
 	return xstrndup(id, n);
 }
 
-int mac_read_info(mac_query_fn q, void *opaque, const char *path, struct mac_info *info,
+int prov_mac_read_info(mac_query_fn q, void *opaque, const char *path, struct mac_info *info,
 		  struct strbuf *err)
 {
 	const char *argv[] = { "diskutil", "info", "-plist", path, NULL };
@@ -76,7 +76,7 @@ int mac_read_info(mac_query_fn q, void *opaque, const char *path, struct mac_inf
 	if (q(opaque, argv, &out, err) < 0)
 		return -1;
 	struct strbuf e = STRBUF_INIT;
-	int rc = mac_parse_info(out, strlen(out), info, &e);
+	int rc = prov_mac_parse_info(out, strlen(out), info, &e);
 	if (rc < 0)
 		sb_addf(err, "diskutil info -plist %s printed no usable plist: %s", path, e.buf);
 	sb_release(&e);
@@ -96,7 +96,7 @@ static int read_plist(mac_query_fn q, void *opaque, const char *const *argv,
 	int rc = parse(out, strlen(out), res, &e);
 	if (rc < 0) {
 		struct strbuf t = STRBUF_INIT;
-		spawn_argv_text(&t, argv);
+		plat_spawn_argv_text(&t, argv);
 		sb_addf(err, "%s: %s", t.buf, e.buf);
 		sb_release(&t);
 	}
@@ -107,12 +107,12 @@ static int read_plist(mac_query_fn q, void *opaque, const char *const *argv,
 
 static int parse_list(const char *b, size_t n, void *res, struct strbuf *e)
 {
-	return mac_parse_list(b, n, res, e);
+	return prov_mac_parse_list(b, n, res, e);
 }
 
 static int parse_apfs(const char *b, size_t n, void *res, struct strbuf *e)
 {
-	return mac_parse_apfs(b, n, res, e);
+	return prov_mac_parse_apfs(b, n, res, e);
 }
 
 static void add_root(struct mac_system *s, const char *disk, const char *why)
@@ -131,11 +131,11 @@ static void trace_root(mac_query_fn q, void *opaque, struct mac_system *s)
 {
 	struct mac_info root;
 	struct strbuf e = STRBUF_INIT, why = STRBUF_INIT;
-	if (mac_read_info(q, opaque, "/", &root, &e) < 0 || root.error || !root.id) {
+	if (prov_mac_read_info(q, opaque, "/", &root, &e) < 0 || root.error || !root.id) {
 		sb_addf(&why, "cannot tell which disk holds / (diskutil info -plist /: %s)",
 			e.len ? e.buf : root.error ? root.error : "no DeviceIdentifier");
 		s->root_error = sb_detach(&why);
-		mac_info_release(&root);
+		prov_mac_info_release(&root);
 		sb_release(&e);
 		return;
 	}
@@ -146,9 +146,9 @@ static void trace_root(mac_query_fn q, void *opaque, struct mac_system *s)
 			struct mac_info st;
 			sb_reset(&e);
 			sb_reset(&why);
-			int ok = mac_read_info(q, opaque, root.stores[i], &st, &e) == 0 && !st.error &&
+			int ok = prov_mac_read_info(q, opaque, root.stores[i], &st, &e) == 0 && !st.error &&
 				 st.parent;
-			char *whole = ok ? xstrdup(st.parent) : mac_whole_of(root.stores[i]);
+			char *whole = ok ? xstrdup(st.parent) : prov_mac_whole_of(root.stores[i]);
 			sb_addf(&why, "/ is on %s in APFS container %s, whose physical store %s is on %s",
 				root.id, root.container, root.stores[i], whole);
 			if (!ok)
@@ -156,7 +156,7 @@ static void trace_root(mac_query_fn q, void *opaque, struct mac_system *s)
 					root.stores[i], e.len ? e.buf : st.error ? st.error : "no ParentWholeDisk");
 			add_root(s, whole, why.buf);
 			free(whole);
-			mac_info_release(&st);
+			prov_mac_info_release(&st);
 		}
 		if (!root.nstores) {
 			sb_reset(&why);
@@ -165,17 +165,17 @@ static void trace_root(mac_query_fn q, void *opaque, struct mac_system *s)
 			s->root_error = sb_detach(&why);
 		}
 	} else {
-		char *whole = root.parent ? xstrdup(root.parent) : mac_whole_of(root.id);
+		char *whole = root.parent ? xstrdup(root.parent) : prov_mac_whole_of(root.id);
 		sb_addf(&why, "/ is on %s of %s", root.id, whole);
 		add_root(s, whole, why.buf);
 		free(whole);
 	}
-	mac_info_release(&root);
+	prov_mac_info_release(&root);
 	sb_release(&e);
 	sb_release(&why);
 }
 
-void mac_system_read(mac_query_fn q, void *opaque, struct mac_system *s)
+void prov_mac_system_read(mac_query_fn q, void *opaque, struct mac_system *s)
 {
 	memset(s, 0, sizeof(*s));
 	trace_root(q, opaque, s);
@@ -193,7 +193,7 @@ void mac_system_read(mac_query_fn q, void *opaque, struct mac_system *s)
 	sb_release(&e);
 }
 
-void mac_system_release(struct mac_system *s)
+void prov_mac_system_release(struct mac_system *s)
 {
 	free(s->root_error);
 	for (size_t i = 0; i < s->nroot; i++) {
@@ -202,8 +202,8 @@ void mac_system_release(struct mac_system *s)
 	}
 	free(s->root_disks);
 	free(s->root_why);
-	mac_list_release(&s->list);
-	mac_apfs_release(&s->apfs);
+	prov_mac_list_release(&s->list);
+	prov_mac_apfs_release(&s->apfs);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -217,7 +217,7 @@ static int container_on(const struct mac_system *s, const struct mac_disk *c, co
 {
 	int on = 0;
 	for (size_t i = 0; i < c->nstores && !on; i++) {
-		char *w = mac_whole_of(c->stores[i]);
+		char *w = prov_mac_whole_of(c->stores[i]);
 		on = !strcmp(w, disk);
 		free(w);
 	}
@@ -226,7 +226,7 @@ static int container_on(const struct mac_system *s, const struct mac_disk *c, co
 		if (s->apfs.c[i].ref && c->id && !strcmp(s->apfs.c[i].ref, c->id))
 			ac = &s->apfs.c[i];
 	for (size_t i = 0; ac && i < ac->nstores && !on; i++) {
-		char *w = mac_whole_of(ac->stores[i].id ? ac->stores[i].id : "");
+		char *w = prov_mac_whole_of(ac->stores[i].id ? ac->stores[i].id : "");
 		on = !strcmp(w, disk);
 		free(w);
 	}
@@ -262,12 +262,12 @@ static char *system_mount(const struct mac_system *s, const char *disk)
 	return NULL;
 }
 
-void mac_disk_facts(const struct mac_system *s, const char *path, const struct mac_info *info,
+void prov_mac_disk_facts(const struct mac_system *s, const char *path, const struct mac_info *info,
 		    struct disk_facts *f)
 {
 	memset(f, 0, sizeof(*f));
 	f->path = xstrdup(path);
-	f->name = mac_whole_of(path);
+	f->name = prov_mac_whole_of(path);
 	if (info->id) {
 		free(f->name);
 		f->name = xstrdup(info->id);
@@ -300,20 +300,20 @@ void mac_disk_facts(const struct mac_system *s, const char *path, const struct m
 	f->model = info->media ? xstrdup(info->media) : NULL;
 }
 
-void mac_disk_keys(const char *id, const char *what, struct target_keys *keys)
+void prov_mac_disk_keys(const char *id, const char *what, struct target_keys *keys)
 {
-	char *whole = mac_whole_of(id);
+	char *whole = prov_mac_whole_of(id);
 	struct strbuf key = STRBUF_INIT;
 	sb_addf(&key, "disk-%s", whole);
-	target_keys_add(keys, key.buf, what);
+	prov_target_keys_add(keys, key.buf, what);
 	sb_release(&key);
 	free(whole);
 }
 
-void macos_devices_report(mac_query_fn q, void *opaque, struct strbuf *out)
+void prov_macos_devices_report(mac_query_fn q, void *opaque, struct strbuf *out)
 {
 	struct mac_system s;
-	mac_system_read(q, opaque, &s);
+	prov_mac_system_read(q, opaque, &s);
 	if (s.root_error)
 		sb_addf(out, "warning: %s; every disk is refused\n", s.root_error);
 	if (!s.list.nwhole)
@@ -322,9 +322,9 @@ void macos_devices_report(mac_query_fn q, void *opaque, struct strbuf *out)
 		struct mac_info info;
 		struct strbuf e = STRBUF_INIT, extra = STRBUF_INIT;
 		struct disk_facts f;
-		if (mac_read_info(q, opaque, s.list.whole[i], &info, &e) < 0)
+		if (prov_mac_read_info(q, opaque, s.list.whole[i], &info, &e) < 0)
 			info.error = xstrdup(e.buf);
-		mac_disk_facts(&s, s.list.whole[i], &info, &f);
+		prov_mac_disk_facts(&s, s.list.whole[i], &info, &f);
 		sb_addf(&extra, "%s", info.internal == 1 ? "internal" : info.internal == 0 ? "external"
 							 : "internal or external unknown");
 		if (info.bus)
@@ -332,14 +332,14 @@ void macos_devices_report(mac_query_fn q, void *opaque, struct strbuf *out)
 		if (info.virt)
 			sb_addf(&extra, ", %s", info.virt);
 		struct target_keys keys = { 0 };
-		mac_disk_keys(s.list.whole[i], s.list.whole[i], &keys);
-		f.rig_run = target_keys_holder(&keys, NULL);
-		target_keys_release(&keys);
-		safety_describe(&f, s.list.whole[i], extra.buf, out);
-		disk_facts_release(&f);
-		mac_info_release(&info);
+		prov_mac_disk_keys(s.list.whole[i], s.list.whole[i], &keys);
+		f.rig_run = prov_target_keys_holder(&keys, NULL);
+		prov_target_keys_release(&keys);
+		prov_safety_describe(&f, s.list.whole[i], extra.buf, out);
+		prov_disk_facts_release(&f);
+		prov_mac_info_release(&info);
 		sb_release(&e);
 		sb_release(&extra);
 	}
-	mac_system_release(&s);
+	prov_mac_system_release(&s);
 }

@@ -47,27 +47,27 @@ static int fs_index(const char *fs)
 	return -1;
 }
 
-const char *mac_format(const char *fs)
+const char *prov_mac_format(const char *fs)
 {
 	int i = fs_index(fs);
 	return i < 0 ? NULL : fs_names[i].format;
 }
 
-const char *mac_fs_type(const char *fs)
+const char *prov_mac_fs_type(const char *fs)
 {
 	int i = fs_index(fs);
 	return i < 0 ? NULL : fs_names[i].type;
 }
 
-const char *mac_content(const char *fs)
+const char *prov_mac_content(const char *fs)
 {
 	int i = fs_index(fs);
 	return i < 0 ? NULL : fs_names[i].content;
 }
 
-int mac_is_apfs(const char *fs)
+int prov_mac_is_apfs(const char *fs)
 {
-	const char *c = mac_content(fs);
+	const char *c = prov_mac_content(fs);
 	return c && !strcmp(c, "Apple_APFS");
 }
 
@@ -76,7 +76,7 @@ static uint64_t mib_up(uint64_t x)
 	return (x + MAC_MIB - 1) / MAC_MIB * MAC_MIB;
 }
 
-int mac_layout_sizes(const struct plan_layout *l, uint64_t total, uint64_t *sizes,
+int prov_mac_layout_sizes(const struct plan_layout *l, uint64_t total, uint64_t *sizes,
 		     struct strbuf *err)
 {
 	uint64_t first = mib_up(MAC_EFI_START + MAC_EFI_BYTES);
@@ -129,7 +129,7 @@ int mac_layout_sizes(const struct plan_layout *l, uint64_t total, uint64_t *size
 	return 0;
 }
 
-int mac_name_matches(const char *fs, const char *got, const char *want)
+int prov_mac_name_matches(const char *fs, const char *got, const char *want)
 {
 	if (!got || !want)
 		return 0;
@@ -137,7 +137,7 @@ int mac_name_matches(const char *fs, const char *got, const char *want)
 	return !strcmp(fs, "fat32") ? !strcasecmp(got, want) : !strcmp(got, want);
 }
 
-void mac_made_release(struct mac_made *m, size_t n)
+void prov_mac_made_release(struct mac_made *m, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		free(m[i].part);
@@ -152,12 +152,12 @@ static int differs(uint64_t a, uint64_t b)
 	return (a > b ? a - b : b - a) > SIZE_SLACK;
 }
 
-int mac_fit(const struct plan_layout *l, uint64_t total, uint32_t sector, struct prov_extent *out,
+int prov_mac_fit(const struct plan_layout *l, uint64_t total, uint32_t sector, struct prov_extent *out,
 	    struct strbuf *why)
 {
 	(void)sector; /* diskutil takes bytes */
 	uint64_t *sizes = xcalloc(l->nparts ? l->nparts : 1, sizeof(*sizes));
-	int rc = mac_layout_sizes(l, total, sizes, why);
+	int rc = prov_mac_layout_sizes(l, total, sizes, why);
 	uint64_t at = mib_up(MAC_EFI_START + MAC_EFI_BYTES);
 	for (size_t i = 0; i < l->nparts && rc == 0; i++) {
 		out[i].start = at;
@@ -168,11 +168,11 @@ int mac_fit(const struct plan_layout *l, uint64_t total, uint32_t sector, struct
 	return rc;
 }
 
-int mac_layout_check(const struct plan_layout *l, const struct prov_extent *fit, const char *disk,
+int prov_mac_layout_check(const struct plan_layout *l, const struct prov_extent *fit, const char *disk,
 		     const struct mac_list *list, const struct mac_apfs *apfs,
 		     struct mac_made *made, struct strbuf *err)
 {
-	const struct mac_disk *d = mac_list_disk(list, disk);
+	const struct mac_disk *d = prov_mac_list_disk(list, disk);
 	if (!d) {
 		sb_addf(err, "diskutil list -plist %s does not list %s", disk, disk);
 		return -EIO;
@@ -189,7 +189,7 @@ int mac_layout_check(const struct plan_layout *l, const struct prov_extent *fit,
 	for (size_t i = 0; i < l->nparts; i++, k++) {
 		const struct plan_partition *pt = &l->parts[i];
 		const struct mac_entry *e = &d->parts[k];
-		const char *want = mac_content(pt->fs);
+		const char *want = prov_mac_content(pt->fs);
 		if (!e->id || !e->content || !want || strcmp(e->content, want)) {
 			sb_addf(err, "partition %zu of %s (%s) is %s; layout %s wants %s (%s) there",
 				i + 1, disk, e->id ? e->id : "?", e->content ? e->content : "of unknown type",
@@ -204,16 +204,16 @@ int mac_layout_check(const struct plan_layout *l, const struct prov_extent *fit,
 		}
 		made[i].part = xstrdup(e->id);
 		made[i].size = e->size;
-		if (!mac_is_apfs(pt->fs)) {
+		if (!prov_mac_is_apfs(pt->fs)) {
 			made[i].volume = xstrdup(e->id);
-			if (!mac_name_matches(pt->fs, e->name, pt->name)) {
+			if (!prov_mac_name_matches(pt->fs, e->name, pt->name)) {
 				sb_addf(err, "%s is named '%s'; layout %s names it '%s'", e->id,
 					e->name ? e->name : "", l->name, pt->name);
 				return -EIO;
 			}
 			continue;
 		}
-		const struct mac_container *c = mac_apfs_with_store(apfs, e->id);
+		const struct mac_container *c = prov_mac_apfs_with_store(apfs, e->id);
 		if (!c || !c->ref) {
 			sb_addf(err, "no APFS container has %s (%s) as its physical store "
 				     "(diskutil apfs list -plist)", e->id, pt->name);
@@ -233,10 +233,10 @@ int mac_layout_check(const struct plan_layout *l, const struct prov_extent *fit,
 	return 0;
 }
 
-void mac_disk_describe(const char *disk, const struct mac_list *list, const struct mac_apfs *apfs,
+void prov_mac_disk_describe(const char *disk, const struct mac_list *list, const struct mac_apfs *apfs,
 		       struct strbuf *sb)
 {
-	const struct mac_disk *d = mac_list_disk(list, disk);
+	const struct mac_disk *d = prov_mac_list_disk(list, disk);
 	if (!d) {
 		sb_addf(sb, "diskutil list does not list %s", disk);
 		return;
@@ -248,7 +248,7 @@ void mac_disk_describe(const char *disk, const struct mac_list *list, const stru
 		const struct mac_entry *e = &d->parts[k];
 		sb_addf(sb, "%s%s %s, %llu bytes", n ? "; " : "", e->id ? e->id : "?",
 			e->content ? e->content : "of unknown type", (unsigned long long)e->size);
-		const struct mac_container *c = mac_apfs_with_store(apfs, e->id);
+		const struct mac_container *c = prov_mac_apfs_with_store(apfs, e->id);
 		if (c) {
 			sb_addf(sb, ", APFS container %s with %zu volume%s", c->ref ? c->ref : "?",
 				c->nvols, c->nvols == 1 ? "" : "s");
@@ -260,26 +260,26 @@ void mac_disk_describe(const char *disk, const struct mac_list *list, const stru
 	}
 }
 
-int mac_keep_start(const struct plan_partition *kp, const char *disk, const struct mac_list *list,
+int prov_mac_keep_start(const struct plan_partition *kp, const char *disk, const struct mac_list *list,
 		   const struct mac_apfs *apfs, struct mac_made *kept, struct strbuf *why)
 {
 	struct plan_layout one = { 0 };
 	one.name = "(the kept partition alone)";
 	one.parts = (struct plan_partition *)kp;
 	one.nparts = 1;
-	const struct mac_disk *d = mac_list_disk(list, disk);
+	const struct mac_disk *d = prov_mac_list_disk(list, disk);
 	size_t k = d && d->nparts && d->parts[0].content && !strcmp(d->parts[0].content, "EFI");
 	if (!d || d->nparts != k + 1 || !d->parts[k].size) {
 		sb_addf(why, "it must hold exactly one partition besides EFI, %s '%s'",
-			mac_content(kp->fs), kp->name);
+			prov_mac_content(kp->fs), kp->name);
 		return 0;
 	}
 	/* the size is whatever it is: check it against itself */
 	struct prov_extent size = { 0, d->parts[k].size };
 	struct strbuf e = STRBUF_INIT;
-	int ok = mac_layout_check(&one, &size, disk, list, apfs, kept, &e) == 0;
+	int ok = prov_mac_layout_check(&one, &size, disk, list, apfs, kept, &e) == 0;
 	if (!ok) {
-		mac_made_release(kept, 1);
+		prov_mac_made_release(kept, 1);
 		sb_adds(why, e.buf);
 	}
 	sb_release(&e);

@@ -219,7 +219,7 @@ static void entries_release(struct mac_entry *v, size_t n)
 	free(v);
 }
 
-int mac_parse_list(const char *buf, size_t len, struct mac_list *out, struct strbuf *err)
+int prov_mac_parse_list(const char *buf, size_t len, struct mac_list *out, struct strbuf *err)
 {
 	memset(out, 0, sizeof(*out));
 	plist_t root = parse_root(buf, len, err);
@@ -247,7 +247,7 @@ int mac_parse_list(const char *buf, size_t len, struct mac_list *out, struct str
 	return 0;
 }
 
-void mac_list_release(struct mac_list *l)
+void prov_mac_list_release(struct mac_list *l)
 {
 	free_strings(l->whole, l->nwhole);
 	for (size_t i = 0; i < l->ndisks; i++) {
@@ -264,7 +264,7 @@ void mac_list_release(struct mac_list *l)
 	memset(l, 0, sizeof(*l));
 }
 
-const struct mac_disk *mac_list_disk(const struct mac_list *l, const char *id)
+const struct mac_disk *prov_mac_list_disk(const struct mac_list *l, const char *id)
 {
 	for (size_t i = 0; id && i < l->ndisks; i++)
 		if (l->disks[i].id && !strcmp(l->disks[i].id, id))
@@ -274,7 +274,7 @@ const struct mac_disk *mac_list_disk(const struct mac_list *l, const char *id)
 
 /* --- diskutil info -plist --- */
 
-int mac_parse_info(const char *buf, size_t len, struct mac_info *out, struct strbuf *err)
+int prov_mac_parse_info(const char *buf, size_t len, struct mac_info *out, struct strbuf *err)
 {
 	memset(out, 0, sizeof(*out));
 	out->internal = out->solid_state = out->whole = out->removable = MAC_UNKNOWN;
@@ -318,7 +318,7 @@ int mac_parse_info(const char *buf, size_t len, struct mac_info *out, struct str
 	return 0;
 }
 
-void mac_info_release(struct mac_info *i)
+void prov_mac_info_release(struct mac_info *i)
 {
 	free(i->error);
 	free(i->id);
@@ -339,7 +339,7 @@ void mac_info_release(struct mac_info *i)
 
 /* --- diskutil apfs list -plist --- */
 
-int mac_parse_apfs(const char *buf, size_t len, struct mac_apfs *out, struct strbuf *err)
+int prov_mac_parse_apfs(const char *buf, size_t len, struct mac_apfs *out, struct strbuf *err)
 {
 	memset(out, 0, sizeof(*out));
 	plist_t root = parse_root(buf, len, err);
@@ -376,7 +376,7 @@ int mac_parse_apfs(const char *buf, size_t len, struct mac_apfs *out, struct str
 	return 0;
 }
 
-void mac_apfs_release(struct mac_apfs *a)
+void prov_mac_apfs_release(struct mac_apfs *a)
 {
 	for (size_t i = 0; i < a->n; i++) {
 		struct mac_container *c = &a->c[i];
@@ -394,7 +394,7 @@ void mac_apfs_release(struct mac_apfs *a)
 	memset(a, 0, sizeof(*a));
 }
 
-const struct mac_container *mac_apfs_with_store(const struct mac_apfs *a, const char *store)
+const struct mac_container *prov_mac_apfs_with_store(const struct mac_apfs *a, const char *store)
 {
 	for (size_t i = 0; store && i < a->n; i++)
 		for (size_t k = 0; k < a->c[i].nstores; k++)
@@ -405,7 +405,7 @@ const struct mac_container *mac_apfs_with_store(const struct mac_apfs *a, const 
 
 /* --- diskutil apfs resizeContainer STORE limits -plist --- */
 
-int mac_parse_limits(const char *buf, size_t len, struct mac_limits *out, struct strbuf *err)
+int prov_mac_parse_limits(const char *buf, size_t len, struct mac_limits *out, struct strbuf *err)
 {
 	memset(out, 0, sizeof(*out));
 	plist_t root = parse_root(buf, len, err);
@@ -420,7 +420,7 @@ int mac_parse_limits(const char *buf, size_t len, struct mac_limits *out, struct
 	return 0;
 }
 
-void mac_limits_release(struct mac_limits *l)
+void prov_mac_limits_release(struct mac_limits *l)
 {
 	free(l->type);
 	memset(l, 0, sizeof(*l));
@@ -428,7 +428,7 @@ void mac_limits_release(struct mac_limits *l)
 
 /* --- diskutil apfs listSnapshots -plist --- */
 
-int mac_parse_snapshots(const char *buf, size_t len, struct mac_snapshots *out, struct strbuf *err)
+int prov_mac_parse_snapshots(const char *buf, size_t len, struct mac_snapshots *out, struct strbuf *err)
 {
 	memset(out, 0, sizeof(*out));
 	plist_t root = parse_root(buf, len, err);
@@ -439,13 +439,13 @@ int mac_parse_snapshots(const char *buf, size_t len, struct mac_snapshots *out, 
 	return 0;
 }
 
-void mac_snapshots_release(struct mac_snapshots *s)
+void prov_mac_snapshots_release(struct mac_snapshots *s)
 {
 	free_strings(s->names, s->n);
 	memset(s, 0, sizeof(*s));
 }
 
-char *mac_tmutil_date(const char *text)
+char *prov_mac_tmutil_date(const char *text)
 {
 	static const char says[] = "Created local snapshot with date: ";
 	const char *p = text ? strstr(text, says) : NULL;
@@ -489,7 +489,7 @@ static void entities_release(struct mac_entity *v, size_t n)
 	free(v);
 }
 
-int mac_parse_attach(const char *buf, size_t len, struct mac_attach *out, struct strbuf *err)
+int prov_mac_parse_attach(const char *buf, size_t len, struct mac_attach *out, struct strbuf *err)
 {
 	memset(out, 0, sizeof(*out));
 	plist_t root = parse_root(buf, len, err);
@@ -500,13 +500,13 @@ int mac_parse_attach(const char *buf, size_t len, struct mac_attach *out, struct
 	return 0;
 }
 
-void mac_attach_release(struct mac_attach *a)
+void prov_mac_attach_release(struct mac_attach *a)
 {
 	entities_release(a->ents, a->nents);
 	memset(a, 0, sizeof(*a));
 }
 
-int mac_parse_hdi_info(const char *buf, size_t len, struct mac_hdi_info *out, struct strbuf *err)
+int prov_mac_parse_hdi_info(const char *buf, size_t len, struct mac_hdi_info *out, struct strbuf *err)
 {
 	memset(out, 0, sizeof(*out));
 	plist_t root = parse_root(buf, len, err);
@@ -527,7 +527,7 @@ int mac_parse_hdi_info(const char *buf, size_t len, struct mac_hdi_info *out, st
 	return 0;
 }
 
-void mac_hdi_info_release(struct mac_hdi_info *h)
+void prov_mac_hdi_info_release(struct mac_hdi_info *h)
 {
 	for (size_t i = 0; i < h->nimages; i++) {
 		free(h->images[i].path);
@@ -539,7 +539,7 @@ void mac_hdi_info_release(struct mac_hdi_info *h)
 
 /* --- text --- */
 
-int mac_error_line(const char *text, long *code, struct strbuf *msg)
+int prov_mac_error_line(const char *text, long *code, struct strbuf *msg)
 {
 	const char *found = NULL;
 	for (const char *p = text; p && *p;) {
@@ -563,7 +563,7 @@ int mac_error_line(const char *text, long *code, struct strbuf *msg)
 	return 1;
 }
 
-char *mac_created_path(const char *text)
+char *prov_mac_created_path(const char *text)
 {
 	for (const char *p = text; p && *p;) {
 		if (!strncmp(p, "created: ", 9)) {
@@ -576,7 +576,7 @@ char *mac_created_path(const char *text)
 	return NULL;
 }
 
-int mac_plist_fuzz_one(const uint8_t *data, size_t size)
+int prov_mac_plist_fuzz_one(const uint8_t *data, size_t size)
 {
 	const char *buf = (const char *)data;
 	int ok = 0;
@@ -588,20 +588,20 @@ int mac_plist_fuzz_one(const uint8_t *data, size_t size)
 	struct mac_hdi_info h;
 	struct mac_limits lim;
 	struct mac_snapshots sn;
-	ok += mac_parse_snapshots(buf, size, &sn, &e) == 0;
-	mac_snapshots_release(&sn);
-	ok += mac_parse_limits(buf, size, &lim, &e) == 0;
-	mac_limits_release(&lim);
-	ok += mac_parse_list(buf, size, &l, &e) == 0;
-	mac_list_release(&l);
-	ok += mac_parse_info(buf, size, &i, &e) == 0;
-	mac_info_release(&i);
-	ok += mac_parse_apfs(buf, size, &a, &e) == 0;
-	mac_apfs_release(&a);
-	ok += mac_parse_attach(buf, size, &at, &e) == 0;
-	mac_attach_release(&at);
-	ok += mac_parse_hdi_info(buf, size, &h, &e) == 0;
-	mac_hdi_info_release(&h);
+	ok += prov_mac_parse_snapshots(buf, size, &sn, &e) == 0;
+	prov_mac_snapshots_release(&sn);
+	ok += prov_mac_parse_limits(buf, size, &lim, &e) == 0;
+	prov_mac_limits_release(&lim);
+	ok += prov_mac_parse_list(buf, size, &l, &e) == 0;
+	prov_mac_list_release(&l);
+	ok += prov_mac_parse_info(buf, size, &i, &e) == 0;
+	prov_mac_info_release(&i);
+	ok += prov_mac_parse_apfs(buf, size, &a, &e) == 0;
+	prov_mac_apfs_release(&a);
+	ok += prov_mac_parse_attach(buf, size, &at, &e) == 0;
+	prov_mac_attach_release(&at);
+	ok += prov_mac_parse_hdi_info(buf, size, &h, &e) == 0;
+	prov_mac_hdi_info_release(&h);
 	sb_release(&e);
 	return ok;
 }

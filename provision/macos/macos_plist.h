@@ -10,7 +10,7 @@
  * a buffer that is not a plist dict is an error with the reason. The
  * parsers take memory buffers and touch nothing else, so the tests feed
  * them the recorded outputs of real Macs (../shared/fixtures/macos/) and a
- * fuzz harness can call mac_plist_fuzz_one() with arbitrary bytes.
+ * fuzz harness can call prov_mac_plist_fuzz_one() with arbitrary bytes.
  *
  * Portable C: the same code runs on macOS (the backend) and on Linux (the
  * tests, and `rig plan --platform macos`). The libplist 2.2/2.3+ difference
@@ -142,35 +142,35 @@ struct mac_limits {
 /*
  * Each parser: 0 and *out filled, or -1 with the reason in err (not a
  * plist, not a dict, or diskutil's error dict: "Could not find disk: x").
- * mac_parse_info also returns 0 for the error dict, with out->error set,
+ * prov_mac_parse_info also returns 0 for the error dict, with out->error set,
  * so a caller can tell "no such disk" from garbage. The *_release
  * functions free what a parser filled (also after a failed parse).
  */
-int mac_parse_list(const char *buf, size_t len, struct mac_list *out, struct strbuf *err);
-int mac_parse_info(const char *buf, size_t len, struct mac_info *out, struct strbuf *err);
-int mac_parse_apfs(const char *buf, size_t len, struct mac_apfs *out, struct strbuf *err);
-int mac_parse_attach(const char *buf, size_t len, struct mac_attach *out, struct strbuf *err);
-int mac_parse_hdi_info(const char *buf, size_t len, struct mac_hdi_info *out, struct strbuf *err);
-int mac_parse_limits(const char *buf, size_t len, struct mac_limits *out, struct strbuf *err);
-void mac_limits_release(struct mac_limits *l);
-void mac_list_release(struct mac_list *l);
-void mac_info_release(struct mac_info *i);
-void mac_apfs_release(struct mac_apfs *a);
-void mac_attach_release(struct mac_attach *a);
-void mac_hdi_info_release(struct mac_hdi_info *h);
+int prov_mac_parse_list(const char *buf, size_t len, struct mac_list *out, struct strbuf *err);
+int prov_mac_parse_info(const char *buf, size_t len, struct mac_info *out, struct strbuf *err);
+int prov_mac_parse_apfs(const char *buf, size_t len, struct mac_apfs *out, struct strbuf *err);
+int prov_mac_parse_attach(const char *buf, size_t len, struct mac_attach *out, struct strbuf *err);
+int prov_mac_parse_hdi_info(const char *buf, size_t len, struct mac_hdi_info *out, struct strbuf *err);
+int prov_mac_parse_limits(const char *buf, size_t len, struct mac_limits *out, struct strbuf *err);
+void prov_mac_limits_release(struct mac_limits *l);
+void prov_mac_list_release(struct mac_list *l);
+void prov_mac_info_release(struct mac_info *i);
+void prov_mac_apfs_release(struct mac_apfs *a);
+void prov_mac_attach_release(struct mac_attach *a);
+void prov_mac_hdi_info_release(struct mac_hdi_info *h);
 
 /*
  * The last `Error: -NNNNN: message` line of a command's text output:
  * 1 with *code (negative) and the message added to msg, 0 when there is
  * none.
  */
-int mac_error_line(const char *text, long *code, struct strbuf *msg);
+int prov_mac_error_line(const char *text, long *code, struct strbuf *msg);
 
 /*
  * `hdiutil create`'s `created: PATH` line: the image file it really made
  * (hdiutil adds the extension it wants). NULL when absent; caller frees.
  */
-char *mac_created_path(const char *text);
+char *prov_mac_created_path(const char *text);
 
 /* `diskutil apfs listSnapshots -plist VOLUME`: Snapshots[].SnapshotName
  * (the form is in tests/fixtures/macos/, transcribed; see SOURCES.md). */
@@ -178,19 +178,19 @@ struct mac_snapshots {
 	char **names;
 	size_t n;
 };
-int mac_parse_snapshots(const char *buf, size_t len, struct mac_snapshots *out, struct strbuf *err);
-void mac_snapshots_release(struct mac_snapshots *s);
+int prov_mac_parse_snapshots(const char *buf, size_t len, struct mac_snapshots *out, struct strbuf *err);
+void prov_mac_snapshots_release(struct mac_snapshots *s);
 /* The date on tmutil localsnapshot's line `Created local snapshot with
  * date: 2021-06-03-085732` (caller frees), or NULL. */
-char *mac_tmutil_date(const char *text);
+char *prov_mac_tmutil_date(const char *text);
 
 /* Lookups in a parsed list: the entry (partition or volume) or disk with
  * that identifier, NULL when absent. */
-const struct mac_disk *mac_list_disk(const struct mac_list *l, const char *id);
-const struct mac_container *mac_apfs_with_store(const struct mac_apfs *a, const char *store);
+const struct mac_disk *prov_mac_list_disk(const struct mac_list *l, const char *id);
+const struct mac_container *prov_mac_apfs_with_store(const struct mac_apfs *a, const char *store);
 
 /* The fuzz entry: every parser above over the same bytes, results freed.
  * Returns how many of them accepted the input. */
-int mac_plist_fuzz_one(const uint8_t *data, size_t size);
+int prov_mac_plist_fuzz_one(const uint8_t *data, size_t size);
 
 #endif

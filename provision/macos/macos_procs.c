@@ -23,7 +23,7 @@ static int path_at_or_below(const char *path, const char *needle)
 	return !strncmp(path, needle, n) && (path[n] == '\0' || path[n] == '/');
 }
 
-size_t mac_lsof_users(const char *text, long self, const char *const *needles,
+size_t prov_mac_lsof_users(const char *text, long self, const char *const *needles,
 		      struct strbuf *what)
 {
 	size_t found = 0;
@@ -58,17 +58,17 @@ size_t mac_lsof_users(const char *text, long self, const char *const *needles,
 	return found;
 }
 
-int mac_procs_using(const char *const *needles, struct strbuf *what)
+int prov_mac_procs_using(const char *const *needles, struct strbuf *what)
 {
 	const char *argv[] = { "lsof", "-F", "pcn", "-w", NULL };
-	struct spawner sp = spawner_fault(spawner_real(NULL, NULL));
+	struct spawner sp = plat_spawner_fault(plat_spawner_real(NULL, NULL));
 	struct spawn_result r;
 	struct strbuf err = STRBUF_INIT;
 	size_t n = 0;
 	/* lsof exits 1 when some file could not be listed: its output still counts. */
-	if (spawn_run(&sp, argv, NULL, &r, &err) == 0) {
-		n = mac_lsof_users(r.output, (long)getpid(), needles, what);
-		spawn_result_release(&r);
+	if (plat_spawn_run(&sp, argv, NULL, &r, &err) == 0) {
+		n = prov_mac_lsof_users(r.output, (long)getpid(), needles, what);
+		plat_spawn_result_release(&r);
 	}
 	sb_release(&err);
 	return n > 0;

@@ -20,13 +20,13 @@
  *
  * Kept (image targets only, when the resume asks to reuse) when it is
  * exactly the recorded provisioning: the layout's partitions in order,
- * types and sizes (mac_layout_check), each recorded volume the same
+ * types and sizes (prov_mac_layout_check), each recorded volume the same
  * identifier, mounted at its recorded mount point, at its recorded offset.
  * Disk targets are provisioned again, as on Linux: partitionDisk erases
  * what is there, after the safety rules and the typed confirmation.
  *
  * First, the commands the killed run started (their own process group)
- * are waited for (provision_wait_orphans): a late `hdiutil attach` or
+ * are waited for (prov_wait_orphans): a late `hdiutil attach` or
  * `diskutil mount` would change what is found. On macOS there is no /proc
  * and nothing is found; the fake tools run on Linux, where it works.
  */
@@ -49,10 +49,10 @@ static int query(struct provision_ctx *ctx, const char *const *argv,
 {
 	char *out = NULL;
 	struct strbuf e = STRBUF_INIT;
-	int rc = mac_spawn_query(ctx->sp, argv, &out, &e);
+	int rc = prov_mac_spawn_query(ctx->sp, argv, &out, &e);
 	if (rc == 0 && parse(out, strlen(out), res, &e) < 0) {
 		struct strbuf t = STRBUF_INIT;
-		spawn_argv_text(&t, argv);
+		plat_spawn_argv_text(&t, argv);
 		sb_addf(ctx->err, "%s printed no usable plist: %s", t.buf, e.buf);
 		sb_release(&t);
 		rc = -EIO;
@@ -93,15 +93,15 @@ static int attached_disk(struct provision_ctx *ctx, const char *file, char **dis
 	const char *argv[] = { "hdiutil", "info", "-plist", NULL };
 	struct mac_hdi_info h = { 0 };
 	*disk = NULL;
-	int rc = query(ctx, argv, macos_plist_hdi_info, &h);
+	int rc = query(ctx, argv, prov_macos_plist_hdi_info, &h);
 	for (size_t i = 0; rc == 0 && i < h.nimages && !*disk; i++) {
 		if (!h.images[i].path || !same_file(h.images[i].path, file))
 			continue;
 		for (size_t k = 0; k < h.images[i].nents && !*disk; k++)
 			if (h.images[i].ents[k].dev && !strncmp(h.images[i].ents[k].dev, "/dev/disk", 9))
-				*disk = mac_whole_of(h.images[i].ents[k].dev);
+				*disk = prov_mac_whole_of(h.images[i].ents[k].dev);
 	}
-	mac_hdi_info_release(&h);
+	prov_mac_hdi_info_release(&h);
 	return rc;
 }
 
@@ -113,9 +113,9 @@ static int vol_info(struct provision_ctx *ctx, const struct mac_made *m, struct 
 	const char *ip[] = { "diskutil", "info", "-plist", m->part, NULL };
 	memset(vol, 0, sizeof(*vol));
 	memset(part, 0, sizeof(*part));
-	int rc = query(ctx, iv, macos_plist_info, vol);
+	int rc = query(ctx, iv, prov_macos_plist_info, vol);
 	if (rc == 0 && m->container)
-		rc = query(ctx, ip, macos_plist_info, part);
+		rc = query(ctx, ip, prov_macos_plist_info, part);
 	return rc;
 }
 
@@ -137,26 +137,26 @@ static int read_layout(struct provision_ctx *ctx, const char *disk, size_t li,
 	struct prov_extent *fit = xcalloc(l->nparts + 1, sizeof(*fit));
 	struct strbuf e = STRBUF_INIT;
 	*made = NULL;
-	int rc = query(ctx, info, macos_plist_info, &di);
+	int rc = query(ctx, info, prov_macos_plist_info, &di);
 	if (rc == 0)
-		rc = query(ctx, list, macos_plist_list, &ml);
+		rc = query(ctx, list, prov_macos_plist_list, &ml);
 	if (rc == 0)
-		rc = query(ctx, apfs, macos_plist_apfs, &ma);
+		rc = query(ctx, apfs, prov_macos_plist_apfs, &ma);
 	uint64_t total = di.total_size ? di.total_size : di.size;
-	if (rc == 0 && mac_fit(l, total, 512, fit, &e) < 0) {
+	if (rc == 0 && prov_mac_fit(l, total, 512, fit, &e) < 0) {
 		sb_addf(why, "layout %s does not fit %s: %s", l->name, disk, e.buf);
 	} else if (rc == 0) {
 		*made = xcalloc(l->nparts + 1, sizeof(**made));
-		if (mac_layout_check(l, fit, disk, &ml, &ma, *made, &e) < 0) {
+		if (prov_mac_layout_check(l, fit, disk, &ml, &ma, *made, &e) < 0) {
 			sb_addf(why, "%s does not hold layout %s: %s", disk, l->name, e.buf);
-			mac_made_release(*made, l->nparts);
+			prov_mac_made_release(*made, l->nparts);
 			free(*made);
 			*made = NULL;
 		}
 	}
-	mac_info_release(&di);
-	mac_list_release(&ml);
-	mac_apfs_release(&ma);
+	prov_mac_info_release(&di);
+	prov_mac_list_release(&ml);
+	prov_mac_apfs_release(&ma);
 	free(fit);
 	sb_release(&e);
 	return rc;
@@ -198,13 +198,13 @@ static int verify(struct provision_ctx *ctx, const struct mac_made *made, char *
 			mounts[k] = xstrdup(vi.mount);
 		sb_release(&dev);
 		sb_release(&work);
-		mac_info_release(&vi);
-		mac_info_release(&pi);
+		prov_mac_info_release(&vi);
+		prov_mac_info_release(&pi);
 	}
 	return rc;
 }
 
-int mac_resume_find(struct provision_ctx *ctx, const char *image_file, const char *image_key,
+int prov_mac_resume_find(struct provision_ctx *ctx, const char *image_file, const char *image_key,
 		    struct mac_leftover *lo)
 {
 	struct provision_resume *r = ctx->resume;
@@ -219,7 +219,7 @@ int mac_resume_find(struct provision_ctx *ctx, const char *image_file, const cha
 	for (size_t k = 0, n = 0; k < 3; k++)
 		if (all[k])
 			needles[n++] = all[k];
-	int rc = provision_wait_orphans(ctx, needles);
+	int rc = prov_wait_orphans(ctx, needles);
 	free(run);
 	free(img);
 	free(base);
@@ -233,7 +233,7 @@ int mac_resume_find(struct provision_ctx *ctx, const char *image_file, const cha
 		if (rc == 0 && lo->disk) {
 			/* partitionDisk or mount of the attached disk, still running */
 			const char *more[] = { lo->disk, NULL };
-			rc = provision_wait_orphans(ctx, more);
+			rc = prov_wait_orphans(ctx, more);
 			lo->image_made = 1;
 		}
 		if (rc == 0 && !lo->disk)
@@ -263,7 +263,7 @@ int mac_resume_find(struct provision_ctx *ctx, const char *image_file, const cha
 		}
 	}
 	if (made)
-		mac_made_release(made, l->nparts);
+		prov_mac_made_release(made, l->nparts);
 	free(made);
 	if (rc == 0 && !lo->keep && r->why && r->reuse) /* else the caller knows why */
 		sb_adds(r->why, why.buf);
@@ -274,16 +274,16 @@ int mac_resume_find(struct provision_ctx *ctx, const char *image_file, const cha
 		sb_reset(ctx->err);
 		sb_adds(ctx->err, keep.buf);
 		sb_release(&keep);
-		mac_leftover_release(lo);
+		prov_mac_leftover_release(lo);
 	}
 	return rc;
 }
 
-void mac_leftover_release(struct mac_leftover *lo)
+void prov_mac_leftover_release(struct mac_leftover *lo)
 {
 	free(lo->disk);
 	if (lo->made)
-		mac_made_release(lo->made, lo->n);
+		prov_mac_made_release(lo->made, lo->n);
 	free(lo->made);
 	for (size_t k = 0; k < lo->n && lo->mounts; k++)
 		free(lo->mounts[k]);

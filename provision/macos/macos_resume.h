@@ -34,14 +34,14 @@ struct mac_leftover {
  * the reason in ctx->err (hdiutil or diskutil could not tell).
  */
 /* macos.c's parsers of a command's plist, as mx_plist takes them: 0, or -1
- * with the reason in e (macos_plist_info: also for diskutil's error dict). */
-int macos_plist_info(const char *b, size_t n, void *res, struct strbuf *e);
-int macos_plist_list(const char *b, size_t n, void *res, struct strbuf *e);
-int macos_plist_apfs(const char *b, size_t n, void *res, struct strbuf *e);
-int macos_plist_hdi_info(const char *b, size_t n, void *res, struct strbuf *e);
+ * with the reason in e (prov_macos_plist_info: also for diskutil's error dict). */
+int prov_macos_plist_info(const char *b, size_t n, void *res, struct strbuf *e);
+int prov_macos_plist_list(const char *b, size_t n, void *res, struct strbuf *e);
+int prov_macos_plist_apfs(const char *b, size_t n, void *res, struct strbuf *e);
+int prov_macos_plist_hdi_info(const char *b, size_t n, void *res, struct strbuf *e);
 
-int mac_resume_find(struct provision_ctx *ctx, const char *image_file, const char *image_key,
+int prov_mac_resume_find(struct provision_ctx *ctx, const char *image_file, const char *image_key,
 		    struct mac_leftover *lo);
-void mac_leftover_release(struct mac_leftover *lo);
+void prov_mac_leftover_release(struct mac_leftover *lo);
 
 #endif

@@ -294,7 +294,7 @@ int cmd_parse_allow(const char *cmd, const char *arg, unsigned *allow)
 {
 	struct strbuf e = STRBUF_INIT;
 	int rc = 0;
-	if (safety_parse_allow(arg, allow, &e) < 0)
+	if (prov_safety_parse_allow(arg, allow, &e) < 0)
 		rc = cmd_usage_error(cmd, "%s", e.buf);
 	sb_release(&e);
 	return rc;

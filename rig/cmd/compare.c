@@ -103,7 +103,7 @@ int cmd_compare(int argc, char **argv)
 		rc = EXIT_FAILED;
 		runs = dirs;
 	}
-	if (compare_build(&c, runs, n, &o, &err) < 0) {
+	if (rep_compare_build(&c, runs, n, &o, &err) < 0) {
 		fprintf(stderr, "rig compare: %s\n", err.buf);
 		goto out;
 	}
@@ -130,16 +130,16 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	}
 	sb_addf(&path, "%s/%s", out, o.within ? "compare-within.csv" : "compare.csv");
-	if (o.within ? compare_within_write_csv(&c, path.buf, &err) < 0 ||
-			       compare_within_write_html(&c, out, &err) < 0
-		     : compare_write_csv(&c, path.buf, &err) < 0 || compare_write_html(&c, out, &err) < 0) {
+	if (o.within ? rep_compare_within_write_csv(&c, path.buf, &err) < 0 ||
+			       rep_compare_within_write_html(&c, out, &err) < 0
+		     : rep_compare_write_csv(&c, path.buf, &err) < 0 || rep_compare_write_html(&c, out, &err) < 0) {
 		fprintf(stderr, "rig compare: %s\n", err.buf);
 		goto out;
 	}
 	printf("%s\n%s/compare.html\n", path.buf, out);
 	rc = EXIT_OK;
 out:
-	compare_free(&c);
+	rep_compare_free(&c);
 	if (tmp)
 		cmd_db_rmtmp(tmp, n);
 	for (size_t i = 0; dirs && i < n; i++)

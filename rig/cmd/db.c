@@ -19,22 +19,22 @@ int cmd_db_pull(const char *cmd, const char *url, char *const *refs, const char 
 {
 	struct strbuf err = STRBUF_INIT, path = STRBUF_INIT;
 	int rc = 0;
-	if (pgstore_check_conninfo(url, &err) < 0) {
+	if (rep_pg_check_conninfo(url, &err) < 0) {
 		fprintf(stderr, "rig %s: %s\n", cmd, err.buf);
 		sb_release(&err);
 		return EXIT_USAGE;
 	}
-	struct pgstore *p = pgstore_connect(url, &err);
+	struct pgstore *p = store_pg_connect(url, &err);
 	if (!p)
 		rc = -EIO;
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		sb_reset(&path);
 		sb_addf(&path, "%s/results.db", dirs[i]);
-		rc = pgstore_pull(p, refs[i], path.buf, &err);
+		rc = store_pg_pull(p, refs[i], path.buf, &err);
 	}
 	if (rc < 0)
 		fprintf(stderr, "rig %s: %s\n", cmd, err.buf);
-	pgstore_close(p);
+	store_pg_close(p);
 	sb_release(&err);
 	sb_release(&path);
 	return rc < 0 ? EXIT_FAILED : EXIT_OK;

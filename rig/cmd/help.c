@@ -172,15 +172,15 @@ static void help_plan_language(const char *text)
 	fputs(text, stdout);
 	printf("\nModule steps, with every parameter's default ('rig help MODULE' for types,\n"
 	       "bounds and metrics; a | b: give one or the other; ...: no default):\n");
-	for (size_t i = 0; rig_modules[i]; i++)
-		short_step(rig_modules[i]);
+	for (size_t i = 0; mod_all[i]; i++)
+		short_step(mod_all[i]);
 }
 
 static void help_modules(void)
 {
 	printf("modules (each a step in a plan; 'rig help MODULE' for its parameters):\n");
-	for (size_t i = 0; rig_modules[i]; i++) {
-		const struct rig_module *m = rig_modules[i];
+	for (size_t i = 0; mod_all[i]; i++) {
+		const struct rig_module *m = mod_all[i];
 		printf("  %-10s %s%s\n", m->name, m->summary,
 		       m->run ? "" : " [validates; not available in this build yet]");
 	}
@@ -216,7 +216,7 @@ static void help_module(const struct rig_module *m)
 		printf("\nNot available in this build yet: plans using it validate but do not run.\n");
 	if (m->needs) {
 		struct strbuf needs = STRBUF_INIT;
-		module_describe_needs(m, &needs);
+		mod_describe_needs(m, &needs);
 		printf("\n%s\n", needs.buf);
 		sb_release(&needs);
 	}
@@ -225,7 +225,7 @@ static void help_module(const struct rig_module *m)
 		printf("  (none)\n");
 	for (const struct rig_param *p = m->params; p && p->name; p++) {
 		struct strbuf sb = STRBUF_INIT;
-		sb_addf(&sb, "  %-9s %s", p->name, params_type_name(p->type));
+		sb_addf(&sb, "  %-9s %s", p->name, plan_params_type_name(p->type));
 		if (p->choices) {
 			sb_adds(&sb, ": ");
 			for (size_t i = 0; p->choices[i]; i++)
@@ -299,7 +299,7 @@ int cmd_help(int argc, char **argv)
 		}
 		return EXIT_OK;
 	}
-	const struct rig_module *m = module_find(what);
+	const struct rig_module *m = mod_find(what);
 	if (m) {
 		help_module(m);
 		return EXIT_OK;

@@ -66,12 +66,12 @@ static void dry_start(struct dry *d, const struct plan *p, uint64_t image_size)
 	sb_init(&d->err);
 	if (p->target.kind == TARGET_DIRS)
 		return;
-	d->ops = provision_backend(p, &d->err);
+	d->ops = prov_backend(p, &d->err);
 	if (!d->ops) {
 		printf("\nprovision: %s\n", d->err.buf);
 		return;
 	}
-	d->sp = spawner_dry(dry_command, NULL);
+	d->sp = plat_spawner_dry(dry_command, NULL);
 	d->ctx.plan = p;
 	d->ctx.run_id = "RUN";
 	d->ctx.run_dir = "RUN";
@@ -93,10 +93,10 @@ static void dry_start(struct dry *d, const struct plan *p, uint64_t image_size)
 static void dry_vols_release(struct dry *d)
 {
 	for (size_t i = 0; i < d->nvols * d->nmods; i++)
-		if (d->slots[i] && rig_modules[i % d->nmods]->release_state)
-			rig_modules[i % d->nmods]->release_state(d->slots[i]);
+		if (d->slots[i] && mod_all[i % d->nmods]->release_state)
+			mod_all[i % d->nmods]->release_state(d->slots[i]);
 	for (size_t i = 0; i < d->nvols; i++)
-		volume_release(&d->vols[i]);
+		prov_volume_release(&d->vols[i]);
 	free(d->vols);
 	free(d->slots);
 	d->vols = NULL;
@@ -123,7 +123,7 @@ static void dry_cells(struct dry *d, const struct plan *p, const struct cell *ce
 		if (!(m->flags & MOD_DRY_RUNS) || cl->volume >= d->nvols)
 			return;
 		size_t mi = 0;
-		while (rig_modules[mi] != m)
+		while (mod_all[mi] != m)
 			mi++;
 		struct volume *vol = &d->vols[cl->volume];
 		struct diag dg;
@@ -132,7 +132,7 @@ static void dry_cells(struct dry *d, const struct plan *p, const struct cell *ce
 		struct strbuf err = STRBUF_INIT;
 		struct prov_snapshots ps = { 0 };
 		sb_init(&ps.skip);
-		if (params_bind(m, cl->step->params, cl->bindings, args, &dg, cl->step->mark) == 0) {
+		if (plan_params_bind(m, cl->step->params, cl->bindings, args, &dg, cl->step->mark) == 0) {
 			struct rig_sink sink = { vol->name, NULL, NULL, dry_sink_note, NULL };
 			struct rig_ctx ctx = {
 				.dir = vol->dir,
@@ -156,7 +156,7 @@ static void dry_cells(struct dry *d, const struct plan *p, const struct cell *ce
 		}
 		prov_snapshots_release(&ps);
 		sb_release(&err);
-		params_free(m, args);
+		plan_params_free(m, args);
 		free(args);
 		diag_release(&dg);
 	}
@@ -176,7 +176,7 @@ static void dry_layout(struct dry *d, size_t li, int teardown)
 			printf("  rig run would stop here: %s\n", d->err.buf);
 			return;
 		}
-		while (rig_modules[d->nmods])
+		while (mod_all[d->nmods])
 			d->nmods++;
 		d->vols = v;
 		d->nvols = n;
@@ -263,13 +263,13 @@ static void print_in_use(const struct plan *p)
 	struct target_keys keys = { 0 };
 	struct strbuf err = STRBUF_INIT;
 	size_t which = 0;
-	char *who = provision_target_keys(p, 0, &keys, &err) == 0
-			    ? target_keys_holder(&keys, &which) : NULL;
+	char *who = prov_target_keys(p, 0, &keys, &err) == 0
+			    ? prov_target_keys_holder(&keys, &which) : NULL;
 	if (who)
 		printf("in use   %s is in use by %s: rig run is refused until it ends\n",
 		       keys.v[which].what, who);
 	free(who);
-	target_keys_release(&keys);
+	prov_target_keys_release(&keys);
 	sb_release(&err);
 }
 
@@ -295,21 +295,21 @@ static void print_estimate(const struct plan *p, const struct schedule *s,
 	struct plan_est e;
 	struct diag d;
 	diag_init(&d, p->file, p->text);
-	plan_estimate(p, s, eo, &e, &d);
+	run_plan_estimate(p, s, eo, &e, &d);
 	fflush(stdout);
 	diag_print(&d, stderr);
 	diag_release(&d);
 	struct strbuf out = STRBUF_INIT;
 	if (cal)
-		plan_calibration_format(cal, &out);
-	plan_estimate_format(p, &e, &out);
+		run_plan_calibration_format(cal, &out);
+	run_plan_estimate_format(p, &e, &out);
 	if (cal)
 		sb_addf(&out, "from       %zu of the plan's %zu cells corrected by the run; the others "
 			      "(modules or file systems it did not have) at the assumptions\n",
 			e.scaled, s->n);
 	fputs(out.buf, stdout);
 	sb_release(&out);
-	plan_estimate_release(&e);
+	run_plan_estimate_release(&e);
 }
 
 static void print_layout(const struct plan *p, size_t li, struct dry *d)
@@ -458,12 +458,12 @@ static int assumptions(const struct plan_args *a, struct plan_est_options *eo,
 	struct strbuf e = STRBUF_INIT;
 	int rc = 0;
 	size_t nwalk = 0;
-	if (a->walk_text && plan_est_parse_walk(a->walk_text, walk, &nwalk, &e) < 0)
+	if (a->walk_text && run_plan_est_parse_walk(a->walk_text, walk, &nwalk, &e) < 0)
 		rc = cmd_usage_error("plan", "%s", e.buf);
 	*eo = (struct plan_est_options){ .rate = a->rate, .ops = a->ops, .layout = -1,
 					 .walk = *walk, .nwalk = nwalk };
 	if (rc == 0 && a->from) {
-		if (plan_calibrate(a->from, eo, cal, &e) < 0) {
+		if (run_plan_calibrate(a->from, eo, cal, &e) < 0) {
 			fprintf(stderr, "rig plan: %s\n", e.buf);
 			rc = EXIT_FAILED;
 		}
@@ -497,7 +497,7 @@ int cmd_plan(int argc, char **argv)
 	struct plan_calibration cal = { 0 };
 	/* Before anything is printed: a --from that cannot be read ends here. */
 	rc = assumptions(&a, &eo, &walk, &cal);
-	if (rc == 0 && schedule_build(p, a.seed, &s) < 0) {
+	if (rc == 0 && plan_schedule_build(p, a.seed, &s) < 0) {
 		fprintf(stderr, "rig plan: cannot build the schedule\n");
 		rc = EXIT_FAILED;
 	}
@@ -511,9 +511,9 @@ int cmd_plan(int argc, char **argv)
 		print_estimate(p, &s, &eo, a.from ? &cal : NULL);
 		print_schedule(p, &s, a.full, a.image_size);
 	}
-	plan_calibration_release(&cal);
+	run_plan_calibration_release(&cal);
 	free_walk(walk, eo.nwalk);
-	schedule_free(&s);
+	plan_schedule_free(&s);
 	plan_free(p);
 	return rc ? rc : EXIT_OK;
 }

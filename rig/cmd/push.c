@@ -34,7 +34,7 @@ int cmd_push(int argc, char **argv)
 		return cmd_usage_error("push", "--host needs a name without '/'");
 	const char *run = argv[optind], *url = argv[optind + 1];
 	struct strbuf err = STRBUF_INIT;
-	if (pgstore_check_conninfo(url, &err) < 0) {
+	if (rep_pg_check_conninfo(url, &err) < 0) {
 		fprintf(stderr, "rig push: %s\n", err.buf);
 		sb_release(&err);
 		return EXIT_USAGE;
@@ -43,8 +43,8 @@ int cmd_push(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	struct pgstore_pushed out;
 	int rc = EXIT_FAILED;
-	struct pgstore *p = pgstore_connect(url, &err);
-	if (p && pgstore_push(p, run, host, &out, &err) == 0) {
+	struct pgstore *p = store_pg_connect(url, &err);
+	if (p && rep_pg_push(p, run, host, &out, &err) == 0) {
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 		if (!strcmp(out.outcome, "unchanged"))
@@ -56,7 +56,7 @@ int cmd_push(int argc, char **argv)
 	} else {
 		fprintf(stderr, "rig push: %s: %s\n", run, err.buf);
 	}
-	pgstore_close(p);
+	store_pg_close(p);
 	sb_release(&err);
 	return rc;
 }

@@ -66,7 +66,7 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "rig report: %s\n", err.buf);
 		goto out;
 	}
-	if (reports_write(s, dir, &err) < 0) {
+	if (rep_write(s, dir, &err) < 0) {
 		fprintf(stderr, "rig report: %s\n", err.buf);
 		goto out;
 	}

@@ -43,9 +43,9 @@ int cmd_resume(int argc, char **argv)
 	struct strbuf full = STRBUF_INIT, dir = STRBUF_INIT, info = STRBUF_INIT,
 		      err = STRBUF_INIT;
 	sb_adds(&full, "rig ");
-	spawn_argv_text(&full, (const char *const *)argv);
+	plat_spawn_argv_text(&full, (const char *const *)argv);
 	ro.argv_text = full.buf;
-	enum run_status st = runner_resume(argv[optind], &ro, &dir, &info, &err);
+	enum run_status st = run_continue(argv[optind], &ro, &dir, &info, &err);
 	int rc;
 	if (st == RUN_OK && info.len) {
 		printf("%s\n", info.buf);
@@ -65,7 +65,7 @@ int cmd_resume(int argc, char **argv)
 		rc = EXIT_FAILED;
 	} else {
 		fprintf(stderr, "rig resume: %s\n", err.buf);
-		rc = runner_cancel ? EXIT_FAILED : EXIT_USAGE; /* interrupted is not refused */
+		rc = run_cancel ? EXIT_FAILED : EXIT_USAGE; /* interrupted is not refused */
 	}
 	sb_release(&full);
 	sb_release(&dir);

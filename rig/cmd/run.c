@@ -101,7 +101,7 @@ static int say_outcome(enum run_status st, const char *dir, const char *err)
 		break;
 	default:
 		fprintf(stderr, "rig run: %s\n", err);
-		rc = runner_cancel ? EXIT_FAILED : EXIT_USAGE; /* interrupted is not refused */
+		rc = run_cancel ? EXIT_FAILED : EXIT_USAGE; /* interrupted is not refused */
 		break;
 	}
 	return rc;
@@ -130,10 +130,10 @@ int cmd_run(int argc, char **argv)
 	struct strbuf dir = STRBUF_INIT, err = STRBUF_INIT;
 	struct strbuf full = STRBUF_INIT;
 	sb_adds(&full, "rig ");
-	spawn_argv_text(&full, (const char *const *)argv);
+	plat_spawn_argv_text(&full, (const char *const *)argv);
 	ro.argv_text = full.buf;
 	ro.popt = &po;
-	enum run_status st = runner_run(p, &ro, &dir, &err);
+	enum run_status st = run_start(p, &ro, &dir, &err);
 	rc = say_outcome(st, dir.len ? dir.buf : "", err.len ? err.buf : "");
 	sb_release(&dir);
 	sb_release(&err);

@@ -12,19 +12,19 @@ static size_t fit_warnings(const struct plan *p, uint64_t image_size)
 {
 	struct schedule s;
 	uint64_t seed = p->has_seed ? p->seed : 0;
-	if (schedule_build(p, seed, &s) < 0)
+	if (plan_schedule_build(p, seed, &s) < 0)
 		return 0;
 	struct plan_est_options o = { .seed = seed, .seed_known = p->has_seed,
 				      .image_size = image_size, .layout = -1 };
 	struct plan_est e;
 	struct diag d;
 	diag_init(&d, p->file, p->text);
-	plan_estimate(p, &s, &o, &e, &d);
+	run_plan_estimate(p, &s, &o, &e, &d);
 	diag_print(&d, stderr);
 	size_t n = e.nwarnings;
 	diag_release(&d);
-	plan_estimate_release(&e);
-	schedule_free(&s);
+	run_plan_estimate_release(&e);
+	plan_schedule_free(&s);
 	return n;
 }
 

@@ -131,14 +131,14 @@ static int estimate_run(struct store *st, const struct plan_est_options *base,
 			struct plan_calibration *cal, struct strbuf *err)
 {
 	struct resume_info ri;
-	if (resume_read_run(st, &ri, err) < 0)
+	if (run_resume_read_run(st, &ri, err) < 0)
 		return -1;
 	cal->run_id = ri.id ? xstrdup(ri.id) : NULL;
 	struct store_run_options rec;
 	struct plan *p = run_plan(&ri, &rec, err);
 	struct schedule s = { 0 };
 	int rc = -1;
-	if (p && schedule_build(p, ri.seed, &s) < 0)
+	if (p && plan_schedule_build(p, ri.seed, &s) < 0)
 		sb_adds(err, "its plan's schedule cannot be built");
 	else if (p) {
 		struct per_cell pc = { .n = s.n };
@@ -154,9 +154,9 @@ static int estimate_run(struct store *st, const struct plan_est_options *base,
 		struct plan_est e;
 		struct diag d;
 		diag_init(&d, p->file, p->text);
-		rc = plan_estimate(p, &s, &o, &e, &d);
+		rc = run_plan_estimate(p, &s, &o, &e, &d);
 		diag_release(&d);
-		plan_estimate_release(&e);
+		run_plan_estimate_release(&e);
 		if (rc < 0)
 			sb_adds(err, "its plan cannot be estimated");
 		else
@@ -167,14 +167,14 @@ static int estimate_run(struct store *st, const struct plan_est_options *base,
 		free(pc.fs);
 		free(pc.module);
 	}
-	schedule_free(&s);
+	plan_schedule_free(&s);
 	plan_free(p);
 	store_run_options_release(&rec);
-	resume_info_release(&ri);
+	run_resume_info_release(&ri);
 	return rc;
 }
 
-int plan_calibrate(const char *dir, const struct plan_est_options *base,
+int run_plan_calibrate(const char *dir, const struct plan_est_options *base,
 		   struct plan_calibration *cal, struct strbuf *err)
 {
 	memset(cal, 0, sizeof(*cal));
@@ -201,7 +201,7 @@ int plan_calibrate(const char *dir, const struct plan_est_options *base,
 	return rc;
 }
 
-void plan_calibration_release(struct plan_calibration *cal)
+void run_plan_calibration_release(struct plan_calibration *cal)
 {
 	for (size_t i = 0; i < cal->nscale; i++)
 		free((char *)cal->scale[i].fs);
@@ -211,7 +211,7 @@ void plan_calibration_release(struct plan_calibration *cal)
 	memset(cal, 0, sizeof(*cal));
 }
 
-void plan_calibration_format(const struct plan_calibration *cal, struct strbuf *out)
+void run_plan_calibration_format(const struct plan_calibration *cal, struct strbuf *out)
 {
 	sb_addf(out, "from       run %s (%s), %zu finished cells: the time they took against "
 		     "this estimate of them, per module and file system, corrects the cells below "

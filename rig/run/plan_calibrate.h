@@ -35,10 +35,10 @@ struct plan_calibration {
 /* Read RUN (a run folder) and fill cal, estimating its plan with base's
  * assumptions (rate, ops, walks; its seed and sizes are the run's). 0, or
  * -1 with the reason in err. */
-int plan_calibrate(const char *dir, const struct plan_est_options *base,
+int run_plan_calibrate(const char *dir, const struct plan_est_options *base,
 		   struct plan_calibration *cal, struct strbuf *err);
-void plan_calibration_release(struct plan_calibration *cal);
+void run_plan_calibration_release(struct plan_calibration *cal);
 /* Lines saying what was measured, for `rig plan`. */
-void plan_calibration_format(const struct plan_calibration *cal, struct strbuf *out);
+void run_plan_calibration_format(const struct plan_calibration *cal, struct strbuf *out);
 
 #endif

@@ -52,7 +52,7 @@ static const struct plan_est_walk walk_defaults[] = {
 	{ "btrfs", PLAN_EST_WALK_BTRFS },
 };
 
-double plan_est_walk_rate(const struct plan_est_options *o, const char *fs, const char **from)
+double run_plan_est_walk_rate(const struct plan_est_options *o, const char *fs, const char **from)
 {
 	for (size_t i = 0; fs && o && i < o->nwalk; i++)
 		if (!strcmp(o->walk[i].fs, fs)) {
@@ -71,7 +71,7 @@ double plan_est_walk_rate(const struct plan_est_options *o, const char *fs, cons
 	return PLAN_EST_FILE_OPS;
 }
 
-int plan_est_parse_walk(const char *text, struct plan_est_walk **out, size_t *n,
+int run_plan_est_parse_walk(const char *text, struct plan_est_walk **out, size_t *n,
 			struct strbuf *err)
 {
 	*out = NULL;
@@ -125,7 +125,7 @@ static size_t slot_of(const struct rig_module *m)
 {
 	const struct rig_module *k = m->files_of ? m->files_of : m->needs ? m->needs : m;
 	size_t i = 0;
-	while (rig_modules[i] && rig_modules[i] != k)
+	while (mod_all[i] && mod_all[i] != k)
 		i++;
 	return i;
 }
@@ -387,9 +387,9 @@ static void walk_cell(struct walk *w, const struct cell *c, struct diag *scratch
 		return;
 	}
 	void *args = xcalloc(1, m->args_size ? m->args_size : 1);
-	if (params_bind(m, c->step->params, c->bindings, args, scratch, c->step->mark)) {
+	if (plan_params_bind(m, c->step->params, c->bindings, args, scratch, c->step->mark)) {
 		*rc = -EINVAL;
-		params_free(m, args);
+		plan_params_free(m, args);
 		free(args);
 		return;
 	}
@@ -400,7 +400,7 @@ static void walk_cell(struct walk *w, const struct cell *c, struct diag *scratch
 		if (&vs->slots[k] != slot)
 			others += vs->slots[k].bytes;
 	struct est_cell ec = {
-		.seed = schedule_cell_seed(w->o->seed,
+		.seed = plan_schedule_cell_seed(w->o->seed,
 					   w->o->seed_scheme ? w->o->seed_scheme : SEED_CURRENT,
 					   plan_layout_name(p, c->layout), c),
 		.exact = w->o->seed_known,
@@ -414,7 +414,7 @@ static void walk_cell(struct walk *w, const struct cell *c, struct diag *scratch
 	w->prev_phase = c->phase;
 	struct est_slot before = *slot;
 	m->estimate(args, &ec);
-	params_free(m, args);
+	plan_params_free(m, args);
 	free(args);
 	double rate = w->e->rate;
 	sum->written += ec.written + ec.write_seconds * rate;
@@ -422,7 +422,7 @@ static void walk_cell(struct walk *w, const struct cell *c, struct diag *scratch
 	sum->files += ec.files;
 	const char *fs = p->target.kind == TARGET_DIRS ? NULL
 			 : p->layouts[c->layout].parts[c->volume].fs, *from = NULL;
-	double wr = plan_est_walk_rate(w->o, fs, &from);
+	double wr = run_plan_est_walk_rate(w->o, fs, &from);
 	double secs = ec.seconds + ec.moved / rate + ec.ops / w->e->ops +
 		      ec.ops_off / PLAN_EST_FILE_OPS + ec.stats / PLAN_EST_STAT_RATE +
 		      (ec.walk > 0 ? ec.walk / wr : 0);
@@ -562,7 +562,7 @@ static int walk_all(struct walk *w, const struct schedule *s)
 	e->provision_given = o->provision_s > 0;
 	e->provision_s = p->target.kind == TARGET_DIRS ? 0
 			 : o->provision_s > 0 ? o->provision_s : PLAN_EST_PROVISION_S;
-	while (rig_modules[w->nmod])
+	while (mod_all[w->nmod])
 		w->nmod++;
 	struct diag scratch;
 	diag_init(&scratch, p->file, p->text);
@@ -602,7 +602,7 @@ static int fits_image(const struct plan *p, const struct schedule *s,
 	walk_all(&w, s);
 	int ok = w.nw == 0;
 	walk_release(&w);
-	plan_estimate_release(&e);
+	run_plan_estimate_release(&e);
 	return ok;
 }
 
@@ -626,7 +626,7 @@ static double smallest_image(const struct plan *p, const struct schedule *s,
 	return hi;
 }
 
-int plan_estimate(const struct plan *p, const struct schedule *s,
+int run_plan_estimate(const struct plan *p, const struct schedule *s,
 		  const struct plan_est_options *o, struct plan_est *e, struct diag *d)
 {
 	struct walk w = { .p = p, .o = o, .e = e };
@@ -647,7 +647,7 @@ int plan_estimate(const struct plan *p, const struct schedule *s,
 	return rc;
 }
 
-void plan_estimate_release(struct plan_est *e)
+void run_plan_estimate_release(struct plan_est *e)
 {
 	free(e->layouts);
 	e->layouts = NULL;
@@ -709,7 +709,7 @@ static void format_sum(struct strbuf *out, const struct plan_est_sum *s)
 	sb_addch(out, '\n');
 }
 
-void plan_estimate_format(const struct plan *p, const struct plan_est *e, struct strbuf *out)
+void run_plan_estimate_format(const struct plan *p, const struct plan_est *e, struct strbuf *out)
 {
 	struct strbuf r = STRBUF_INIT;
 	sb_addf(&r, "%.0f MB/s", e->rate / 1e6);

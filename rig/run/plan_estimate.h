@@ -86,7 +86,7 @@ struct cell;
 struct plan_est_options {
 	uint64_t seed;
 	int seed_known;         /* the run's seed: sizes drawn as the run draws them */
-	unsigned seed_scheme;   /* schedule_cell_seed's; 0: SEED_CURRENT */
+	unsigned seed_scheme;   /* plan_schedule_cell_seed's; 0: SEED_CURRENT */
 	uint64_t image_size;    /* --image-size; 0: the plan's */
 	uint64_t disk_size;     /* a disk target's size in bytes when read; 0: unknown */
 	double rate;            /* bytes/s assumed; 0: PLAN_EST_RATE_* of the target kind */
@@ -148,20 +148,20 @@ struct plan_est {
  * warnings go to d (the plan's file and text) as diag warnings. 0, or
  * -EINVAL when a cell's parameters cannot be bound (invalid plan).
  */
-int plan_estimate(const struct plan *p, const struct schedule *s,
+int run_plan_estimate(const struct plan *p, const struct schedule *s,
 		  const struct plan_est_options *o, struct plan_est *e, struct diag *d);
-void plan_estimate_release(struct plan_est *e);
+void run_plan_estimate_release(struct plan_est *e);
 /* The block `rig plan` prints: the assumptions in one line, a line per
  * layout, the total; a line saying why the fit check waits for the run
  * when a size is unknown. */
-void plan_estimate_format(const struct plan *p, const struct plan_est *e, struct strbuf *out);
+void run_plan_estimate_format(const struct plan *p, const struct plan_est *e, struct strbuf *out);
 
 /* The walk rate assumed for fs (NULL: a dirs target's folder): o's, else
  * the measured default, else PLAN_EST_FILE_OPS; *from says which. */
-double plan_est_walk_rate(const struct plan_est_options *o, const char *fs, const char **from);
+double run_plan_est_walk_rate(const struct plan_est_options *o, const char *fs, const char **from);
 /* --assume-walk's FS=RATE[,FS=RATE...] into *out (n of them; free *out and
  * each fs): 0, or -1 with the reason in err. */
-int plan_est_parse_walk(const char *text, struct plan_est_walk **out, size_t *n,
+int run_plan_est_parse_walk(const char *text, struct plan_est_walk **out, size_t *n,
 			struct strbuf *err);
 
 #endif

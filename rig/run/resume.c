@@ -1,6 +1,6 @@
 /*
  * Resuming a run: where it starts again, and what the store recorded. See
- * resume.h for the rule; the runner (runner_resume) does the rest.
+ * resume.h for the rule; the runner (run_continue) does the rest.
  */
 #include "rig/run/resume.h"
 
@@ -19,13 +19,13 @@
 
 static size_t module_index(const struct rig_module *m)
 {
-	for (size_t i = 0; rig_modules[i]; i++)
-		if (rig_modules[i] == m)
+	for (size_t i = 0; mod_all[i]; i++)
+		if (mod_all[i] == m)
 			return i;
 	return 0;
 }
 
-size_t resume_state_slot(const struct rig_module *m)
+size_t run_resume_state_slot(const struct rig_module *m)
 {
 	return module_index(m->needs ? m->needs : m);
 }
@@ -36,8 +36,8 @@ static int fresh(const struct plan *p, const struct cell *c)
 	return c->first_of_layout || (c->first_of_rep && p->reprovision == REPROVISION_REPEAT);
 }
 
-void resume_point(const struct plan *p, const struct schedule *s, const enum cell_state *state,
-		  struct resume_point *rp)
+void run_resume_point(const struct plan *p, const struct schedule *s, const enum cell_state *state,
+		  struct run_resume_point *rp)
 {
 	memset(rp, 0, sizeof(*rp));
 	size_t r = 0;
@@ -60,12 +60,12 @@ void resume_point(const struct plan *p, const struct schedule *s, const enum cel
 	/* A later cell of the block using a slot an earlier, finished one filled. */
 	for (size_t j = r; j < e && !rp->depends; j++) {
 		const struct cell *cj = &s->cells[j];
-		size_t slot = resume_state_slot(cj->step->module);
-		if (!rig_modules[slot]->release_state)
+		size_t slot = run_resume_state_slot(cj->step->module);
+		if (!mod_all[slot]->release_state)
 			continue; /* a module that keeps no state */
 		for (size_t i = b; i < r; i++) {
 			const struct cell *ci = &s->cells[i];
-			if (ci->volume == cj->volume && resume_state_slot(ci->step->module) == slot) {
+			if (ci->volume == cj->volume && run_resume_state_slot(ci->step->module) == slot) {
 				rp->depends = 1;
 				rp->producer = i;
 				rp->consumer = j;
@@ -75,7 +75,7 @@ void resume_point(const struct plan *p, const struct schedule *s, const enum cel
 	}
 }
 
-int resume_may_keep(const struct schedule *s, const struct resume_point *rp, struct strbuf *why)
+int run_resume_may_keep(const struct schedule *s, const struct run_resume_point *rp, struct strbuf *why)
 {
 	if (rp->unfinished >= s->n)
 		return 0;
@@ -108,7 +108,7 @@ static int read_fail(struct store *st, struct strbuf *err, const char *what)
 	return -EIO;
 }
 
-int resume_never_recorded(const char *db_path)
+int run_resume_never_recorded(const char *db_path)
 {
 	struct stat stt;
 	if (stat(db_path, &stt) < 0)
@@ -136,7 +136,7 @@ int resume_never_recorded(const char *db_path)
 	return never;
 }
 
-int resume_read_run(struct store *st, struct resume_info *ri, struct strbuf *err)
+int run_resume_read_run(struct store *st, struct resume_info *ri, struct strbuf *err)
 {
 	memset(ri, 0, sizeof(*ri));
 	sqlite3 *db = store_db(st);
@@ -165,7 +165,7 @@ int resume_read_run(struct store *st, struct resume_info *ri, struct strbuf *err
 	return 0;
 }
 
-void resume_info_release(struct resume_info *ri)
+void run_resume_info_release(struct resume_info *ri)
 {
 	free(ri->id);
 	free(ri->status);
@@ -182,7 +182,7 @@ static int same(const char *a, const char *b)
 	return !strcmp(a ? a : "", b ? b : "");
 }
 
-int resume_read_cells(struct store *st, const struct plan *p, const struct schedule *s,
+int run_resume_read_cells(struct store *st, const struct plan *p, const struct schedule *s,
 		      enum cell_state *state, struct strbuf *err)
 {
 	sqlite3 *db = store_db(st);
@@ -226,7 +226,7 @@ int resume_read_cells(struct store *st, const struct plan *p, const struct sched
 	return rc;
 }
 
-size_t resume_read_volumes(struct store *st, const struct plan *p, size_t li,
+size_t run_resume_read_volumes(struct store *st, const struct plan *p, size_t li,
 			   struct volume **vols, int64_t **ids)
 {
 	size_t n = plan_volume_count(p, li);

@@ -2,7 +2,7 @@
  * Resuming a run (rig resume): where it starts again, decided from the
  * schedule (a pure function of the plan and the seed, rebuilt exactly) and
  * the cells' statuses in the store; and what the store recorded about the
- * run. The runner (runner_resume) does the rest.
+ * run. The runner (run_continue) does the rest.
  *
  * The rule (docs/architecture.md, Decisions):
  *   - the run stopped at the first cell, in schedule order, that is not
@@ -41,12 +41,12 @@ struct store;
 struct volume;
 
 /* The per-volume state slot a module uses: its own, or that of the module
- * it needs (read uses write's). An index into rig_modules. */
-size_t resume_state_slot(const struct rig_module *m);
+ * it needs (read uses write's). An index into mod_all. */
+size_t run_resume_state_slot(const struct rig_module *m);
 
 enum cell_state { CELL_NEW = 0, CELL_DONE, CELL_STARTED };
 
-struct resume_point {
+struct run_resume_point {
 	size_t unfinished;   /* index of the first cell not done; n: every cell is done */
 	size_t block;        /* index of the first cell of its provisioning block */
 	size_t end;          /* index after the block's last cell */
@@ -56,25 +56,25 @@ struct resume_point {
 };
 
 /* state[seq] for seq 1..s->n. */
-void resume_point(const struct plan *p, const struct schedule *s, const enum cell_state *state,
-		  struct resume_point *rp);
+void run_resume_point(const struct plan *p, const struct schedule *s, const enum cell_state *state,
+		  struct run_resume_point *rp);
 /* Whether the resumed run may keep the provisioning (before verifying it);
  * if not, why in *why. */
-int resume_may_keep(const struct schedule *s, const struct resume_point *rp, struct strbuf *why);
+int run_resume_may_keep(const struct schedule *s, const struct run_resume_point *rp, struct strbuf *why);
 
 /* Whether RUN/results.db is missing or empty of a run: the run was killed
  * before it recorded anything (nothing was provisioned or measured). */
-int resume_never_recorded(const char *db_path);
+int run_resume_never_recorded(const char *db_path);
 
-/* What the store recorded about the run. Strings owned (resume_info_release). */
+/* What the store recorded about the run. Strings owned (run_resume_info_release). */
 struct resume_info {
 	char *id, *status, *plan_file, *plan_text, *plan_sha256, *rig_version, *options_json;
 	uint64_t seed;
 	int seed_drawn;
 	size_t nresumes;
 };
-int resume_read_run(struct store *st, struct resume_info *ri, struct strbuf *err);
-void resume_info_release(struct resume_info *ri);
+int run_resume_read_run(struct store *st, struct resume_info *ri, struct strbuf *err);
+void run_resume_info_release(struct resume_info *ri);
 
 
 /*
@@ -82,7 +82,7 @@ void resume_info_release(struct resume_info *ri);
  * layout, repetition, phase and volume at every seq) and fill state[1..n].
  * -EINVAL with the difference in err when they do not match.
  */
-int resume_read_cells(struct store *st, const struct plan *p, const struct schedule *s,
+int run_resume_read_cells(struct store *st, const struct plan *p, const struct schedule *s,
 		      enum cell_state *state, struct strbuf *err);
 
 /*
@@ -90,7 +90,7 @@ int resume_read_cells(struct store *st, const struct plan *p, const struct sched
  * order), with their store ids; 0 when none or not all were recorded.
  * The caller releases each volume and frees both arrays.
  */
-size_t resume_read_volumes(struct store *st, const struct plan *p, size_t li,
+size_t run_resume_read_volumes(struct store *st, const struct plan *p, size_t li,
 			   struct volume **vols, int64_t **ids);
 
 #endif

@@ -26,7 +26,7 @@ struct run {
 	const struct plan *plan;
 	const struct run_options *opt;
 	uint64_t seed;
-	unsigned seed_scheme;       /* schedule_cell_seed's, as the run recorded it */
+	unsigned seed_scheme;       /* plan_schedule_cell_seed's, as the run recorded it */
 	struct run_dir dir;         /* folder, lock, store, commands.log, events */
 	struct run_prov prov;       /* backend, volumes, module state, target locks */
 	struct spawner sp;          /* logs into dir */

@@ -26,7 +26,7 @@ static void record(struct run *run, long li, uint32_t seq, int seq_ok, const uin
 	for (int c = 0; c < RT_NCAT; c++) {
 		if (!ns[c])
 			continue;
-		names[n] = run_time_name((enum run_time_cat)c);
+		names[n] = mod_run_time_name((enum run_time_cat)c);
 		secs[n++] = (double)ns[c] / 1e9;
 	}
 	if (!n || !run->dir.store)
@@ -41,10 +41,10 @@ static void record(struct run *run, long li, uint32_t seq, int seq_ok, const uin
 		.n = n,
 	};
 	struct strbuf err = STRBUF_INIT;
-	enum run_time_cat was = run_time_swap(&run->time, RT_STORE);
+	enum run_time_cat was = mod_run_time_swap(&run->time, RT_STORE);
 	if (store_add_times(run->dir.store, &t, &err) < 0)
 		failed(run, "where the run's time went", &err);
-	run_time_swap(&run->time, was);
+	mod_run_time_swap(&run->time, was);
 	sb_release(&err);
 }
 
@@ -53,7 +53,7 @@ void run_account_scope(struct run *run, long li, uint32_t seq)
 	if (!run->dir.store || (run->time_layout == li && run->time_seq == seq))
 		return; /* no store yet: the time stays with the scope until there is */
 	uint64_t ns[RT_NCAT];
-	run_time_take(&run->time, ns);
+	mod_run_time_take(&run->time, ns);
 	long old_li = run->time_layout;
 	uint32_t old_seq = run->time_seq;
 	int old_ok = run->time_seq_recorded;
@@ -68,7 +68,7 @@ void run_account_flush(struct run *run)
 	if (!run->dir.store)
 		return;
 	uint64_t ns[RT_NCAT];
-	run_time_take(&run->time, ns);
+	mod_run_time_take(&run->time, ns);
 	record(run, run->time_layout, run->time_seq, run->time_seq_recorded, ns);
 }
 
@@ -82,12 +82,12 @@ void run_account_estimate(struct run *run, const struct schedule *s)
 	struct plan_est e;
 	struct diag d;
 	diag_init(&d, p->file, p->text); /* the fit warnings: `rig plan`'s, and checked per layout */
-	int rc = plan_estimate(p, s, &o, &e, &d);
+	int rc = run_plan_estimate(p, s, &o, &e, &d);
 	diag_release(&d);
 	if (rc < 0)
 		return;
 	struct strbuf err = STRBUF_INIT;
-	enum run_time_cat was = run_time_swap(&run->time, RT_STORE);
+	enum run_time_cat was = mod_run_time_swap(&run->time, RT_STORE);
 	for (size_t li = 0; li < e.nlayouts; li++) {
 		struct store_estimate se = {
 			.layout_index = (long)li,
@@ -104,7 +104,7 @@ void run_account_estimate(struct run *run, const struct schedule *s)
 			break;
 		}
 	}
-	run_time_swap(&run->time, was);
+	mod_run_time_swap(&run->time, was);
 	sb_release(&err);
-	plan_estimate_release(&e);
+	run_plan_estimate_release(&e);
 }

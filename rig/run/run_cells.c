@@ -74,25 +74,25 @@ static const char *cache_text(struct cell_sink *cs)
 static void sink_metric(void *opaque, const char *name, double value, const char *unit)
 {
 	struct cell_sink *cs = opaque;
-	enum run_time_cat was = run_time_swap(cs->time, RT_STORE);
+	enum run_time_cat was = mod_run_time_swap(cs->time, RT_STORE);
 	if (store_add_sample(cs->store, cs->seq, name, value, unit, cache_text(cs), &cs->err) < 0)
 		cs->failed = 1;
-	run_time_swap(cs->time, was);
+	mod_run_time_swap(cs->time, was);
 	if (!cs->headline && !cs->first.len)
 		sb_adds(&cs->first, name);
 	if (!strcmp(name, cs->headline ? cs->headline : cs->first.buf))
-		progress_value(cs->progress, name, value, unit);
+		plat_progress_value(cs->progress, name, value, unit);
 }
 
 static void sink_file(void *opaque, const char *file, uint64_t bytes, double seconds)
 {
 	struct cell_sink *cs = opaque;
-	enum run_time_cat was = run_time_swap(cs->time, RT_STORE);
+	enum run_time_cat was = mod_run_time_swap(cs->time, RT_STORE);
 	const uint64_t *at = cs->at_file.len && !strcmp(cs->at_file.buf, file) ? cs->at : NULL;
 	if (store_add_file_sample_at(cs->store, cs->seq, file, bytes, seconds, at, &cs->err) < 0)
 		cs->failed = 1;
 	sb_reset(&cs->at_file);
-	run_time_swap(cs->time, was);
+	mod_run_time_swap(cs->time, was);
 }
 
 static void sink_note(void *opaque, const char *key, const char *value);
@@ -150,12 +150,12 @@ static void sink_place(void *opaque, const char *file, const struct file_place *
 static void sink_note(void *opaque, const char *key, const char *value)
 {
 	struct cell_sink *cs = opaque;
-	enum run_time_cat was = run_time_swap(cs->time, RT_STORE);
+	enum run_time_cat was = mod_run_time_swap(cs->time, RT_STORE);
 	if (store_add_note(cs->store, cs->seq, key, value, &cs->err) < 0)
 		cs->failed = 1;
 	if (cs->dir && !strcmp(key, "warning"))
 		run_dir_event(cs->dir, "warning", "cell %u (%s): %s", cs->seq, cs->vol->name, value);
-	run_time_swap(cs->time, was);
+	mod_run_time_swap(cs->time, was);
 }
 
 /* --- caches --- */
@@ -203,9 +203,9 @@ static int flush_caches(struct run *run, const struct plan_step *st, struct volu
 	if (c->flush && run->flush_ok) {
 		const char *name = NULL;
 		struct strbuf why = STRBUF_INIT;
-		run_time_mark(&run->time, RT_FLUSH);
+		mod_run_time_mark(&run->time, RT_FLUSH);
 		int dropped = plat_drop_caches(&run->sp, &name, &why);
-		run_time_mark(&run->time, RT_OTHER);
+		mod_run_time_mark(&run->time, RT_OTHER);
 		if (dropped == 0)
 			sb_addf(applied, "%s%s", applied->len ? "+" : "", name);
 		else
@@ -217,19 +217,19 @@ static int flush_caches(struct run *run, const struct plan_step *st, struct volu
 }
 
 /* The cell's parameters bound ($vars from enclosing sweeps): the module's
- * args (params_free, then free them), or NULL with err set. */
+ * args (plan_params_free, then free them), or NULL with err set. */
 static void *bind_cell(const struct plan *p, const struct cell *c, struct strbuf *err)
 {
 	const struct rig_module *m = c->step->module;
 	struct diag d;
 	diag_init(&d, p->file, p->text);
 	void *args = xcalloc(1, m->args_size ? m->args_size : 1);
-	params_bind(m, c->step->params, c->bindings, args, &d, c->step->mark);
+	plan_params_bind(m, c->step->params, c->bindings, args, &d, c->step->mark);
 	if (d.nerrors) {
 		char msg[512];
 		diag_format_item(&d, 0, msg, sizeof(msg));
 		sb_addf(err, "cannot bind parameters of step %s: %s", c->path, msg);
-		params_free(m, args);
+		plan_params_free(m, args);
 		free(args);
 		args = NULL;
 	}
@@ -258,7 +258,7 @@ static int record_start(struct run *run, const struct cell *c, const char *lname
 		.sweep_value = c->sweep_value,
 	};
 	int rc;
-	run_time_mark(&run->time, RT_STORE);
+	mod_run_time_mark(&run->time, RT_STORE);
 	if (run->has_row && run->has_row[c->seq]) {
 		/* A resumed run runs this cell again: the earlier attempt's samples
 		 * stay in the store, superseded. */
@@ -271,7 +271,7 @@ static int record_start(struct run *run, const struct cell *c, const char *lname
 	} else {
 		rc = store_cell_start(run->dir.store, &sc, start, err);
 	}
-	run_time_mark(&run->time, RT_OTHER);
+	mod_run_time_mark(&run->time, RT_OTHER);
 	return rc;
 }
 
@@ -294,13 +294,13 @@ static int record_end(struct run *run, const struct cell *c, const struct volume
 		sb_addf(err, "cannot record samples of step %s on %s: %s", c->path, vol->name,
 			cs->err.buf);
 		rc = -EIO;
-	} else if (runner_cancel) {
+	} else if (run_cancel) {
 		status = "interrupted";
 	}
 	struct strbuf serr = STRBUF_INIT;
-	run_time_mark(&run->time, RT_STORE);
+	mod_run_time_mark(&run->time, RT_STORE);
 	store_cell_end(run->dir.store, c->seq, end, status, rc < 0 ? err->buf : NULL, &serr);
-	run_time_mark(&run->time, RT_OTHER);
+	mod_run_time_mark(&run->time, RT_OTHER);
 	sb_release(&serr);
 	return rc;
 }
@@ -318,10 +318,10 @@ static int run_cell(struct run *run, const struct schedule *sched, const struct 
 	struct store *store = run->dir.store;
 
 	run_account_scope(run, (long)c->layout, c->seq);
-	struct progress_cell pc = { .seq = c->seq, .total = (uint32_t)sched->n, .rep = c->rep,
+	struct plat_progress_cell pc = { .seq = c->seq, .total = (uint32_t)sched->n, .rep = c->rep,
 				    .layout = lname, .step = c->path, .module = m->name,
 				    .volume = vol->name, .eta_s = eta_s };
-	progress_cell(&run->progress, &pc);
+	plat_progress_cell(&run->progress, &pc);
 
 	struct strbuf flushed = STRBUF_INIT;
 	if (flush_caches(run, st, vol, &flushed, err) < 0) {
@@ -338,7 +338,7 @@ static int run_cell(struct run *run, const struct schedule *sched, const struct 
 	int rc = record_start(run, c, lname, vol, err);
 	run->time_seq_recorded = rc == 0;
 	if (rc < 0) {
-		params_free(m, args);
+		plan_params_free(m, args);
 		free(args);
 		sb_release(&flushed);
 		return rc;
@@ -361,7 +361,7 @@ static int run_cell(struct run *run, const struct schedule *sched, const struct 
 		.device = vol->device,
 		.volume = vol->name,
 		.imaging = p->platform ? prov_driver_of(p->platform)->imaging : NULL,
-		.seed = schedule_cell_seed(run->seed, run->seed_scheme, lname, c),
+		.seed = plan_schedule_cell_seed(run->seed, run->seed_scheme, lname, c),
 		.rep = c->rep,
 		.cycle = c->cycle,
 		.instance = instance.buf,
@@ -369,8 +369,8 @@ static int run_cell(struct run *run, const struct schedule *sched, const struct 
 		.cache_method = flushed.buf,
 		.direct_used = p->cache.direct && m->direct_io,
 		.sink = &sink,
-		.cancel = &runner_cancel,
-		.volstate = run_provision_slot(&run->prov, c->volume, resume_state_slot(m)),
+		.cancel = &run_cancel,
+		.volstate = run_provision_slot(&run->prov, c->volume, run_resume_state_slot(m)),
 		.sp = &run->sp,
 		.progress = &run->progress,
 		.time = &run->time,
@@ -388,9 +388,9 @@ static int run_cell(struct run *run, const struct schedule *sched, const struct 
 	 * intervals, pauses); a module that prepares the volume is setup even
 	 * where it times its work. */
 	run->time.measured_as = m->flags & MOD_PREPARES ? RT_SETUP : RT_MEASURED;
-	run_time_mark(&run->time, RT_SETUP);
+	mod_run_time_mark(&run->time, RT_SETUP);
 	rc = m->run(&ctx, args);
-	run_time_mark(&run->time, RT_OTHER);
+	mod_run_time_mark(&run->time, RT_OTHER);
 	run->time.measured_as = RT_MEASURED;
 	prov_snapshots_release(&snap);
 	rc = record_end(run, c, vol, rc, &cs, merr.buf, err);
@@ -401,7 +401,7 @@ static int run_cell(struct run *run, const struct schedule *sched, const struct 
 	sb_release(&cs.at_file);
 	sb_release(&cs.first);
 	sb_release(&flushed);
-	params_free(m, args);
+	plan_params_free(m, args);
 	free(args);
 	return rc;
 }
@@ -415,7 +415,7 @@ int run_cells_walk(struct run *run, const struct schedule *sched, size_t from, s
 	struct run_eta eta;
 	run_eta_init(&eta, sched, from);
 	uint64_t t0 = plat_clock_ns();
-	for (size_t i = from; i < sched->n && !runner_cancel; i++) {
+	for (size_t i = from; i < sched->n && !run_cancel; i++) {
 		const struct cell *c = &sched->cells[i];
 		int fresh = c->first_of_layout ||
 			    (c->first_of_rep && p->reprovision == REPROVISION_REPEAT) ||
@@ -446,7 +446,7 @@ int run_cells_walk(struct run *run, const struct schedule *sched, size_t from, s
 		if (rc < 0)
 			break;
 		run_eta_done(&eta, i, (double)(plat_clock_ns() - start) / 1e9);
-		if (!runner_cancel)
+		if (!run_cancel)
 			(*done)++;
 	}
 	run_eta_release(&eta);

@@ -19,7 +19,7 @@ struct strbuf;
 void run_cells_check_cache(struct run *run);
 
 /*
- * Run cells from..n-1 in order until one fails or rig_cancel is raised;
+ * Run cells from..n-1 in order until one fails or run_cancel is raised;
  * the first cell provisions when nothing is. *done counts the cells that
  * ran to the end. The last layout stays provisioned. 0, or negative with
  * the reason in err (the failed cell is stored as failed).

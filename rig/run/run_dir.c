@@ -248,7 +248,7 @@ void run_dir_event(struct run_dir *d, const char *level, const char *fmt, ...)
 	timeutil_utc_iso(now, sizeof(now));
 	if (d->store)
 		store_add_event(d->store, now, level, msg.buf, &err);
-	if (strcmp(level, "info") != 0 && !progress_message(d->progress, level, msg.buf))
+	if (strcmp(level, "info") != 0 && !plat_progress_message(d->progress, level, msg.buf))
 		fprintf(stderr, "rig: %s: %s\n", level, msg.buf);
 	sb_release(&msg);
 	sb_release(&err);

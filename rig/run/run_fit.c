@@ -40,7 +40,7 @@ int run_fit_check(struct run *run, const struct schedule *s, size_t li, struct s
 	struct plan_est e;
 	struct diag d;
 	diag_init(&d, p->file, p->text);
-	plan_estimate(p, s, &o, &e, &d);
+	run_plan_estimate(p, s, &o, &e, &d);
 	int rc = 0;
 	if (d.n) {
 		sb_addf(err, "the plan's data does not fit the volumes%s%s as provisioned; nothing "
@@ -55,7 +55,7 @@ int run_fit_check(struct run *run, const struct schedule *s, size_t li, struct s
 		rc = -ENOSPC;
 	}
 	diag_release(&d);
-	plan_estimate_release(&e);
+	run_plan_estimate_release(&e);
 	free(cap);
 	free(used);
 	return rc;

@@ -24,16 +24,16 @@ void run_provision_init(struct run_prov *pv, struct run_dir *dir)
 	memset(pv, 0, sizeof(*pv));
 	pv->provisioned = -1;
 	pv->dir = dir;
-	lock_set_init(&pv->locks, "rig run");
+	plat_lock_set_init(&pv->locks, "rig run");
 	sb_init(&pv->perr);
 	sb_init(&pv->keep_why);
-	for (pv->nmodules = 0; rig_modules[pv->nmodules]; pv->nmodules++)
+	for (pv->nmodules = 0; mod_all[pv->nmodules]; pv->nmodules++)
 		;
 }
 
 void run_provision_release(struct run_prov *pv)
 {
-	lock_set_release(&pv->locks);
+	plat_lock_set_release(&pv->locks);
 	free(pv->vol_ids);
 	free(pv->vol_id_base);
 	pv->vol_ids = NULL;
@@ -45,19 +45,19 @@ void run_provision_release(struct run_prov *pv)
 int run_provision_use(struct run_prov *pv, const struct plan *p, struct strbuf *err)
 {
 	pv->plan = p;
-	pv->backend = provision_backend(p, err);
+	pv->backend = prov_backend(p, err);
 	return pv->backend ? 0 : -1;
 }
 
 int run_provision_lock_target(struct run_prov *pv, struct strbuf *err)
 {
 	struct target_keys keys = { 0 };
-	int rc = provision_target_keys(pv->plan, 1, &keys, err);
+	int rc = prov_target_keys(pv->plan, 1, &keys, err);
 	for (size_t i = 0; rc == 0 && i < keys.n; i++)
-		rc = lock_take(&pv->locks, keys.v[i].key, keys.v[i].what, err);
-	target_keys_release(&keys);
+		rc = plat_lock_take(&pv->locks, keys.v[i].key, keys.v[i].what, err);
+	prov_target_keys_release(&keys);
 	if (rc < 0)
-		lock_set_release(&pv->locks);
+		plat_lock_set_release(&pv->locks);
 	return rc;
 }
 
@@ -72,7 +72,7 @@ void run_provision_setup(struct run_prov *pv, const struct run_options *o, struc
 	pv->pctx.force = o->force;
 	pv->pctx.allow = o->allow;
 	pv->pctx.image_size = o->image_size;
-	pv->pctx.cancel = &runner_cancel;
+	pv->pctx.cancel = &run_cancel;
 	pv->pctx.note = run_dir_note;
 	pv->pctx.note_opaque = pv->dir;
 	run_journal_init(&pv->journal, &pv->dir->store);
@@ -88,10 +88,10 @@ void run_provision_setup(struct run_prov *pv, const struct run_options *o, struc
 
 void run_provision_finish(struct run_prov *pv)
 {
-	enum run_time_cat was = run_time_swap(pv->time, RT_TEARDOWN);
+	enum run_time_cat was = mod_run_time_swap(pv->time, RT_TEARDOWN);
 	if (pv->backend->finish)
 		pv->backend->finish(&pv->pctx);
-	run_time_swap(pv->time, was);
+	mod_run_time_swap(pv->time, was);
 }
 
 int run_provision_prepare(struct run_prov *pv, struct strbuf *err)
@@ -99,9 +99,9 @@ int run_provision_prepare(struct run_prov *pv, struct strbuf *err)
 	if (!pv->backend->prepare)
 		return 0;
 	sb_reset(&pv->perr);
-	enum run_time_cat was = run_time_swap(pv->time, RT_PROVISION);
+	enum run_time_cat was = mod_run_time_swap(pv->time, RT_PROVISION);
 	int rc = pv->backend->prepare(&pv->pctx);
-	run_time_swap(pv->time, was);
+	mod_run_time_swap(pv->time, was);
 	if (rc < 0) {
 		sb_addf(err, "cannot prepare the target: %s", pv->perr.buf);
 		run_provision_finish(pv);
@@ -117,8 +117,8 @@ static void release_states(struct run_prov *pv)
 	for (size_t v = 0; v < pv->nvols; v++) {
 		for (size_t k = 0; k < pv->nmodules; k++) {
 			void **slot = &pv->slots[v * pv->nmodules + k];
-			if (*slot && rig_modules[k]->release_state)
-				rig_modules[k]->release_state(*slot);
+			if (*slot && mod_all[k]->release_state)
+				mod_all[k]->release_state(*slot);
 			*slot = NULL;
 		}
 	}
@@ -129,7 +129,7 @@ static void release_states(struct run_prov *pv)
 int run_provision_teardown(struct run_prov *pv)
 {
 	int rc = 0;
-	enum run_time_cat was = run_time_swap(pv->time, RT_TEARDOWN);
+	enum run_time_cat was = mod_run_time_swap(pv->time, RT_TEARDOWN);
 	release_states(pv);
 	if (pv->provisioned >= 0) {
 		sb_reset(&pv->perr);
@@ -140,11 +140,11 @@ int run_provision_teardown(struct run_prov *pv)
 		pv->provisioned = -1;
 	}
 	for (size_t i = 0; i < pv->nvols; i++)
-		volume_release(&pv->vols[i]);
+		prov_volume_release(&pv->vols[i]);
 	free(pv->vols);
 	pv->vols = NULL;
 	pv->nvols = 0;
-	run_time_swap(pv->time, was);
+	mod_run_time_swap(pv->time, was);
 	return rc;
 }
 
@@ -152,7 +152,7 @@ static int provision_layout(struct run_prov *pv, size_t li, struct strbuf *err)
 {
 	const char *lname = plan_layout_name(pv->plan, li);
 	if (pv->plan->target.kind != TARGET_DIRS) {
-		progress_phase(pv->dir->progress, "provisioning layout %s", lname);
+		plat_progress_phase(pv->dir->progress, "provisioning layout %s", lname);
 	}
 	sb_reset(&pv->perr);
 	pv->provisioned = (long)li; /* teardown must follow even a partial provision */
@@ -188,9 +188,9 @@ static int provision_layout(struct run_prov *pv, size_t li, struct strbuf *err)
 
 int run_provision_layout(struct run_prov *pv, size_t li, struct strbuf *err)
 {
-	enum run_time_cat was = run_time_swap(pv->time, RT_PROVISION);
+	enum run_time_cat was = mod_run_time_swap(pv->time, RT_PROVISION);
 	int rc = provision_layout(pv, li, err);
-	run_time_swap(pv->time, was);
+	mod_run_time_swap(pv->time, was);
 	return rc;
 }
 
@@ -222,9 +222,9 @@ int run_provision_can_remount(const struct run_prov *pv)
 int run_provision_remount(struct run_prov *pv, struct volume *vol)
 {
 	sb_reset(&pv->perr);
-	enum run_time_cat was = run_time_swap(pv->time, RT_FLUSH);
+	enum run_time_cat was = mod_run_time_swap(pv->time, RT_FLUSH);
 	int rc = pv->backend->remount(&pv->pctx, vol);
-	run_time_swap(pv->time, was);
+	mod_run_time_swap(pv->time, was);
 	return rc;
 }
 

@@ -55,11 +55,11 @@ void run_provision_init(struct run_prov *pv, struct run_dir *dir);
 /* Tear nothing down (run_provision_teardown did); free, and release the locks. */
 void run_provision_release(struct run_prov *pv);
 
-/* The plan's backend (provision_backend). -1 with err when there is none. */
+/* The plan's backend (prov_backend). -1 with err when there is none. */
 int run_provision_use(struct run_prov *pv, const struct plan *p, struct strbuf *err);
 /*
  * The target's locks: every disk, image and directory the run uses
- * (provision_target_keys), taken before anything is checked or changed
+ * (prov_target_keys), taken before anything is checked or changed
  * and held until the process ends, after the last teardown (the kernel
  * releases them if it dies). Refused (-EBUSY) while another run holds one,
  * with that run named in err.

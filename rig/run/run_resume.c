@@ -42,12 +42,12 @@ void run_resume_init(struct run_resume *rs)
 void run_resume_release(struct run_resume *rs)
 {
 	for (size_t i = 0; rs->vols && i < rs->nvols_alloc; i++)
-		volume_release(&rs->vols[i]);
+		prov_volume_release(&rs->vols[i]);
 	free(rs->vols);
 	free(rs->ids);
 	free(rs->state);
 	plan_free(rs->plan);
-	resume_info_release(&rs->info);
+	run_resume_info_release(&rs->info);
 	store_run_options_release(&rs->rec);
 	memset(rs, 0, sizeof(*rs));
 }
@@ -112,7 +112,7 @@ int run_resume_open(struct run_resume *rs, struct run *run, const char *dir,
 	const char *abs = run->dir.path.buf;
 	struct strbuf path = STRBUF_INIT;
 	sb_addf(&path, "%s/results.db", abs);
-	if (resume_never_recorded(path.buf)) {
+	if (run_resume_never_recorded(path.buf)) {
 		sb_addf(err, "the run in %s was stopped before it recorded anything: nothing was "
 			     "provisioned or measured; start it again with `rig run`", abs);
 		sb_release(&path);
@@ -124,7 +124,7 @@ int run_resume_open(struct run_resume *rs, struct run *run, const char *dir,
 	}
 	run->dir.store = store_open(path.buf, 0, err);
 	sb_release(&path);
-	if (!run->dir.store || resume_read_run(run->dir.store, &rs->info, err) < 0)
+	if (!run->dir.store || run_resume_read_run(run->dir.store, &rs->info, err) < 0)
 		return -1;
 	const struct resume_info *ri = &rs->info;
 	if (!strcmp(ri->status, "completed")) {
@@ -140,7 +140,7 @@ int run_resume_open(struct run_resume *rs, struct run *run, const char *dir,
 		*status = RUN_OK;
 		if (missing) {
 			sb_adds(info, " (its reports were missing and are written again)");
-			if (reports_write(run->dir.store, abs, err) < 0)
+			if (rep_write(run->dir.store, abs, err) < 0)
 				*status = RUN_FAILED;
 		}
 		return 1;
@@ -245,7 +245,7 @@ int run_resume_where(struct run_resume *rs, struct run *run, const struct schedu
 		     struct strbuf *err)
 {
 	rs->state = xcalloc(sched->n + 1, sizeof(*rs->state));
-	if (resume_read_cells(run->dir.store, rs->plan, sched, rs->state, err) < 0) {
+	if (run_resume_read_cells(run->dir.store, rs->plan, sched, rs->state, err) < 0) {
 		struct strbuf e = STRBUF_INIT;
 		sb_addf(&e, "the results store does not match the schedule of its plan and seed: %s",
 			err->buf);
@@ -257,11 +257,11 @@ int run_resume_where(struct run_resume *rs, struct run *run, const struct schedu
 	run->has_row = xcalloc(sched->n + 1, 1);
 	for (size_t i = 1; i <= sched->n; i++)
 		run->has_row[i] = rs->state[i] != CELL_NEW;
-	resume_point(rs->plan, sched, rs->state, &rs->rp);
+	run_resume_point(rs->plan, sched, rs->state, &rs->rp);
 
 	size_t li = rs->rp.unfinished < sched->n ? sched->cells[rs->rp.unfinished].layout : 0;
 	rs->nvols_alloc = plan_volume_count(rs->plan, li);
-	rs->nvols = resume_read_volumes(run->dir.store, rs->plan, li, &rs->vols, &rs->ids);
+	rs->nvols = run_resume_read_volumes(run->dir.store, rs->plan, li, &rs->vols, &rs->ids);
 	/* Folders recorded relative to where the run was started, as the plan's. */
 	for (size_t v = 0; v < rs->nvols; v++)
 		resolve_path(rs->rec.cwd, &rs->vols[v].dir);
@@ -269,7 +269,7 @@ int run_resume_where(struct run_resume *rs, struct run *run, const struct schedu
 	pv->presume.layout = li;
 	pv->presume.vols = rs->nvols ? rs->vols : NULL;
 	pv->presume.nvols = rs->nvols;
-	pv->presume.reuse = resume_may_keep(sched, &rs->rp, &pv->keep_why);
+	pv->presume.reuse = run_resume_may_keep(sched, &rs->rp, &pv->keep_why);
 	pv->presume.why = &pv->keep_why;
 	pv->pctx.resume = &pv->presume;
 	return 0;
@@ -279,7 +279,7 @@ int run_resume_begin(struct run_resume *rs, struct run *run, const struct schedu
 		     size_t *from, struct strbuf *err)
 {
 	const struct provision_resume *r = &run->prov.presume;
-	const struct resume_point *rp = &rs->rp;
+	const struct run_resume_point *rp = &rs->rp;
 	int reprovision = !r->reused;
 	if (r->reused) {
 		run_provision_keep(&run->prov, rs->ids);

@@ -1,5 +1,5 @@
 /*
- * rig resume's part of the runner (runner-internal): what runner_resume
+ * rig resume's part of the runner (runner-internal): what run_continue
  * checks and reads before it walks the rest of the schedule, and what it
  * records in the store's resumes table. Where a resumed run starts and
  * whether it keeps the provisioning: resume.h.
@@ -32,7 +32,7 @@ struct run_resume {
 	struct plan_options popt;    /* how its plan is parsed again */
 	struct plan *plan;           /* the recorded plan, relative paths resolved; owned */
 	enum cell_state *state;      /* per seq 1..n: done, started, new */
-	struct resume_point rp;
+	struct run_resume_point rp;
 	struct volume *vols;         /* the recorded volumes of the unfinished cell's layout */
 	int64_t *ids;                /* their store ids */
 	size_t nvols, nvols_alloc;

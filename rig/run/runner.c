@@ -38,12 +38,12 @@
 #include "store/run_options.h"
 #include "store/store.h"
 
-volatile sig_atomic_t runner_cancel;
+volatile sig_atomic_t run_cancel;
 
 static void on_signal(int sig)
 {
 	(void)sig;
-	runner_cancel = 1;
+	run_cancel = 1;
 }
 
 static void install_signals(struct sigaction *old_int, struct sigaction *old_term)
@@ -53,7 +53,7 @@ static void install_signals(struct sigaction *old_int, struct sigaction *old_ter
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
 	sa.sa_flags = 0; /* no SA_RESTART: blocking calls return EINTR */
-	runner_cancel = 0;
+	run_cancel = 0;
 	sigaction(SIGINT, &sa, old_int);
 	sigaction(SIGTERM, &sa, old_term);
 }
@@ -123,13 +123,13 @@ static void run_init(struct run *run, const struct plan *p, const struct run_opt
 	memset(run, 0, sizeof(*run));
 	run->plan = p;
 	run->opt = o;
-	progress_init(&run->progress, stderr,
+	plat_progress_init(&run->progress, stderr,
 		      o->json_progress ? PROGRESS_JSON : o->quiet ? PROGRESS_OFF : PROGRESS_HUMAN);
 	run_dir_init(&run->dir, &run->progress);
 	run_provision_init(&run->prov, &run->dir);
 	/* The accounting starts with the command; until the store exists its
 	 * time stays with the run's scope. */
-	run_time_init(&run->time, RT_OTHER);
+	mod_run_time_init(&run->time, RT_OTHER);
 	run->time_layout = -1;
 	run->prov.time = &run->time;
 }
@@ -140,19 +140,19 @@ static void run_release(struct run *run)
 	run_provision_release(&run->prov);
 	free(run->has_row);
 	run->has_row = NULL;
-	progress_release(&run->progress);
+	plat_progress_release(&run->progress);
 }
 
 /* The spawner's watch: the command running, on the progress line. */
 static void run_watch_command(void *opaque, const char *argv_text, double seconds)
 {
-	progress_command(opaque, argv_text, seconds);
+	plat_progress_command(opaque, argv_text, seconds);
 }
 
 /* What a run and a resume share: the spawner, the backend context, ids. */
 static void setup_run(struct run *run)
 {
-	run->sp = spawner_fault(spawner_real(run_dir_log_command, &run->dir));
+	run->sp = plat_spawner_fault(plat_spawner_real(run_dir_log_command, &run->dir));
 	run->sp.watch = run_watch_command;
 	run->sp.watch_opaque = &run->progress;
 	run_provision_setup(&run->prov, run->opt, &run->sp);
@@ -170,29 +170,29 @@ static enum run_status run_body(struct run *run, const struct schedule *sched, s
 	enum run_status result = RUN_FAILED;
 	size_t done = 0;
 	struct strbuf msg = STRBUF_INIT;
-	if (fault_spec()) {
+	if (plat_fault_spec()) {
 		/* Failures made on purpose (util/fault.h): said and recorded. */
 		struct strbuf e2 = STRBUF_INIT;
-		store_add_note(run->dir.store, 0, "fault_injection", fault_spec(), &e2);
+		store_add_note(run->dir.store, 0, "fault_injection", plat_fault_spec(), &e2);
 		sb_release(&e2);
 		run_dir_event(&run->dir, "warning", "fault injection is active (RIG_FAULT=%s): "
-			      "failures in this run are made on purpose", fault_spec());
+			      "failures in this run are made on purpose", plat_fault_spec());
 	}
 	/* Interrupted before this point (the handlers are in place from the
-	 * start of runner_run and runner_resume): nothing is prepared, so
+	 * start of run_start and run_continue): nothing is prepared, so
 	 * nothing is kept, as when refused. */
-	int refused = runner_cancel ? (sb_adds(err, "interrupted before the target was prepared"), -1)
+	int refused = run_cancel ? (sb_adds(err, "interrupted before the target was prepared"), -1)
 				    : run_provision_prepare(&run->prov, err);
 	if (refused < 0) {
 		/* Refused (a safety rule, the confirm, an image rig did not
 		 * make, not root, tools missing) or interrupted: nothing was
 		 * provisioned or measured. A resume leaves the run as it was
 		 * (resumable once the reason is gone), its reports too; a run's
-		 * folder is discarded by runner_run. */
+		 * folder is discarded by run_start. */
 		if (run->resume)
 			run_dir_event(&run->dir, "info", "rig resume refused: %s", err->buf);
-		progress_finish(&run->progress, runner_cancel ? "interrupted" : "refused");
-		progress_end(&run->progress);
+		plat_progress_finish(&run->progress, run_cancel ? "interrupted" : "refused");
+		plat_progress_end(&run->progress);
 		sb_release(&msg);
 		return RUN_NOT_STARTED;
 	}
@@ -200,7 +200,7 @@ static enum run_status run_body(struct run *run, const struct schedule *sched, s
 		goto stop_teardown;
 	run_cells_walk(run, sched, from, &done, err); /* err says why it stopped */
 stop_teardown:
-	progress_end(&run->progress);
+	plat_progress_end(&run->progress);
 	if (run_provision_teardown(&run->prov) < 0) /* something may be left mounted or attached: say so */
 		sb_addf(err, "%scannot tear down the last layout: %s", err->len ? "; " : "",
 			run->prov.perr.buf);
@@ -210,7 +210,7 @@ stop_teardown:
 		char ended[40];
 		const char *status;
 		timeutil_utc_iso(ended, sizeof(ended));
-		if (runner_cancel) {
+		if (run_cancel) {
 			status = "interrupted";
 			sb_addf(err, "%sinterrupted after %zu of %zu cells; everything measured is kept",
 				err->len ? "; " : "", done + from, sched->n);
@@ -221,13 +221,13 @@ stop_teardown:
 			result = RUN_OK;
 		}
 		struct strbuf serr = STRBUF_INIT;
-		progress_finish(&run->progress, status);
-		run_time_mark(&run->time, RT_STORE);
+		plat_progress_finish(&run->progress, status);
+		mod_run_time_mark(&run->time, RT_STORE);
 		if (run->resume)
 			run_resume_end(run->resume, run, ended, status);
 		store_end_run(run->dir.store, ended, status, err->len ? err->buf : NULL, &serr);
-		run_time_mark(&run->time, RT_OTHER);
-		fault_point("ended"); /* a signal now: the reports are still written */
+		mod_run_time_mark(&run->time, RT_OTHER);
+		plat_fault_point("ended"); /* a signal now: the reports are still written */
 		sb_release(&serr);
 		if (err->len)
 			run_dir_event(&run->dir, "info", "run %s: %s", status, err->buf);
@@ -235,8 +235,8 @@ stop_teardown:
 	/* The reports cannot hold their own time: it is recorded after them
 	 * (a report redrawn later shows it); all the rest is recorded before. */
 	run_account_flush(run);
-	run_time_mark(&run->time, RT_REPORT);
-	if (reports_write(run->dir.store, run->dir.path.buf, &msg) < 0) {
+	mod_run_time_mark(&run->time, RT_REPORT);
+	if (rep_write(run->dir.store, run->dir.path.buf, &msg) < 0) {
 		sb_addf(err, "%scannot write the reports: %s", err->len ? "; " : "", msg.buf);
 		result = RUN_FAILED;
 	} else {
@@ -244,7 +244,7 @@ stop_teardown:
 		 * the process died while writing them (run_resume.c). */
 		run_dir_event(&run->dir, "info", "%s", RUN_REPORTS_WRITTEN);
 	}
-	run_time_mark(&run->time, RT_OTHER);
+	mod_run_time_mark(&run->time, RT_OTHER);
 	run_account_flush(run);
 	sb_release(&msg);
 	return result;
@@ -300,9 +300,9 @@ static int begin_run_row(struct run *run, const struct plan *p, const struct run
 		.argv = o->argv_text ? o->argv_text : "",
 		.options_json = opts.buf,
 	};
-	run_time_mark(&run->time, RT_STORE);
+	mod_run_time_mark(&run->time, RT_STORE);
 	int begun = store_begin_run(run->dir.store, &sr, err);
-	run_time_mark(&run->time, RT_OTHER);
+	mod_run_time_mark(&run->time, RT_OTHER);
 	if (begun >= 0)
 		snprintf(run->key, sizeof(run->key), "%s/%.16s/%llu", sr.id, sr.plan_sha256,
 			 (unsigned long long)sr.seed);
@@ -328,26 +328,26 @@ static enum run_status run_plan(const struct plan *p, const struct run_options *
 	run.seed_scheme = SEED_CURRENT;
 	int seed_drawn = !o->has_seed && !p->has_seed;
 	struct schedule sched;
-	if (schedule_build(p, run.seed, &sched) < 0) {
+	if (plan_schedule_build(p, run.seed, &sched) < 0) {
 		sb_adds(err, "cannot build the schedule of a plan that is not valid");
 		goto refused;
 	}
 
 	if (run_provision_lock_target(&run.prov, err) < 0) {
-		schedule_free(&sched);
+		plan_schedule_free(&sched);
 		goto refused;
 	}
 	/* Until the target is prepared, a failure leaves no run folder:
 	 * RUN_NOT_STARTED, and the folder made here is discarded at out. */
 	enum run_status result = RUN_NOT_STARTED;
 	if (run_dir_make(&run.dir, o->out_dir, o->runs_root, p->name, err) < 0) {
-		schedule_free(&sched);
+		plan_schedule_free(&sched);
 		goto refused;
 	}
 	sb_adds(run_dir, run.dir.path.buf);
 	{
 		char *abs = realpath(run.dir.path.buf, NULL);
-		lock_set_run(&run.prov.locks, abs ? abs : run.dir.path.buf);
+		plat_lock_set_run(&run.prov.locks, abs ? abs : run.dir.path.buf);
 		free(abs);
 	}
 
@@ -356,15 +356,15 @@ static enum run_status run_plan(const struct plan *p, const struct run_options *
 	    run_dir_lock(&run.dir, err) < 0 || run_dir_open_log(&run.dir, 0, err) < 0)
 		goto out;
 	sb_addf(&path, "%s/results.db", run.dir.path.buf);
-	run_time_mark(&run.time, RT_STORE);
+	mod_run_time_mark(&run.time, RT_STORE);
 	run.dir.store = store_create(path.buf, err);
-	run_time_mark(&run.time, RT_OTHER);
+	mod_run_time_mark(&run.time, RT_OTHER);
 	if (!run.dir.store)
 		goto out;
 
 	if (begin_run_row(&run, p, o, seed_drawn, err) < 0)
 		goto out;
-	fault_point("started");
+	plat_fault_point("started");
 	run_account_estimate(&run, &sched);
 	note_machine(&run);
 	setup_run(&run);
@@ -373,7 +373,7 @@ static enum run_status run_plan(const struct plan *p, const struct run_options *
 		fprintf(stderr, "rig: running %s: %zu cells, seed %llu%s\nrig: run folder %s\n",
 			p->name, sched.n, (unsigned long long)run.seed,
 			seed_drawn ? " (drawn; pass --seed to repeat it)" : "", run.dir.path.buf);
-	progress_start(&run.progress, p->name, (uint32_t)sched.n, run.dir.path.buf);
+	plat_progress_start(&run.progress, p->name, (uint32_t)sched.n, run.dir.path.buf);
 	run_cells_check_cache(&run);
 	result = run_body(&run, &sched, 0, err);
 out:
@@ -388,7 +388,7 @@ out:
 		}
 		sb_release(&why);
 	}
-	schedule_free(&sched);
+	plan_schedule_free(&sched);
 	sb_release(&path);
 	run_release(&run);
 	return result;
@@ -424,7 +424,7 @@ static enum run_status resume_run(const char *dir, const struct run_options *opt
 	run.seed_scheme = rs.rec.seeds;
 	snprintf(run.key, sizeof(run.key), "%s/%.16s/%llu", rs.info.id ? rs.info.id : "",
 		 rs.info.plan_sha256 ? rs.info.plan_sha256 : "", (unsigned long long)run.seed);
-	if (schedule_build(rs.plan, run.seed, &sched) < 0) {
+	if (plan_schedule_build(rs.plan, run.seed, &sched) < 0) {
 		sb_adds(err, "cannot build the schedule of the recorded plan");
 		goto out;
 	}
@@ -434,7 +434,7 @@ static enum run_status resume_run(const char *dir, const struct run_options *opt
 	/* The target's locks, as a run takes them (the plan's relative paths
 	 * joined to the folder the run was started in: run_resume_plan). */
 	run.prov.locks.command = "rig resume";
-	lock_set_run(&run.prov.locks, run.dir.path.buf);
+	plat_lock_set_run(&run.prov.locks, run.dir.path.buf);
 	if (run_provision_lock_target(&run.prov, err) < 0)
 		goto out;
 
@@ -442,18 +442,18 @@ static enum run_status resume_run(const char *dir, const struct run_options *opt
 	result = RUN_FAILED;
 	if (run_dir_open_log(&run.dir, 1, err) < 0)
 		goto out;
-	fault_point("started");
+	plat_fault_point("started");
 	setup_run(&run);
 	run.resume = &rs;
 	if (!o.quiet && !o.json_progress)
 		fprintf(stderr, "rig: resuming %s (seed %llu), run folder %s\n", rs.plan->name,
 			(unsigned long long)run.seed, run.dir.path.buf);
-	progress_start(&run.progress, rs.plan->name, (uint32_t)sched.n, run.dir.path.buf);
+	plat_progress_start(&run.progress, rs.plan->name, (uint32_t)sched.n, run.dir.path.buf);
 	run_cells_check_cache(&run);
 	result = run_body(&run, &sched, rs.rp.unfinished, err);
 out:
 	if (have_sched)
-		schedule_free(&sched);
+		plan_schedule_free(&sched);
 	run_release(&run);
 	run_resume_release(&rs);
 	return result;
@@ -462,12 +462,12 @@ out:
 /*
  * The handlers are in place for the whole of a run or a resume, from before
  * anything is made to after the reports: SIGINT or SIGTERM only sets
- * runner_cancel, so no moment (the run's row written and the target not yet
+ * run_cancel, so no moment (the run's row written and the target not yet
  * prepared, the end recorded and the reports not yet written) leaves a run
  * marked running or without its reports. A signal before anything was
  * prepared ends it as not started (run_body).
  */
-enum run_status runner_run(const struct plan *p, const struct run_options *o,
+enum run_status run_start(const struct plan *p, const struct run_options *o,
 			   struct strbuf *run_dir, struct strbuf *err)
 {
 	struct sigaction old_int, old_term;
@@ -477,7 +477,7 @@ enum run_status runner_run(const struct plan *p, const struct run_options *o,
 	return st;
 }
 
-enum run_status runner_resume(const char *dir, const struct run_options *o,
+enum run_status run_continue(const char *dir, const struct run_options *o,
 			      struct strbuf *run_dir, struct strbuf *info, struct strbuf *err)
 {
 	struct sigaction old_int, old_term;

@@ -8,9 +8,9 @@
  *
  * Ctrl-C (SIGINT) or SIGTERM stops between operations: the current cell is
  * marked interrupted, teardown runs, and everything measured is kept. The
- * handlers are in place from the start of runner_run or runner_resume to
+ * handlers are in place from the start of run_start or run_continue to
  * their return: a signal before the target is prepared ends it as not
- * started (runner_cancel set), one after the run's end is recorded lets the
+ * started (run_cancel set), one after the run's end is recorded lets the
  * reports be written.
  * A failed cell stops the run (later cells usually depend on it, as `read`
  * on `write`), marked failed with the reason; what was measured is kept.
@@ -51,12 +51,12 @@ enum run_status { RUN_OK = 0, RUN_FAILED = 1, RUN_NOT_STARTED = 2 };
  * provisioned or measured; err says why: a module not available in this
  * build, the target in use, refused when prepared: a safety rule, the
  * confirm, an image file rig did not make, not root; or interrupted before
- * the target was prepared, runner_cancel then set). A run not started
+ * the target was prepared, run_cancel then set). A run not started
  * leaves no run folder: the one it made is removed again (an empty one
  * named with -o is left empty), so there is nothing to resume.
  * run_dir receives the run folder's path when one was made and kept.
  */
-enum run_status runner_run(const struct plan *p, const struct run_options *o,
+enum run_status run_start(const struct plan *p, const struct run_options *o,
 			   struct strbuf *run_dir, struct strbuf *err);
 
 /*
@@ -71,12 +71,12 @@ enum run_status runner_run(const struct plan *p, const struct run_options *o,
  * RUN_NOT_STARTED when refused, also when the target cannot be prepared
  * (not root, tools missing; the store is left as it was, except for an
  * event saying so, and what the stopped run left may have been torn
- * down); RUN_FAILED as runner_run.
+ * down); RUN_FAILED as run_start.
  */
-enum run_status runner_resume(const char *dir, const struct run_options *o,
+enum run_status run_continue(const char *dir, const struct run_options *o,
 			      struct strbuf *run_dir, struct strbuf *info, struct strbuf *err);
 
 /* Set by the SIGINT/SIGTERM handler the runner installs. */
-extern volatile sig_atomic_t runner_cancel;
+extern volatile sig_atomic_t run_cancel;
 
 #endif
