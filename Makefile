@@ -355,8 +355,11 @@ $(BUILD)/fuzz/%_fuzz: fuzz/%_fuzz.c $(FUZZ_LIB_OBJ)
 		$(FUZZ_LIB_OBJ) $(PKG_LIBS) -lpthread -lm
 
 # Sources a harness links besides its own file (fuzz/yaml_arena.c: libyaml's
-# memory for the plan harness, outside ASan's allocator; the file says why).
+# memory for the plan harness, outside ASan's allocator; the file says why;
+# tests/dist_format.c: the units harness formats what it parsed, as the tests do).
 FUZZ_HELPERS_plan := fuzz/yaml_arena.c
+FUZZ_HELPERS_units := tests/dist_format.c
+$(BUILD)/fuzz/units_fuzz $(BUILD)/fuzz/cov/units_fuzz: tests/dist_format.c tests/dist_format.h
 $(BUILD)/fuzz/plan_fuzz $(BUILD)/fuzz/cov/plan_fuzz: fuzz/yaml_arena.c fuzz/yaml_arena.h
 
 # The objects are prerequisites of a pattern rule only: keep them.

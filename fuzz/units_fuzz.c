@@ -23,6 +23,7 @@
 
 #include "lib/strbuf.h"
 #include "lib/units.h"
+#include "tests/dist_format.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -87,7 +88,7 @@ static void check_dist(const struct size_dist *d, const char *input)
 	if (!(mean >= (double)d->lo * (1 - 1e-12) && mean <= (double)d->hi * (1 + 1e-12)))
 		fail("mean outside [lo, hi]", input, NULL);
 	struct strbuf sb = STRBUF_INIT;
-	units_format_dist(&sb, d);
+	dist_format(&sb, d);
 	if (d->kind != DIST_LIST) {
 		struct size_dist back;
 		const char *why = NULL;

@@ -413,36 +413,6 @@ double units_dist_total(const struct size_dist *d, uint64_t n)
 	return (double)(n / d->nlist) * whole + sum;
 }
 
-void units_format_dist(struct strbuf *sb, const struct size_dist *d)
-{
-	switch (d->kind) {
-	case DIST_FIXED:
-		units_format_size(sb, d->lo);
-		return;
-	case DIST_LIST:
-		sb_addch(sb, '[');
-		for (size_t i = 0; i < d->nlist; i++) {
-			if (i)
-				sb_adds(sb, ", ");
-			units_format_size(sb, d->list[i]);
-		}
-		sb_addch(sb, ']');
-		return;
-	case DIST_INVSQUARE:
-		sb_adds(sb, "inverse-square(");
-		units_format_size(sb, d->lo);
-		sb_adds(sb, "..");
-		units_format_size(sb, d->hi);
-		sb_addch(sb, ')');
-		return;
-	case DIST_LOGUNIFORM:
-		units_format_size(sb, d->lo);
-		sb_adds(sb, "..");
-		units_format_size(sb, d->hi);
-		return;
-	}
-}
-
 /* --- near misses --- */
 
 struct near_unit {

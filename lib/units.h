@@ -77,8 +77,5 @@ double units_dist_mean(const struct size_dist *d);
 /* The expected total of n files drawn from d: n x the mean, except for a
  * list, which files take in turn (exact: list[i % nlist] summed). */
 double units_dist_total(const struct size_dist *d, uint64_t n);
-/* Canonical text of a distribution: "1G", "2M..2G",
- * "inverse-square(1K..1M)", "[1M, 4M]". */
-void units_format_dist(struct strbuf *sb, const struct size_dist *d);
 
 #endif

@@ -214,12 +214,6 @@ void mod_tree_state_free(void *state)
 	free(t);
 }
 
-size_t mod_tree_state_bytes(const struct tree_state *t)
-{
-	return sizeof(*t) + strlen(t->root) + 1 + t->sizes.nlist * sizeof(uint64_t) +
-	       (size_t)(t->files ? t->files : 1) * sizeof(uint16_t);
-}
-
 size_t mod_tree_churn_bytes(uint64_t files)
 {
 	return (size_t)((files + 63) / 64) * sizeof(uint64_t);

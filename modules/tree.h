@@ -94,8 +94,6 @@ struct tree_state {
 struct tree_state *mod_tree_state_new(const struct tree_args *a, uint64_t seed, const char *root,
 				  const char **why);
 void mod_tree_state_free(void *state);
-/* Heap bytes the state holds (what stays resident between steps). */
-size_t mod_tree_state_bytes(const struct tree_state *t);
 /* Heap bytes one churn cell adds while it runs for a tree of n files (its
  * selection bitmap; the payload pool, a fixed 64 MiB + TREE_BLOCK, aside). */
 size_t mod_tree_churn_bytes(uint64_t files);

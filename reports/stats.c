@@ -305,14 +305,6 @@ static double t_lower_tail(double t, double df)
 	return 0.5 * rep_stats_betai(df / 2, 0.5, df / (df + t2));
 }
 
-double rep_stats_t_cdf(double t, double df)
-{
-	if (isnan(t) || !(df > 0))
-		return NAN;
-	double lower = t_lower_tail(t, df);
-	return t < 0 ? lower : 1 - lower;
-}
-
 double rep_stats_t_two_sided(double t, double df)
 {
 	if (isnan(t) || !(df > 0))

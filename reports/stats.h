@@ -84,9 +84,8 @@ struct rep_stats_drift {
 int rep_stats_drift(const double *seq, const double *y, size_t n, struct rep_stats_drift *out);
 
 /* Student t distribution with df > 0 degrees of freedom (df need not be an
- * integer): the lower-tail CDF, the two-sided tail 2 P(T > |t|), and the
- * quantile (inverse CDF) for 0 < p < 1. */
-double rep_stats_t_cdf(double t, double df);
+ * integer): the two-sided tail 2 P(T > |t|), and the quantile (inverse
+ * CDF) for 0 < p < 1. */
 double rep_stats_t_two_sided(double t, double df);
 double rep_stats_t_quantile(double p, double df);
 

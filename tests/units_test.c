@@ -12,6 +12,7 @@
 
 #include "lib/strbuf.h"
 #include "lib/units.h"
+#include "dist_format.h"
 #include "test.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -272,7 +273,7 @@ static void test_dist_parse(void)
 		CU_ASSERT_EQUAL(d.lo, ok[i].lo);
 		CU_ASSERT_EQUAL(d.hi, ok[i].hi);
 		struct strbuf sb = STRBUF_INIT;
-		units_format_dist(&sb, &d);
+		dist_format(&sb, &d);
 		CU_ASSERT_STRING_EQUAL(sb.buf, ok[i].canon);
 		struct size_dist back;
 		CU_ASSERT_EQUAL(units_parse_dist(sb.buf, &back, &why), 0);
@@ -305,7 +306,7 @@ static void test_dist_parse(void)
 	CU_ASSERT_EQUAL(units_dist_draw(&d, 0.3, 4), 1u << 20);
 	CU_ASSERT_DOUBLE_EQUAL(units_dist_mean(&d), 7.0 * (1 << 20), 1e-6);
 	struct strbuf sb = STRBUF_INIT;
-	units_format_dist(&sb, &d);
+	dist_format(&sb, &d);
 	CU_ASSERT_STRING_EQUAL(sb.buf, "[4M, 1M, 16M]");
 	sb_release(&sb);
 	units_dist_release(&d);
