@@ -1,18 +1,22 @@
 /*
- * results.csv and files.csv from the results store (see csv.h).
+ * results.csv and files.csv (see csv.h), and the CSV number format every
+ * writer of the reports uses.
  *
- * One SQL query per file joins samples to their cell and volume; each row
- * is built in a strbuf and written out, so memory stays flat however many
- * samples a run has. Quoting is RFC 4180 (sb_add_csv: a field is quoted
- * only when it holds a comma, a quote, CR or LF). Records end with LF, not
- * the RFC's CRLF: R's write.csv and pandas' to_csv write LF on Unix, every
- * CSV reader accepts it, and `cut`/`awk` on the file do not see a stray CR
- * in the last column. docs/results-store.md states the format.
- *
- * Crash safety: the table goes to "<path>.tmp-<pid>-<n>" (same directory,
- * so the rename cannot cross file systems), is fsynced, then renamed over
- * path; the directory is synced afterwards (best effort). A reader sees the
- * old file or the whole new one, never half of it.
+ * The tables are written from the run in memory (report_data.h), not from
+ * a second pass over the store: for a million samples the SQL join and its
+ * per-column calls cost more than everything else in a report. The rows:
+ * by seq, then measurement order (samples a resumed run superseded are not
+ * loaded: the files hold what counts, as a run never interrupted would);
+ * NULL columns empty; integers in decimal; reals in the shortest form that
+ * reads back. Each row's leading columns depend only on its cell, so they
+ * are built once per cell and copied for its samples. Quoting is RFC 4180
+ * (sb_add_csv: a field is quoted only when it holds a comma, a quote, CR or
+ * LF). Records end with LF, not the RFC's CRLF: R's write.csv and pandas'
+ * to_csv write LF on Unix, every CSV reader accepts it, and `cut`/`awk` on
+ * the file do not see a stray CR in the last column. docs/results-store.md
+ * states the format. A file is written under a temporary name, synced and
+ * renamed over its path (report_out.h): a reader sees the old file or the
+ * whole new one.
  *
  * Numbers: rep_csv_add_double finds the shortest of %.15g/%.16g/%.17g that
  * reads back from one printf of 17 digits rather than printing and parsing
@@ -22,52 +26,19 @@
  * Rejected: a column for every volume/cell fact (the contract fixes the
  * columns; the store holds the rest), and locale-dependent numbers.
  */
-#include <errno.h>
-#include <fcntl.h>
+#include "reports/csv.h"
+
 #include <math.h>
-#include <sqlite3.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "lib/strbuf.h"
 #include "lib/xalloc.h"
-#include "reports/csv.h"
-#include "store/store.h"
-
-/* The leading columns shared by both files, in contract order. Samples a
- * resumed run superseded (an earlier attempt of a cell run again) stay in
- * the store and are not written: the files hold what counts, as a run that
- * was never interrupted would. */
-#define LEAD_HEADER "run,layout,rep,step,module,volume,fs,position,offset_start," \
-		    "offset_end,cycle,sweep_var,sweep_value,seq,start_utc"
-#define LEAD_SELECT "c.layout, c.rep, c.step, c.module, v.name, v.fs, v.position," \
-		    " v.offset_start, v.offset_end, c.cycle, c.sweep_var," \
-		    " c.sweep_value, x.seq, c.start_utc"
-
-/* pass: a sample's rank among its cell's samples of the same metric (a
- * module's passes), empty when the cell recorded the metric once. Added
- * after the contract's first columns, which stay as they were. */
-static const char results_header[] = LEAD_HEADER ",metric,value,unit,cache,pass";
-static const char results_sql[] =
-	"SELECT " LEAD_SELECT ", x.metric, x.value, x.unit, x.cache,"
-	" CASE WHEN count(*) OVER (PARTITION BY x.seq, x.metric) > 1"
-	" THEN row_number() OVER (PARTITION BY x.seq, x.metric ORDER BY x.id) END"
-	" FROM samples x LEFT JOIN cells c ON c.seq = x.seq"
-	" LEFT JOIN volumes v ON v.id = c.volume_id"
-	" WHERE x.superseded = 0"
-	" ORDER BY x.seq, x.id";
-
-static const char files_header[] =
-	LEAD_HEADER ",file,bytes,seconds,rate,disk_offset_min,disk_offset_max";
-static const char files_sql[] =
-	"SELECT " LEAD_SELECT ", x.file, x.bytes, x.seconds, x.disk_offset_min, x.disk_offset_max"
-	" FROM file_samples x LEFT JOIN cells c ON c.seq = x.seq"
-	" LEFT JOIN volumes v ON v.id = c.volume_id"
-	" WHERE x.superseded = 0"
-	" ORDER BY x.seq, x.id";
+#include "reports/report_data.h"
+#include "reports/report_out.h"
 
 /* Powers of ten a double holds exactly (Clinger's fast path). */
 static const double exact_pow10[] = {
@@ -271,207 +242,210 @@ void rep_csv_add_next_double(struct strbuf *sb, double v)
 	rep_csv_add_double(sb, v);
 }
 
-/* Append one result column as a CSV field: NULL is an empty field. */
-static void add_column(struct strbuf *sb, sqlite3_stmt *st, int i)
-{
-	switch (sqlite3_column_type(st, i)) {
-	case SQLITE_NULL:
-		break;
-	case SQLITE_INTEGER:
-		sb_add_int(sb, (long long)sqlite3_column_int64(st, i));
-		break;
-	case SQLITE_FLOAT:
-		rep_csv_add_double(sb, sqlite3_column_double(st, i));
-		break;
-	default: {
-		const unsigned char *t = sqlite3_column_text(st, i);
-		sb_add_csv(sb, t ? (const char *)t : "");
-		break;
-	}
-	}
-}
+struct fmt_job {
+	const struct rdata *d;
+	char (*vtext)[RD_VTEXT];
+	size_t lo, hi;
+};
 
-/* files.csv: the rate column, MB/s = 10^6 bytes per second. */
-static void add_rate(struct strbuf *sb, sqlite3_stmt *st, int bytes_col, int seconds_col)
+static void *format_range(void *arg)
 {
-	if (sqlite3_column_type(st, seconds_col) == SQLITE_NULL)
-		return;
-	double seconds = sqlite3_column_double(st, seconds_col);
-	if (!(seconds > 0))
-		return;
-	double bytes = (double)sqlite3_column_int64(st, bytes_col);
-	rep_csv_add_double(sb, bytes / seconds / 1e6);
-}
-
-/* The temporary file next to path; *tmp receives its name. */
-static FILE *open_temp(const char *path, struct strbuf *tmp, struct strbuf *err)
-{
-	static unsigned counter;
-	for (int tries = 0; tries < 100; tries++) {
-		sb_reset(tmp);
-		sb_addf(tmp, "%s.tmp-%ld-%u", path, (long)getpid(), counter++);
-		int fd = open(tmp->buf, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-		if (fd < 0) {
-			if (errno == EEXIST)
-				continue;
-			break;
-		}
-		FILE *f = fdopen(fd, "w");
-		if (!f) {
-			int e = errno;
-			close(fd);
-			unlink(tmp->buf);
-			errno = e;
-			break;
-		}
-		return f;
+	struct fmt_job *j = arg;
+	struct strbuf sb = STRBUF_INIT;
+	for (size_t i = j->lo; i < j->hi; i++) {
+		sb_reset(&sb);
+		rep_csv_add_double(&sb, j->d->samples[i].value);
+		size_t n = sb.len < RD_VTEXT - 1 ? sb.len : RD_VTEXT - 1;
+		memcpy(j->vtext[i], sb.buf, n);
+		j->vtext[i][n] = '\0';
 	}
-	if (err)
-		sb_addf(err, "cannot write %s: cannot create %s: %s", path, tmp->buf,
-			strerror(errno));
+	sb_release(&sb);
 	return NULL;
 }
 
-/* fsync the directory holding path, so the rename itself is durable. */
-static void sync_dir(const char *path)
+void rep_csv_format_values(struct rdata *d, int threads)
 {
-	const char *slash = strrchr(path, '/');
-	char *dir = slash ? xstrndup(path, slash == path ? 1 : (size_t)(slash - path))
-			  : xstrdup(".");
-	int fd = open(dir, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd); /* best effort: some file systems refuse it on directories */
-		close(fd);
-	}
-	free(dir);
+	size_t n = d->nsamples;
+	char (*vtext)[RD_VTEXT] = xmalloc((n ? n : 1) * sizeof(*vtext));
+	struct fmt_job a = { d, vtext, 0, n / 2 }, b = { d, vtext, n / 2, n };
+	pthread_t t;
+	int threaded = threads > 1 && n > 10000 && pthread_create(&t, NULL, format_range, &b) == 0;
+	format_range(&a);
+	if (threaded)
+		pthread_join(t, NULL);
+	else
+		format_range(&b);
+	free(d->vtext);
+	d->vtext = vtext;
 }
 
-static int read_run_id(struct store *s, const char *path, char **id, struct strbuf *err)
+/* Sample (or file) indices in the order of their cells' seq, stable:
+ * a counting sort by cell index (cells are in seq order). */
+static uint32_t *by_cell(const struct rdata *d, const uint32_t *cell_of, size_t stride, size_t n)
 {
-	sqlite3 *db = store_db(s);
-	sqlite3_stmt *st = NULL;
-	int ret = 0;
-	if (sqlite3_prepare_v2(db, "SELECT id FROM run", -1, &st, NULL) != SQLITE_OK) {
-		ret = -EIO;
-	} else {
-		int rc = sqlite3_step(st);
-		if (rc == SQLITE_ROW && sqlite3_column_text(st, 0)) {
-			*id = xstrdup((const char *)sqlite3_column_text(st, 0));
-		} else if (rc == SQLITE_ROW || rc == SQLITE_DONE) {
-			if (err)
-				sb_addf(err, "cannot write %s: the results store holds no run", path);
-			sqlite3_finalize(st);
-			return -ENOENT;
-		} else {
-			ret = -EIO;
+	size_t *start = xcalloc(d->ncells + 1, sizeof(*start));
+	for (size_t i = 0; i < n; i++)
+		start[*(const uint32_t *)((const char *)cell_of + i * stride) + 1]++;
+	for (size_t c = 0; c < d->ncells; c++)
+		start[c + 1] += start[c];
+	uint32_t *out = xmalloc((n ? n : 1) * sizeof(*out));
+	for (size_t i = 0; i < n; i++)
+		out[start[*(const uint32_t *)((const char *)cell_of + i * stride)]++] = (uint32_t)i;
+	free(start);
+	return out;
+}
+
+/* run,layout,rep,step,module,volume,fs,position,offset_start,offset_end,
+ * cycle,sweep_var,sweep_value,seq,start_utc, and the trailing comma. */
+static void lead(struct strbuf *sb, const struct rdata *d, const struct rd_cell *c)
+{
+	const struct rd_volume *v = &d->vols[c->vol];
+	sb_add_csv(sb, d->run.id);
+	sb_addch(sb, ',');
+	sb_add_csv(sb, c->layout);
+	sb_addch(sb, ',');
+	sb_add_int(sb, c->rep);
+	sb_addch(sb, ',');
+	sb_add_csv(sb, c->step);
+	sb_addch(sb, ',');
+	sb_add_csv(sb, c->module);
+	sb_addch(sb, ',');
+	sb_add_csv(sb, v->name);
+	sb_addch(sb, ',');
+	if (v->fs)
+		sb_add_csv(sb, v->fs);
+	sb_addch(sb, ',');
+	sb_add_int(sb, v->position);
+	sb_addch(sb, ',');
+	if (v->has_offsets)
+		sb_add_int(sb, v->off_start);
+	sb_addch(sb, ',');
+	if (v->has_offsets)
+		sb_add_int(sb, v->off_end);
+	sb_addch(sb, ',');
+	if (c->cycle)
+		sb_add_int(sb, c->cycle);
+	sb_addch(sb, ',');
+	if (c->sweep_var)
+		sb_add_csv(sb, c->sweep_var);
+	sb_addch(sb, ',');
+	if (c->sweep_value)
+		sb_add_csv(sb, c->sweep_value);
+	sb_addch(sb, ',');
+	sb_add_int(sb, c->seq);
+	sb_addch(sb, ',');
+	if (c->start_utc)
+		sb_add_csv(sb, c->start_utc);
+	sb_addch(sb, ',');
+}
+
+static const char results_header[] =
+	"run,layout,rep,step,module,volume,fs,position,offset_start,offset_end,cycle,"
+	"sweep_var,sweep_value,seq,start_utc,metric,value,unit,cache,pass\n";
+static const char files_header[] =
+	"run,layout,rep,step,module,volume,fs,position,offset_start,offset_end,cycle,"
+	"sweep_var,sweep_value,seq,start_utc,file,bytes,seconds,rate,disk_offset_min,"
+	"disk_offset_max\n";
+
+/* Each interned string as a CSV field, quoted when it must be, made once:
+ * a sample's metric, unit and cache are copied, not scanned again. */
+struct fields {
+	struct strbuf text;
+	size_t *at;                 /* offset of id's field in text, +1; 0: not made yet */
+	uint32_t *len;
+};
+
+static void field(struct fields *f, const struct rdata *d, struct strbuf *out, uint32_t id)
+{
+	if (!f->at[id]) {
+		size_t start = f->text.len;
+		sb_add_csv(&f->text, rd_str(d, id));
+		f->at[id] = start + 1;
+		f->len[id] = (uint32_t)(f->text.len - start);
+	}
+	sb_add(out, f->text.buf + f->at[id] - 1, f->len[id]);
+}
+
+int rep_csv_write_results(const struct rdata *d, const char *path, struct strbuf *err)
+{
+	struct rout o;
+	int rc = rep_rout_open(&o, path, err);
+	if (rc < 0)
+		return rc;
+	struct fields fl = { STRBUF_INIT, xcalloc(d->nstrs + 1, sizeof(size_t)),
+			     xcalloc(d->nstrs + 1, sizeof(uint32_t)) };
+	uint32_t *ord = d->nsamples ? by_cell(d, &d->samples[0].cell, sizeof(d->samples[0]), d->nsamples) : NULL;
+	struct strbuf ld = STRBUF_INIT;
+	uint32_t lead_cell = UINT32_MAX;
+	sb_adds(&o.buf, results_header);
+	for (size_t k = 0; k < d->nsamples; k++) {
+		uint32_t i = ord[k];
+		const struct rd_sample *s = &d->samples[i];
+		if (s->cell != lead_cell) {
+			sb_reset(&ld);
+			lead(&ld, d, &d->cells[s->cell]);
+			lead_cell = s->cell;
 		}
+		sb_add(&o.buf, ld.buf, ld.len);
+		field(&fl, d, &o.buf, s->metric);
+		sb_addch(&o.buf, ',');
+		if (d->vtext)
+			sb_adds(&o.buf, d->vtext[i]);
+		else
+			rep_csv_add_double(&o.buf, s->value);
+		sb_addch(&o.buf, ',');
+		field(&fl, d, &o.buf, s->unit);
+		sb_addch(&o.buf, ',');
+		field(&fl, d, &o.buf, s->cache);
+		sb_addch(&o.buf, ',');
+		if (d->pass && d->pass[i])
+			sb_add_int(&o.buf, d->pass[i]);
+		sb_addch(&o.buf, '\n');
+		rep_rout_flush_some(&o);
 	}
-	if (ret < 0 && err)
-		sb_addf(err, "cannot write %s: cannot read the run from the results store: %s",
-			path, sqlite3_errmsg(db));
-	sqlite3_finalize(st);
-	return ret;
+	free(ord);
+	sb_release(&ld);
+	sb_release(&fl.text);
+	free(fl.at);
+	free(fl.len);
+	return rep_rout_commit(&o, err);
 }
 
-/* -errno of a failed library call, never 0 (fwrite need not set errno). */
-static int neg_errno(void)
+int rep_csv_write_files(const struct rdata *d, const char *path, struct strbuf *err)
 {
-	return errno ? -errno : -EIO;
-}
-
-/*
- * Write header, then for every row of sql: the run id and every selected
- * column; with_rate adds files.csv's rate computed from the third- and
- * fourth-last selected columns (bytes, seconds), after them and before the
- * last two (the disk offsets).
- */
-static int write_table(struct store *s, const char *path, const char *header,
-		       const char *sql, int with_rate, struct strbuf *err)
-{
-	char *run_id = NULL;
-	int ret = read_run_id(s, path, &run_id, err);
-	if (ret < 0)
-		return ret;
-
-	sqlite3 *db = store_db(s);
-	sqlite3_stmt *st = NULL;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-		if (err)
-			sb_addf(err, "cannot write %s: cannot query the results store: %s",
-				path, sqlite3_errmsg(db));
-		free(run_id);
-		return -EIO;
-	}
-
-	struct strbuf tmp = STRBUF_INIT;
-	FILE *f = open_temp(path, &tmp, err);
-	if (!f) {
-		sqlite3_finalize(st);
-		sb_release(&tmp);
-		free(run_id);
-		return -EIO;
-	}
-
-	struct strbuf row = STRBUF_INIT;
-	sb_addf(&row, "%s\n", header);
-	int ncols = sqlite3_column_count(st);
-	int rc, reported = 0;
-	errno = 0;
-	while (ret == 0 && (rc = sqlite3_step(st)) != SQLITE_DONE) {
-		if (rc != SQLITE_ROW) {
-			if (err)
-				sb_addf(err, "cannot write %s: cannot query the results store: %s",
-					path, sqlite3_errmsg(db));
-			ret = -EIO;
-			reported = 1;
-			break;
+	struct rout o;
+	int rc = rep_rout_open(&o, path, err);
+	if (rc < 0)
+		return rc;
+	uint32_t *ord = d->nfiles ? by_cell(d, &d->files[0].cell, sizeof(d->files[0]), d->nfiles) : NULL;
+	struct strbuf ld = STRBUF_INIT;
+	uint32_t lead_cell = UINT32_MAX;
+	sb_adds(&o.buf, files_header);
+	for (size_t k = 0; k < d->nfiles; k++) {
+		const struct rd_file *f = &d->files[ord[k]];
+		if (f->cell != lead_cell) {
+			sb_reset(&ld);
+			lead(&ld, d, &d->cells[f->cell]);
+			lead_cell = f->cell;
 		}
-		sb_add_csv(&row, run_id);
-		int tail = with_rate ? 2 : 0;
-		for (int i = 0; i < ncols; i++) {
-			if (with_rate && i == ncols - tail) {
-				sb_addch(&row, ',');
-				add_rate(&row, st, ncols - tail - 2, ncols - tail - 1);
-			}
-			sb_addch(&row, ',');
-			add_column(&row, st, i);
+		sb_add(&o.buf, ld.buf, ld.len);
+		sb_add_csv(&o.buf, f->file);
+		sb_addch(&o.buf, ',');
+		sb_add_int(&o.buf, f->bytes);
+		sb_addch(&o.buf, ',');
+		rep_csv_add_double(&o.buf, f->seconds);
+		sb_addch(&o.buf, ',');
+		if (f->seconds > 0)
+			rep_csv_add_double(&o.buf, (double)f->bytes / f->seconds / 1e6);
+		for (int i = 0; i < 2; i++) {
+			sb_addch(&o.buf, ',');
+			if (f->disk_offset[i] >= 0)
+				sb_add_int(&o.buf, f->disk_offset[i]);
 		}
-		sb_addch(&row, '\n');
-		/* Flush in large pieces, not per row. */
-		if (row.len >= 65536) {
-			if (fwrite(row.buf, 1, row.len, f) != row.len)
-				ret = neg_errno();
-			sb_reset(&row);
-		}
+		sb_addch(&o.buf, '\n');
+		rep_rout_flush_some(&o);
 	}
-	if (ret == 0 && row.len && fwrite(row.buf, 1, row.len, f) != row.len)
-		ret = neg_errno();
-	if (ret == 0 && (fflush(f) != 0 || fsync(fileno(f)) != 0))
-		ret = neg_errno();
-	if (fclose(f) != 0 && ret == 0)
-		ret = neg_errno();
-	if (ret == 0 && rename(tmp.buf, path) != 0)
-		ret = neg_errno();
-	if (ret < 0) {
-		if (err && !reported)
-			sb_addf(err, "cannot write %s: %s", path, strerror(-ret));
-		unlink(tmp.buf);
-	} else {
-		sync_dir(path);
-	}
-	sb_release(&row);
-	sb_release(&tmp);
-	sqlite3_finalize(st);
-	free(run_id);
-	return ret;
-}
-
-int rep_csv_write_results(struct store *s, const char *path, struct strbuf *err)
-{
-	return write_table(s, path, results_header, results_sql, 0, err);
-}
-
-int rep_csv_write_files(struct store *s, const char *path, struct strbuf *err)
-{
-	return write_table(s, path, files_header, files_sql, 1, err);
+	free(ord);
+	sb_release(&ld);
+	return rep_rout_commit(&o, err);
 }

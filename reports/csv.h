@@ -1,24 +1,30 @@
 /*
  * results.csv and files.csv: the tables people load into R, pandas or a
  * spreadsheet. Their columns are a user contract (docs/plan-language.md,
- * "Run folders"); the format is in docs/results-store.md. Both are
- * functions of the results store alone.
+ * "Run folders"); the format is in docs/results-store.md. And the number
+ * format of every CSV the reports write.
  */
 #ifndef RIG_REPORTS_CSV_H
 #define RIG_REPORTS_CSV_H
 
-struct store;
+struct rdata;
 struct strbuf;
 
+/* Format every sample value once (rep_csv_add_double) into d->vtext, in
+ * threads threads (1 or 2); the CSV and JSON writers copy them. d->vtext
+ * is set at the end: the caller may run it in a thread of its own while it
+ * computes the statistics, which do not read vtext. */
+void rep_csv_format_values(struct rdata *d, int threads);
+
 /*
- * Write results.csv (one row per sample, ordered by seq then sample id) or
- * files.csv (one row per file sample) to path. The file is written under a
- * temporary name in the same directory, synced and renamed over path, so
- * path never holds half a table. Returns 0, or a negative errno with the
- * reason in err (may be NULL).
+ * Write results.csv (one row per sample, ordered by seq then measurement;
+ * after rep_summary_compute, which numbers the passes of its pass column)
+ * or files.csv (one row per file sample) to path, under a temporary name
+ * synced and renamed over path. 0, or a negative errno with the reason in
+ * err.
  */
-int rep_csv_write_results(struct store *s, const char *path, struct strbuf *err);
-int rep_csv_write_files(struct store *s, const char *path, struct strbuf *err);
+int rep_csv_write_results(const struct rdata *d, const char *path, struct strbuf *err);
+int rep_csv_write_files(const struct rdata *d, const char *path, struct strbuf *err);
 
 /*
  * Append v as the shortest of %.15g, %.16g, %.17g that reads back as

@@ -5,9 +5,8 @@
  * The run is read once into memory (report_data.c, on two connections)
  * and summarized once (summary.c) while a second thread formats the sample
  * values for both the CSV and the JSON; every file is written from that:
- * results.csv and files.csv by report_csv.c (the same bytes as
- * reports/csv.c writes from SQL, which remains the fallback when the run
- * cannot be loaded), summary.csv, findings.csv, time.csv, report.html and
+ * results.csv and files.csv (csv.c), summary.csv, findings.csv, time.csv,
+ * report.html and
  * results.json, by two workers taking the files as jobs (bench/report.sh
  * times a million samples; bench/README.md has the numbers). The
  * formats come from the plan text stored in the run, so a redraw writes
@@ -29,7 +28,6 @@
 #include "reports/findings.h"
 #include "reports/html.h"
 #include "reports/json.h"
-#include "reports/report_csv.h"
 #include "reports/report_data.h"
 #include "reports/report_time.h"
 #include "reports/summary.h"
@@ -111,8 +109,8 @@ static void write_one(struct writers *w, int file, const char *name)
 	struct strbuf *e = &w->err[file];
 	sb_addf(&path, "%s/%s", w->run_dir, name);
 	switch (file) {
-	case F_RESULTS: w->rc[file] = rep_rcsv_write_results(d, path.buf, e); break;
-	case F_FILES: w->rc[file] = rep_rcsv_write_files(d, path.buf, e); break;
+	case F_RESULTS: w->rc[file] = rep_csv_write_results(d, path.buf, e); break;
+	case F_FILES: w->rc[file] = rep_csv_write_files(d, path.buf, e); break;
 	case F_SUMMARY: w->rc[file] = rep_summary_write_csv(d, path.buf, e); break;
 	case F_FINDINGS: w->rc[file] = rep_findings_write_csv(d, path.buf, e); break;
 	case F_TIME: w->rc[file] = rep_rtime_write_csv(d, path.buf, e); break;
@@ -167,24 +165,20 @@ static void *worker(void *arg)
 
 static void *format_thread(void *arg)
 {
-	rep_rcsv_format_values(arg, 1);
+	rep_csv_format_values(arg, 1);
 	return NULL;
 }
 
 int rep_write(struct store *s, const char *run_dir, struct strbuf *err)
 {
-	struct strbuf path = STRBUF_INIT, e = STRBUF_INIT;
+	struct strbuf e = STRBUF_INIT;
 	int rc = 0;
 	lap(NULL);
 	struct rdata *d = rep_rdata_load(s, &e);
 	if (!d) {
-		/* The CSVs can still be tried from SQL; say why the rest failed. */
+		/* The store could not be read: nothing is written, the results
+		 * stay in results.db. */
 		keep_first(&rc, -EIO, err, &e);
-		sb_addf(&path, "%s/results.csv", run_dir);
-		keep_first(&rc, rep_csv_write_results(s, path.buf, &e), err, &e);
-		sb_reset(&path);
-		sb_addf(&path, "%s/files.csv", run_dir);
-		keep_first(&rc, rep_csv_write_files(s, path.buf, &e), err, &e);
 		goto out;
 	}
 	lap("load");
@@ -197,7 +191,7 @@ int rep_write(struct store *s, const char *run_dir, struct strbuf *err)
 	if (fthreaded)
 		pthread_join(ft, NULL);
 	else
-		rep_rcsv_format_values(d, 2);
+		rep_csv_format_values(d, 2);
 	lap("statistics and numbers");
 
 	struct writers w = { .d = d, .run_dir = run_dir };
@@ -218,7 +212,6 @@ int rep_write(struct store *s, const char *run_dir, struct strbuf *err)
 	}
 	rep_rdata_free(d);
 out:
-	sb_release(&path);
 	sb_release(&e);
 	return rc;
 }

@@ -220,7 +220,7 @@ struct rdata {
 	size_t nfilesets;
 	uint32_t *forder;
 	int any_n1;                 /* some group has n == 1: no intervals there */
-	char (*vtext)[RD_VTEXT];    /* each sample's value as CSV text (rep_rcsv_format_values) */
+	char (*vtext)[RD_VTEXT];    /* each sample's value as CSV text (rep_csv_format_values) */
 	size_t failed_cells;        /* cells not done */
 	struct rd_finding *findings; /* rep_findings_compute: strongest first */
 	size_t nfindings;
