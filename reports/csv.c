@@ -37,6 +37,7 @@
 
 #include "lib/strbuf.h"
 #include "lib/xalloc.h"
+#include "reports/columns.h"
 #include "reports/report_data.h"
 #include "reports/report_out.h"
 
@@ -447,5 +448,56 @@ int rep_csv_write_files(const struct rdata *d, const char *path, struct strbuf *
 	}
 	free(ord);
 	sb_release(&ld);
+	return rep_rout_commit(&o, err);
+}
+
+void rep_csv_add_header(struct strbuf *sb, const struct rep_table *t)
+{
+	for (size_t j = 0; j < t->ncols; j++) {
+		if (j)
+			sb_addch(sb, ',');
+		sb_adds(sb, t->cols[j].name);
+	}
+}
+
+static void add_row(struct strbuf *sb, const struct rep_table *t, const struct rep_val *v)
+{
+	for (size_t j = 0; j < t->ncols; j++) {
+		if (j)
+			sb_addch(sb, ',');
+		if (v[j].null)
+			continue;
+		switch (t->cols[j].kind) {
+		case REP_TEXT:
+			if (v[j].text)
+				sb_add_csv(sb, v[j].text);
+			break;
+		case REP_REAL:
+			rep_csv_add_double(sb, v[j].real);
+			break;
+		case REP_COUNT:
+			sb_add_int(sb, v[j].count);
+			break;
+		}
+	}
+}
+
+int rep_csv_write_table(const struct rdata *d, const struct rep_table *t, const char *path,
+			struct strbuf *err)
+{
+	struct rout o;
+	int rc = rep_rout_open(&o, path, err);
+	if (rc < 0)
+		return rc;
+	rep_csv_add_header(&o.buf, t);
+	sb_addch(&o.buf, '\n');
+	struct rep_val v[REP_MAX_COLS];
+	for (size_t i = 0; i < t->nrows(d); i++) {
+		memset(v, 0, sizeof(v));
+		t->row(d, i, v);
+		add_row(&o.buf, t, v);
+		sb_addch(&o.buf, '\n');
+		rep_rout_flush_some(&o);
+	}
 	return rep_rout_commit(&o, err);
 }

@@ -26,6 +26,14 @@ void rep_csv_format_values(struct rdata *d, int threads);
 int rep_csv_write_results(const struct rdata *d, const char *path, struct strbuf *err);
 int rep_csv_write_files(const struct rdata *d, const char *path, struct strbuf *err);
 
+struct rep_table;
+/* A table's header line ("a,b,c", no newline). */
+void rep_csv_add_header(struct strbuf *sb, const struct rep_table *t);
+/* Every row of table t of d, with its header, to path (as the files
+ * above): texts quoted as needed, a missing value an empty field. */
+int rep_csv_write_table(const struct rdata *d, const struct rep_table *t, const char *path,
+			struct strbuf *err);
+
 /*
  * Append v as the shortest of %.15g, %.16g, %.17g that reads back as
  * exactly v (always with '.' as the decimal point): 0.1 -> "0.1",

@@ -34,8 +34,6 @@
 #include "reports/report_out.h"
 #include "reports/stats.h"
 
-const char rep_findings_csv_header[] =
-	"step,metric,kind,groups,estimate,unit,ci_low,ci_high,p,n,verdict,sentence,units";
 
 static const char *const kind_names[] = {
 	"position", "filesystem", "interaction", "trend", "ratio", "onset", "difference",
@@ -364,39 +362,43 @@ void rep_findings_compute(struct rdata *d)
 
 /* --- findings.csv --- */
 
+static const struct rep_col finding_cols[] = {
+	{ "step", REP_TEXT },     { "metric", REP_TEXT },   { "kind", REP_TEXT },
+	{ "groups", REP_TEXT },   { "estimate", REP_REAL }, { "unit", REP_TEXT },
+	{ "ci_low", REP_REAL },   { "ci_high", REP_REAL },  { "p", REP_REAL },
+	{ "n", REP_COUNT },       { "verdict", REP_TEXT },  { "sentence", REP_TEXT },
+	{ "units", REP_COUNT }, /* the provisioned volumes a row rests on; missing: none */
+};
+
+static size_t finding_count(const struct rdata *d)
+{
+	return d->nfindings;
+}
+
+static void finding_row(const struct rdata *d, size_t i, struct rep_val *v)
+{
+	const struct rd_finding *f = &d->findings[i];
+	v[0].text = d->tmpls[f->tmpl].path;
+	v[1].text = rd_str(d, f->metric);
+	v[2].text = rep_fnd_kind_name(f->kind);
+	v[3].text = f->groups;
+	v[4].real = f->estimate;
+	v[5].text = f->unit;
+	v[6].real = f->ci_low;
+	v[7].real = f->ci_high;
+	v[8].real = f->p;
+	v[9].count = (long long)f->n;
+	v[10].text = f->effect ? "effect" : "no-clear-effect";
+	v[11].text = f->sentence;
+	v[12].count = (long long)f->units;
+	v[12].null = !f->units;
+}
+
+const struct rep_table rep_findings_table = {
+	finding_cols, sizeof(finding_cols) / sizeof(finding_cols[0]), finding_count, finding_row,
+};
+
 int rep_findings_write_csv(const struct rdata *d, const char *path, struct strbuf *err)
 {
-	struct rout o;
-	int rc = rep_rout_open(&o, path, err);
-	if (rc < 0)
-		return rc;
-	struct strbuf *b = &o.buf;
-	sb_addf(b, "%s\n", rep_findings_csv_header);
-	for (size_t i = 0; i < d->nfindings; i++) {
-		const struct rd_finding *f = &d->findings[i];
-		sb_add_csv(b, d->tmpls[f->tmpl].path);
-		sb_addch(b, ',');
-		sb_add_csv(b, rd_str(d, f->metric));
-		sb_addch(b, ',');
-		sb_add_csv(b, rep_fnd_kind_name(f->kind));
-		sb_addch(b, ',');
-		sb_add_csv(b, f->groups);
-		sb_addch(b, ',');
-		rep_csv_add_double(b, f->estimate);
-		sb_addch(b, ',');
-		sb_add_csv(b, f->unit);
-		sb_addch(b, ',');
-		rep_csv_add_double(b, f->ci_low);
-		sb_addch(b, ',');
-		rep_csv_add_double(b, f->ci_high);
-		sb_addch(b, ',');
-		rep_csv_add_double(b, f->p);
-		sb_addf(b, ",%zu,%s,", f->n, f->effect ? "effect" : "no-clear-effect");
-		sb_add_csv(b, f->sentence);
-		sb_addch(b, ',');
-		if (f->units)
-			sb_addf(b, "%zu", f->units);
-		sb_addch(b, '\n');
-	}
-	return rep_rout_commit(&o, err);
+	return rep_csv_write_table(d, &rep_findings_table, path, err);
 }

@@ -242,31 +242,34 @@ static void volumes(struct strbuf *b, const struct rdata *d)
 	sb_adds(b, "]");
 }
 
+/* Row i of table t as an object: a key per column, missing values null. */
+static void row_object(struct strbuf *b, const struct rep_table *t, const struct rdata *d,
+		       size_t i)
+{
+	struct rep_val v[REP_MAX_COLS] = { 0 };
+	t->row(d, i, v);
+	int first = 1;
+	sb_addch(b, '{');
+	for (size_t j = 0; j < t->ncols; j++) {
+		key(b, t->cols[j].name, &first);
+		if (v[j].null)
+			sb_adds(b, "null");
+		else if (t->cols[j].kind == REP_TEXT)
+			rep_json_str(b, v[j].text);
+		else if (t->cols[j].kind == REP_REAL)
+			rep_json_num(b, v[j].real);
+		else
+			sb_add_int(b, v[j].count);
+	}
+	sb_addch(b, '}');
+}
+
 static void findings(struct strbuf *b, const struct rdata *d)
 {
 	sb_adds(b, ",\n\"findings\":[");
 	for (size_t i = 0; i < d->nfindings; i++) {
-		const struct rd_finding *f = &d->findings[i];
-		int fi = 1;
-		sb_adds(b, i ? ",\n{" : "\n{");
-		kstr(b, "step", d->tmpls[f->tmpl].path, &fi);
-		kstr(b, "metric", rd_str(d, f->metric), &fi);
-		kstr(b, "kind", rep_fnd_kind_name(f->kind), &fi);
-		kstr(b, "groups", f->groups, &fi);
-		knum(b, "estimate", f->estimate, &fi);
-		kstr(b, "unit", f->unit, &fi);
-		knum(b, "ci_low", f->ci_low, &fi);
-		knum(b, "ci_high", f->ci_high, &fi);
-		knum(b, "p", f->p, &fi);
-		kint(b, "n", (long long)f->n, &fi);
-		kstr(b, "verdict", f->effect ? "effect" : "no-clear-effect", &fi);
-		kstr(b, "sentence", f->sentence, &fi);
-		key(b, "units", &fi);
-		if (f->units)
-			sb_addf(b, "%zu", f->units);
-		else
-			sb_adds(b, "null");
-		sb_addch(b, '}');
+		sb_adds(b, i ? ",\n" : "\n");
+		row_object(b, &rep_findings_table, d, i);
 	}
 	sb_adds(b, "]");
 }

@@ -18,11 +18,13 @@
  * connection drops.
  *
  * The findings are computed here by the reports' code (the run folder's
- * findings.csv may be older than this rig, or missing) and copied as
- * findings.csv reads, through a temporary table that numbers them.
+ * findings.csv may be older than this rig, or missing) and sent by COPY
+ * through the same column table findings.csv and results.json are written
+ * from (columns.h), numbered strongest first.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <openssl/evp.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -30,7 +32,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/files.h"
 #include "lib/strbuf.h"
 #include "lib/xalloc.h"
 #include "reports/findings.h"
@@ -190,61 +191,56 @@ static int copy_in(struct push *u, const char *sql, const struct pgs_table *t, c
 	return rc;
 }
 
-/* The findings as findings.csv has them, numbered from 1 strongest first. */
+/* One value of a row as COPY text: missing, NaN and an empty text are
+ * NULL, as they are an empty field of findings.csv. */
+static void copy_value(struct strbuf *sb, enum rep_col_kind kind, const struct rep_val *v)
+{
+	if (v->null || (kind == REP_TEXT && (!v->text || !*v->text)) ||
+	    (kind == REP_REAL && isnan(v->real)))
+		sb_adds(sb, "\\N");
+	else if (kind == REP_TEXT)
+		rep_pg_copy_text(sb, v->text, strlen(v->text));
+	else if (kind == REP_REAL)
+		rep_pg_copy_double(sb, v->real);
+	else
+		sb_add_int(sb, v->count);
+}
+
+/* The findings, computed by the reports' code from the run itself (its
+ * folder's findings.csv may be older than this rig, or missing), each row
+ * as rep_findings_table gives it, numbered from 1 strongest first. */
 static int push_findings(struct push *u, struct store *s)
 {
-	struct strbuf dir = STRBUF_INIT, path = STRBUF_INIT, csv = STRBUF_INIT, e = STRBUF_INIT;
-	const char *tmp = getenv("TMPDIR");
-	sb_addf(&dir, "%s/rig-push-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	int rc = 0;
+	struct strbuf e = STRBUF_INIT, sql = STRBUF_INIT, rows = STRBUF_INIT;
 	struct rdata *d = rep_rdata_load(s, &e);
 	if (!d) {
 		sb_addf(u->err, "cannot compute the run's findings: %s", e.buf);
-		rc = -EIO;
-	} else if (!mkdtemp(dir.buf)) {
-		sb_addf(u->err, "cannot create a temporary folder %s: %s", dir.buf, strerror(errno));
-		rc = -errno;
-		sb_reset(&dir);
-	} else {
-		rep_summary_compute(d);
-		rep_findings_compute(d);
-		sb_addf(&path, "%s/findings.csv", dir.buf);
-		rc = rep_findings_write_csv(d, path.buf, &e);
-		if (rc == 0)
-			rc = files_read(path.buf, &csv);
-		if (rc < 0)
-			sb_addf(u->err, "cannot write the run's findings: %s",
-				e.len ? e.buf : strerror(-rc));
-		unlink(path.buf);
-		rmdir(dir.buf);
+		sb_release(&e);
+		return -EIO;
 	}
+	rep_summary_compute(d);
+	rep_findings_compute(d);
+	const struct rep_table *t = &rep_findings_table;
+	sb_adds(&sql, "COPY rig.findings (run_no, rank");
+	for (size_t j = 0; j < t->ncols; j++)
+		sb_addf(&sql, ", %s", t->cols[j].name);
+	sb_adds(&sql, ") FROM STDIN");
+	struct rep_val v[REP_MAX_COLS];
+	for (size_t i = 0; i < t->nrows(d); i++) {
+		memset(v, 0, sizeof(v));
+		t->row(d, i, v);
+		sb_addf(&rows, "%s\t%zu", u->run_no, i + 1);
+		for (size_t j = 0; j < t->ncols; j++) {
+			sb_addch(&rows, '\t');
+			copy_value(&rows, t->cols[j].kind, &v[j]);
+		}
+		sb_addch(&rows, '\n');
+	}
+	int rc = copy_in(u, sql.buf, NULL, &rows, "store the findings");
 	rep_rdata_free(d);
-	if (rc == 0)
-		rc = store_pg_exec(u->p,
-				  "CREATE TEMP TABLE findings_in (rank bigint GENERATED ALWAYS AS IDENTITY,"
-				  " step text, metric text, kind text, groups text, estimate double precision,"
-				  " unit text, ci_low double precision, ci_high double precision,"
-				  " p double precision, n bigint, verdict text, sentence text, units bigint)"
-				  " ON COMMIT DROP",
-				  "store the findings", u->err);
-	if (rc == 0)
-		rc = copy_in(u, "COPY findings_in (step, metric, kind, groups, estimate, unit, ci_low,"
-			     " ci_high, p, n, verdict, sentence, units) FROM STDIN (FORMAT csv, HEADER true)",
-			     NULL, &csv, "store the findings");
-	if (rc == 0) {
-		struct strbuf sql = STRBUF_INIT;
-		sb_addf(&sql, "INSERT INTO rig.findings (run_no, rank, step, metric, kind, groups,"
-			" estimate, unit, ci_low, ci_high, p, n, verdict, sentence, units) SELECT %s, rank,"
-			" step, metric, kind, groups, estimate, unit, ci_low, ci_high, p, n, verdict,"
-			" sentence, units FROM findings_in",
-			u->run_no);
-		rc = store_pg_exec(u->p, sql.buf, "store the findings", u->err);
-		sb_release(&sql);
-	}
-	sb_release(&dir);
-	sb_release(&path);
-	sb_release(&csv);
 	sb_release(&e);
+	sb_release(&sql);
+	sb_release(&rows);
 	return rc;
 }
 
