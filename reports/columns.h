@@ -16,11 +16,16 @@ enum rep_col_kind {
 	REP_TEXT,   /* a string: CSV quoted as needed, JSON a string, SQL text */
 	REP_REAL,   /* a double: NaN is missing (an empty field, null, NULL) */
 	REP_COUNT,  /* a whole number */
+	REP_BOOL,   /* count != 0: CSV yes/no, JSON true/false */
 };
+
+/* Where a column is written (rep_col.only; 0: everywhere). */
+enum { REP_CSV = 1, REP_JSON = 2 };
 
 struct rep_col {
 	const char *name;
 	enum rep_col_kind kind;
+	unsigned only;      /* REP_CSV or REP_JSON: that writer's alone; 0: every writer's */
 };
 
 /* One value: text, real or count by its column's kind; missing when null
@@ -40,6 +45,6 @@ struct rep_table {
 	void (*row)(const struct rdata *d, size_t i, struct rep_val *out);
 };
 
-#define REP_MAX_COLS 32
+#define REP_MAX_COLS 48 /* the most columns a table has (each table asserts it) */
 
 #endif

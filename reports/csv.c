@@ -453,18 +453,26 @@ int rep_csv_write_files(const struct rdata *d, const char *path, struct strbuf *
 
 void rep_csv_add_header(struct strbuf *sb, const struct rep_table *t)
 {
+	int first = 1;
 	for (size_t j = 0; j < t->ncols; j++) {
-		if (j)
+		if (t->cols[j].only && !(t->cols[j].only & REP_CSV))
+			continue;
+		if (!first)
 			sb_addch(sb, ',');
+		first = 0;
 		sb_adds(sb, t->cols[j].name);
 	}
 }
 
 static void add_row(struct strbuf *sb, const struct rep_table *t, const struct rep_val *v)
 {
+	int first = 1;
 	for (size_t j = 0; j < t->ncols; j++) {
-		if (j)
+		if (t->cols[j].only && !(t->cols[j].only & REP_CSV))
+			continue;
+		if (!first)
 			sb_addch(sb, ',');
+		first = 0;
 		if (v[j].null)
 			continue;
 		switch (t->cols[j].kind) {
@@ -477,6 +485,9 @@ static void add_row(struct strbuf *sb, const struct rep_table *t, const struct r
 			break;
 		case REP_COUNT:
 			sb_add_int(sb, v[j].count);
+			break;
+		case REP_BOOL:
+			sb_adds(sb, v[j].count ? "yes" : "no");
 			break;
 		}
 	}

@@ -363,12 +363,15 @@ void rep_findings_compute(struct rdata *d)
 /* --- findings.csv --- */
 
 static const struct rep_col finding_cols[] = {
-	{ "step", REP_TEXT },     { "metric", REP_TEXT },   { "kind", REP_TEXT },
-	{ "groups", REP_TEXT },   { "estimate", REP_REAL }, { "unit", REP_TEXT },
-	{ "ci_low", REP_REAL },   { "ci_high", REP_REAL },  { "p", REP_REAL },
-	{ "n", REP_COUNT },       { "verdict", REP_TEXT },  { "sentence", REP_TEXT },
-	{ "units", REP_COUNT }, /* the provisioned volumes a row rests on; missing: none */
+	{ "step", REP_TEXT, 0 },     { "metric", REP_TEXT, 0 },   { "kind", REP_TEXT, 0 },
+	{ "groups", REP_TEXT, 0 },   { "estimate", REP_REAL, 0 }, { "unit", REP_TEXT, 0 },
+	{ "ci_low", REP_REAL, 0 },   { "ci_high", REP_REAL, 0 },  { "p", REP_REAL, 0 },
+	{ "n", REP_COUNT, 0 },       { "verdict", REP_TEXT, 0 },  { "sentence", REP_TEXT, 0 },
+	{ "units", REP_COUNT, 0 }, /* the provisioned volumes a row rests on; missing: none */
 };
+
+_Static_assert(sizeof(finding_cols) / sizeof(finding_cols[0]) <= REP_MAX_COLS,
+	       "a row's values fit its writers' arrays");
 
 static size_t finding_count(const struct rdata *d)
 {
@@ -397,8 +400,3 @@ static void finding_row(const struct rdata *d, size_t i, struct rep_val *v)
 const struct rep_table rep_findings_table = {
 	finding_cols, sizeof(finding_cols) / sizeof(finding_cols[0]), finding_count, finding_row,
 };
-
-int rep_findings_write_csv(const struct rdata *d, const char *path, struct strbuf *err)
-{
-	return rep_csv_write_table(d, &rep_findings_table, path, err);
-}

@@ -63,8 +63,6 @@ void rep_findings_compute(struct rdata *d);
 /* The findings' columns (columns.h): findings.csv, results.json's
  * "findings" and the shared store's rig.findings. */
 extern const struct rep_table rep_findings_table;
-/* findings.csv. 0, or -errno with the reason in err. */
-int rep_findings_write_csv(const struct rdata *d, const char *path, struct strbuf *err);
 
 /* The level of the factor compared across positions for group g of
  * template tmpl: its file system or its volume name (report.compare; by

@@ -251,6 +251,8 @@ static void row_object(struct strbuf *b, const struct rep_table *t, const struct
 	int first = 1;
 	sb_addch(b, '{');
 	for (size_t j = 0; j < t->ncols; j++) {
+		if (t->cols[j].only && !(t->cols[j].only & REP_JSON))
+			continue;
 		key(b, t->cols[j].name, &first);
 		if (v[j].null)
 			sb_adds(b, "null");
@@ -258,6 +260,8 @@ static void row_object(struct strbuf *b, const struct rep_table *t, const struct
 			rep_json_str(b, v[j].text);
 		else if (t->cols[j].kind == REP_REAL)
 			rep_json_num(b, v[j].real);
+		else if (t->cols[j].kind == REP_BOOL)
+			sb_adds(b, v[j].count ? "true" : "false");
 		else
 			sb_add_int(b, v[j].count);
 	}
@@ -279,54 +283,8 @@ static void summary(struct rout *o, const struct rdata *d)
 	struct strbuf *b = &o->buf;
 	sb_adds(b, ",\n\"summary\":[");
 	for (size_t i = 0; i < d->ngroups; i++) {
-		const struct rd_group *g = &d->groups[i];
-		int f = 1;
-		sb_adds(b, i ? ",\n{" : "\n{");
-		kstr(b, "layout", g->layout, &f);
-		kstr(b, "step", g->step, &f);
-		kstr(b, "module", g->module, &f);
-		kstr(b, "volume", g->volume, &f);
-		kstr(b, "fs", g->fs, &f);
-		kint(b, "position", g->position, &f);
-		key(b, "cycle", &f);
-		if (g->cycle)
-			sb_addf(b, "%u", g->cycle);
-		else
-			sb_adds(b, "null");
-		kstr(b, "sweep_var", g->sweep_var, &f);
-		kstr(b, "sweep_value", g->sweep_value, &f);
-		kstr(b, "metric", rd_str(d, g->metric), &f);
-		kstr(b, "unit", rd_str(d, g->unit), &f);
-		kint(b, "n", (long long)g->s.n, &f);
-		knum(b, "mean", g->s.mean, &f);
-		knum(b, "sd", g->s.sd, &f);
-		knum(b, "median", g->s.median, &f);
-		knum(b, "min", g->s.min, &f);
-		knum(b, "max", g->s.max, &f);
-		knum(b, "ci_low", g->s.ci_low, &f);
-		knum(b, "ci_high", g->s.ci_high, &f);
-		if (g->base >= 0) {
-			const struct rd_group *bg = &d->groups[g->base];
-			kstr(b, "baseline", d->base_kind == RD_BASE_VOLUME ? bg->volume : bg->layout, &f);
-		} else {
-			kstr(b, "baseline", NULL, &f);
-		}
-		knum(b, "pct_of_baseline", g->base >= 0 ? g->diff.pct_of_base : NAN, &f);
-		knum(b, "diff_pct", g->base >= 0 ? g->diff.diff_pct : NAN, &f);
-		knum(b, "diff_ci_low", g->base >= 0 ? g->diff.ci_low : NAN, &f);
-		knum(b, "diff_ci_high", g->base >= 0 ? g->diff.ci_high : NAN, &f);
-		knum(b, "p_value", g->base >= 0 ? g->diff.p : NAN, &f);
-		kint(b, "outliers", (long long)g->outliers, &f);
-		kint(b, "missing", (long long)g->nnan, &f);
-		knum(b, "drift_slope", g->drift.slope, &f);
-		knum(b, "drift_ci_low", g->drift.ci_low, &f);
-		knum(b, "drift_ci_high", g->drift.ci_high, &f);
-		key(b, "drift", &f);
-		sb_adds(b, isnan(g->drift.slope) ? "null" : g->drift.flagged ? "true" : "false");
-		kstr(b, "cache", g->caches, &f);
-		kint(b, "passes", (long long)g->passes, &f);
-		knum(b, "best_of_passes", g->best, &f);
-		sb_addch(b, '}');
+		sb_adds(b, i ? ",\n" : "\n");
+		row_object(b, &rep_summary_table, d, i);
 		rep_rout_flush_some(o);
 	}
 	sb_adds(b, "]");

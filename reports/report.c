@@ -111,8 +111,8 @@ static void write_one(struct writers *w, int file, const char *name)
 	switch (file) {
 	case F_RESULTS: w->rc[file] = rep_csv_write_results(d, path.buf, e); break;
 	case F_FILES: w->rc[file] = rep_csv_write_files(d, path.buf, e); break;
-	case F_SUMMARY: w->rc[file] = rep_summary_write_csv(d, path.buf, e); break;
-	case F_FINDINGS: w->rc[file] = rep_findings_write_csv(d, path.buf, e); break;
+	case F_SUMMARY: w->rc[file] = rep_csv_write_table(d, &rep_summary_table, path.buf, e); break;
+	case F_FINDINGS: w->rc[file] = rep_csv_write_table(d, &rep_findings_table, path.buf, e); break;
 	case F_TIME: w->rc[file] = rep_rtime_write_csv(d, path.buf, e); break;
 	case F_JSON: w->rc[file] = rep_json_write_results(d, path.buf, e); break;
 	default: break;

@@ -35,12 +35,6 @@
 #include "reports/report_out.h"
 #include "reports/stats.h"
 
-const char rep_summary_csv_header[] =
-	"run,layout,step,module,volume,fs,position,cycle,sweep_var,sweep_value,metric,unit,"
-	"n,mean,sd,median,min,max,ci_low,ci_high,"
-	"baseline,pct_of_baseline,diff_pct,diff_ci_low,diff_ci_high,p_value,"
-	"outliers,missing,drift_slope,drift_ci_low,drift_ci_high,drift,passes,best_of_passes";
-
 /* --- templates --- */
 
 /* "2.cycle3.1" -> "2.cycle.1"; *inner the innermost factor, *sweep_index
@@ -695,75 +689,77 @@ void rep_summary_compute(struct rdata *d)
 	fit_filesets(d);
 }
 
-/* --- summary.csv --- */
+/* --- the summary's columns: summary.csv, results.json's "summary" --- */
 
-static void add_num(struct strbuf *sb, double v)
+static const struct rep_col summary_cols[] = {
+	{ "run", REP_TEXT, REP_CSV },
+	{ "layout", REP_TEXT, 0 },       { "step", REP_TEXT, 0 },        { "module", REP_TEXT, 0 },
+	{ "volume", REP_TEXT, 0 },       { "fs", REP_TEXT, 0 },          { "position", REP_COUNT, 0 },
+	{ "cycle", REP_COUNT, 0 },       { "sweep_var", REP_TEXT, 0 },   { "sweep_value", REP_TEXT, 0 },
+	{ "metric", REP_TEXT, 0 },       { "unit", REP_TEXT, 0 },        { "n", REP_COUNT, 0 },
+	{ "mean", REP_REAL, 0 },         { "sd", REP_REAL, 0 },          { "median", REP_REAL, 0 },
+	{ "min", REP_REAL, 0 },          { "max", REP_REAL, 0 },         { "ci_low", REP_REAL, 0 },
+	{ "ci_high", REP_REAL, 0 },      { "baseline", REP_TEXT, 0 },
+	{ "pct_of_baseline", REP_REAL, 0 }, { "diff_pct", REP_REAL, 0 },
+	{ "diff_ci_low", REP_REAL, 0 },  { "diff_ci_high", REP_REAL, 0 }, { "p_value", REP_REAL, 0 },
+	{ "outliers", REP_COUNT, 0 },    { "missing", REP_COUNT, 0 },
+	{ "drift_slope", REP_REAL, 0 },  { "drift_ci_low", REP_REAL, 0 },
+	{ "drift_ci_high", REP_REAL, 0 }, { "drift", REP_BOOL, 0 },
+	{ "cache", REP_TEXT, REP_JSON }, /* the cache treatments its samples had */
+	{ "passes", REP_COUNT, 0 },      { "best_of_passes", REP_REAL, 0 },
+};
+
+_Static_assert(sizeof(summary_cols) / sizeof(summary_cols[0]) <= REP_MAX_COLS,
+	       "a row's values fit its writers' arrays");
+
+static size_t summary_count(const struct rdata *d)
 {
-	sb_addch(sb, ',');
-	rep_csv_add_double(sb, v);
+	return d->ngroups;
 }
 
-int rep_summary_write_csv(const struct rdata *d, const char *path, struct strbuf *err)
+static void summary_row(const struct rdata *d, size_t i, struct rep_val *v)
 {
-	struct rout o;
-	int rc = rep_rout_open(&o, path, err);
-	if (rc < 0)
-		return rc;
-	struct strbuf *b = &o.buf;
-	sb_addf(b, "%s\n", rep_summary_csv_header);
-	for (size_t i = 0; i < d->ngroups; i++) {
-		const struct rd_group *g = &d->groups[i];
-		sb_add_csv(b, d->run.id);
-		sb_addch(b, ',');
-		sb_add_csv(b, g->layout);
-		sb_addch(b, ',');
-		sb_add_csv(b, g->step);
-		sb_addch(b, ',');
-		sb_add_csv(b, g->module);
-		sb_addch(b, ',');
-		sb_add_csv(b, g->volume);
-		sb_addch(b, ',');
-		sb_add_csv(b, g->fs ? g->fs : "");
-		sb_addf(b, ",%d,", g->position);
-		if (g->cycle)
-			sb_addf(b, "%u", g->cycle);
-		sb_addch(b, ',');
-		sb_add_csv(b, g->sweep_var ? g->sweep_var : "");
-		sb_addch(b, ',');
-		sb_add_csv(b, g->sweep_value ? g->sweep_value : "");
-		sb_addch(b, ',');
-		sb_add_csv(b, rd_str(d, g->metric));
-		sb_addch(b, ',');
-		sb_add_csv(b, rd_str(d, g->unit));
-		sb_addf(b, ",%zu", g->s.n);
-		add_num(b, g->s.mean);
-		add_num(b, g->s.sd);
-		add_num(b, g->s.median);
-		add_num(b, g->s.min);
-		add_num(b, g->s.max);
-		add_num(b, g->s.ci_low);
-		add_num(b, g->s.ci_high);
-		sb_addch(b, ',');
-		if (g->base >= 0) {
-			const struct rd_group *bg = &d->groups[g->base];
-			sb_add_csv(b, d->base_kind == RD_BASE_VOLUME ? bg->volume : bg->layout);
-			add_num(b, g->diff.pct_of_base);
-			add_num(b, g->diff.diff_pct);
-			add_num(b, g->diff.ci_low);
-			add_num(b, g->diff.ci_high);
-			add_num(b, g->diff.p);
-		} else {
-			sb_adds(b, ",,,,,");
-		}
-		sb_addf(b, ",%zu,%zu", g->outliers, g->nnan);
-		add_num(b, g->drift.slope);
-		add_num(b, g->drift.ci_low);
-		add_num(b, g->drift.ci_high);
-		sb_adds(b, isnan(g->drift.slope) ? "," : g->drift.flagged ? ",yes" : ",no");
-		sb_addf(b, ",%u", g->passes);
-		add_num(b, g->best);
-		sb_addch(b, '\n');
-		rep_rout_flush_some(&o);
-	}
-	return rep_rout_commit(&o, err);
+	const struct rd_group *g = &d->groups[i];
+	const struct rd_group *bg = g->base >= 0 ? &d->groups[g->base] : NULL;
+	v[0].text = d->run.id;
+	v[1].text = g->layout;
+	v[2].text = g->step;
+	v[3].text = g->module;
+	v[4].text = g->volume;
+	v[5].text = g->fs;
+	v[6].count = g->position;
+	v[7].count = g->cycle;
+	v[7].null = !g->cycle;
+	v[8].text = g->sweep_var;
+	v[9].text = g->sweep_value;
+	v[10].text = rd_str(d, g->metric);
+	v[11].text = rd_str(d, g->unit);
+	v[12].count = (long long)g->s.n;
+	v[13].real = g->s.mean;
+	v[14].real = g->s.sd;
+	v[15].real = g->s.median;
+	v[16].real = g->s.min;
+	v[17].real = g->s.max;
+	v[18].real = g->s.ci_low;
+	v[19].real = g->s.ci_high;
+	v[20].text = !bg ? NULL : d->base_kind == RD_BASE_VOLUME ? bg->volume : bg->layout;
+	v[21].real = bg ? g->diff.pct_of_base : NAN;
+	v[22].real = bg ? g->diff.diff_pct : NAN;
+	v[23].real = bg ? g->diff.ci_low : NAN;
+	v[24].real = bg ? g->diff.ci_high : NAN;
+	v[25].real = bg ? g->diff.p : NAN;
+	v[26].count = (long long)g->outliers;
+	v[27].count = (long long)g->nnan;
+	v[28].real = g->drift.slope;
+	v[29].real = g->drift.ci_low;
+	v[30].real = g->drift.ci_high;
+	v[31].count = g->drift.flagged;
+	v[31].null = isnan(g->drift.slope);
+	v[32].text = g->caches;
+	v[33].count = g->passes;
+	v[34].real = g->best;
 }
+
+const struct rep_table rep_summary_table = {
+	summary_cols, sizeof(summary_cols) / sizeof(summary_cols[0]), summary_count, summary_row,
+};

@@ -9,6 +9,8 @@
 #ifndef RIG_REPORTS_SUMMARY_H
 #define RIG_REPORTS_SUMMARY_H
 
+#include "reports/columns.h"
+
 struct rdata;
 struct strbuf;
 
@@ -21,11 +23,10 @@ void rep_summary_compute(struct rdata *d);
 struct rd_group;
 int rep_summary_better(const struct rdata *d, const struct rd_group *g);
 
-/* summary.csv: one row per group; columns in docs/reports.md. 0, or
- * -errno with the reason in err. */
-int rep_summary_write_csv(const struct rdata *d, const char *path, struct strbuf *err);
-
 /* The header row of summary.csv, without the line end. */
-extern const char rep_summary_csv_header[];
+/* The summary's columns (columns.h), a row per group, documented in
+ * docs/reports.md: summary.csv and results.json's "summary" (its cache
+ * column is the JSON's alone, run the CSV's). */
+extern const struct rep_table rep_summary_table;
 
 #endif

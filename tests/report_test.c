@@ -267,7 +267,7 @@ static void test_summary_csv(void)
 		"diff_ci_high,p_value,outliers,missing,drift_slope,drift_ci_low,drift_ci_high,drift,"
 		"passes,best_of_passes";
 	CU_ASSERT_EQUAL(strncmp(text, want, strlen(want)), 0);
-	CU_ASSERT_STRING_EQUAL(rep_summary_csv_header, want);
+	CU_ASSERT_EQUAL(text[strlen(want)], '\n');
 	size_t nrows = 0;
 	while (rows[nrows])
 		nrows++;
