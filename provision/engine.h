@@ -85,13 +85,6 @@ int prov_resume(struct provision_ctx *ctx, const struct prov_resume_prims *rp, v
  * prov_engine_teardown. */
 int prov_engine_resume(struct provision_ctx *ctx, void *state);
 
-/* A resumed run: tear down what the killed run left, described by the
- * driver's state (as if this process had provisioned it); ctx->state is
- * the driver's again afterwards. A failure says that it was the killed
- * run's leftovers that could not be torn down. */
-int prov_resume_teardown(struct provision_ctx *ctx, void *state, prov_teardown_fn teardown,
-			 size_t li);
-
 /*
  * The snapshots of volume v (partition pt of the plan) as a module sees
  * them (modules/module.h, struct rig_snapshots): keep from pt, skip when its
