@@ -19,6 +19,7 @@
 #include "lib/xalloc.h"
 #include "platform/platform.h"
 #include "provision/command.h"
+#include "provision/engine.h"
 #include "provision/provision.h"
 
 static void work_dir(struct strbuf *sb, const char *dir, const char *run_id)
@@ -28,17 +29,16 @@ static void work_dir(struct strbuf *sb, const char *dir, const char *run_id)
 
 static int dir_teardown(struct provision_ctx *ctx, size_t li);
 
-/*
- * A resumed run: keep the work folders when they are exactly the recorded
- * volumes (the same folders, on file systems of the recorded type), else
- * remove whatever of them is left.
- */
-static int dir_resume(struct provision_ctx *ctx)
+/* --- a resumed run (driver.h, struct prov_resume_prims): nothing is
+ * provisioned, so nothing is adopted or swept; the work folders are kept
+ * or removed --- */
+
+/* Commands the killed run started (an exec'd benchmark) may still work in
+ * the folders; what they left is the folders themselves, said nowhere. */
+static int dir_resume_find(struct provision_ctx *ctx, struct strbuf *what)
 {
+	(void)what;
 	const struct plan_target *t = &ctx->plan->target;
-	struct provision_resume *r = ctx->resume;
-	/* Commands the killed run started (an exec'd benchmark) may still
-	 * work in the folders. */
 	char **needles = xcalloc(t->ndirs + 1, sizeof(*needles));
 	size_t n = 0;
 	for (size_t i = 0; i < t->ndirs; i++) {
@@ -52,38 +52,41 @@ static int dir_resume(struct provision_ctx *ctx)
 	for (size_t i = 0; i < n; i++)
 		free(needles[i]);
 	free(needles);
-	if (rc < 0)
-		return rc;
-	struct strbuf why = STRBUF_INIT;
+	return rc;
+}
+
+/* Kept when they are exactly the recorded volumes: the same folders, on
+ * file systems of the recorded type. */
+static int dir_resume_verify(struct provision_ctx *ctx, struct strbuf *why)
+{
+	const struct plan_target *t = &ctx->plan->target;
+	const struct provision_resume *r = ctx->resume;
 	if (!r->vols)
-		sb_adds(&why, "no volumes were recorded");
+		sb_adds(why, "no volumes were recorded");
 	else if (r->nvols != t->ndirs)
-		sb_addf(&why, "%zu volumes were recorded, the plan has %zu", r->nvols, t->ndirs);
-	for (size_t i = 0; i < t->ndirs && !why.len; i++) {
+		sb_addf(why, "%zu volumes were recorded, the plan has %zu", r->nvols, t->ndirs);
+	for (size_t i = 0; i < t->ndirs && !why->len; i++) {
 		struct strbuf w = STRBUF_INIT;
 		work_dir(&w, t->dirs[i], ctx->run_id);
 		struct stat st;
 		char fs[64];
 		if (!r->vols[i].dir || strcmp(r->vols[i].dir, w.buf))
-			sb_addf(&why, "volume %s was recorded at %s, not %s", t->names[i],
+			sb_addf(why, "volume %s was recorded at %s, not %s", t->names[i],
 				r->vols[i].dir ? r->vols[i].dir : "(none)", w.buf);
 		else if (stat(w.buf, &st) < 0 || !S_ISDIR(st.st_mode))
-			sb_addf(&why, "the work folder %s is gone", w.buf);
+			sb_addf(why, "the work folder %s is gone", w.buf);
 		else if (plat_fs_type(w.buf, fs, sizeof(fs)) == 0 && r->vols[i].fs &&
 			 strcmp(fs, r->vols[i].fs))
-			sb_addf(&why, "%s is on %s now, it was on %s", w.buf, fs, r->vols[i].fs);
+			sb_addf(why, "%s is on %s now, it was on %s", w.buf, fs, r->vols[i].fs);
 		sb_release(&w);
 	}
-	if (r->reuse && !why.len) {
-		r->reused = 1;
-		sb_release(&why);
-		return 0;
-	}
-	if (r->why && r->reuse) /* else the caller knows why */
-		sb_adds(r->why, why.buf);
-	sb_release(&why);
-	return dir_teardown(ctx, r->layout);
+	return 0;
 }
+
+static const struct prov_resume_prims dir_resume_prims = {
+	.find = dir_resume_find,
+	.verify = dir_resume_verify,
+};
 
 static int dir_prepare(struct provision_ctx *ctx)
 {
@@ -98,7 +101,7 @@ static int dir_prepare(struct provision_ctx *ctx)
 			return -e;
 		}
 	}
-	return ctx->resume ? dir_resume(ctx) : 0;
+	return ctx->resume ? prov_resume(ctx, &dir_resume_prims, NULL, dir_teardown) : 0;
 }
 
 static int dir_teardown(struct provision_ctx *ctx, size_t li)

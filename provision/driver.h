@@ -39,6 +39,45 @@ struct prov_extent {
 };
 
 /*
+ * A resumed run (provision.h, struct provision_resume): what only a
+ * backend knows of what the killed process of its run left. The engine
+ * (engine.h, prov_resume) decides for every backend the same way, with
+ * ctx->state the backend's state being prepared:
+ *
+ *   find     always: wait for the commands the killed run started (they
+ *            outlive it and may still attach or mount; prov_wait_orphans),
+ *            then look on the machine for what it left and put that into
+ *            the state as if this process had provisioned it, so that the
+ *            backend's teardown undoes it. what: it in words ("2 mounts,
+ *            loop device /dev/loop3"), "" for nothing to say.
+ *   verify   only when the resume may reuse: why what was found is not
+ *            exactly the recorded volumes of ctx->resume->layout into why,
+ *            "" when it is. What find already knows (a disk target, an
+ *            image not attached) it may say here.
+ *   adopt    it is, and is kept: the state as after provision(layout);
+ *            kept: what is kept in words, "" for nothing to say. NULL:
+ *            the state needs nothing more (dirs: the folders are used as
+ *            they are).
+ *   sweep    it was torn down: what the teardown does not undo because no
+ *            provisioning of this process holds it (Linux: empty mount
+ *            points below RUN/mnt, an image file the killed run made and
+ *            never attached; macOS: an image file that keep: true kept
+ *            while a resume makes it again from scratch). These can only
+ *            go after the teardown (a mount point after its unmount, the
+ *            file after its detach), so they are a fourth primitive, not
+ *            part of find. NULL: nothing.
+ *
+ * Each returns 0 or a negative errno with the reason in ctx->err; the
+ * engine then stops, and prepare fails.
+ */
+struct prov_resume_prims {
+	int (*find)(struct provision_ctx *ctx, struct strbuf *what);
+	int (*verify)(struct provision_ctx *ctx, struct strbuf *why);
+	void (*adopt)(struct provision_ctx *ctx, struct strbuf *kept);
+	int (*sweep)(struct provision_ctx *ctx);
+};
+
+/*
  * A driver's primitive operations, on its state (ctx->state, made by its
  * backend's prepare). The engine (engine.h, prov_engine_provision and
  * prov_engine_teardown) calls them in one order for every platform:
@@ -80,6 +119,9 @@ struct prov_prims {
 	int (*detach)(struct provision_ctx *ctx);
 	int (*delete_image)(struct provision_ctx *ctx);
 	int (*release_disk)(struct provision_ctx *ctx);
+	/* A resumed run's leftovers: found, verified, adopted or swept after
+	 * the teardown (struct prov_resume_prims; prov_engine_resume). */
+	const struct prov_resume_prims *resume;
 	/* Whether a teardown left something (the end of the run tries once more). */
 	int (*left)(const struct provision_ctx *ctx);
 	void (*free_state)(void *state);

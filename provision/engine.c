@@ -43,23 +43,6 @@ static int provision_end(struct provision_ctx *ctx, size_t li, prov_teardown_fn 
 	return 0;
 }
 
-int prov_resume_teardown(struct provision_ctx *ctx, void *state, prov_teardown_fn teardown,
-			 size_t li)
-{
-	void *saved = ctx->state; /* prepare sets it only when it succeeds */
-	ctx->state = state;
-	int rc = teardown(ctx, li);
-	ctx->state = saved;
-	if (rc < 0) {
-		struct strbuf why = STRBUF_INIT;
-		sb_addf(&why, "cannot tear down what the interrupted run left: %s", ctx->err->buf);
-		sb_reset(ctx->err);
-		sb_adds(ctx->err, why.buf);
-		sb_release(&why);
-	}
-	return rc;
-}
-
 int prov_image_end(struct provision_ctx *ctx, const char *file, const char *object, int keep,
 		   const char *why)
 {

@@ -1,8 +1,8 @@
 /*
  * What every platform's provisioning does the same way, done once: the
  * volume a layout's partition becomes, handing the volumes out or undoing a
- * failed provision, and tearing down what a killed run left. The drivers
- * (linux*.c, macos*.c) call these around their own primitives.
+ * failed provision, and keeping or tearing down what a killed run left.
+ * The drivers (linux*.c, macos*.c) call these around their own primitives.
  */
 #ifndef RIG_PROVISION_ENGINE_H
 #define RIG_PROVISION_ENGINE_H
@@ -58,12 +58,32 @@ int prov_image_end(struct provision_ctx *ctx, const char *file, const char *obje
  * (prov_teardown_error), acc is released, rc returned. */
 int prov_teardown_done(struct provision_ctx *ctx, struct strbuf *acc, int rc);
 
-/* A resumed run: tear down what the killed run left, described by the
- * driver's state (as if this process had provisioned it); ctx->state is
- * the driver's again afterwards. A failure says that it was the killed
- * run's leftovers that could not be torn down. */
-int prov_resume_teardown(struct provision_ctx *ctx, void *state, prov_teardown_fn teardown,
-			 size_t li);
+/*
+ * A resumed run (ctx->resume; provision.h, struct provision_resume), in a
+ * backend's prepare before its checks, decided the same way for every
+ * backend (resume.c) with rp, the backend's primitives (driver.h, struct
+ * prov_resume_prims), on state (ctx->state while they run, the caller's
+ * again afterwards: prepare sets it only when it succeeds):
+ *
+ *   find what the killed run left;
+ *   if the resume may reuse it and it verifies as exactly the recorded
+ *   volumes of resume->layout: adopt it, note "kept what the interrupted
+ *   run provisioned: KEPT" (unless adopt says nothing), set
+ *   resume->reused;
+ *   else: why it was not kept into resume->why (when reuse was asked:
+ *   else the caller knows why), note "tear down what the interrupted run
+ *   left: WHAT" (unless find found nothing to say), tear it down with
+ *   teardown(ctx, resume->layout) as if this process had provisioned it,
+ *   then sweep.
+ *
+ * 0, or < 0 with the reason in ctx->err; a failed teardown says that it
+ * was the killed run's leftovers that could not be torn down.
+ */
+int prov_resume(struct provision_ctx *ctx, const struct prov_resume_prims *rp, void *state,
+		prov_teardown_fn teardown);
+/* The same for a platform driver: its prims' resume (ctx's driver) and
+ * prov_engine_teardown. */
+int prov_engine_resume(struct provision_ctx *ctx, void *state);
 
 /*
  * The snapshots of volume v (partition pt of the plan) as a module sees

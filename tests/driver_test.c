@@ -47,6 +47,9 @@ static void test_every_driver_whole(void)
 			  pr->partition && pr->mount && pr->conditions && pr->volume && pr->volumes &&
 			  pr->unmount && pr->end_volumes && pr->detach && pr->delete_image &&
 			  pr->release_disk && pr->left && pr->free_state);
+		/* a resumed run: the engine decides, the driver finds, verifies, adopts */
+		CU_ASSERT_PTR_NOT_NULL_FATAL(pr->resume);
+		CU_ASSERT(pr->resume->find && pr->resume->verify && pr->resume->adopt);
 		/* the engine drives them: the layout-level ops are its own */
 		CU_ASSERT(d->ops->provision == prov_engine_provision);
 		CU_ASSERT(d->ops->teardown == prov_engine_teardown);

@@ -1,11 +1,13 @@
 /*
- * The provisioning engine (provision/engine.c) driving a driver's
- * primitives (driver.h, struct prov_prims): a recording driver checks the
- * order for image and disk targets, that a failure or Ctrl-C in any step
- * stops there and undoes what was done, that a teardown goes on after a
- * failed primitive and reports every failure, and that a driver without
- * `format` (macOS's) is not asked to format. Also: fitting layouts through
- * the drivers' fit, the estimates' use of it, and file-system aliases.
+ * The provisioning engine (provision/engine.c, resume.c) driving a
+ * driver's primitives (driver.h, struct prov_prims): a recording driver
+ * checks the order for image and disk targets, that a failure or Ctrl-C in
+ * any step stops there and undoes what was done, that a teardown goes on
+ * after a failed primitive and reports every failure, that a driver
+ * without `format` (macOS's) is not asked to format, and that a resumed
+ * run's leftovers are found and either verified and adopted or torn down
+ * and swept (prov_resume). Also: fitting layouts through the drivers' fit,
+ * the estimates' use of it, and file-system aliases.
  */
 #include <errno.h>
 #include <signal.h>
@@ -34,6 +36,7 @@ struct rec {
 	size_t nv;
 	int attached, made, partitioned;
 	int mounted[8];
+	int found_nothing, differs; /* a resumed run: what find and verify see */
 };
 
 static int call(struct provision_ctx *ctx, const char *what)
@@ -187,6 +190,48 @@ static void r_free(void *state)
 	(void)state; /* the test's */
 }
 
+/* A resumed run's primitives: find puts an attached image with two mounted
+ * volumes into the state (none when found_nothing); verify says why not
+ * when differs is set. */
+static int r_find(struct provision_ctx *ctx, struct strbuf *what)
+{
+	struct rec *r = ctx->state;
+	int rc = call(ctx, "find");
+	if (rc == 0 && !r->found_nothing) {
+		r->nv = 2;
+		r->mounted[0] = r->mounted[1] = 1;
+		r->attached = r->made = 1;
+		sb_adds(what, "2 mounts, the image");
+	}
+	return rc;
+}
+
+static int r_verify(struct provision_ctx *ctx, struct strbuf *why)
+{
+	int rc = call(ctx, "verify");
+	if (((struct rec *)ctx->state)->differs)
+		sb_adds(why, "volume A moved");
+	return rc;
+}
+
+static void r_adopt(struct provision_ctx *ctx, struct strbuf *kept)
+{
+	call(ctx, "adopt");
+	sb_adds(kept, "the image with 2 mounted volumes");
+}
+
+static int r_sweep(struct provision_ctx *ctx)
+{
+	return call(ctx, "sweep");
+}
+
+static const struct prov_resume_prims rec_resume = {
+	.find = r_find,
+	.verify = r_verify,
+	.adopt = r_adopt,
+	.sweep = r_sweep,
+};
+
 static struct prov_prims rec_prims = {
 	.fit = r_fit,
 	.begin = r_begin,
@@ -204,6 +249,7 @@ static struct prov_prims rec_prims = {
 	.detach = r_detach,
 	.delete_image = r_delete,
 	.release_disk = r_release,
+	.resume = &rec_resume,
 	.left = r_left,
 	.free_state = r_free,
 };
@@ -370,6 +416,115 @@ static void test_teardown_collects(void)
 	fx_release(&f);
 }
 
+/* --- a resumed run: one decision over the driver's find, verify, adopt --- */
+
+static void note_to(void *opaque, int warning, const char *text)
+{
+	struct strbuf *sb = opaque;
+	sb_addf(sb, "%s%s%s", sb->len ? "\n" : "", warning ? "warning: " : "", text);
+}
+
+struct resume_fx {
+	struct fx f;
+	struct provision_resume r;
+	struct strbuf why, notes;
+};
+
+/* As in a driver's prepare: its state not yet in ctx->state. */
+static void resume_init(struct resume_fx *x, int reuse)
+{
+	fx_init(&x->f, TARGET_IMAGE, 2);
+	x->f.ctx.state = NULL;
+	sb_init(&x->why);
+	sb_init(&x->notes);
+	x->r = (struct provision_resume){ .layout = 0, .reuse = reuse, .why = &x->why };
+	x->f.ctx.resume = &x->r;
+	x->f.ctx.note = note_to;
+	x->f.ctx.note_opaque = &x->notes;
+}
+
+static void resume_release(struct resume_fx *x)
+{
+	fx_release(&x->f);
+	sb_release(&x->why);
+	sb_release(&x->notes);
+}
+
+static void test_resume_keeps(void)
+{
+	struct resume_fx x;
+	resume_init(&x, 1);
+	CU_ASSERT_EQUAL(prov_engine_resume(&x.f.ctx, &x.f.r), 0);
+	CU_ASSERT_STRING_EQUAL(x.f.r.log.buf, "find, verify, adopt");
+	CU_ASSERT(x.r.reused);
+	CU_ASSERT_STRING_EQUAL(x.why.buf, "");
+	CU_ASSERT_STRING_EQUAL(x.notes.buf, "kept what the interrupted run provisioned: the image "
+					    "with 2 mounted volumes");
+	CU_ASSERT_PTR_NULL(x.f.ctx.state); /* prepare sets it when it succeeds */
+	CU_ASSERT(x.f.r.attached); /* as after provision */
+	resume_release(&x);
+}
+
+static void test_resume_tears_down(void)
+{
+	/* it differs: torn down, then swept, and the resume says why */
+	struct resume_fx x;
+	resume_init(&x, 1);
+	x.f.r.differs = 1;
+	CU_ASSERT_EQUAL(prov_engine_resume(&x.f.ctx, &x.f.r), 0);
+	CU_ASSERT_STRING_EQUAL(x.f.r.log.buf, "find, verify, unmount 1, unmount 0, end, detach, "
+					      "delete, sweep");
+	CU_ASSERT_FALSE(x.r.reused);
+	CU_ASSERT_STRING_EQUAL(x.why.buf, "volume A moved");
+	CU_ASSERT_STRING_EQUAL(x.notes.buf, "tear down what the interrupted run left: 2 mounts, "
+					    "the image");
+	CU_ASSERT_FALSE(r_left(&(struct provision_ctx){ .state = &x.f.r }));
+	CU_ASSERT_PTR_NULL(x.f.ctx.state);
+	resume_release(&x);
+
+	/* no reuse asked: nothing to verify, and the caller knows why */
+	resume_init(&x, 0);
+	CU_ASSERT_EQUAL(prov_engine_resume(&x.f.ctx, &x.f.r), 0);
+	CU_ASSERT_STRING_EQUAL(x.f.r.log.buf, "find, unmount 1, unmount 0, end, detach, delete, "
+					      "sweep");
+	CU_ASSERT_STRING_EQUAL(x.why.buf, "");
+	resume_release(&x);
+
+	/* nothing found: nothing said, the teardown has nothing to do */
+	resume_init(&x, 0);
+	x.f.r.found_nothing = 1;
+	CU_ASSERT_EQUAL(prov_engine_resume(&x.f.ctx, &x.f.r), 0);
+	CU_ASSERT_STRING_EQUAL(x.f.r.log.buf, "find, end, sweep");
+	CU_ASSERT_STRING_EQUAL(x.notes.buf, "");
+	resume_release(&x);
+}
+
+static void test_resume_failures(void)
+{
+	/* a failed teardown: whose leftovers, and no sweep */
+	struct resume_fx x;
+	resume_init(&x, 0);
+	x.f.r.fail = "detach";
+	CU_ASSERT_EQUAL(prov_engine_resume(&x.f.ctx, &x.f.r), -EIO);
+	CU_ASSERT_STRING_EQUAL(x.f.r.log.buf, "find, unmount 1, unmount 0, end, detach");
+	CU_ASSERT_STRING_EQUAL(x.f.err.buf, "cannot tear down what the interrupted run left: "
+					    "detach failed");
+	CU_ASSERT_PTR_NULL(x.f.ctx.state);
+	resume_release(&x);
+
+	/* find or verify failing stops there */
+	const char *fails[] = { "find", "verify" };
+	for (size_t i = 0; i < 2; i++) {
+		resume_init(&x, 1);
+		x.f.r.fail = fails[i];
+		CU_ASSERT_EQUAL(prov_engine_resume(&x.f.ctx, &x.f.r), -EIO);
+		CU_ASSERT_STRING_EQUAL(x.f.r.log.buf, i ? "find, verify" : "find");
+		CU_ASSERT_FALSE(x.r.reused);
+		CU_ASSERT_STRING_EQUAL(x.notes.buf, "");
+		resume_release(&x);
+	}
+}
+
 /* --- fitting --- */
 
 static void test_fit_layouts(void)
@@ -505,6 +660,9 @@ void register_engine_tests(void)
 	test_add(s, "a failed step stops there and undoes what was done", test_failure_undoes);
 	test_add(s, "Ctrl-C is looked at between steps", test_cancel_between_steps);
 	test_add(s, "teardown goes on and reports every failure", test_teardown_collects);
+	test_add(s, "resume: kept when it verifies", test_resume_keeps);
+	test_add(s, "resume: else torn down and swept, and why", test_resume_tears_down);
+	test_add(s, "resume: a failed find, verify or teardown", test_resume_failures);
 	test_add(s, "layouts fitted by the drivers' fit", test_fit_layouts);
 	test_add(s, "file-system aliases", test_aliases);
 	test_add(s, "after a kill, the image is the run's by its newest journal row",

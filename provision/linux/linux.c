@@ -429,6 +429,7 @@ static void free_state(void *state)
 	prov_disk_identity_release(&s->id);
 	free(s->disk);
 	free(s->v);
+	prov_lx_found_release(s);
 	free(s);
 }
 
@@ -523,13 +524,13 @@ static int lx_prepare(struct provision_ctx *ctx)
 		if (!s->image)
 			rc = -ENOENT;
 		else if (!s->dry && ctx->resume)
-			rc = prov_lx_resume(ctx, s);
+			rc = prov_engine_resume(ctx, s);
 		if (rc == 0 && s->image && !s->dry && !(ctx->resume && ctx->resume->reused))
 			rc = prov_lx_check_image(ctx, s);
 	} else if (s->dry) {
 		lx_dry_disk(ctx, s);
 	} else {
-		rc = ctx->resume ? prov_lx_resume(ctx, s) : 0;
+		rc = ctx->resume ? prov_engine_resume(ctx, s) : 0;
 		if (rc == 0)
 			rc = prov_lx_check_disk(ctx, s);
 		int held = -1;
@@ -825,6 +826,7 @@ const struct prov_prims prov_linux_prims = {
 	.detach = lx_detach,
 	.delete_image = lx_delete_image,
 	.release_disk = lx_leave_disk,
+	.resume = &prov_lx_resume_prims,
 	.left = lx_left,
 	.free_state = free_state,
 };

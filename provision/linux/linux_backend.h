@@ -59,6 +59,13 @@ struct lx {
 	int dio;                    /* loop direct I/O as applied: 1, 0, -1 unknown */
 	struct lvol *v;
 	size_t nv;
+	/* a resumed run: what the killed one left, as find saw it, for verify,
+	 * adopt and sweep (linux_resume.c) */
+	struct lx_found {
+		char *loop;             /* "loop3", reading the image; NULL: none */
+		struct linux_mount *m;  /* the mounts below RUN/mnt */
+		size_t nm;
+	} found;
 };
 
 /* ctx->note with a format; dropped when the context has no note hook. */
@@ -90,10 +97,12 @@ int prov_lx_attach(struct provision_ctx *ctx, struct lx *s);
 /* Is s->disk still attached to s->image? (1 in dry run) */
 int prov_lx_loop_is_ours(struct provision_ctx *ctx, const struct lx *s);
 
-/* A resumed run: keep or tear down what the interrupted process left
- * (linux_resume.c; provision.h, struct provision_resume). In prepare,
- * before the image or disk checks; s->image and s->mnt_root are set. */
-int prov_lx_resume(struct provision_ctx *ctx, struct lx *s);
+/* A resumed run's find, verify, adopt and sweep (linux_resume.c; driver.h,
+ * struct prov_resume_prims), for prov_engine_resume in prepare, before the
+ * image or disk checks, once s->image and s->mnt_root are set. */
+extern const struct prov_resume_prims prov_lx_resume_prims;
+/* Forget what find saw (s->found). */
+void prov_lx_found_release(struct lx *s);
 
 /* Read the disk target's facts into s->facts and apply the safety rules. */
 int prov_lx_check_disk(struct provision_ctx *ctx, struct lx *s);

@@ -1,7 +1,8 @@
 /*
  * A resumed run on the Linux backend (rig resume; provision.h, struct
- * provision_resume): find what the killed process of this run left, and
- * keep it or tear it down, before prepare's usual checks.
+ * provision_resume): its find, verify, adopt and sweep (driver.h, struct
+ * prov_resume_prims), which the engine (resume.c, prov_resume) calls in
+ * prepare, before the image or disk checks.
  *
  * What can be left is found on the machine, not only in the store (a kill
  * between `losetup` and recording the volumes leaves a loop device the store
@@ -31,28 +32,31 @@
 #include "provision/journal.h"
 #include "provision/linux/linux_backend.h"
 
-/* Why the leftovers are not exactly the recorded volumes ("" when they are). */
-static void verify(struct provision_ctx *ctx, struct lx *s, const char *loop,
-		   const struct linux_mount *m, size_t nm, struct strbuf *why)
+/* Why what find saw is not exactly the recorded volumes ("" when it is). */
+static int lx_verify(struct provision_ctx *ctx, struct strbuf *why)
 {
+	struct lx *s = ctx->state;
+	const char *loop = s->found.loop;
+	const struct linux_mount *m = s->found.m;
+	size_t nm = s->found.nm;
 	const struct provision_resume *r = ctx->resume;
 	const struct plan_layout *l = &ctx->plan->layouts[r->layout];
 	if (!s->is_image) {
 		sb_adds(why, "a disk target is always provisioned again");
-		return;
+		return 0;
 	}
 	if (!r->vols) {
 		sb_adds(why, "no volumes were recorded");
-		return;
+		return 0;
 	}
 	if (!loop) {
 		sb_addf(why, "%s is not attached to a loop device", s->image);
-		return;
+		return 0;
 	}
 	if (r->nvols != l->nparts || nm != l->nparts) {
 		sb_addf(why, "%zu volumes were recorded and %zu are mounted; layout %s has %zu",
 			r->nvols, nm, l->name, l->nparts);
-		return;
+		return 0;
 	}
 	struct gpt_part *geo = xcalloc(l->nparts, sizeof(*geo));
 	uint64_t bytes = ctx->image_size ? ctx->image_size : ctx->plan->target.image_size;
@@ -93,33 +97,7 @@ static void verify(struct provision_ctx *ctx, struct lx *s, const char *loop,
 	sb_release(&disk);
 	sb_release(&part);
 	sb_release(&mnt);
-}
-
-/* The backend's state as after provision(layout), for what is kept. */
-static void adopt(struct provision_ctx *ctx, struct lx *s, const char *loop)
-{
-	const struct provision_resume *r = ctx->resume;
-	struct strbuf sb = STRBUF_INIT;
-	sb_addf(&sb, "/dev/%s", loop);
-	s->disk = sb_detach(&sb);
-	s->attached = 1;
-	s->image_made = 1;
-	s->parts_added = 1;
-	s->mnt_root_made = 1;
-	char *d = prov_linux_attr("", "/sys/block/%s/loop/dio", loop);
-	s->dio = d ? atoi(d) : -1;
-	free(d);
-	s->v = xcalloc(r->nvols, sizeof(*s->v));
-	s->nv = r->nvols;
-	for (size_t k = 0; k < r->nvols; k++) {
-		s->v[k].part = xstrdup(r->vols[k].device);
-		s->v[k].mnt = xstrdup(r->vols[k].dir);
-		s->v[k].mnt_made = 1;
-		s->v[k].mounted = 1;
-		/* a remount keeps the plan's conditions (defrag's mount option) */
-		if (k < ctx->plan->layouts[r->layout].nparts)
-			s->v[k].opts = prov_lx_mount_option(&ctx->plan->layouts[r->layout].parts[k]);
-	}
+	return 0;
 }
 
 /* Remove the mount points left below RUN/mnt (empty folders only). */
@@ -143,9 +121,30 @@ static void remove_mount_points(struct provision_ctx *ctx, struct lx *s)
 	rmdir(s->mnt_root);
 }
 
-int prov_lx_resume(struct provision_ctx *ctx, struct lx *s)
+/* The mount points and the loop device found as this process's own. */
+static void load(struct lx *s)
 {
-	struct provision_resume *r = ctx->resume;
+	const struct lx_found *f = &s->found;
+	s->v = xcalloc(f->nm ? f->nm : 1, sizeof(*s->v));
+	s->nv = f->nm;
+	for (size_t k = 0; k < f->nm; k++) {
+		s->v[k].part = xstrdup(f->m[k].source);
+		s->v[k].mnt = xstrdup(f->m[k].dir);
+		s->v[k].mnt_made = 1;
+		s->v[k].mounted = 1;
+	}
+	if (f->loop) {
+		struct strbuf sb = STRBUF_INIT;
+		sb_addf(&sb, "/dev/%s", f->loop);
+		s->disk = sb_detach(&sb);
+		s->attached = 1;
+		s->image_made = 1;
+	}
+}
+
+static int lx_find(struct provision_ctx *ctx, struct strbuf *what)
+{
+	struct lx *s = ctx->state;
 	/* First the commands the killed run left running: a late `losetup`
 	 * would attach the image after we looked, a late `mount` mount. */
 	const char *needles[4] = { s->mnt_root, s->is_image ? s->image : NULL, NULL, NULL };
@@ -167,50 +166,74 @@ int prov_lx_resume(struct provision_ctx *ctx, struct lx *s)
 		free(loop);
 		return rc;
 	}
-	struct linux_mount *m = NULL;
-	size_t nm = prov_linux_mounts_under("", s->mnt_root, &m);
-	struct strbuf why = STRBUF_INIT;
-	verify(ctx, s, loop, m, nm, &why);
-	if (r->reuse && !why.len) {
-		adopt(ctx, s, loop);
-		r->reused = 1;
-		prov_lx_note(ctx, 0, "kept what the interrupted run provisioned: %s with %zu mounted "
-			     "volumes", s->disk, s->nv);
-	} else {
-		if (r->why && r->reuse) /* else the caller knows why */
-			sb_adds(r->why, why.buf);
-		/* Tear down what is there, as if this process had provisioned it. */
-		s->v = xcalloc(nm ? nm : 1, sizeof(*s->v));
-		s->nv = nm;
-		for (size_t k = 0; k < nm; k++) {
-			s->v[k].part = xstrdup(m[k].source);
-			s->v[k].mnt = xstrdup(m[k].dir);
-			s->v[k].mnt_made = 1;
-			s->v[k].mounted = 1;
-		}
-		if (loop) {
-			struct strbuf sb = STRBUF_INIT;
-			sb_addf(&sb, "/dev/%s", loop);
-			s->disk = sb_detach(&sb);
-			s->attached = 1;
-			s->image_made = 1;
-		}
-		if (nm || loop)
-			prov_lx_note(ctx, 0, "tear down what the interrupted run left: %zu mounts%s%s",
-				nm, loop ? ", loop device /dev/" : "", loop ? loop : "");
-		rc = prov_resume_teardown(ctx, s, prov_linux_ops.teardown, r->layout);
-		if (rc == 0) {
-			remove_mount_points(ctx, s);
-			struct stat st;
-			if (s->is_image && !loop && lstat(s->image, &st) == 0 && S_ISREG(st.st_mode) &&
-			    prov_journal_image_made(ctx, s->image)) {
-				rc = prov_image_end(ctx, s->image, s->image, 0, " (made by the interrupted "
-						    "run, not yet partitioned)");
-			}
-		}
+	s->found.loop = loop;
+	s->found.nm = prov_linux_mounts_under("", s->mnt_root, &s->found.m);
+	load(s);
+	if (s->found.nm || loop)
+		sb_addf(what, "%zu mounts%s%s", s->found.nm, loop ? ", loop device /dev/" : "",
+			loop ? loop : "");
+	return 0;
+}
+
+/* The state as after provision(layout): the recorded volumes, in their
+ * order, over the loop device find put there. */
+static void lx_adopt(struct provision_ctx *ctx, struct strbuf *kept)
+{
+	struct lx *s = ctx->state;
+	const struct provision_resume *r = ctx->resume;
+	for (size_t k = 0; k < s->nv; k++) {
+		free(s->v[k].part);
+		free(s->v[k].mnt);
 	}
-	sb_release(&why);
-	free(loop);
-	prov_linux_mounts_free(m, nm);
+	free(s->v);
+	s->parts_added = 1;
+	s->mnt_root_made = 1;
+	char *d = prov_linux_attr("", "/sys/block/%s/loop/dio", s->found.loop);
+	s->dio = d ? atoi(d) : -1;
+	free(d);
+	s->v = xcalloc(r->nvols, sizeof(*s->v));
+	s->nv = r->nvols;
+	for (size_t k = 0; k < r->nvols; k++) {
+		s->v[k].part = xstrdup(r->vols[k].device);
+		s->v[k].mnt = xstrdup(r->vols[k].dir);
+		s->v[k].mnt_made = 1;
+		s->v[k].mounted = 1;
+		/* a remount keeps the plan's conditions (defrag's mount option) */
+		if (k < ctx->plan->layouts[r->layout].nparts)
+			s->v[k].opts = prov_lx_mount_option(&ctx->plan->layouts[r->layout].parts[k]);
+	}
+	sb_addf(kept, "%s with %zu mounted volumes", s->disk, s->nv);
+	prov_lx_found_release(s);
+}
+
+/* After the teardown: the empty mount points below RUN/mnt, and an image
+ * file the killed run made and never attached (else prepare would refuse
+ * it as someone else's file). */
+static int lx_sweep(struct provision_ctx *ctx)
+{
+	struct lx *s = ctx->state;
+	remove_mount_points(ctx, s);
+	int rc = 0;
+	struct stat st;
+	if (s->is_image && !s->found.loop && lstat(s->image, &st) == 0 && S_ISREG(st.st_mode) &&
+	    prov_journal_image_made(ctx, s->image)) {
+		rc = prov_image_end(ctx, s->image, s->image, 0, " (made by the interrupted "
+				    "run, not yet partitioned)");
+	}
+	prov_lx_found_release(s);
 	return rc;
 }
+
+void prov_lx_found_release(struct lx *s)
+{
+	free(s->found.loop);
+	prov_linux_mounts_free(s->found.m, s->found.nm);
+	memset(&s->found, 0, sizeof(s->found));
+}
+
+const struct prov_resume_prims prov_lx_resume_prims = {
+	.find = lx_find,
+	.verify = lx_verify,
+	.adopt = lx_adopt,
+	.sweep = lx_sweep,
+};

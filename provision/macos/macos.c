@@ -98,6 +98,7 @@ struct mx {
 	struct mvol *v;
 	size_t nv;
 	size_t li;               /* the layout of v */
+	struct mac_leftover found; /* a resumed run: what the killed one left (find) */
 };
 
 /* --- commands --- */
@@ -399,10 +400,9 @@ static void free_state(void *state)
 	prov_disk_identity_release(&s->id);
 	prov_fits_free(s->fit);
 	free_vols(s);
+	prov_mac_leftover_release(&s->found);
 	free(s);
 }
-
-static int mx_resume(struct provision_ctx *ctx, struct mx *s);
 
 static int mx_prepare(struct provision_ctx *ctx)
 {
@@ -425,11 +425,11 @@ static int mx_prepare(struct provision_ctx *ctx)
 		s->total = ctx->image_size ? ctx->image_size : p->target.image_size;
 		s->total = (s->total + 511) / 512 * 512;
 		if (!s->dry && ctx->resume)
-			rc = mx_resume(ctx, s);
+			rc = prov_engine_resume(ctx, s);
 		if (rc == 0 && !s->dry && !(ctx->resume && ctx->resume->reused))
 			rc = check_image(ctx, s, 0);
 	} else if (rc == 0) {
-		rc = !s->dry && ctx->resume ? mx_resume(ctx, s) : 0;
+		rc = !s->dry && ctx->resume ? prov_engine_resume(ctx, s) : 0;
 		if (rc == 0)
 			rc = check_disk(ctx, s);
 		if (rc == 0 && !s->dry && !ctx->yes)
@@ -1267,58 +1267,75 @@ static int mx_left(const struct provision_ctx *ctx)
 	return s->nv || s->attached || s->image_made || s->partitioned;
 }
 
-/*
- * A resumed run (macos_resume.c finds what the killed one left): keep it,
- * the state as after provision(layout), or tear it down as if this
- * process had provisioned it, so that provisioning starts from scratch.
- */
-static int mx_resume(struct provision_ctx *ctx, struct mx *s)
+/* --- a resumed run (driver.h, struct prov_resume_prims); macos_resume.c
+ * looks, these put what it found into the state --- */
+
+/* What the killed run left, in the state as this process's own. */
+static int mx_resume_find(struct provision_ctx *ctx, struct strbuf *what)
 {
-	struct provision_resume *r = ctx->resume;
-	struct mac_leftover lo;
-	int rc = prov_mac_resume_find(ctx, s->image_file, s->image_key, &lo);
-	if (rc < 0)
+	struct mx *s = ctx->state;
+	struct mac_leftover *lo = &s->found;
+	int rc = prov_mac_resume_find(ctx, s->image_file, s->image_key, lo);
+	if (rc < 0 || (!lo->disk && !lo->image_made))
 		return rc;
-	if (lo.keep) {
-		s->disk = lo.disk;
-		lo.disk = NULL;
-		s->attached = 1;
-		s->partitioned = 1;
+	sb_addf(what, "%s%s%s", lo->disk ? lo->disk : "", lo->disk && lo->image_made ? ", " : "",
+		lo->image_made ? s->image_file : "");
+	s->disk = lo->disk;
+	lo->disk = NULL;
+	s->attached = s->is_image && s->disk;
+	s->partitioned = !s->is_image;
+	if (lo->image_made)
 		s->image_made = xstrdup(s->image_file);
-		s->v = xcalloc(lo.n, sizeof(*s->v));
-		s->nv = lo.n;
-		s->li = r->layout;
-		for (size_t k = 0; k < lo.n; k++) {
-			s->v[k].m = lo.made[k];
-			s->v[k].mount = lo.mounts[k];
-			s->v[k].work = work_dir_of(ctx, lo.mounts[k]);
-			lo.mounts[k] = NULL;
-		}
-		memset(lo.made, 0, lo.n * sizeof(*lo.made));
-		r->reused = 1;
-		prov_note(ctx, 0, "kept what the interrupted run provisioned: %s with %zu mounted "
-				  "volumes", s->disk, s->nv);
-	} else if (lo.disk || lo.image_made) {
-		prov_note(ctx, 0, "tear down what the interrupted run left: %s%s%s",
-			  lo.disk ? lo.disk : "", lo.disk && lo.image_made ? ", " : "",
-			  lo.image_made ? s->image_file : "");
-		s->disk = lo.disk;
-		lo.disk = NULL;
-		s->attached = s->is_image && s->disk;
-		s->partitioned = !s->is_image;
-		if (lo.image_made)
-			s->image_made = xstrdup(s->image_file);
-		rc = prov_resume_teardown(ctx, s, prov_engine_teardown, r->layout);
-		struct stat st;
-		if (rc == 0 && lo.image_made && ctx->plan->target.keep &&
-		    lstat(s->image_file, &st) == 0) { /* made again from scratch */
-			rc = prov_image_end(ctx, s->image_file, s->image_key, 0,
-					    " (made by the interrupted run)");
-		}
+	return 0;
+}
+
+static int mx_resume_verify(struct provision_ctx *ctx, struct strbuf *why)
+{
+	struct mx *s = ctx->state;
+	return prov_mac_resume_verify(ctx, &s->found, why);
+}
+
+/* The state as after provision(layout): find attached the image; the
+ * volumes are the ones verified, where they are mounted. */
+static void mx_resume_adopt(struct provision_ctx *ctx, struct strbuf *kept)
+{
+	struct mx *s = ctx->state;
+	struct mac_leftover *lo = &s->found;
+	s->partitioned = 1;
+	s->v = xcalloc(lo->n, sizeof(*s->v));
+	s->nv = lo->n;
+	s->li = ctx->resume->layout;
+	for (size_t k = 0; k < lo->n; k++) {
+		s->v[k].m = lo->made[k];
+		s->v[k].mount = lo->mounts[k];
+		s->v[k].work = work_dir_of(ctx, lo->mounts[k]);
+		lo->mounts[k] = NULL;
 	}
-	prov_mac_leftover_release(&lo);
+	memset(lo->made, 0, lo->n * sizeof(*lo->made));
+	sb_addf(kept, "%s with %zu mounted volumes", s->disk, s->nv);
+	prov_mac_leftover_release(lo);
+}
+
+/* After the teardown: an image the killed run made, which keep: true kept
+ * there, goes too, since the resume makes it again from scratch. */
+static int mx_resume_sweep(struct provision_ctx *ctx)
+{
+	struct mx *s = ctx->state;
+	int rc = 0;
+	struct stat st;
+	if (s->found.image_made && ctx->plan->target.keep && lstat(s->image_file, &st) == 0)
+		rc = prov_image_end(ctx, s->image_file, s->image_key, 0,
+				    " (made by the interrupted run)");
+	prov_mac_leftover_release(&s->found);
 	return rc;
 }
+
+static const struct prov_resume_prims mx_resume_prims = {
+	.find = mx_resume_find,
+	.verify = mx_resume_verify,
+	.adopt = mx_resume_adopt,
+	.sweep = mx_resume_sweep,
+};
 
 /* What a run locks (prov_target_keys): the image file, or the disk
  * by its identifier, asking diskutil nothing. */
@@ -1373,6 +1390,7 @@ const struct prov_prims prov_macos_prims = {
 	.detach = mx_detach,
 	.delete_image = mx_delete_image,
 	.release_disk = mx_release_disk,
+	.resume = &mx_resume_prims,
 	.left = mx_left,
 	.free_state = free_state,
 };

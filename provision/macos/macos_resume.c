@@ -1,7 +1,9 @@
 /*
  * A resumed run on the macOS backend (rig resume; provision.h, struct
- * provision_resume): find what the killed process of this run left, for
- * macos.c to keep or tear down before prepare's usual checks.
+ * provision_resume): find what the killed process of this run left, and
+ * whether it is exactly the recorded volumes, for macos.c's find, verify,
+ * adopt and sweep (driver.h, struct prov_resume_prims), which the engine
+ * (resume.c, prov_resume) calls before prepare's usual checks.
  *
  * What can be left is found on the machine, not only in the store (a kill
  * after `hdiutil attach` and before the volumes are recorded leaves an
@@ -204,13 +206,23 @@ static int verify(struct provision_ctx *ctx, const struct mac_made *made, char *
 	return rc;
 }
 
-int prov_mac_resume_find(struct provision_ctx *ctx, const char *image_file, const char *image_key,
-		    struct mac_leftover *lo)
+/* A failed query, or the wait for the killed run's commands, said as
+ * what keeps the resume from telling what was left. */
+static int cannot_tell(struct provision_ctx *ctx, int rc)
 {
-	struct provision_resume *r = ctx->resume;
+	struct strbuf keep = STRBUF_INIT;
+	sb_addf(&keep, "cannot tell what the interrupted run left: %s", ctx->err->buf);
+	sb_reset(ctx->err);
+	sb_adds(ctx->err, keep.buf);
+	sb_release(&keep);
+	return rc;
+}
+
+/* The commands the killed run started on the run folder or the target:
+ * waited for before anything is looked at. */
+static int wait_commands(struct provision_ctx *ctx, const char *image_file)
+{
 	const struct plan_target *t = &ctx->plan->target;
-	const struct plan_layout *l = &ctx->plan->layouts[r->layout];
-	memset(lo, 0, sizeof(*lo));
 	/* Absolute paths only: a relative one ("run") would match any command. */
 	char *run = realpath(ctx->run_dir, NULL);
 	char *img = image_file ? absolute(image_file) : NULL;
@@ -223,60 +235,73 @@ int prov_mac_resume_find(struct provision_ctx *ctx, const char *image_file, cons
 	free(run);
 	free(img);
 	free(base);
-	struct strbuf why = STRBUF_INIT;
-	struct mac_made *made = NULL;
-	if (rc == 0 && image_file) {
-		rc = attached_disk(ctx, image_file, &lo->disk);
-		struct stat st;
-		if (rc == 0 && !lo->disk && lstat(image_file, &st) == 0 && S_ISREG(st.st_mode))
-			lo->image_made = prov_journal_image_made(ctx, image_key);
-		if (rc == 0 && lo->disk) {
-			/* partitionDisk or mount of the attached disk, still running */
-			const char *more[] = { lo->disk, NULL };
-			rc = prov_wait_orphans(ctx, more);
-			lo->image_made = 1;
-		}
-		if (rc == 0 && !lo->disk)
-			sb_addf(&why, "%s is not attached", image_file);
+	return rc;
+}
+
+/* An image target: the disk it is attached as, or the bare file the
+ * killed run made; why it cannot be kept when it is not attached. */
+static int find_image(struct provision_ctx *ctx, const char *image_file, const char *image_key,
+		      struct mac_leftover *lo, struct strbuf *why)
+{
+	int rc = attached_disk(ctx, image_file, &lo->disk);
+	struct stat st;
+	if (rc == 0 && !lo->disk && lstat(image_file, &st) == 0 && S_ISREG(st.st_mode))
+		lo->image_made = prov_journal_image_made(ctx, image_key);
+	if (rc == 0 && lo->disk) {
+		/* partitionDisk or mount of the attached disk, still running */
+		const char *more[] = { lo->disk, NULL };
+		rc = prov_wait_orphans(ctx, more);
+		lo->image_made = 1;
 	}
+	if (rc == 0 && !lo->disk)
+		sb_addf(why, "%s is not attached", image_file);
+	return rc;
+}
+
+int prov_mac_resume_find(struct provision_ctx *ctx, const char *image_file, const char *image_key,
+			 struct mac_leftover *lo)
+{
+	const struct provision_resume *r = ctx->resume;
+	const struct plan_target *t = &ctx->plan->target;
+	memset(lo, 0, sizeof(*lo));
+	struct strbuf why = STRBUF_INIT;
+	int rc = wait_commands(ctx, image_file);
+	if (rc == 0 && image_file)
+		rc = find_image(ctx, image_file, image_key, lo, &why);
 	if (rc == 0 && (lo->disk || !image_file))
-		rc = read_layout(ctx, lo->disk ? lo->disk : t->device, r->layout, &made, &why);
+		rc = read_layout(ctx, lo->disk ? lo->disk : t->device, r->layout, &lo->made, &why);
+	if (lo->made)
+		lo->n = ctx->plan->layouts[r->layout].nparts;
 	if (rc == 0 && !image_file) {
-		if (made)
+		if (lo->made)
 			lo->disk = xstrdup(t->device);
 		sb_reset(&why);
 		sb_adds(&why, "a disk target is always provisioned again");
 	}
-	if (rc == 0 && made && image_file && r->reuse && !why.len) {
-		char **mounts = xcalloc(l->nparts, sizeof(*mounts));
-		rc = verify(ctx, made, mounts, &why);
-		if (rc == 0 && !why.len) {
-			lo->keep = 1;
-			lo->made = made;
-			lo->mounts = mounts;
-			lo->n = l->nparts;
-			made = NULL;
-		} else {
-			for (size_t k = 0; k < l->nparts; k++)
-				free(mounts[k]);
-			free(mounts);
-		}
-	}
-	if (made)
-		prov_mac_made_release(made, l->nparts);
-	free(made);
-	if (rc == 0 && !lo->keep && r->why && r->reuse) /* else the caller knows why */
-		sb_adds(r->why, why.buf);
-	sb_release(&why);
+	lo->why = sb_detach(&why);
 	if (rc < 0) {
-		struct strbuf keep = STRBUF_INIT;
-		sb_addf(&keep, "cannot tell what the interrupted run left: %s", ctx->err->buf);
-		sb_reset(ctx->err);
-		sb_adds(ctx->err, keep.buf);
-		sb_release(&keep);
 		prov_mac_leftover_release(lo);
+		return cannot_tell(ctx, rc);
 	}
-	return rc;
+	return 0;
+}
+
+int prov_mac_resume_verify(struct provision_ctx *ctx, struct mac_leftover *lo, struct strbuf *why)
+{
+	if (!lo->made || (lo->why && lo->why[0])) {
+		sb_adds(why, lo->why && lo->why[0] ? lo->why : "the layout was not found");
+		return 0;
+	}
+	char **mounts = xcalloc(lo->n, sizeof(*mounts));
+	int rc = verify(ctx, lo->made, mounts, why);
+	if (rc == 0 && !why->len) {
+		lo->mounts = mounts;
+		return 0;
+	}
+	for (size_t k = 0; k < lo->n; k++)
+		free(mounts[k]);
+	free(mounts);
+	return rc < 0 ? cannot_tell(ctx, rc) : 0;
 }
 
 void prov_mac_leftover_release(struct mac_leftover *lo)
@@ -288,5 +313,6 @@ void prov_mac_leftover_release(struct mac_leftover *lo)
 	for (size_t k = 0; k < lo->n && lo->mounts; k++)
 		free(lo->mounts[k]);
 	free(lo->mounts);
+	free(lo->why);
 	memset(lo, 0, sizeof(*lo));
 }
