@@ -2,6 +2,7 @@
 #include "lib/files.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -58,4 +59,15 @@ int files_read(const char *path, struct strbuf *sb)
 	}
 	close(fd);
 	return rc;
+}
+
+int files_same(const char *a, const char *b)
+{
+	if (!strcmp(a, b))
+		return 1;
+	char *ra = realpath(a, NULL), *rb = realpath(b, NULL);
+	int same = ra && rb && !strcmp(ra, rb);
+	free(ra);
+	free(rb);
+	return same;
 }

@@ -15,4 +15,10 @@ int files_mkdirs(const char *path, struct strbuf *err);
  * (-ENOENT for a missing file; sb may then hold a part). */
 int files_read(const char *path, struct strbuf *sb);
 
+/* Whether paths a and b name the same file: the same text, or the same
+ * once each is resolved (realpath: symlinks, "..", on a Mac /tmp and /var
+ * for /private/tmp and /private/var). A path that does not resolve is
+ * compared as text only. */
+int files_same(const char *a, const char *b);
+
 #endif

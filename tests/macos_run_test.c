@@ -176,7 +176,7 @@ static void test_ten_containers(void)
 }
 
 /* An image target: two volumes, remount before read, detach busy twice. */
-static char *image_plan(struct fx *x, const char *extra)
+static char *image_plan_in(const char *dir, const char *extra)
 {
 	struct strbuf sb = STRBUF_INIT;
 	sb_addf(&sb, "rig: 1\nname: image-ab\nseed: 1\ntarget:\n  image: { path: %s/rig-test, "
@@ -184,8 +184,13 @@ static char *image_plan(struct fx *x, const char *extra)
 		     "      - { name: A, fs: apfs, size: 50%% }\n"
 		     "      - { name: B, fs: exfat, size: rest }\n"
 		     "cache: { flush: false, remount: true }\n%s"
-		     "steps:\n  - write: { files: 1, size: 64K }\n  - read: {}\n", x->dir, extra);
+		     "steps:\n  - write: { files: 1, size: 64K }\n  - read: {}\n", dir, extra);
 	return sb_detach(&sb);
+}
+
+static char *image_plan(struct fx *x, const char *extra)
+{
+	return image_plan_in(x->dir, extra);
 }
 
 static void test_image_busy_detach(void)
@@ -357,10 +362,29 @@ static void test_image_attached(void)
 	check_has("attached image: the refusal", out, want.buf);
 	char *calls = calls_from(&x, "hdiutil info");
 	check_eq_text("attached image: reads only", calls, "hdiutil info -plist\n");
+	free(calls);
+	free(out);
+	free(text);
+	/* The plan's path through a symlinked folder (a Mac's /var/tmp is
+	 * /private/var/tmp), hdiutil's the resolved one: the same image,
+	 * refused the same way even with --force. */
+	struct strbuf via = STRBUF_INIT, through = STRBUF_INIT;
+	sb_addf(&via, "%s/via", x.dir);
+	CU_ASSERT_EQUAL(symlink(x.dir, via.buf), 0);
+	sb_addf(&through, "%s/rig-test.dmg", via.buf);
+	text = image_plan_in(via.buf, "");
+	out = NULL;
+	CU_ASSERT_EQUAL_FATAL(test_write_file(x.plan, text), 0);
+	CU_ASSERT_EQUAL(pt_rig(x.bin, args, &out), 2);
+	CU_ASSERT_NOT_EQUAL(access(x.run, F_OK), 0);
+	sb_reset(&want);
+	sb_addf(&want, "image %s is attached as disk2; detach it first", through.buf);
+	check_has("attached image through a symlink: the refusal", out, want.buf);
 	char *left = test_read_file(img.buf, NULL);
 	check_eq_text("attached image: untouched", left, "not a real image");
 	free(left);
-	free(calls);
+	sb_release(&via);
+	sb_release(&through);
 	sb_release(&want);
 	free(out);
 	free(text);

@@ -57,6 +57,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "lib/files.h"
 #include "lib/strbuf.h"
 #include "lib/xalloc.h"
 #include "platform/platform.h"
@@ -230,7 +231,9 @@ static int attached_as(struct provision_ctx *ctx, struct mx *s, const char *file
 	*disk = NULL;
 	int rc = mx_plist(ctx, s, argv, prov_macos_plist_hdi_info, &h);
 	for (size_t i = 0; rc == 0 && i < h.nimages && !*disk; i++) {
-		if (!h.images[i].path || strcmp(h.images[i].path, file))
+		/* hdiutil names the resolved path: the plan's may pass through a
+		 * symlink (on a Mac /tmp and /var are links to /private/...) */
+		if (!h.images[i].path || !files_same(h.images[i].path, file))
 			continue;
 		for (size_t k = 0; k < h.images[i].nents && !*disk; k++)
 			if (h.images[i].ents[k].dev && !strncmp(h.images[i].ents[k].dev, "/dev/", 5))

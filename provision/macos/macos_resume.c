@@ -39,6 +39,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/files.h"
 #include "lib/strbuf.h"
 #include "lib/xalloc.h"
 #include "platform/spawn.h"
@@ -67,17 +68,6 @@ static int query(struct provision_ctx *ctx, const char *const *argv,
 	return rc;
 }
 
-static int same_file(const char *a, const char *b)
-{
-	if (!strcmp(a, b))
-		return 1;
-	char *ra = realpath(a, NULL), *rb = realpath(b, NULL);
-	int same = ra && rb && !strcmp(ra, rb);
-	free(ra);
-	free(rb);
-	return same;
-}
-
 /* path made absolute against the working folder (caller frees). */
 static char *absolute(const char *path)
 {
@@ -97,7 +87,7 @@ static int attached_disk(struct provision_ctx *ctx, const char *file, char **dis
 	*disk = NULL;
 	int rc = query(ctx, argv, prov_macos_plist_hdi_info, &h);
 	for (size_t i = 0; rc == 0 && i < h.nimages && !*disk; i++) {
-		if (!h.images[i].path || !same_file(h.images[i].path, file))
+		if (!h.images[i].path || !files_same(h.images[i].path, file))
 			continue;
 		for (size_t k = 0; k < h.images[i].nents && !*disk; k++)
 			if (h.images[i].ents[k].dev && !strncmp(h.images[i].ents[k].dev, "/dev/disk", 9))
