@@ -219,38 +219,51 @@ static void parse_dirs(struct pctx *c, struct key *dk, struct key *nk)
 	yaml_node_t **where = xcalloc(n, sizeof(*where));
 	for (size_t i = 0; i < n; i++) {
 		yaml_node_t *dn = plan_node_at(c, seq->data.sequence.items.start[i]);
-		const char *path = plan_node_text(dn);
-		if (!path || plan_node_is_null(dn) || !*path) {
+		const char *via = NULL, *written = plan_node_text(dn);
+		if (!written || plan_node_is_null(dn) || !*written) {
 			diag_error(c->d, plan_node_mark(dn), "expected a directory path in 'dirs', not %s",
-				   path ? "nothing" : plan_node_kind(dn));
+				   written ? "nothing" : plan_node_kind(dn));
 			continue;
 		}
-		if (!text_ok(c, dn, path, NULL, "the directory path", PATH_TEXT_MAX))
+		/* $name: each host of a fleet its own folder (--var) */
+		const char *path = target_text(c, dn, written, "the directory path", &via);
+		if (!path)
+			continue;
+		if (!*path) {
+			diag_error(c->d, plan_node_mark(dn), "the directory path is empty%s",
+				   from_var(c, via));
+			continue;
+		}
+		if (!text_ok(c, dn, path, via, "the directory path", PATH_TEXT_MAX))
 			continue;
 		int twice = 0;
 		for (size_t j = 0; j < t->ndirs && !twice; j++)
 			twice = !strcmp(t->dirs[j], path);
 		if (twice)
-			diag_error(c->d, plan_node_mark(dn), "directory '%s' appears twice in 'dirs'", path);
+			diag_error(c->d, plan_node_mark(dn), "directory '%s'%s appears twice in 'dirs'",
+				   path, from_var(c, via));
 		char *name = NULL;
 		yaml_node_t *at = dn;
 		if (names) {
 			at = plan_node_at(c, names->data.sequence.items.start[i]);
-			const char *s = plan_node_text(at);
+			const char *nvia = NULL, *s = plan_node_text(at);
 			if (!s || plan_node_is_null(at)) {
-				diag_error(c->d, plan_node_mark(at), "expected a volume name in 'names', not %s",
-					   s ? "nothing" : plan_node_kind(at));
+				diag_error(c->d, plan_node_mark(at), "expected a volume name in 'names', "
+					   "not %s", s ? "nothing" : plan_node_kind(at));
+			} else if (!(s = target_text(c, at, s, "the volume name", &nvia))) {
+				/* an undefined variable, said */
 			} else if (!plan_name_ok(s)) {
-				diag_error(c->d, plan_node_mark(at), "invalid volume name '%s': %s", s, name_rule);
+				diag_error(c->d, plan_node_mark(at), "invalid volume name '%s'%s: %s", s,
+					   from_var(c, nvia), name_rule);
 			} else {
 				name = xstrdup(s);
 			}
 		} else {
 			name = last_component(path);
 			if (!plan_name_ok(name)) {
-				diag_error(c->d, plan_node_mark(dn), "cannot name a volume after directory '%s' "
+				diag_error(c->d, plan_node_mark(dn), "cannot name a volume after directory '%s'%s "
 					   "('%s' is not a valid name: %s); give the volumes names with "
-					   "'names:'", path, name, name_rule);
+					   "'names:'", path, from_var(c, via), name, name_rule);
 				free(name);
 				name = NULL;
 			}

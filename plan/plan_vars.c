@@ -2,8 +2,9 @@
  * Plan variables from the command line: `--var NAME=VALUE` (rig run, plan
  * and validate) gives `$NAME` a value outside any sweep, wherever a sweep's
  * variable may stand (a whole module parameter value or list item) and in
- * the target's device, confirm, image path and size: one plan, and each
- * host of a fleet gives its own disk.
+ * the target's device, confirm, image path and size, and a dirs target's
+ * folders and names: one plan, and each host of a fleet gives its own disk
+ * or scratch folder.
  *
  * The values become the outermost bindings of every step (struct binding
  * with from_var set), so the validator binds exactly what the run binds,

@@ -160,6 +160,36 @@ static void test_target(void)
 			    "small"));
 	diag_release(&d);
 	plan_free(p);
+	/* A dirs target's folders and names: each host of a fleet its own. */
+	static const char dirs[] = HDR "target:\n  dirs: [$d, /srv/b]\n  names: [$n, b]\n"
+		"steps:\n  - null: {}\n";
+	const char *dv[] = { "d=/scratch/rig", "n=host1" };
+	p = parse_vars(dirs, dv, 2, &d);
+	CU_ASSERT_EQUAL(d.nerrors, 0);
+	CU_ASSERT_STRING_EQUAL(p->target.dirs[0], "/scratch/rig");
+	CU_ASSERT_STRING_EQUAL(p->target.names[0], "host1");
+	diag_release(&d);
+	plan_free(p);
+	const char *dup[] = { "d=/srv/b", "n=b" };
+	p = parse_vars(dirs, dup, 2, &d);
+	CU_ASSERT(has_error(&d, 4, 14, "directory '/srv/b' appears twice in 'dirs'"));
+	diag_release(&d);
+	plan_free(p);
+	const char *badname[] = { "d=/scratch/rig", "n=no good" };
+	p = parse_vars(dirs, badname, 2, &d);
+	CU_ASSERT(has_error(&d, 5, 11, "invalid volume name 'no good' (the value of $n, from --var)"));
+	diag_release(&d);
+	plan_free(p);
+	p = parse_vars(dirs, NULL, 0, &d);
+	CU_ASSERT(has_error(&d, 4, 10, "undefined variable '$d' in the directory path: give it "
+			    "with --var d=VALUE"));
+	diag_release(&d);
+	plan_free(p);
+	const char *only_d[] = { "d=/scratch/rig" };
+	p = parse_vars(dirs, only_d, 1, &d);
+	CU_ASSERT(has_error(&d, 5, 11, "undefined variable '$n' in the volume name"));
+	diag_release(&d);
+	plan_free(p);
 	/* `$$` is a literal `$`. */
 	static const char dollar[] = HDR "target:\n  image: { path: $$img, size: 1G }\n"
 		"layouts:\n  - name: l\n    partitions:\n      - { name: a, fs: ext4, size: rest }\n"
@@ -290,7 +320,7 @@ void register_plan_vars_tests(void)
 	CU_pSuite s = test_suite_e2e("plan --var");
 	test_add(s, "module parameters and the schedule's bindings", test_params_and_schedule);
 	test_add(s, "messages at the $name, saying --var", test_messages_at_use);
-	test_add(s, "the target: device, confirm, image path and size", test_target);
+	test_add(s, "the target: device, confirm, image path and size, folders and names", test_target);
 	test_add(s, "unknown, shadowing, twice, malformed", test_errors);
 	test_add(s, "rig run records the values for resume and report", test_run_records_vars);
 	test_add(s, "fleet/plans/ten-containers.yaml with a host's values", test_fleet_plan);

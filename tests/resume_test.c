@@ -1217,6 +1217,42 @@ static void test_kept_dirs(void)
 }
 
 /*
+ * A dirs target given by --var (`dirs: [$d]`: each host of a fleet its own
+ * folder), killed in its second cell: the value is the run's record, so
+ * `rig resume` needs no --var, works in the same folder and completes.
+ */
+static void test_dirs_var_resumed(void)
+{
+	struct fx f;
+	fx_open(&f, "rig: 1\nname: keepvar\ntarget:\n  dirs: [$d]\n",
+		"report: { formats: [csv] }\ncache: { flush: false, direct: false }\nsteps:\n"
+		"  - null: { value: 1 }\n  - null: { value: 2, time: 1500ms }\n"
+		"  - null: { value: 3 }\n");
+	struct strbuf var = STRBUF_INIT;
+	sb_addf(&var, "d=%s/scratch", f.tmp);
+	const char *run[] = { "run", "-q", "--var", var.buf, "-o", f.out.buf, f.plan.buf, NULL };
+	CU_ASSERT_EQUAL(run_killed_when(run, f.out.buf, "SELECT count(*) = 2 FROM cells"),
+			-SIGKILL);
+	char *o = NULL;
+	const char *res[] = { "resume", f.out.buf, NULL };
+	CU_ASSERT_EQUAL(test_run_rig(res, &o), 0);
+	CU_ASSERT(o && strstr(o, "was kept as recorded"));
+	free(o);
+	char *v = pt_run_query(f.out.buf, "SELECT (SELECT group_concat(value) FROM (SELECT value"
+				       " FROM samples WHERE superseded = 0 AND metric = 'value' ORDER BY seq)) || ' ' ||"
+				       " (SELECT group_concat(DISTINCT name || '=' || dir) FROM volumes)");
+	struct strbuf want = STRBUF_INIT;
+	sb_addf(&want, "1.0,2.0,3.0 scratch=%s/scratch/rig-out", f.tmp);
+	CU_ASSERT_STRING_EQUAL(v ? v : "", want.buf);
+	if (!v || strcmp(v, want.buf))
+		fprintf(stderr, "\nthe store has: %s\n", v ? v : "(nothing)");
+	free(v);
+	sb_release(&want);
+	sb_release(&var);
+	fx_close(&f);
+}
+
+/*
  * Killed with SIGKILL during provisioning (RIG_FAULT: just before the Nth
  * command NAME), then its commands.log deleted: `rig resume` finds what the
  * run made from the provisioning journal in the store and from the machine,
@@ -1400,6 +1436,8 @@ void register_resume_tests(void)
 	test_add(s, "a version 1 run: reported as it is, migrated by resume, not resumed",
 		 test_v1_run);
 	test_add(s, "killed in a null cell: the work folders are kept", test_kept_dirs);
+	test_add(s, "dirs: [$d] given by --var: recorded, resumed without it",
+		 test_dirs_var_resumed);
 	test_add(s, "a run from before common random numbers resumes with its own draws",
 		 test_seed_scheme);
 	test_add(s, "resumed from another folder: relative paths mean what they meant, rig's "
