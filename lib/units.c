@@ -503,3 +503,21 @@ int units_suggest(struct strbuf *sb, const char *s, enum units_kind kind)
 	sb_release(&fix);
 	return ok;
 }
+
+void units_format_magnitude(struct strbuf *sb, double v)
+{
+	char buf[64];
+	double a = fabs(v);
+	if (a >= 1000 && a < 1e15) {
+		snprintf(buf, sizeof(buf), "%.0f", a);
+		size_t n = strlen(buf);
+		for (size_t i = 0; i < n; i++) {
+			if (i && (n - i) % 3 == 0)
+				sb_addch(sb, ',');
+			sb_addch(sb, buf[i]);
+		}
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%.4g", a);
+	sb_adds(sb, buf);
+}

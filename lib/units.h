@@ -78,4 +78,9 @@ double units_dist_mean(const struct size_dist *d);
  * list, which files take in turn (exact: list[i % nlist] summed). */
 double units_dist_total(const struct size_dist *d, uint64_t n);
 
+/* A number for people, as the reports print it: |v| with 4 significant
+ * digits, thousands grouped with commas from 1,000 (to 10^15), no sign
+ * (the caller writes its own minus: ASCII or typographic). */
+void units_format_magnitude(struct strbuf *sb, double v);
+
 #endif

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/strbuf.h"
+#include "lib/units.h"
 #include "platform/platform.h"
 
 void plat_progress_init(struct progress *p, FILE *out, enum progress_mode mode)
@@ -18,6 +20,7 @@ void plat_progress_init(struct progress *p, FILE *out, enum progress_mode mode)
 	p->eta_s = -1;
 	sb_init(&p->head);
 	sb_init(&p->last);
+	sb_init(&p->cell_name);
 	sb_init(&p->sub);
 	sb_init(&p->line);
 }
@@ -26,6 +29,7 @@ void plat_progress_release(struct progress *p)
 {
 	sb_release(&p->head);
 	sb_release(&p->last);
+	sb_release(&p->cell_name);
 	sb_release(&p->sub);
 	sb_release(&p->line);
 }
@@ -73,10 +77,23 @@ static void format_count(struct strbuf *sb, double v, enum progress_unit unit)
 }
 
 /* "%.4g" with the unit, except the unit "1" (a plain number). */
-static void format_value(struct strbuf *sb, const char *metric, double v, const char *unit)
+/* "last: read on b 2,452 MB/s": the cell the value is from, the number as
+ * the reports print it; a value without a unit says its metric. */
+static void format_value(struct strbuf *sb, const char *cell, const char *metric, double v,
+			 const char *unit)
 {
-	sb_addf(sb, "%s %.4g", metric, v);
-	if (unit && *unit && strcmp(unit, "1"))
+	int unitless = !unit || !*unit || !strcmp(unit, "1");
+	sb_addf(sb, "last: %s ", cell);
+	if (unitless)
+		sb_addf(sb, "%s ", metric);
+	if (isnan(v)) {
+		sb_adds(sb, "-");
+		return;
+	}
+	if (v < 0)
+		sb_addch(sb, '-');
+	units_format_magnitude(sb, v);
+	if (!unitless)
 		sb_addf(sb, " %s", unit);
 }
 
@@ -119,7 +136,7 @@ static void emit(struct progress *p, const char *name, const struct strbuf *fiel
 	p->last_draw = plat_clock_ns();
 }
 
-static void rep_json_str(struct strbuf *sb, const char *key, const char *v)
+static void json_key_str(struct strbuf *sb, const char *key, const char *v)
 {
 	sb_addf(sb, "%s\"%s\":", sb->len ? "," : "", key);
 	if (v)
@@ -128,7 +145,7 @@ static void rep_json_str(struct strbuf *sb, const char *key, const char *v)
 		sb_adds(sb, "null");
 }
 
-static void rep_json_num(struct strbuf *sb, const char *key, double v)
+static void json_key_num(struct strbuf *sb, const char *key, double v)
 {
 	if (isfinite(v))
 		sb_addf(sb, "%s\"%s\":%.10g", sb->len ? "," : "", key, v);
@@ -141,9 +158,9 @@ void plat_progress_start(struct progress *p, const char *plan, uint32_t cells, c
 	if (p->mode != PROGRESS_JSON)
 		return;
 	struct strbuf f = STRBUF_INIT;
-	rep_json_str(&f, "plan", plan);
-	rep_json_num(&f, "cells", cells);
-	rep_json_str(&f, "run_dir", run_dir);
+	json_key_str(&f, "plan", plan);
+	json_key_num(&f, "cells", cells);
+	json_key_str(&f, "run_dir", run_dir);
 	emit(p, "start", &f);
 	sb_release(&f);
 }
@@ -158,18 +175,20 @@ void plat_progress_cell(struct progress *p, const struct plat_progress_cell *c)
 	sb_reset(&p->sub);
 	if (p->mode == PROGRESS_JSON) {
 		struct strbuf f = STRBUF_INIT;
-		rep_json_num(&f, "seq", c->seq);
-		rep_json_num(&f, "total", c->total);
-		rep_json_num(&f, "eta_s", c->eta_s >= 0 ? c->eta_s : NAN);
-		rep_json_str(&f, "layout", c->layout);
-		rep_json_num(&f, "rep", c->rep);
-		rep_json_str(&f, "step", c->step);
-		rep_json_str(&f, "module", c->module);
-		rep_json_str(&f, "volume", c->volume);
+		json_key_num(&f, "seq", c->seq);
+		json_key_num(&f, "total", c->total);
+		json_key_num(&f, "eta_s", c->eta_s >= 0 ? c->eta_s : NAN);
+		json_key_str(&f, "layout", c->layout);
+		json_key_num(&f, "rep", c->rep);
+		json_key_str(&f, "step", c->step);
+		json_key_str(&f, "module", c->module);
+		json_key_str(&f, "volume", c->volume);
 		emit(p, "cell", &f);
 		sb_release(&f);
 		return;
 	}
+	sb_reset(&p->cell_name);
+	sb_addf(&p->cell_name, "%s on %s", c->module, c->volume);
 	sb_reset(&p->head);
 	if (c->layout && *c->layout)
 		sb_addf(&p->head, "%s ", c->layout);
@@ -183,17 +202,17 @@ void plat_progress_value(struct progress *p, const char *metric, double value, c
 		return;
 	if (p->mode == PROGRESS_JSON) {
 		struct strbuf f = STRBUF_INIT;
-		rep_json_num(&f, "seq", p->cell);
-		rep_json_str(&f, "metric", metric);
-		rep_json_num(&f, "value", value);
-		rep_json_str(&f, "unit", unit);
+		json_key_num(&f, "seq", p->cell);
+		json_key_str(&f, "metric", metric);
+		json_key_num(&f, "value", value);
+		json_key_str(&f, "unit", unit);
 		emit(p, "value", &f);
 		sb_release(&f);
 		return;
 	}
 	sb_reset(&p->last);
 	sb_reset(&p->sub); /* the work that led to the value is over */
-	format_value(&p->last, metric, value, unit);
+	format_value(&p->last, p->cell_name.buf, metric, value, unit);
 	if (p->tty)
 		draw(p); /* a plain line waits for the next cell, which carries it */
 }
@@ -210,7 +229,7 @@ void plat_progress_phase(struct progress *p, const char *fmt, ...)
 	sb_reset(&p->sub);
 	if (p->mode == PROGRESS_JSON) {
 		struct strbuf f = STRBUF_INIT;
-		rep_json_str(&f, "text", text.buf);
+		json_key_str(&f, "text", text.buf);
 		emit(p, "phase", &f);
 		sb_release(&f);
 	} else {
@@ -243,12 +262,12 @@ void plat_progress_work(struct progress *p, const char *what, uint64_t done, uin
 	double rate = secs > 0 && unit != PROGRESS_NS ? (double)done / secs : NAN;
 	if (p->mode == PROGRESS_JSON) {
 		struct strbuf f = STRBUF_INIT;
-		rep_json_num(&f, "seq", p->cell);
-		rep_json_str(&f, "what", what);
-		rep_json_num(&f, "done", (double)done);
-		rep_json_num(&f, "total", total ? (double)total : NAN);
-		rep_json_str(&f, "unit", unit == PROGRESS_BYTES ? "B" : unit == PROGRESS_FILES ? "files" : "ns");
-		rep_json_num(&f, "rate_per_s", rate);
+		json_key_num(&f, "seq", p->cell);
+		json_key_str(&f, "what", what);
+		json_key_num(&f, "done", (double)done);
+		json_key_num(&f, "total", total ? (double)total : NAN);
+		json_key_str(&f, "unit", unit == PROGRESS_BYTES ? "B" : unit == PROGRESS_FILES ? "files" : "ns");
+		json_key_num(&f, "rate_per_s", rate);
 		emit(p, "work", &f);
 		sb_release(&f);
 		return;
@@ -281,9 +300,9 @@ void plat_progress_command(struct progress *p, const char *argv_text, double sec
 	 * terminal: the plain sub-progress waits PROGRESS_PLAIN_EVERY_S. */
 	if (p->mode == PROGRESS_JSON) {
 		struct strbuf f = STRBUF_INIT;
-		rep_json_num(&f, "seq", p->cell);
-		rep_json_str(&f, "command", argv_text);
-		rep_json_num(&f, "running_s", seconds);
+		json_key_num(&f, "seq", p->cell);
+		json_key_str(&f, "command", argv_text);
+		json_key_num(&f, "running_s", seconds);
 		emit(p, "command", &f);
 		sb_release(&f);
 		return;
@@ -309,8 +328,8 @@ int plat_progress_message(struct progress *p, const char *level, const char *tex
 {
 	if (p && p->mode == PROGRESS_JSON) {
 		struct strbuf f = STRBUF_INIT;
-		rep_json_str(&f, "level", level);
-		rep_json_str(&f, "text", text);
+		json_key_str(&f, "level", level);
+		json_key_str(&f, "text", text);
 		emit(p, "message", &f);
 		sb_release(&f);
 		return 1;
@@ -325,8 +344,8 @@ void plat_progress_finish(struct progress *p, const char *status)
 		return;
 	if (p->mode == PROGRESS_JSON) {
 		struct strbuf f = STRBUF_INIT;
-		rep_json_str(&f, "status", status);
-		rep_json_num(&f, "cells", p->total);
+		json_key_str(&f, "status", status);
+		json_key_num(&f, "cells", p->total);
 		emit(p, "end", &f);
 		sb_release(&f);
 		return;

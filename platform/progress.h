@@ -53,7 +53,9 @@ struct progress {
 	uint32_t cell, total;    /* the cell running (1-based) of total; 0: none yet */
 	double eta_s;            /* seconds left; negative: not known yet */
 	struct strbuf head;      /* what runs: "rep 2 step 3 write on a", "provisioning layout X" */
-	struct strbuf last;      /* the last headline value: "rate 512 MB/s" */
+	struct strbuf cell_name; /* the running cell's module and volume: "read on b" */
+	struct strbuf last;      /* the last headline value, named after its cell:
+	                          * "last: read on b 2,452 MB/s" */
 	struct strbuf sub;       /* sub-progress: "filler 1.2G of 4G, 850 MB/s" */
 	struct strbuf line;      /* scratch */
 };

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "lib/units.h"
 #include "lib/xalloc.h"
 #include "reports/html_int.h"
 #include "reports/report_out.h"
@@ -59,20 +60,6 @@ void rep_html_text(struct strbuf *h, const char *s)
 		rep_html_textn(h, s, strlen(s));
 }
 
-static void grouped_int(struct strbuf *h, double v)
-{
-	char buf[64];
-	snprintf(buf, sizeof(buf), "%.0f", fabs(v));
-	size_t n = strlen(buf);
-	if (v < 0 && strcmp(buf, "0"))
-		sb_adds(h, "\xe2\x88\x92");
-	for (size_t i = 0; i < n; i++) {
-		if (i && (n - i) % 3 == 0)
-			sb_addch(h, ',');
-		sb_addch(h, buf[i]);
-	}
-}
-
 void rep_html_num(struct strbuf *h, double v)
 {
 	if (isnan(v)) {
@@ -83,16 +70,9 @@ void rep_html_num(struct strbuf *h, double v)
 		sb_adds(h, v < 0 ? "\xe2\x88\x92\xe2\x88\x9e" : "\xe2\x88\x9e");
 		return;
 	}
-	double a = fabs(v);
-	if (a >= 1000 && a < 1e15) {
-		grouped_int(h, v);
-		return;
-	}
-	char buf[64];
-	snprintf(buf, sizeof(buf), "%.4g", a);
 	if (v < 0)
 		sb_adds(h, "\xe2\x88\x92");
-	sb_adds(h, buf);
+	units_format_magnitude(h, v);
 }
 
 void rep_html_pct(struct strbuf *h, double v)

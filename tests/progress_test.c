@@ -30,7 +30,7 @@ static void write_plan(const char *dir, const char *extra, struct strbuf *plan)
 	sb_reset(plan);
 	sb_addf(plan, "%s/plan.yaml", dir);
 	sb_addf(&t, "rig: 1\nname: progress\nseed: 1\ntarget:\n  dirs: [\"%s/a\", \"%s/b\"]\n"
-		    "repeat: 2\nsteps:\n  - null: { value: 5, time: 250ms }\n"
+		    "repeat: 2\nsteps:\n  - null: { value: 51670, time: 250ms }\n"
 		    "  - null: { value: 7, time: 250ms%s }\n", dir, dir, extra);
 	test_write_file(plan->buf, t.buf);
 	sb_release(&t);
@@ -120,6 +120,29 @@ static void test_format_seconds(void)
 	}
 }
 
+/* Lines of a terminal's output (split at CR and LF) whose last value
+ * changed from the line before and names another cell than the line's
+ * own ("| rep 1 step 2 null on a | last: null on a value ..."): each
+ * printed, and counted. */
+static int misnamed_values(const char *t)
+{
+	char *copy = strdup(t), *save = NULL, prev[256] = "";
+	int bad = 0;
+	for (char *l = strtok_r(copy, "\r\n", &save); l; l = strtok_r(NULL, "\r\n", &save)) {
+		const char *last = strstr(l, "| last: "), *head = strstr(l, " null on ");
+		if (!last || !head || head > last || !strcmp(prev, last))
+			continue;
+		snprintf(prev, sizeof(prev), "%s", last);
+		/* the head's "null on X" against the value's "last: null on Y" */
+		if (strncmp(head + 1, last + 8, 9)) {
+			printf("\n  a value named after another cell: %s\n", l);
+			bad++;
+		}
+	}
+	free(copy);
+	return bad;
+}
+
 /* On a terminal: one line redrawn; ETA present and decreasing; the value. */
 static void test_terminal(void)
 {
@@ -133,8 +156,14 @@ static void test_terminal(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(t, "\r\033[K[1/8] "));
 	CU_ASSERT_PTR_NOT_NULL(strstr(t, "\r\033[K[8/8] "));
 	CU_ASSERT_PTR_NOT_NULL(strstr(t, "| rep 2 step 2 null on b"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(t, "| value 7"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(t, " elapsed | completed | value 7"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, "| last: null on b value 7"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, " elapsed | completed | last: null on b value 7"));
+	/* The value as the reports print it, never with an exponent. */
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, " value 51,670"));
+	CU_ASSERT_PTR_NULL(strstr(t, "e+0"));
+	/* Each value is named after its own cell: a line that shows a value
+	 * it did not show before shows it beside the cell that measured it. */
+	CU_ASSERT_EQUAL(misnamed_values(t), 0);
 	/* Redrawn in place: no line break between the cells' lines. */
 	const char *first = strstr(t, "[1/8]"), *last = strstr(t, "[8/8]");
 	CU_ASSERT_TRUE(first && last && !memchr(first, '\n', (size_t)(last - first)));
@@ -190,8 +219,9 @@ static void test_pipe(void)
 	CU_ASSERT_PTR_NULL(strchr(err.buf, '\033'));
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.buf, "\n[1/8] 0."));
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.buf, " elapsed, ETA "));
-	CU_ASSERT_PTR_NOT_NULL(strstr(err.buf, " | rep 1 step 2 null on a | value 5\n"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(err.buf, " elapsed | completed | value 7\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.buf, " | rep 1 step 2 null on a | last: null on b value 51,670\n") ||
+			       strstr(err.buf, " | rep 1 step 2 null on a | last: null on a value 51,670\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.buf, " elapsed | completed | last: null on b value 7\n"));
 	double e[64];
 	CU_ASSERT_EQUAL(etas(err.buf, e, 64), 7);
 	test_rmtree(out.buf);
