@@ -436,6 +436,20 @@ static void test_devices(void)
 		CU_ASSERT(found);
 	}
 	free(out);
+	/* A macOS before 10.13, whose diskutil has no apfs verb: every disk
+	 * refused, saying which macOS rig needs. */
+	const char *pre_apfs[] = { "fault", "no-apfs", "9", NULL };
+	CU_ASSERT_EQUAL_FATAL(fake_ctl(bin, pre_apfs), 0);
+	CU_ASSERT_EQUAL(pt_rig(bin, args, &out), 0);
+	static const char old_mac[] = "diskutil apfs list -plist failed with exit status 1: "
+				      "diskutil: did not recognize verb \"apfs\"";
+	static const char needs[] = "rig needs macOS 10.13, High Sierra, or later";
+	CU_ASSERT_PTR_NOT_NULL(out ? strstr(out, old_mac) : NULL);
+	CU_ASSERT_PTR_NOT_NULL(out ? strstr(out, needs) : NULL);
+	CU_ASSERT_PTR_NULL(out ? strstr(out, "rig may erase it") : "no output");
+	if (!out || !strstr(out, old_mac))
+		fprintf(stderr, "\nrig devices on a pre-APFS Mac:\n%s\n", out ? out : "");
+	free(out);
 	/* the real captures, replayed (a fresh state: no fake disks at all) */
 	test_rmtree(dir);
 	free(dir);

@@ -183,9 +183,18 @@ void prov_mac_system_read(mac_query_fn q, void *opaque, struct mac_system *s)
 	const char *list[] = { "diskutil", "list", "-plist", NULL };
 	const char *apfs[] = { "diskutil", "apfs", "list", "-plist", NULL };
 	/* Without them no disk's volumes (at /, under /System) can be told:
-	 * every disk is refused, as when / cannot be traced. */
-	if ((read_plist(q, opaque, list, parse_list, &s->list, &e) < 0 ||
-	     read_plist(q, opaque, apfs, parse_apfs, &s->apfs, &e) < 0) && !s->root_error) {
+	 * every disk is refused, as when / cannot be traced. A diskutil that
+	 * lists the disks but fails `apfs list` may be a macOS before 10.13,
+	 * which has no such verb and which rig does not support: the message
+	 * says what rig needs, once for every disk. */
+	int listed = read_plist(q, opaque, list, parse_list, &s->list, &e) == 0;
+	if (listed && read_plist(q, opaque, apfs, parse_apfs, &s->apfs, &e) < 0 &&
+	    !s->root_error) {
+		struct strbuf why = STRBUF_INIT;
+		sb_addf(&why, "the volumes of the disks cannot be told: %s (rig needs macOS 10.13, "
+			      "High Sierra, or later, whose diskutil has apfs list)", e.buf);
+		s->root_error = sb_detach(&why);
+	} else if (!listed && !s->root_error) {
 		struct strbuf why = STRBUF_INIT;
 		sb_addf(&why, "the volumes of the disks cannot be told: %s", e.buf);
 		s->root_error = sb_detach(&why);

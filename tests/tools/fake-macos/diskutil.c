@@ -26,6 +26,12 @@ static int v_info(struct fake *fk, int argc, char **argv)
 
 static int v_apfs_list(struct fake *fk, int argc, char **argv)
 {
+	/* a macOS before 10.13: diskutil knows no apfs verb (the fake's
+	 * wording, not a recording) */
+	if (fake_fault(fk, "no-apfs", "")) {
+		fake_err("diskutil: did not recognize verb \"apfs\"; type \"diskutil\" for a list\n");
+		return 1;
+	}
 	return fake_apfs_list(fk);
 }
 

@@ -43,6 +43,8 @@
  *   partitionDisk-69888 N     partitionDisk fails: Error: -69888: Couldn't unmount disk
  *   detach-busy N             hdiutil detach (without -force): Resource busy, status 16
  *   info-error N DISK         diskutil info -plist DISK: the Error dict, status 1
+ *   no-apfs N                 diskutil apfs list fails as on a macOS before 10.13 (no
+ *                             apfs verb; the fake's wording, not a recording), status 1
  *   resizeContainer-69606 N   apfs resizeContainer fails as in the recorded tail
  *                             (tests/fixtures/macos/diskutil-apfs-resizeContainer-
  *                             error-69606-tail.txt), nothing changed
