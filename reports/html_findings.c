@@ -30,9 +30,54 @@ static void row_head(struct strbuf *h, const struct rdata *d, const struct rd_fi
 	sb_adds(h, ")</span>: ");
 }
 
+/*
+ * No row shows an effect: the lead says so in one sentence, with the
+ * groups compared when every row compares the same ones, and the widest
+ * interval in percent (how much the data cannot rule out), instead of
+ * quoting the strongest row as if it were a finding.
+ */
+static void lead_none(struct strbuf *h, const struct rdata *d)
+{
+	const struct rd_finding *wide = NULL;
+	int same = 1;
+	for (size_t i = 0; i < d->nfindings; i++) {
+		const struct rd_finding *f = &d->findings[i];
+		same &= f->groups && d->findings[0].groups && !strcmp(f->groups, d->findings[0].groups);
+		if (f->unit && !strcmp(f->unit, "%") && isfinite(f->ci_low) && isfinite(f->ci_high) &&
+		    (!wide || f->ci_high - f->ci_low > wide->ci_high - wide->ci_low))
+			wide = f;
+	}
+	sb_adds(h, "<p class=\"lead\">No step shows a clear difference");
+	const char *g = d->findings[0].groups, *vs = same && g ? strstr(g, " vs ") : NULL;
+	if (vs) {
+		sb_adds(h, " between ");
+		rep_html_textn(h, g, (size_t)(vs - g));
+		sb_adds(h, " and ");
+		rep_html_text(h, vs + 4);
+	}
+	if (wide) {
+		sb_adds(h, "; the widest interval is <b>");
+		rep_html_step_title(h, &d->tmpls[wide->tmpl]);
+		sb_adds(h, "</b>'s (");
+		rep_html_text(h, rd_str(d, wide->metric));
+		sb_adds(h, "), ");
+		rep_html_pct(h, wide->ci_low);
+		sb_adds(h, " to ");
+		rep_html_pct(h, wide->ci_high);
+	}
+	sb_adds(h, ".</p>\n");
+}
+
 /* The lead: the strongest row, with the rest of its family in kind order. */
 static void lead(struct strbuf *h, const struct rdata *d)
 {
+	int effect = 0;
+	for (size_t i = 0; i < d->nfindings; i++)
+		effect |= d->findings[i].effect;
+	if (!effect) {
+		lead_none(h, d);
+		return;
+	}
 	const struct rd_finding *top = &d->findings[0];
 	sb_adds(h, "<p class=\"lead\"><b>");
 	rep_html_step_title(h, &d->tmpls[top->tmpl]);

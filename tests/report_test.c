@@ -1081,6 +1081,54 @@ static void test_fit_needs_points(void)
  * passes is the median over the cells of each cell's best pass; results.csv
  * numbers the passes; results.json and report.html carry both.
  */
+/* A run whose every finding says no clear effect: the lead says so in one
+ * sentence, naming the groups and the widest interval, instead of quoting
+ * the strongest row. */
+static void test_lead_no_difference(void)
+{
+	static const double val[2][3] = { { 100, 120, 110 }, { 105, 115, 112 } };
+	char *dir = test_tmpdir();
+	struct strbuf p = STRBUF_INIT, err = STRBUF_INIT;
+	sb_addf(&p, "%s/results.db", dir);
+	struct store *s = store_create(p.buf, &err);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	struct store_run r = { .id = "same", .plan_name = "same", .started_utc = "2024-01-01T00:00:00Z",
+			       .plan_text = "rig: 1\nname: same\ntarget:\n  dirs: [/tmp/a, /tmp/b]\n"
+					    "repeat: 3\nsteps:\n  - seqread: {}\n" };
+	store_begin_run(s, &r, &err);
+	struct store_volume v[2] = { { .layout = "", .name = "a", .fs = "ext4", .position = 1 },
+				     { .layout = "", .name = "b", .fs = "ext4", .position = 2 } };
+	store_add_volume(s, &v[0], &err);
+	store_add_volume(s, &v[1], &err);
+	for (uint32_t seq = 1; seq <= 6; seq++) {
+		uint32_t rep = (seq + 1) / 2, k = (seq + 1) % 2;
+		struct store_cell c = { .seq = seq, .phase = rep, .layout = "", .rep = rep, .step = "1",
+					.module = "seqread", .volume_id = v[k].id };
+		store_cell_start(s, &c, "2024-01-01T00:00:01Z", &err);
+		store_add_sample(s, seq, "rate", val[k][rep - 1], "MB/s", "direct", &err);
+		store_cell_end(s, seq, "2024-01-01T00:00:02Z", "done", NULL, &err);
+	}
+	store_end_run(s, "2024-01-01T00:01:00Z", "completed", NULL, &err);
+	CU_ASSERT_EQUAL_FATAL(err.len, 0);
+	CU_ASSERT_EQUAL(rep_write(s, dir, &err), 0);
+	store_close(s);
+	sb_reset(&p);
+	sb_addf(&p, "%s/report.html", dir);
+	char *html = test_read_file(p.buf, NULL);
+	const char *lead = html ? strstr(html, "<p class=\"lead\">") : NULL;
+	CU_ASSERT_PTR_NOT_NULL(lead ? strstr(lead, "<p class=\"lead\">No step shows a clear "
+						   "difference between a and b; the widest interval "
+						   "is <b>") : NULL);
+	CU_ASSERT_PTR_NOT_NULL(lead ? strstr(lead, "</b>'s (rate), \xe2\x88\x92") : NULL);
+	if (!lead || !strstr(lead, "No step shows"))
+		fprintf(stderr, "\nthe lead: %.300s\n", lead ? lead : "(none)");
+	free(html);
+	sb_release(&p);
+	sb_release(&err);
+	test_rmtree(dir);
+	free(dir);
+}
+
 static void test_passes(void)
 {
 	static const double rate[2][3] = { { 100, 130, 110 }, { 90, NAN, 120 } };
@@ -1210,5 +1258,7 @@ void register_report_tests(void)
 	test_add(s, "results.csv and files.csv hold the store's rows, field for field",
 		 test_csv_holds_the_store);
 	test_add(s, "passes: numbered, best of passes beside the mean in every format", test_passes);
+	test_add(s, "no clear difference anywhere: the lead says so, with the widest interval",
+		 test_lead_no_difference);
 	test_add(s, "file sets: no fit under 5 files, the intercept with its interval", test_fit_needs_points);
 }
