@@ -373,7 +373,7 @@ static void position_rows(const struct crossed_rows *r)
 	const struct fnd_units *u = r->u;
 	const struct model_crossed *m = r->m;
 	const struct levels *la = r->la;
-	const char *metric = r->metric, *unit = r->unit;
+	const char *unit = r->unit;
 	char (*pname)[24] = r->pname;
 	int pos_eff = 0, fs_eff = 0;
 	for (size_t k = 1; k < r->npos; k++)
@@ -390,19 +390,19 @@ static void position_rows(const struct crossed_rows *r)
 		f->units = u->units;
 		sb_reset(&c->sb);
 		if (k == 1) {
+			/* the row names its metric: the sentence does not repeat it */
 			if (pos_eff && !fs_eff)
-				sb_addf(&c->sb, "%s follows position, not %s: ", metric, fname);
+				sb_addf(&c->sb, "follows position, not %s; ", fname);
 			else if (!pos_eff && fs_eff)
-				sb_addf(&c->sb, "%s follows %s, not position: ", metric, fname);
+				sb_addf(&c->sb, "follows %s, not position; ", fname);
 			else if (pos_eff)
-				sb_addf(&c->sb, "%s depends on both position and %s: ", metric, fname);
+				sb_addf(&c->sb, "depends on both position and %s; ", fname);
 			else
-				sb_addf(&c->sb, "neither position nor %s changes %s clearly: ",
-					fname, metric);
+				sb_addf(&c->sb, "neither position nor %s changes it clearly; ", fname);
 		}
-		sb_addf(&c->sb, "%s ", pname[0]);
+		sb_addf(&c->sb, "%s: ", pname[0]);
 		rep_fnd_add_value(&c->sb, m->b_mean[0], unit);
-		sb_addf(&c->sb, ", %s ", pname[k]);
+		sb_addf(&c->sb, ", %s: ", pname[k]);
 		rep_fnd_add_value(&c->sb, m->b_mean[k], unit);
 		sb_adds(&c->sb, " ");
 		rep_fnd_add_pct_paren(&c->sb, e->est, e->lo, e->hi, e->p);

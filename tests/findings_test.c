@@ -269,7 +269,7 @@ static void test_halves_position_not_fs(void)
 	CU_ASSERT_TRUE(pos->family && pos->family == fs->family && fs->family == ix->family);
 	/* the strongest first, and its sentence names the factor */
 	CU_ASSERT_EQUAL(d->findings[0].kind, FND_POSITION);
-	CU_ASSERT_PTR_NOT_NULL(strstr(pos->sentence, "rate follows position, not the file system"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(pos->sentence, "follows position, not the file system; position 1: "));
 	CU_ASSERT_PTR_NOT_NULL(strstr(fs->sentence, "no clear effect"));
 	/* the rows are the model's: fitted again here on the same samples */
 	int mixed = strstr(pos->sentence, "their means compared") == NULL;

@@ -591,7 +591,7 @@ static void test_html_layouts(void)
 	/* Halves in both orders: the finding is the crossed design's, first. */
 	const char *lead = strstr(h, "<p class=\"lead\">");
 	CU_ASSERT_TRUE(lead && lead > findings && lead < prov);
-	CU_ASSERT_PTR_NOT_NULL(strstr(h, "rate follows position, not the file system: position 1 "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(h, "follows position, not the file system; position 1: "));
 	CU_ASSERT_PTR_NOT_NULL(strstr(h, "(interaction)"));
 	/* The source articles' table, per-step sections, the figures. */
 	CU_ASSERT_PTR_NOT_NULL(strstr(h, "Difference from ext4 (percent of its mean"));
