@@ -116,13 +116,82 @@ void rep_fnd_add_ci_p(struct strbuf *sb, double lo, double hi, double p, int pct
 	sb_adds(sb, ")");
 }
 
+/* A time in the unit a reader uses, for values of magnitude a (seconds):
+ * the factor from seconds and the unit's name. Other units stay. */
+static double time_scale(const char *unit, double a, const char **shown)
+{
+	*shown = rep_html_unit(unit);
+	if (!unit || strcmp(unit, "s") || !(a > 0) || a >= 1)
+		return 1;
+	*shown = a < 1e-3 ? "\xc2\xb5s" : "ms";
+	return a < 1e-3 ? 1e6 : 1e3;
+}
+
 void rep_fnd_add_value(struct strbuf *sb, double v, const char *unit)
 {
-	rep_html_num(sb, v);
-	const char *u = rep_html_unit(unit);
+	const char *u;
+	double k = time_scale(unit, fabs(v), &u);
+	rep_html_num(sb, v * k);
 	if (*u && strcmp(u, "%"))
 		sb_addch(sb, ' ');
 	sb_adds(sb, u);
+}
+
+/* v to dec decimals, thousands grouped from 1,000, a typographic minus
+ * (a plus too when plus is set and v rounds above 0). */
+static void add_fixed(struct strbuf *sb, double v, int dec, int plus)
+{
+	char buf[64];
+	snprintf(buf, sizeof(buf), "%.*f", dec, fabs(v));
+	int zero = strtod(buf, NULL) == 0;
+	if (v < 0 && !zero)
+		sb_adds(sb, "\xe2\x88\x92");
+	else if (plus && !zero)
+		sb_addch(sb, '+');
+	const char *dot = strchr(buf, '.');
+	size_t ni = dot ? (size_t)(dot - buf) : strlen(buf);
+	for (size_t i = 0; i < ni; i++) {
+		if (i && ni > 3 && (ni - i) % 3 == 0)
+			sb_addch(sb, ',');
+		sb_addch(sb, buf[i]);
+	}
+	if (dot)
+		sb_adds(sb, dot);
+}
+
+void rep_fnd_add_est_ci(struct strbuf *sb, double est, double lo, double hi, double p,
+			const char *unit, const char *per)
+{
+	if (isnan(lo) || isnan(hi) || !(hi > lo)) {
+		sb_adds(sb, est >= 0 ? "+" : "\xe2\x88\x92");
+		rep_fnd_add_value(sb, fabs(est), unit);
+		sb_adds(sb, per);
+		rep_fnd_add_ci_p(sb, lo, hi, p, 0);
+		return;
+	}
+	const char *u;
+	double a = fmax(fabs(est), fmax(fabs(lo), fabs(hi)));
+	double k = time_scale(unit, a, &u);
+	/* the half-width to two significant digits sets the decimals */
+	int dec = 1 - (int)floor(log10((hi - lo) / 2 * k));
+	dec = dec < 0 ? 0 : dec > 9 ? 9 : dec;
+	add_fixed(sb, est * k, dec, 1);
+	if (*u && strcmp(u, "%"))
+		sb_addch(sb, ' ');
+	sb_adds(sb, u);
+	sb_adds(sb, per);
+	sb_adds(sb, " (95% CI ");
+	add_fixed(sb, lo * k, dec, 0);
+	sb_adds(sb, " to ");
+	add_fixed(sb, hi * k, dec, 0);
+	if (*u && strcmp(u, "%"))
+		sb_addch(sb, ' ');
+	sb_adds(sb, u);
+	if (!isnan(p)) {
+		sb_adds(sb, ", ");
+		rep_fnd_add_p(sb, p);
+	}
+	sb_adds(sb, ")");
 }
 
 /* "(−30.4%, 95% CI −33.0% to −27.1%, p < 0.001)" */

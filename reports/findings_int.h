@@ -36,7 +36,15 @@ struct series {
  * a value with its unit; "(−30.4%, 95% CI ..., p ...)". */
 void rep_fnd_add_p(struct strbuf *sb, double p);
 void rep_fnd_add_ci_p(struct strbuf *sb, double lo, double hi, double p, int pct);
+/* A value with its unit, as the reports print numbers; a time under a
+ * second in ms or µs ("47.16 ms", not "0.04716 s"). */
 void rep_fnd_add_value(struct strbuf *sb, double v, const char *unit);
+/* A signed estimate and its interval in one unit and to one precision,
+ * set by the interval's half-width to two significant digits: "+48.0 ms
+ * per cycle (95% CI 39.4 to 56.6 ms, p < 0.001)" (per: " per cycle", or
+ * ""). Without an interval, as rep_fnd_add_value and "(no interval)". */
+void rep_fnd_add_est_ci(struct strbuf *sb, double est, double lo, double hi, double p,
+			const char *unit, const char *per);
 void rep_fnd_add_pct_paren(struct strbuf *sb, double est, double lo, double hi, double p);
 /* "3.01× slower than B (95% CI 2.9 to 3.1×, p < 0.001" for the ratio r = x / b
  * (the caller closes the parenthesis). */

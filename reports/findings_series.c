@@ -154,10 +154,9 @@ void rep_fnd_cycles(struct fctx *c, uint32_t ti)
 			f->effect = !isnan(f->ci_low) && (f->ci_low > 0 || f->ci_high < 0);
 			f->strength = rep_fnd_strength(f->estimate, f->ci_low, f->ci_high, 0);
 			sb_reset(&c->sb);
-			sb_addf(&c->sb, "%s: %s %s", c->tmp.buf, metric, tr.slope.est >= 0 ? "+" : "\xe2\x88\x92");
-			rep_fnd_add_value(&c->sb, fabs(tr.slope.est), unit);
-			sb_adds(&c->sb, " per cycle");
-			rep_fnd_add_ci_p(&c->sb, tr.slope.lo, tr.slope.hi, tr.slope.p, 0);
+			sb_addf(&c->sb, "%s: %s ", c->tmp.buf, metric);
+			rep_fnd_add_est_ci(&c->sb, tr.slope.est, tr.slope.lo, tr.slope.hi, tr.slope.p,
+					   unit, " per cycle");
 			sb_addf(&c->sb, ", from ");
 			rep_fnd_add_value(&c->sb, first->s.mean, unit);
 			sb_addf(&c->sb, " at cycle %u to ", first->cycle);

@@ -520,6 +520,25 @@ static void test_cycles(void)
 	CU_ASSERT_TRUE(ta->effect && ta->ci_low > 0);
 	CU_ASSERT_TRUE(th->effect && fabs(th->estimate - 0.05) < 0.01);
 	CU_ASSERT_PTR_NOT_NULL(strstr(ta->sentence, "APFS: seconds +1.5"));
+	/* HFS's 50 ms a cycle in ms, the estimate and both bounds to the
+	 * decimals its half-width has to two significant digits */
+	const char *hs = strstr(th->sentence, "HFS: seconds +");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(hs);
+	const char *ms = strstr(hs, " ms per cycle (95% CI "), *to = ms ? strstr(ms, " to ") : NULL;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(to);
+	double hw = (th->ci_high - th->ci_low) / 2 * 1e3;
+	int want = 1 - (int)floor(log10(hw));
+	want = want < 0 ? 0 : want;
+	const char *nums[3] = { hs + strlen("HFS: seconds +"), ms + strlen(" ms per cycle (95% CI "),
+				to + 4 };
+	for (int i = 0; i < 3; i++) {
+		size_t n = strspn(nums[i], "0123456789.");
+		const char *dot = memchr(nums[i], '.', n);
+		int dec = dot ? (int)(n - (size_t)(dot - nums[i]) - 1) : 0;
+		CU_ASSERT_EQUAL(dec, want);
+		if (dec != want)
+			printf("\n%s: %d decimals, want %d\n", th->sentence, dec, want);
+	}
 	const struct rd_finding *r1 = row(d, FND_RATIO, "APFS / HFS at cycle 1");
 	const struct rd_finding *r5 = row(d, FND_RATIO, "APFS / HFS at cycle 5");
 	const struct rd_finding *ra = row(d, FND_RATIO, "APFS: cycle 5 / cycle 1");
