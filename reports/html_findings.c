@@ -11,6 +11,7 @@
 
 #include "lib/xalloc.h"
 #include "reports/findings.h"
+#include "reports/findings_int.h"
 #include "reports/html_int.h"
 
 static void verdict(struct strbuf *h, const struct rd_finding *f)
@@ -250,6 +251,71 @@ static void baseline_table(struct strbuf *h, const struct rdata *d)
 	sb_adds(h, "</tbody></table></div>\n");
 }
 
+/* An estimate or a bound in a table cell: percent as percent, else the
+ * number and its unit; NaN as an en dash. */
+static void cell_value(struct strbuf *h, double v, const char *unit)
+{
+	if (unit && !strcmp(unit, "%")) {
+		rep_html_pct(h, v);
+		return;
+	}
+	rep_html_num(h, v);
+	const char *u = rep_html_unit(unit);
+	if (!isnan(v) && *u) {
+		sb_adds(h, " ");
+		rep_html_text(h, u);
+	}
+}
+
+/* Step ti's rows, strongest first, as one compact table: kind, groups,
+ * estimate, 95% interval, p, the provisioned volumes a row rests on, the
+ * verdict. Every row is here; sentences are written only for the lead and
+ * the rows with an effect. */
+static void step_table(struct strbuf *h, const struct rdata *d, uint32_t ti)
+{
+	sb_adds(h, "<div class=\"wrap\"><table>\n<caption>");
+	rep_html_step_title(h, &d->tmpls[ti]);
+	sb_adds(h, "</caption>\n<thead><tr><th>metric</th><th>kind</th><th>groups</th>"
+		   "<th class=\"num\">estimate</th><th class=\"num\">95% interval</th>"
+		   "<th class=\"num\">p</th><th class=\"num\">units</th><th>verdict</th></tr>"
+		   "</thead>\n<tbody>\n");
+	struct strbuf p = STRBUF_INIT;
+	for (size_t i = 0; i < d->nfindings; i++) {
+		const struct rd_finding *f = &d->findings[i];
+		if (f->tmpl != ti)
+			continue;
+		sb_adds(h, "<tr><td>");
+		rep_html_text(h, rd_str(d, f->metric));
+		sb_adds(h, "</td><td>");
+		rep_html_text(h, rep_fnd_kind_name(f->kind));
+		sb_adds(h, "</td><td>");
+		rep_html_text(h, f->groups);
+		sb_adds(h, "</td><td class=\"num\">");
+		cell_value(h, f->estimate, f->unit);
+		sb_adds(h, "</td><td class=\"num\">");
+		if (isnan(f->ci_low) || isnan(f->ci_high)) {
+			sb_adds(h, "no interval");
+		} else {
+			cell_value(h, f->ci_low, f->unit);
+			sb_adds(h, " to ");
+			cell_value(h, f->ci_high, f->unit);
+		}
+		sb_adds(h, "</td><td class=\"num\">");
+		sb_reset(&p);
+		rep_fnd_add_p(&p, f->p);
+		/* the column says p: "0.188", "< 0.001" */
+		const char *pt = !strncmp(p.buf, "p = ", 4) ? p.buf + 4 : !strncmp(p.buf, "p ", 2)
+			       ? p.buf + 2 : p.buf;
+		rep_html_text(h, *pt ? pt : "\xe2\x80\x93");
+		sb_addf(h, "</td><td class=\"num\">%zu</td><td>", f->units);
+		sb_adds(h, f->effect ? "<span class=\"yes\">effect</span>"
+				     : "<span class=\"no\">no clear effect</span>");
+		sb_adds(h, "</td></tr>\n");
+	}
+	sb_release(&p);
+	sb_adds(h, "</tbody></table></div>\n");
+}
+
 void rep_html_findings(struct hctx *c, struct rdata *d)
 {
 	struct strbuf *h = c->h;
@@ -260,16 +326,46 @@ void rep_html_findings(struct hctx *c, struct rdata *d)
 	}
 	lead(h, d);
 	lead_figure(c, d);
-	sb_adds(h, "<ul class=\"findings\">\n");
+	/* Sentences for what shows an effect; every row in its step's table. A
+	 * ratio without an interval describes, it does not find: table only. */
+	int listed = 0;
 	for (size_t i = 0; i < d->nfindings; i++) {
 		const struct rd_finding *f = &d->findings[i];
-		sb_adds(h, "<li>");
+		if (!f->effect)
+			continue;
+		sb_adds(h, listed++ ? "<li>" : "<ul class=\"findings\">\n<li>");
 		row_head(h, d, f);
 		rep_html_text(h, f->sentence);
 		verdict(h, f);
 		sb_adds(h, "</li>\n");
 	}
-	sb_adds(h, "</ul>\n<p class=\"small\">Every row is also in <code>findings.csv</code>. "
+	if (listed)
+		sb_adds(h, "</ul>\n");
+	for (uint32_t ti = 0; ti < d->ntmpls; ti++) {
+		int has = 0;
+		for (size_t i = 0; i < d->nfindings && !has; i++)
+			has = d->findings[i].tmpl == ti;
+		if (has)
+			step_table(h, d, ti);
+	}
+	/* The other rows' sentences stay at hand, folded: why there is no
+	 * interval, what a ratio describes. */
+	if ((size_t)listed < d->nfindings) {
+		sb_addf(h, "<details><summary>The %zu row%s without a clear effect, as sentences"
+			   "</summary>\n<ul class=\"findings\">\n", d->nfindings - (size_t)listed,
+			d->nfindings - (size_t)listed == 1 ? "" : "s");
+		for (size_t i = 0; i < d->nfindings; i++) {
+			const struct rd_finding *f = &d->findings[i];
+			if (f->effect)
+				continue;
+			sb_adds(h, "<li>");
+			row_head(h, d, f);
+			rep_html_text(h, f->sentence);
+			sb_adds(h, "</li>\n");
+		}
+		sb_adds(h, "</ul></details>\n");
+	}
+	sb_adds(h, "<p class=\"small\">Every row is also in <code>findings.csv</code>. "
 		   "Percentages of a crossed design come from a two-factor model on the logarithm "
 		   "of the metric with the provisioned volumes as the units (a random intercept "
 		   "per volume, or the volumes' means); trends and ratios from least squares and "

@@ -505,6 +505,54 @@ static void test_cycles_headline(void)
 	fb_end(&b);
 }
 
+/* Occurrences of needle in [from, to). */
+static size_t count_in(const char *from, const char *to, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = from; (p = strstr(p, needle)) && p < to; p++)
+		n++;
+	return n;
+}
+
+/*
+ * report.html's Findings of a cycles plan: sentences only for the rows
+ * with an effect, every row once in its step's compact table (kind,
+ * groups, estimate, interval, p, units, verdict), and the trends' times in
+ * ms with the digits their intervals carry.
+ */
+static void test_cycles_table(void)
+{
+	struct fb b;
+	cycles_store(&b, "");
+	struct rdata *d = fb_load(&b);
+	size_t effects = 0;
+	for (size_t i = 0; i < d->nfindings; i++)
+		effects += d->findings[i].effect;
+	CU_ASSERT_TRUE(effects > 0); /* rows without one: tests/report_test.c's lead test */
+	CU_ASSERT_EQUAL(rep_write(b.s, b.dir, &b.err), 0);
+	struct strbuf p = STRBUF_INIT;
+	sb_addf(&p, "%s/report.html", b.dir);
+	char *html = test_read_file(p.buf, NULL);
+	const char *sec = html ? strstr(html, "<h2 id=\"findings\">") : NULL;
+	const char *end = sec ? strstr(sec + 1, "<h2 ") : NULL;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(end);
+	const char *list = strstr(sec, "<ul class=\"findings\">");
+	const char *list_end = list ? strstr(list, "</ul>") : NULL;
+	CU_ASSERT_TRUE(list && list_end && list_end < end);
+	if (list && list_end) {
+		CU_ASSERT_EQUAL(count_in(list, list_end, "<li>"), effects);
+		CU_ASSERT_EQUAL(count_in(list, list_end, "no clear effect"), 0);
+		CU_ASSERT_PTR_NOT_NULL(strstr(list, " ms per cycle (95% CI "));
+	}
+	/* every row in a table, with its verdict */
+	CU_ASSERT_EQUAL(count_in(sec, end, "<tr><td>"), d->nfindings);
+	CU_ASSERT_EQUAL(count_in(sec, end, "<span class=\"yes\">effect</span></td></tr>"), effects);
+	CU_ASSERT_PTR_NOT_NULL(strstr(sec, "<caption>"));
+	free(html);
+	sb_release(&p);
+	fb_end(&b);
+}
+
 static void test_cycles(void)
 {
 	struct fb b;
@@ -777,6 +825,8 @@ void register_findings_tests(void)
 	test_add(s, "ten positions: first-to-last change", test_ten_positions);
 	test_add(s, "ten positions: where the fall steepens", test_ten_positions_knee);
 	test_add(s, "cycles: slope per cycle and ratios", test_cycles);
+	test_add(s, "cycles in report.html: sentences for effects, every row in a table",
+		 test_cycles_table);
 	test_add(s, "cycles: report.headline chooses the metric", test_cycles_headline);
 	test_add(s, "sweep: onset at the level reached", test_sweep_onset);
 	test_add(s, "sweep with one repetition: no onset claimed", test_sweep_one_rep);

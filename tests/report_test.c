@@ -1122,6 +1122,13 @@ static void test_lead_no_difference(void)
 	CU_ASSERT_PTR_NOT_NULL(lead ? strstr(lead, "</b>'s (rate), \xe2\x88\x92") : NULL);
 	if (!lead || !strstr(lead, "No step shows"))
 		fprintf(stderr, "\nthe lead: %.300s\n", lead ? lead : "(none)");
+	/* no sentence in view for a row without an effect: the row is in the
+	 * table, its sentence folded below it */
+	CU_ASSERT_PTR_NOT_NULL(lead ? strstr(lead, "<details><summary>The 1 row without a clear "
+						   "effect, as sentences</summary>") : NULL);
+	CU_ASSERT_PTR_NULL(lead ? strstr(lead, "</p>\n<ul class=\"findings\">") : "no lead");
+	CU_ASSERT_PTR_NOT_NULL(lead ? strstr(lead, "<tr><td>rate</td><td>difference</td>"
+						   "<td>a vs b</td>") : NULL);
 	free(html);
 	sb_release(&p);
 	sb_release(&err);
