@@ -116,25 +116,35 @@ void rep_fnd_add_ci_p(struct strbuf *sb, double lo, double hi, double p, int pct
 	sb_adds(sb, ")");
 }
 
-/* A time in the unit a reader uses, for values of magnitude a (seconds):
- * the factor from seconds and the unit's name. Other units stay. */
-static double time_scale(const char *unit, double a, const char **shown)
+/* A time in the unit a reader uses, for values of magnitude a in seconds
+ * ("s", or "s/cycle"): the factor from seconds, and the unit as shown, in
+ * two parts ("ms", "/cycle"). Other units stay as they are. */
+static double time_scale(const char *unit, double a, const char **shown, const char **per)
 {
 	*shown = rep_html_unit(unit);
-	if (!unit || strcmp(unit, "s") || !(a > 0) || a >= 1)
+	*per = "";
+	int rate = unit && !strncmp(unit, "s/", 2);
+	if (!unit || (strcmp(unit, "s") && !rate) || !(a > 0) || a >= 1)
 		return 1;
 	*shown = a < 1e-3 ? "\xc2\xb5s" : "ms";
+	*per = rate ? unit + 1 : "";
 	return a < 1e-3 ? 1e6 : 1e3;
+}
+
+static void add_unit(struct strbuf *sb, const char *u, const char *per)
+{
+	if (*u && strcmp(u, "%"))
+		sb_addch(sb, ' ');
+	sb_adds(sb, u);
+	sb_adds(sb, per);
 }
 
 void rep_fnd_add_value(struct strbuf *sb, double v, const char *unit)
 {
-	const char *u;
-	double k = time_scale(unit, fabs(v), &u);
+	const char *u, *per;
+	double k = time_scale(unit, fabs(v), &u, &per);
 	rep_html_num(sb, v * k);
-	if (*u && strcmp(u, "%"))
-		sb_addch(sb, ' ');
-	sb_adds(sb, u);
+	add_unit(sb, u, per);
 }
 
 /* v to dec decimals, thousands grouped from 1,000, a typographic minus
@@ -159,39 +169,62 @@ static void add_fixed(struct strbuf *sb, double v, int dec, int plus)
 		sb_adds(sb, dot);
 }
 
+/* One scale and one precision for an estimate and its interval: the
+ * decimals the half-width has to two significant digits. */
+static int est_format(double est, double lo, double hi, const char *unit, double *k,
+		      const char **u, const char **per)
+{
+	double a = fmax(fabs(est), fmax(fabs(lo), fabs(hi)));
+	*k = time_scale(unit, a, u, per);
+	int dec = 1 - (int)floor(log10((hi - lo) / 2 * *k));
+	return dec < 0 ? 0 : dec > 9 ? 9 : dec;
+}
+
 void rep_fnd_add_est_ci(struct strbuf *sb, double est, double lo, double hi, double p,
-			const char *unit, const char *per)
+			const char *unit, const char *per_text)
 {
 	if (isnan(lo) || isnan(hi) || !(hi > lo)) {
 		sb_adds(sb, est >= 0 ? "+" : "\xe2\x88\x92");
 		rep_fnd_add_value(sb, fabs(est), unit);
-		sb_adds(sb, per);
+		sb_adds(sb, per_text);
 		rep_fnd_add_ci_p(sb, lo, hi, p, 0);
 		return;
 	}
-	const char *u;
-	double a = fmax(fabs(est), fmax(fabs(lo), fabs(hi)));
-	double k = time_scale(unit, a, &u);
-	/* the half-width to two significant digits sets the decimals */
-	int dec = 1 - (int)floor(log10((hi - lo) / 2 * k));
-	dec = dec < 0 ? 0 : dec > 9 ? 9 : dec;
+	const char *u, *per;
+	double k;
+	int dec = est_format(est, lo, hi, unit, &k, &u, &per);
 	add_fixed(sb, est * k, dec, 1);
-	if (*u && strcmp(u, "%"))
-		sb_addch(sb, ' ');
-	sb_adds(sb, u);
-	sb_adds(sb, per);
+	add_unit(sb, u, per);
+	sb_adds(sb, per_text);
 	sb_adds(sb, " (95% CI ");
 	add_fixed(sb, lo * k, dec, 0);
 	sb_adds(sb, " to ");
 	add_fixed(sb, hi * k, dec, 0);
-	if (*u && strcmp(u, "%"))
-		sb_addch(sb, ' ');
-	sb_adds(sb, u);
+	add_unit(sb, u, per);
 	if (!isnan(p)) {
 		sb_adds(sb, ", ");
 		rep_fnd_add_p(sb, p);
 	}
 	sb_adds(sb, ")");
+}
+
+void rep_fnd_add_est_cells(struct strbuf *est_cell, struct strbuf *ci_cell, double est,
+			   double lo, double hi, const char *unit)
+{
+	if (isnan(lo) || isnan(hi) || !(hi > lo)) {
+		rep_fnd_add_value(est_cell, est, unit);
+		sb_adds(ci_cell, "no interval");
+		return;
+	}
+	const char *u, *per;
+	double k;
+	int dec = est_format(est, lo, hi, unit, &k, &u, &per);
+	add_fixed(est_cell, est * k, dec, 0);
+	add_unit(est_cell, u, per);
+	add_fixed(ci_cell, lo * k, dec, 0);
+	sb_adds(ci_cell, " to ");
+	add_fixed(ci_cell, hi * k, dec, 0);
+	add_unit(ci_cell, u, per);
 }
 
 /* "(−30.4%, 95% CI −33.0% to −27.1%, p < 0.001)" */

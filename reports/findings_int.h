@@ -45,6 +45,11 @@ void rep_fnd_add_value(struct strbuf *sb, double v, const char *unit);
  * ""). Without an interval, as rep_fnd_add_value and "(no interval)". */
 void rep_fnd_add_est_ci(struct strbuf *sb, double est, double lo, double hi, double p,
 			const char *unit, const char *per);
+/* The same, as a table's two cells (text, not HTML): "48.0 ms/cycle" and
+ * "39.4 to 56.6 ms/cycle"; without an interval the value and "no
+ * interval". */
+void rep_fnd_add_est_cells(struct strbuf *est_cell, struct strbuf *ci_cell, double est,
+			   double lo, double hi, const char *unit);
 void rep_fnd_add_pct_paren(struct strbuf *sb, double est, double lo, double hi, double p);
 /* "3.01× slower than B (95% CI 2.9 to 3.1×, p < 0.001" for the ratio r = x / b
  * (the caller closes the parenthesis). */

@@ -251,22 +251,6 @@ static void baseline_table(struct strbuf *h, const struct rdata *d)
 	sb_adds(h, "</tbody></table></div>\n");
 }
 
-/* An estimate or a bound in a table cell: percent as percent, else the
- * number and its unit; NaN as an en dash. */
-static void cell_value(struct strbuf *h, double v, const char *unit)
-{
-	if (unit && !strcmp(unit, "%")) {
-		rep_html_pct(h, v);
-		return;
-	}
-	rep_html_num(h, v);
-	const char *u = rep_html_unit(unit);
-	if (!isnan(v) && *u) {
-		sb_adds(h, " ");
-		rep_html_text(h, u);
-	}
-}
-
 /* Step ti's rows, strongest first, as one compact table: kind, groups,
  * estimate, 95% interval, p, the provisioned volumes a row rests on, the
  * verdict. Every row is here; sentences are written only for the lead and
@@ -291,14 +275,24 @@ static void step_table(struct strbuf *h, const struct rdata *d, uint32_t ti)
 		sb_adds(h, "</td><td>");
 		rep_html_text(h, f->groups);
 		sb_adds(h, "</td><td class=\"num\">");
-		cell_value(h, f->estimate, f->unit);
-		sb_adds(h, "</td><td class=\"num\">");
-		if (isnan(f->ci_low) || isnan(f->ci_high)) {
-			sb_adds(h, "no interval");
+		if (f->unit && !strcmp(f->unit, "%")) {
+			rep_html_pct(h, f->estimate);
+			sb_adds(h, "</td><td class=\"num\">");
+			if (isnan(f->ci_low) || isnan(f->ci_high)) {
+				sb_adds(h, "no interval");
+			} else {
+				rep_html_pct(h, f->ci_low);
+				sb_adds(h, " to ");
+				rep_html_pct(h, f->ci_high);
+			}
 		} else {
-			cell_value(h, f->ci_low, f->unit);
-			sb_adds(h, " to ");
-			cell_value(h, f->ci_high, f->unit);
+			struct strbuf ec = STRBUF_INIT, cc = STRBUF_INIT;
+			rep_fnd_add_est_cells(&ec, &cc, f->estimate, f->ci_low, f->ci_high, f->unit);
+			rep_html_text(h, ec.buf);
+			sb_adds(h, "</td><td class=\"num\">");
+			rep_html_text(h, cc.buf);
+			sb_release(&ec);
+			sb_release(&cc);
 		}
 		sb_adds(h, "</td><td class=\"num\">");
 		sb_reset(&p);
